@@ -1,0 +1,18 @@
+/** Jest runs the TypeScript sources as native ES modules (the @actions packages are ESM-only). */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: {
+    // Sources import siblings as './x.js' (NodeNext); map them back to the .ts file.
+    '^(\\.{1,2}/.*)\\.js$': '$1'
+  },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: { isolatedModules: true } }]
+  },
+  testMatch: ['<rootDir>/__tests__/**/*.test.ts', '<rootDir>/service/__tests__/**/*.test.ts'],
+  collectCoverageFrom: ['src/**/*.ts'],
+  coverageThreshold: {
+    global: { lines: 95, branches: 90 }
+  },
+  coverageReporters: ['text-summary', 'json-summary', 'lcov']
+}
