@@ -1,0 +1,99 @@
+/** action.yml is the action's public interface: check what users and the runner rely on. */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+type Entry = { description?: unknown; default?: unknown; required?: unknown }
+type ActionYml = {
+  name?: string
+  description?: string
+  inputs: Record<string, Entry>
+  outputs: Record<string, Entry>
+  runs: { using: string; main: string; post?: string; 'post-if'?: string }
+  branding?: { icon?: string; color?: string }
+}
+
+const action = parse(readFileSync(join(root, 'action.yml'), 'utf8')) as ActionYml
+
+describe('action.yml', () => {
+  it('has a name and a description', () => {
+    expect(action.name).toEqual(expect.any(String))
+    expect(action.description).toEqual(expect.any(String))
+  })
+
+  it.each(Object.entries(action.inputs))('input %s has a description', (_name, input) => {
+    expect(input.description).toEqual(expect.stringMatching(/\S/))
+  })
+
+  it.each(Object.entries(action.outputs))('output %s has a description', (_name, output) => {
+    expect(output.description).toEqual(expect.stringMatching(/\S/))
+  })
+
+  // The runner hands every input to the action as a string; a YAML `true` or `3`
+  // default would read back the same, but says the wrong thing to readers.
+  it('gives every default as a string', () => {
+    const notStrings = Object.entries(action.inputs)
+      .filter(([, i]) => i.default !== undefined && typeof i.default !== 'string')
+      .map(([name]) => name)
+    expect(notStrings).toEqual([])
+  })
+
+  it('has exactly the documented inputs and outputs', () => {
+    expect(Object.keys(action.inputs).sort()).toEqual(
+      [
+        'api-key',
+        'project',
+        'environment',
+        'ttl-minutes',
+        'base-url',
+        'credential',
+        'revoke',
+        'fail-on-revoke-error',
+        'tunnel-host',
+        'tunnel-port',
+        'env-prefix',
+        'export-env',
+        'max-attempts',
+        'timeout-seconds'
+      ].sort()
+    )
+    expect(Object.keys(action.outputs).sort()).toEqual(
+      [
+        'token',
+        'tunnel-user',
+        'client-id',
+        'tunnel-host',
+        'tunnel-port',
+        'expires-at',
+        'ttl-minutes',
+        'project-slug',
+        'credential'
+      ].sort()
+    )
+  })
+
+  it('runs on node24 with a post step that always runs', () => {
+    expect(action.runs.using).toBe('node24')
+    expect(action.runs['post-if']).toBe('always()')
+  })
+
+  it('points main and post into dist/', () => {
+    expect(action.runs.main).toMatch(/^dist\/.+\.js$/)
+    expect(action.runs.post).toMatch(/^dist\/.+\.js$/)
+  })
+
+  // dist/ is committed; before the first bundle there is nothing to point at.
+  const ifBundled = existsSync(join(root, 'dist')) ? it : it.skip
+  ifBundled('main and post exist in the committed bundle', () => {
+    expect(existsSync(join(root, action.runs.main))).toBe(true)
+    expect(existsSync(join(root, action.runs.post ?? ''))).toBe(true)
+  })
+
+  it('has branding for the Marketplace', () => {
+    expect(action.branding?.icon).toEqual(expect.stringMatching(/\S/))
+    expect(action.branding?.color).toEqual(expect.stringMatching(/\S/))
+  })
+})
