@@ -1,0 +1,75 @@
+/** The README's inputs and outputs tables are generated from action.yml and must not drift. */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { format } from 'prettier'
+import {
+  readmePrettierOptions,
+  renderInputsTable,
+  renderOutputsTable,
+  replaceSection,
+  updateReadme
+} from '../scripts/readme-tables.js'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const read = (name: string) => readFileSync(join(root, name), 'utf8')
+
+describe('README.md', () => {
+  it('has the inputs and outputs tables that action.yml generates (run `npm run docs`)', async () => {
+    const readme = read('README.md')
+    const expected = await updateReadme(readme, read('action.yml'), await readmePrettierOptions())
+    expect(readme).toBe(expected)
+  })
+})
+
+describe('table rendering', () => {
+  const action = {
+    inputs: {
+      'base-url': { description: 'Where the service is.\nMust be https.', required: true },
+      revoke: { description: 'Revoke at the end | or not.', required: false, default: 'true' },
+      environment: { description: 'Environment.', default: '' }
+    },
+    outputs: { token: { description: 'The token.' } }
+  }
+
+  it('renders inputs with required, default and a one-line description', () => {
+    expect(renderInputsTable(action)).toBe(
+      [
+        '| Input | Required | Default | Description |',
+        '|---|---|---|---|',
+        '| `base-url` | yes |  | Where the service is. Must be https. |',
+        '| `revoke` | no | `true` | Revoke at the end \\| or not. |',
+        '| `environment` | no |  | Environment. |'
+      ].join('\n')
+    )
+  })
+
+  it('renders outputs', () => {
+    expect(renderOutputsTable(action)).toBe(
+      ['| Output | Description |', '|---|---|', '| `token` | The token. |'].join('\n')
+    )
+  })
+
+  it('replaces only what stands between the markers', () => {
+    const readme = 'a\n<!-- inputs:start -->\nold\n<!-- inputs:end -->\nb\n'
+    expect(replaceSection(readme, 'inputs', 'new')).toBe(
+      'a\n<!-- inputs:start -->\n\nnew\n\n<!-- inputs:end -->\nb\n'
+    )
+  })
+
+  it('lays the tables out as Prettier does, so format:check and this check agree', async () => {
+    const readme =
+      '# A\n\n<!-- inputs:start -->\n<!-- inputs:end -->\n\n<!-- outputs:start -->\n<!-- outputs:end -->\n'
+    const updated = await updateReadme(readme, 'outputs:\n  token:\n    description: The token.\n')
+    expect(updated).toContain(
+      '| Output  | Description |\n| ------- | ----------- |\n| `token` | The token.  |'
+    )
+    expect(await format(updated, { parser: 'markdown' })).toBe(updated)
+  })
+
+  it('says which markers are missing', () => {
+    expect(() => replaceSection('no markers', 'outputs', 'x')).toThrow(
+      'README.md has no <!-- outputs:start --> ... <!-- outputs:end --> markers'
+    )
+  })
+})

@@ -1,0 +1,92 @@
+/**
+ * Writes the inputs and outputs tables, generated from action.yml, into
+ * README.md between <!-- inputs:start -->/<!-- inputs:end --> and
+ * <!-- outputs:start -->/<!-- outputs:end -->.
+ *   npm run docs              rewrite README.md
+ *   npm run docs -- --check   exit 1 when README.md differs from action.yml
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
+import { format, resolveConfig, type Options } from 'prettier'
+import { parse } from 'yaml'
+
+type Entry = { description?: string; required?: boolean; default?: string }
+export type ActionMetadata = {
+  inputs?: Record<string, Entry>
+  outputs?: Record<string, Entry>
+}
+
+/** A table cell: one line, pipes escaped. */
+function cell(text: string): string {
+  return text
+    .trim()
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|')
+}
+
+export function renderInputsTable(action: ActionMetadata): string {
+  const rows = Object.entries(action.inputs ?? {}).map(([name, i]) => {
+    const required = i.required === true ? 'yes' : 'no'
+    const def = i.default === undefined || i.default === '' ? '' : `\`${i.default}\``
+    return `| \`${name}\` | ${required} | ${def} | ${cell(i.description ?? '')} |`
+  })
+  return ['| Input | Required | Default | Description |', '|---|---|---|---|', ...rows].join('\n')
+}
+
+export function renderOutputsTable(action: ActionMetadata): string {
+  const rows = Object.entries(action.outputs ?? {}).map(
+    ([name, o]) => `| \`${name}\` | ${cell(o.description ?? '')} |`
+  )
+  return ['| Output | Description |', '|---|---|', ...rows].join('\n')
+}
+
+/** Replaces what stands between the markers of `section`; throws when they are missing. */
+export function replaceSection(readme: string, section: string, body: string): string {
+  const start = `<!-- ${section}:start -->`
+  const end = `<!-- ${section}:end -->`
+  const from = readme.indexOf(start)
+  const to = readme.indexOf(end)
+  if (from < 0 || to < from) throw new Error(`README.md has no ${start} ... ${end} markers`)
+  // Blank lines around the table: the form Prettier keeps, so format:check agrees.
+  return `${readme.slice(0, from + start.length)}\n\n${body.trim()}\n\n${readme.slice(to)}`
+}
+
+/**
+ * README with both tables regenerated from the action.yml text, each table laid
+ * out by Prettier (aligned columns) with the repository's options.
+ */
+export async function updateReadme(
+  readme: string,
+  actionYml: string,
+  prettierOptions: Options = {}
+): Promise<string> {
+  const action = parse(actionYml) as ActionMetadata
+  const pretty = (table: string) => format(table, { ...prettierOptions, parser: 'markdown' })
+  const withInputs = replaceSection(readme, 'inputs', await pretty(renderInputsTable(action)))
+  return replaceSection(withInputs, 'outputs', await pretty(renderOutputsTable(action)))
+}
+
+/** The repository's Prettier options for README.md. */
+export async function readmePrettierOptions(): Promise<Options> {
+  return (await resolveConfig('README.md')) ?? {}
+}
+
+async function main(): Promise<void> {
+  const check = process.argv.includes('--check')
+  const readme = readFileSync('README.md', 'utf8')
+  const actionYml = readFileSync('action.yml', 'utf8')
+  const expected = await updateReadme(readme, actionYml, await readmePrettierOptions())
+  if (expected === readme) {
+    console.log('README.md tables match action.yml')
+  } else if (check) {
+    console.error(
+      'README.md tables differ from action.yml: run `npm run docs` and commit README.md'
+    )
+    process.exit(1)
+  } else {
+    writeFileSync('README.md', expected)
+    console.log('README.md tables updated from action.yml')
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main()
