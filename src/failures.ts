@@ -1,0 +1,69 @@
+import { AttemptsExhausted, MAX_RETRY_AFTER_SECONDS, RetryAfterTooLong } from './retry.js'
+import { ServiceError, type Endpoint } from './service.js'
+
+export interface FailureContext {
+  baseUrl: string
+  project?: string
+  nowMs: number
+}
+
+const RATE_LIMITS: Record<Endpoint, string> = {
+  'credential-provision': 'credential-provision allows 60 requests per hour per API key',
+  'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
+  'revoke-token': 'revoke-token is rate limited by the service'
+}
+
+/**
+ * One message per failure for the workflow author: what happened and what to do.
+ * Pure, so each case is tested on its words.
+ */
+export function explainFailure(error: unknown, context: FailureContext): string {
+  if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
+    const retryAt = new Date(context.nowMs + error.retryAfterSeconds * 1000).toISOString()
+    return (
+      `Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
+      `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
+      `so it stopped instead of sleeping: re-run the job after ${retryAt}.`
+    )
+  }
+  if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
+    const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`
+    return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`
+  }
+  if (error instanceof ServiceError) return explainServiceError(error, context)
+  const detail = error instanceof Error ? error.message : String(error)
+  return `Unexpected error: ${detail}. Please report it with the step's log.`
+}
+
+function explainServiceError(error: ServiceError, context: FailureContext): string {
+  const said = error.serviceMessage ? ` The service said: ${error.serviceMessage}` : ''
+  switch (error.kind) {
+    case 'network':
+      return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`
+    case 'timeout':
+      return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (input timeout-seconds).`
+    case 'bad-response':
+      return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that base-url points at the credential service (its path usually ends in /functions/v1).`
+    case 'http':
+      break
+  }
+  const status = `${error.status}${error.code ? ` ${error.code}` : ''}`
+  switch (error.status) {
+    case 400:
+      return `The credential service rejected the request as invalid (${status}).${said} Check the inputs project, environment and ttl-minutes.`
+    case 401:
+      return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`
+    case 403:
+      return `The API key is not allowed to do this (${status}).${said} ${error.endpoint === 'credential-provision' ? 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.' : 'Use a key of the account that owns the token.'}`
+    case 404:
+      return error.endpoint === 'credential-provision'
+        ? `Project "${context.project ?? ''}" was not found (${status}).${said} Check the project input (the project's slug), or register the project first.`
+        : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`
+    case 429:
+      return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`
+  }
+  if (error.status !== undefined && error.status >= 500) {
+    return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`
+  }
+  return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check base-url.`
+}

@@ -1,0 +1,6 @@
+import { runMain } from './main.js'
+import { runPost } from './post.js'
+import { isPostStep } from './state.js'
+
+// action.yml points main and post at this one bundle; saved state tells which step this is.
+await (isPostStep() ? runPost() : runMain())

@@ -1,0 +1,204 @@
+import { isIP } from 'node:net'
+import { ActionError } from './errors.js'
+import { isBareHost } from './credential.js'
+
+export type CredentialChoice = 'cicd' | 'free' | 'auto'
+
+/** Everything the main step needs, read and checked in one place before any request is sent. */
+export interface MainSettings {
+  flavour: 'cicd' | 'free'
+  /** True when `auto` fell back to a free credential because no API key was given. */
+  fellBackToFree: boolean
+  apiKey: string
+  project: string
+  environment: string
+  ttlMinutes?: number
+  baseUrl: string
+  revoke: boolean
+  tunnelHost?: string
+  tunnelPort?: number
+  envPrefix: string
+  exportEnv: boolean
+  http: HttpSettings
+}
+
+/** What the post step reads from its inputs; the rest comes from saved state. */
+export interface PostSettings {
+  apiKey: string
+  revoke: boolean
+  failOnRevokeError: boolean
+  http: HttpSettings
+}
+
+export interface HttpSettings {
+  maxAttempts: number
+  timeoutSeconds: number
+}
+
+/** Reads one input by its action.yml name; '' when unset. Injected so parsing stays pure. */
+export type InputReader = (name: string) => string
+
+const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i
+const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/
+
+export function readMainSettings(input: InputReader): MainSettings {
+  const choice = parseChoice(input('credential'))
+  const apiKey = input('api-key').trim()
+  const flavour = choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice
+  const project = input('project').trim()
+
+  if (flavour === 'cicd') {
+    if (!apiKey) {
+      throw new ActionError(
+        'Input api-key is empty, and credential is "cicd", which needs it. ' +
+          'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
+          'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.'
+      )
+    }
+    if (!API_KEY_PATTERN.test(apiKey)) {
+      // Never quote the value: it is a secret, even when malformed.
+      throw new ActionError(
+        'Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
+          'Check that the secret holds the whole key, with no quotes or extra text.'
+      )
+    }
+    if (!project) {
+      throw new ActionError('Input project is empty: set it to the project slug to provision for.')
+    }
+  }
+
+  return {
+    flavour,
+    fellBackToFree: choice === 'auto' && flavour === 'free',
+    apiKey,
+    project,
+    environment: input('environment').trim(),
+    ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
+    baseUrl: parseBaseUrl(input('base-url')),
+    revoke: parseBoolean(input('revoke'), 'revoke', true),
+    tunnelHost: parseTunnelHost(input('tunnel-host')),
+    tunnelPort: parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535),
+    envPrefix: parseEnvPrefix(input('env-prefix')),
+    exportEnv: parseBoolean(input('export-env'), 'export-env', true),
+    http: readHttpSettings(input)
+  }
+}
+
+export function readPostSettings(input: InputReader): PostSettings {
+  return {
+    apiKey: input('api-key').trim(),
+    revoke: parseBoolean(input('revoke'), 'revoke', true),
+    failOnRevokeError: parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false),
+    http: readHttpSettings(input)
+  }
+}
+
+function readHttpSettings(input: InputReader): HttpSettings {
+  return {
+    maxAttempts: parseOptionalWholeNumber(input('max-attempts'), 'max-attempts', 1, 10) ?? 3,
+    timeoutSeconds:
+      parseOptionalWholeNumber(input('timeout-seconds'), 'timeout-seconds', 1, 600) ?? 30
+  }
+}
+
+function parseChoice(raw: string): CredentialChoice {
+  const value = raw.trim().toLowerCase() || 'cicd'
+  if (value === 'cicd' || value === 'free' || value === 'auto') return value
+  throw new ActionError(`Input credential is ${quote(raw)}: expected one of cicd, free or auto.`)
+}
+
+/**
+ * The base URL must be https so the API key never crosses the network in clear text; plain http
+ * is allowed only to this machine, for local testing.
+ */
+export function parseBaseUrl(raw: string): string {
+  const value = raw.trim()
+  if (!value) {
+    throw new ActionError(
+      'Input base-url is empty: set it to the credential service address, for example https://<your-service>/functions/v1.'
+    )
+  }
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ActionError(
+      `Input base-url is ${quote(value)}: not a URL. Expected https://host[/path].`
+    )
+  }
+  if (url.username || url.password) {
+    throw new ActionError(
+      'Input base-url holds a user name or password: remove them; the API key is sent as a header.'
+    )
+  }
+  if (url.search || url.hash) {
+    throw new ActionError(`Input base-url is ${quote(value)}: remove the query string or fragment.`)
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+    throw new ActionError(
+      `Input base-url is ${quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`
+    )
+  }
+  const path = url.pathname === '/' ? '/functions/v1' : url.pathname.replace(/\/+$/, '')
+  return `${url.protocol}//${url.host}${path}`
+}
+
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  if (host === 'localhost' || host === '::1') return true
+  return isIP(host) === 4 && host.startsWith('127.')
+}
+
+function parseBoolean(raw: string, name: string, fallback: boolean): boolean {
+  const value = raw.trim().toLowerCase()
+  if (!value) return fallback
+  if (value === 'true') return true
+  if (value === 'false') return false
+  throw new ActionError(`Input ${name} is ${quote(raw)}: expected true or false.`)
+}
+
+function parseOptionalWholeNumber(
+  raw: string,
+  name: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER
+): number | undefined {
+  const value = raw.trim()
+  if (!value) return undefined
+  const number = /^\d+$/.test(value) ? Number(value) : NaN
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
+    const range =
+      max === Number.MAX_SAFE_INTEGER
+        ? `a whole number of at least ${min}`
+        : `a whole number from ${min} to ${max}`
+    throw new ActionError(`Input ${name} is ${quote(raw)}: expected ${range}.`)
+  }
+  return number
+}
+
+function parseTunnelHost(raw: string): string | undefined {
+  const value = raw.trim()
+  if (!value) return undefined
+  if (!isBareHost(value)) {
+    throw new ActionError(
+      `Input tunnel-host is ${quote(value)}: expected a bare hostname or IP address, without scheme, port or path.`
+    )
+  }
+  return value
+}
+
+function parseEnvPrefix(raw: string): string {
+  const value = raw.trim() || 'SVC'
+  if (!ENV_PREFIX_PATTERN.test(value)) {
+    throw new ActionError(
+      `Input env-prefix is ${quote(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`
+    )
+  }
+  return value
+}
+
+/** Quotes a non-secret input for an error message, cut short so a pasted blob stays readable. */
+function quote(value: string): string {
+  const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
+  return JSON.stringify(shown)
+}

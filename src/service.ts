@@ -1,0 +1,276 @@
+import { HttpClient } from '@actions/http-client'
+import type { HttpClientResponse } from '@actions/http-client'
+import { withRetries, type AttemptFailure, type RetryOptions } from './retry.js'
+import { ACTION_NAME, ACTION_VERSION } from './version.js'
+
+/** Largest response body read; a credential is a few hundred bytes, so more is a wrong endpoint or an attack. */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+export type Endpoint = 'credential-provision' | 'create-ephemeral-token' | 'revoke-token'
+
+/** A failed call to the service: an HTTP answer outside 2xx, or no usable answer at all. */
+export class ServiceError extends Error {
+  constructor(
+    readonly kind: 'http' | 'network' | 'timeout' | 'bad-response',
+    readonly endpoint: Endpoint,
+    detail: string,
+    readonly status?: number,
+    readonly code?: string,
+    readonly serviceMessage?: string,
+    readonly retryAfterSeconds?: number
+  ) {
+    super(detail)
+    this.name = 'ServiceError'
+  }
+}
+
+export interface ServiceClientOptions {
+  baseUrl: string
+  maxAttempts: number
+  timeoutSeconds: number
+  sleep: RetryOptions['sleep']
+  random: RetryOptions['random']
+  onRetry?: RetryOptions['onRetry']
+}
+
+export interface ProvisionRequest {
+  apiKey: string
+  project: string
+  environment: string
+  ttlMinutes?: number
+}
+
+/** The credential service's endpoints that this action calls. Bodies come back unvalidated. */
+export class CredentialService {
+  constructor(private readonly options: ServiceClientOptions) {}
+
+  provisionCredential(request: ProvisionRequest): Promise<unknown> {
+    const body: Record<string, unknown> = { project: request.project }
+    if (request.environment) body.environment = request.environment
+    if (request.ttlMinutes !== undefined) body.ttl_minutes = request.ttlMinutes
+    return this.call('credential-provision', body, { 'X-API-Key': request.apiKey })
+  }
+
+  createFreeCredential(): Promise<unknown> {
+    return this.call('create-ephemeral-token', undefined, {})
+  }
+
+  /** Resolves 'already-gone' on 404: the token was revoked before, or never existed. */
+  async revokeCredential(apiKey: string, tunnelUser: string): Promise<'revoked' | 'already-gone'> {
+    try {
+      await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey })
+      return 'revoked'
+    } catch (error) {
+      if (error instanceof ServiceError && error.status === 404) return 'already-gone'
+      throw error
+    }
+  }
+
+  private call(
+    endpoint: Endpoint,
+    body: unknown,
+    headers: Record<string, string>
+  ): Promise<unknown> {
+    const url = `${this.options.baseUrl}/${endpoint}`
+    const payload = body === undefined ? '' : JSON.stringify(body)
+    const allHeaders = {
+      ...headers,
+      Accept: 'application/json',
+      ...(body !== undefined && { 'Content-Type': 'application/json' })
+    }
+    return withRetries(() => this.attempt(endpoint, url, payload, allHeaders), classifyFailure, {
+      maxAttempts: this.options.maxAttempts,
+      sleep: this.options.sleep,
+      random: this.options.random,
+      onRetry: this.options.onRetry
+    })
+  }
+
+  /**
+   * One request with a deadline over the whole exchange, body included: a socket timeout alone
+   * would let a server that trickles bytes hold the job forever. A client per attempt, so that
+   * disposing it closes a hung socket and the step's process can exit.
+   */
+  private async attempt(
+    endpoint: Endpoint,
+    url: string,
+    payload: string,
+    headers: Record<string, string>
+  ): Promise<unknown> {
+    const timeoutMs = this.options.timeoutSeconds * 1000
+    const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
+      socketTimeout: timeoutMs,
+      // A redirect would carry X-API-Key to wherever it points; base-url must be the real address.
+      allowRedirects: false,
+      allowRetries: false
+    })
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ServiceError(
+              'timeout',
+              endpoint,
+              `no answer within ${this.options.timeoutSeconds} s`
+            )
+          ),
+        timeoutMs
+      )
+    })
+    try {
+      return await Promise.race([exchange(http, endpoint, url, payload, headers), deadline])
+    } finally {
+      clearTimeout(timer)
+      http.dispose()
+    }
+  }
+}
+
+async function exchange(
+  http: HttpClient,
+  endpoint: Endpoint,
+  url: string,
+  payload: string,
+  headers: Record<string, string>
+): Promise<unknown> {
+  let response: HttpClientResponse
+  try {
+    response = await http.request('POST', url, payload, headers)
+  } catch (error) {
+    throw new ServiceError('network', endpoint, networkDetail(error))
+  }
+  let text: string
+  try {
+    text = await readLimitedBody(response, endpoint)
+  } catch (error) {
+    if (error instanceof ServiceError) throw error
+    throw new ServiceError(
+      'network',
+      endpoint,
+      `the connection broke while reading the answer: ${networkDetail(error)}`
+    )
+  }
+  return interpretAnswer(
+    endpoint,
+    response.message.statusCode ?? 0,
+    text,
+    response.message.headers['retry-after']
+  )
+}
+
+/** Decides from status and body whether the call succeeded; pure, so every case is testable. */
+export function interpretAnswer(
+  endpoint: Endpoint,
+  status: number,
+  text: string,
+  retryAfterHeader?: string | string[]
+): unknown {
+  const parsed = parseJson(text)
+  if (status >= 200 && status < 300) {
+    if (parsed === undefined) {
+      throw new ServiceError(
+        'bad-response',
+        endpoint,
+        `HTTP ${status} with a body that is not JSON${shortBody(text)}`,
+        status
+      )
+    }
+    return parsed
+  }
+  const errorObject =
+    typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {}
+  const code = typeof errorObject.code === 'string' ? cleanText(errorObject.code, 40) : undefined
+  const message =
+    typeof errorObject.error === 'string' ? cleanText(errorObject.error, 300) : undefined
+  const retryAfter =
+    readRetryAfter(errorObject.retry_after) ?? readRetryAfter(firstValue(retryAfterHeader))
+  const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`
+  throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter)
+}
+
+export function classifyFailure(error: unknown): AttemptFailure {
+  if (!(error instanceof ServiceError)) return { retryable: false }
+  if (error.kind === 'network' || error.kind === 'timeout') return { retryable: true }
+  if (error.kind === 'http' && error.status !== undefined) {
+    const retryable = error.status === 429 || error.status === 408 || error.status >= 500
+    return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined }
+  }
+  return { retryable: false }
+}
+
+async function readLimitedBody(response: HttpClientResponse, endpoint: Endpoint): Promise<string> {
+  const declared = Number(response.message.headers['content-length'])
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    response.message.destroy()
+    throw tooLarge(endpoint)
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of response.message) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) {
+      response.message.destroy()
+      throw tooLarge(endpoint)
+    }
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function tooLarge(endpoint: Endpoint): ServiceError {
+  return new ServiceError(
+    'bad-response',
+    endpoint,
+    `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`
+  )
+}
+
+function networkDetail(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const message = cleanText(error.message, 200)
+    return code && !message.includes(code) ? `${code} (${message})` : message
+  }
+  return 'unknown network error'
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function readRetryAfter(value: unknown): number | undefined {
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+$/.test(value.trim())
+        ? Number(value)
+        : NaN
+  return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** A short, single-line, printable version of untrusted text from the service. */
+export function cleanText(value: string, max: number): string {
+  const flat = value
+    .replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+  return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat
+}
+
+/** The body, only when short enough to help and not flood the log. */
+function shortBody(text: string): string {
+  const trimmed = text.trim()
+  if (!trimmed) return ' (empty body)'
+  return trimmed.length <= 120
+    ? ` (body: ${cleanText(trimmed, 120)})`
+    : ` (${trimmed.length} bytes, not shown)`
+}
