@@ -1,0 +1,126 @@
+/**
+ * The command line, parsed into service options. Pure, so every flag rule is testable
+ * without spawning a process; cli.ts turns a thrown UsageError into exit code 2.
+ */
+import { ENDPOINT_NAMES } from './endpoints.js'
+import { parseFault, type Fault } from './faults.js'
+import { isApiKeyFormat } from './keys.js'
+import type { ServiceOptions } from './server.js'
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UsageError'
+  }
+}
+
+export const USAGE = `Usage: npm run service -- [options]
+
+Starts the local credential service (an in-memory stand-in) on 127.0.0.1.
+
+Options:
+  --port <n>          port to listen on; 0 picks a free one (default 0)
+  --api-key <sk_…>    also accept this API key, with every scope (repeatable)
+  --project <slug>    also know this project slug (repeatable)
+  --jwt <token>       also accept this bearer token as a session (repeatable)
+  --tunnel-host <h>   tunnel_host in the credentials handed out (default 127.0.0.1)
+  --tunnel-port <n>   tunnel_port in the credentials handed out (default 2223)
+  --fault <json>      queue a fault before the first request (repeatable), e.g.
+                      --fault '{"kind":"500","count":2}'
+  --help              show this text`
+
+const VALUE_FLAGS = [
+  '--port',
+  '--api-key',
+  '--project',
+  '--jwt',
+  '--tunnel-host',
+  '--tunnel-port',
+  '--fault'
+] as const
+
+function parsePort(flag: string, value: string, allowZero: boolean): number {
+  const port = /^\d+$/.test(value) ? Number(value) : NaN
+  const min = allowZero ? 0 : 1
+  if (!Number.isInteger(port) || port < min || port > 65535) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to 65535, got "${value}"`)
+  }
+  return port
+}
+
+export type CliCommand = { help: true } | { help: false; options: ServiceOptions }
+
+export function parseCliArgs(argv: readonly string[]): CliCommand {
+  const apiKeys: string[] = []
+  const projects: string[] = []
+  const jwts: string[] = []
+  const faults: Fault[] = []
+  const options: ServiceOptions = { port: 0, apiKeys, projects, jwts, faults }
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--help' || arg === '-h') return { help: true }
+    // Both `--port 8080` and `--port=8080`.
+    const eq = arg.indexOf('=')
+    const flag = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg
+    if (!(VALUE_FLAGS as readonly string[]).includes(flag)) {
+      throw new UsageError(`Unknown option "${arg}"`)
+    }
+    let value: string
+    if (eq !== -1 && flag !== arg) {
+      value = arg.slice(eq + 1)
+    } else {
+      const next = argv[i + 1]
+      if (next === undefined || next.startsWith('--')) {
+        throw new UsageError(`${flag} needs a value`)
+      }
+      value = next
+      i++
+    }
+    switch (flag as (typeof VALUE_FLAGS)[number]) {
+      case '--port':
+        options.port = parsePort(flag, value, true)
+        break
+      case '--tunnel-port':
+        options.tunnelPort = parsePort(flag, value, false)
+        break
+      case '--tunnel-host':
+        if (value.trim() === '') throw new UsageError('--tunnel-host must not be empty')
+        options.tunnelHost = value
+        break
+      case '--api-key':
+        if (!isApiKeyFormat(value)) {
+          throw new UsageError(
+            `--api-key must be sk_ followed by 64 lowercase hexadecimal characters, got "${value}"`
+          )
+        }
+        apiKeys.push(value)
+        break
+      case '--project':
+        if (value.trim() === '') throw new UsageError('--project must not be empty')
+        projects.push(value)
+        break
+      case '--jwt':
+        if (value.trim() === '' || /\s/.test(value)) {
+          throw new UsageError('--jwt must be a non-empty token without spaces')
+        }
+        jwts.push(value)
+        break
+      case '--fault': {
+        let parsed: unknown
+        try {
+          parsed = JSON.parse(value)
+        } catch {
+          throw new UsageError(`--fault must be a JSON object, got "${value}"`)
+        }
+        try {
+          faults.push(parseFault(parsed, ENDPOINT_NAMES))
+        } catch (error) {
+          throw new UsageError(`--fault: ${(error as Error).message}`)
+        }
+        break
+      }
+    }
+  }
+  return { help: false, options }
+}

@@ -1,0 +1,67 @@
+/**
+ * `npm run service`: starts the stand-in and prints what a person or a script needs.
+ * The base URL is printed alone on its line so scripts can pick it up with
+ * `grep -m1 '/functions/v1$'`; every other line is `name: value`.
+ */
+import { parseCliArgs, USAGE, UsageError } from './cli-args.js'
+import { startCredentialService, type RunningService, type ServiceOptions } from './server.js'
+
+/** The start-up text: the URL alone on its line, then every credential a person may copy. */
+function describeService(service: RunningService, options: ServiceOptions): string[] {
+  const { seed } = service
+  return [
+    'Local credential service: an in-memory stand-in for tests and demos, not the real service.',
+    service.baseUrl,
+    `admin: ${service.adminUrl}`,
+    `api key with cicd:provision (all scopes): ${seed.provisionKey}`,
+    `api key without cicd:provision: ${seed.keyWithoutScope}`,
+    ...(options.apiKeys ?? []).map(key => `api key (all scopes, from --api-key): ${key}`),
+    `project: ${seed.project}`,
+    ...(options.projects ?? [])
+      .filter(slug => slug !== seed.project)
+      .map(slug => `project (from --project): ${slug}`),
+    `jwt: ${seed.jwt}`,
+    ...(options.jwts ?? []).map(jwt => `jwt (from --jwt): ${jwt}`),
+    `tunnel: ${service.tunnelHost}:${service.tunnelPort}`,
+    'Press Ctrl+C to stop.'
+  ]
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let command
+  try {
+    command = parseCliArgs(argv)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    process.stderr.write(`error: ${error.message}\n\n${USAGE}\n`)
+    return 2
+  }
+  if (command.help) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  const { options } = command
+  const service = await startCredentialService(options)
+  process.stdout.write(`${describeService(service, options).join('\n')}\n`)
+
+  await new Promise<void>(resolve => {
+    const stop = (signal: string): void => {
+      process.stdout.write(`Received ${signal}, stopping.\n`)
+      resolve()
+    }
+    process.once('SIGINT', () => stop('SIGINT'))
+    process.once('SIGTERM', () => stop('SIGTERM'))
+  })
+  await service.close()
+  return 0
+}
+
+main(process.argv.slice(2)).then(
+  code => {
+    process.exitCode = code
+  },
+  (error: unknown) => {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = 1
+  }
+)

@@ -1,0 +1,296 @@
+/**
+ * The local credential service: an in-memory stand-in for the real one, on Node's own http.
+ * This file is the HTTP layer only: routing, faults and the request log around the handlers
+ * in endpoints.ts. `startCredentialService` is what tests, the demo and the CLI call.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { ADMIN_PREFIX, handleAdmin, type AdminControls } from './admin.js'
+import { ENDPOINT_NAMES, ENDPOINTS, type Reply } from './endpoints.js'
+import { ServiceError } from './errors.js'
+import { alterBody, FaultQueue, parseFault, type Fault } from './faults.js'
+import { readBody, sendJson, sendText } from './http-io.js'
+import { newUuid } from './ids.js'
+import { ALL_SCOPES, isApiKeyFormat, KeyRing, type Scope } from './keys.js'
+import { ProjectRegistry } from './projects.js'
+import { SlidingWindowLimiter } from './rate-limit.js'
+import { loggedBody, redactHeaders, type RequestLogEntry } from './request-log.js'
+import {
+  DEFAULT_JWT,
+  DEFAULT_KEY_WITHOUT_PROVISION,
+  DEFAULT_PROJECT,
+  DEFAULT_PROVISION_KEY,
+  DEFAULT_SEED,
+  DEFAULT_TUNNEL_HOST,
+  DEFAULT_TUNNEL_PORT,
+  type Seed
+} from './seed.js'
+import type { ServiceState } from './state.js'
+import { isoTime, TokenStore, type TunnelTokenView } from './tokens.js'
+
+export const BASE_PATH = '/functions/v1'
+const HOUR_MS = 60 * 60 * 1000
+
+export interface ServiceOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number
+  /** Default 127.0.0.1: the stand-in has fixed, public credentials and must stay local. */
+  host?: string
+  /** Extra API keys, each with every scope. */
+  apiKeys?: string[]
+  /** Extra project slugs. */
+  projects?: string[]
+  /** Extra bearer tokens accepted as sessions. */
+  jwts?: string[]
+  /** tunnel_host in the credentials handed out; default 127.0.0.1. */
+  tunnelHost?: string
+  /** tunnel_port in the credentials handed out; default 2223. */
+  tunnelPort?: number
+  /** Faults queued before the first request. */
+  faults?: Fault[]
+  /** The clock in milliseconds, injectable so tests can move time (expiry, rate-limit windows). */
+  now?: () => number
+}
+
+export interface RunningService {
+  /** e.g. `http://127.0.0.1:40123/functions/v1` */
+  baseUrl: string
+  /** e.g. `http://127.0.0.1:40123` */
+  origin: string
+  /** e.g. `http://127.0.0.1:40123/__admin` */
+  adminUrl: string
+  port: number
+  tunnelHost: string
+  tunnelPort: number
+  /** The default credentials and project, always present. */
+  seed: Seed
+  /** Queues a fault; throws if it is malformed. */
+  injectFault(fault: Fault): void
+  resetFaults(): void
+  pendingFaults(): Array<Fault & { remaining: number }>
+  /** Makes the token expire now; throws if the tunnel user is unknown. */
+  expire(tunnelUser: string): void
+  /** A snapshot of every token, as `user-tokens-list` would show it. */
+  tokens(): TunnelTokenView[]
+  /** A snapshot of the requests received under /functions/v1, oldest first, secrets redacted. */
+  requests(): RequestLogEntry[]
+  clearRequests(): void
+  /** Stops listening and ends every open connection, hung ones included. Safe to call twice. */
+  close(): Promise<void>
+}
+
+function buildState(options: ServiceOptions, now: () => number): ServiceState {
+  const keys = new KeyRing()
+  const addKey = (key: string, name: string, scopes: Scope[]): void =>
+    keys.add({ id: newUuid(), key, name, scopes, createdAt: now(), expiresAt: null })
+  addKey(DEFAULT_PROVISION_KEY, 'default: all scopes', [...ALL_SCOPES])
+  addKey(DEFAULT_KEY_WITHOUT_PROVISION, 'default: no cicd:provision', [
+    'token:read',
+    'token:write',
+    'config:read'
+  ])
+  for (const key of options.apiKeys ?? []) {
+    if (!isApiKeyFormat(key)) {
+      throw new Error(`API key must be sk_ followed by 64 hexadecimal characters: ${key}`)
+    }
+    addKey(key, 'seeded: all scopes', [...ALL_SCOPES])
+  }
+  const projects = new ProjectRegistry()
+  for (const slug of [DEFAULT_PROJECT, ...(options.projects ?? [])]) {
+    if (projects.find(slug) === undefined) projects.add(slug)
+  }
+  return {
+    now,
+    tunnelHost: options.tunnelHost ?? DEFAULT_TUNNEL_HOST,
+    tunnelPort: options.tunnelPort ?? DEFAULT_TUNNEL_PORT,
+    keys,
+    jwts: new Set([DEFAULT_JWT, ...(options.jwts ?? [])]),
+    projects,
+    tokens: new TokenStore(),
+    limits: {
+      provision: new SlidingWindowLimiter(60, HOUR_MS, now),
+      ephemeral: new SlidingWindowLimiter(10, HOUR_MS, now),
+      apiKeysCreate: new SlidingWindowLimiter(20, HOUR_MS, now)
+    }
+  }
+}
+
+const errorReply = (error: unknown): Reply => {
+  if (error instanceof ServiceError) return { status: error.status, body: error.toBody() }
+  // Unexpected: a bug in the stand-in. Answer as the spec says a server error looks.
+  process.stderr.write(`credential service: internal error: ${String(error)}\n`)
+  return { status: 500, body: { error: 'Internal server error', code: 'INTERNAL_ERROR' } }
+}
+
+/** Runs a handler; a thrown ServiceError becomes its error object. */
+function answer(run: () => Reply): Reply {
+  try {
+    return run()
+  } catch (error) {
+    return errorReply(error)
+  }
+}
+
+/** The endpoint's answer when no fault takes over: route, method, then the handler. */
+function routeServiceRequest(
+  request: IncomingMessage,
+  endpointName: string | null,
+  rawBody: string,
+  state: ServiceState
+): Reply {
+  const endpoint = endpointName === null ? undefined : ENDPOINTS[endpointName]
+  if (endpoint === undefined || endpointName === null) {
+    return errorReply(new ServiceError(404, 'NOT_FOUND', `Unknown endpoint: ${request.url ?? ''}`))
+  }
+  if (request.method !== endpoint.method) {
+    // The spec has no code for a wrong method; BAD_REQUEST is the closest of its codes.
+    return errorReply(
+      new ServiceError(
+        405,
+        'BAD_REQUEST',
+        `Method ${request.method ?? ''} not allowed for ${endpointName}; use ${endpoint.method}`
+      )
+    )
+  }
+  return answer(() =>
+    endpoint.handle(
+      {
+        headers: request.headers,
+        rawBody,
+        clientAddress: request.socket.remoteAddress ?? 'unknown'
+      },
+      state
+    )
+  )
+}
+
+const NON_JSON_PAGE =
+  '<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n'
+
+export async function startCredentialService(
+  options: ServiceOptions = {}
+): Promise<RunningService> {
+  const now = options.now ?? Date.now
+  const state = buildState(options, now)
+  const faults = new FaultQueue()
+  const log: RequestLogEntry[] = []
+
+  const controls: AdminControls = {
+    injectFault: fault => faults.add(parseFault(fault, ENDPOINT_NAMES)),
+    resetFaults: () => faults.clear(),
+    pendingFaults: () => faults.pending(),
+    expire: tunnelUser => {
+      if (!state.tokens.expire(tunnelUser, now())) {
+        throw new Error(`Unknown tunnel user: ${tunnelUser}`)
+      }
+    },
+    tokens: () => state.tokens.list(now()),
+    requests: () => log.map(entry => structuredClone(entry)),
+    clearRequests: () => {
+      log.length = 0
+    }
+  }
+  for (const fault of options.faults ?? []) controls.injectFault(fault)
+
+  async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const { text: rawBody, tooLarge } = await readBody(request)
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname
+    const method = request.method ?? 'GET'
+
+    if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
+      const reply = answer(() =>
+        handleAdmin(method, path.slice(ADMIN_PREFIX.length), rawBody, controls)
+      )
+      sendJson(response, reply.status, reply.body)
+      return
+    }
+
+    const entry: RequestLogEntry = {
+      at: isoTime(now()),
+      method,
+      path: request.url ?? '/',
+      headers: redactHeaders(request.headers),
+      body: tooLarge ? '(body above 1 MB, not kept)' : loggedBody(rawBody),
+      status: null,
+      fault: null
+    }
+    log.push(entry)
+    const reply = (status: number, body: unknown, headers?: Record<string, string>): void => {
+      entry.status = status
+      sendJson(response, status, body, headers)
+    }
+
+    if (tooLarge) {
+      reply(413, { error: 'Request body above 1 MB', code: 'BAD_REQUEST' }, { connection: 'close' })
+      return
+    }
+    const endpointName = path.startsWith(`${BASE_PATH}/`) ? path.slice(BASE_PATH.length + 1) : null
+    const fault = endpointName === null ? undefined : faults.take(endpointName)
+    entry.fault = fault?.kind ?? null
+
+    switch (fault?.kind) {
+      case '500':
+        reply(500, { error: 'Injected internal error', code: 'INTERNAL_ERROR' })
+        return
+      case '429':
+        reply(429, {
+          error: `Rate limit exceeded; retry after ${fault.retryAfter} seconds`,
+          code: 'RATE_LIMIT',
+          retry_after: fault.retryAfter
+        })
+        return
+      case 'hang':
+        // Never answer; close() ends the socket so nothing outlives the service.
+        return
+      case 'close':
+        request.socket.destroy()
+        return
+      case 'non-json':
+        entry.status = 200
+        sendText(response, 200, 'text/html; charset=utf-8', NON_JSON_PAGE)
+        return
+      default: {
+        const real = routeServiceRequest(request, endpointName, rawBody, state)
+        reply(real.status, fault === undefined ? real.body : alterBody(fault, real.body))
+      }
+    }
+  }
+
+  const server = createServer((request, response) => {
+    onRequest(request, response).catch((error: unknown) => {
+      if (!response.headersSent)
+        sendJson(response, errorReply(error).status, errorReply(error).body)
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+
+  const { address, port } = server.address() as AddressInfo
+  const hostInUrl = address.includes(':') ? `[${address}]` : address
+  const origin = `http://${hostInUrl}:${port}`
+  let closing: Promise<void> | undefined
+
+  return {
+    baseUrl: `${origin}${BASE_PATH}`,
+    origin,
+    adminUrl: `${origin}${ADMIN_PREFIX}`,
+    port,
+    tunnelHost: state.tunnelHost,
+    tunnelPort: state.tunnelPort,
+    seed: { ...DEFAULT_SEED },
+    ...controls,
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close(error => (error === undefined ? resolve() : reject(error)))
+        // Hung requests and idle keep-alive sockets would otherwise keep close() waiting.
+        server.closeAllConnections()
+      })
+      return closing
+    }
+  }
+}

@@ -1,0 +1,23 @@
+/** Everything one running stand-in remembers. In memory only: a restart starts from the seed. */
+import type { KeyRing } from './keys.js'
+import type { ProjectRegistry } from './projects.js'
+import type { SlidingWindowLimiter } from './rate-limit.js'
+import type { TokenStore } from './tokens.js'
+
+export interface ServiceState {
+  now: () => number
+  tunnelHost: string
+  tunnelPort: number
+  keys: KeyRing
+  jwts: Set<string>
+  projects: ProjectRegistry
+  tokens: TokenStore
+  limits: {
+    /** credential-provision: 60 per hour per API key. */
+    provision: SlidingWindowLimiter
+    /** create-ephemeral-token: 10 per hour per client address. */
+    ephemeral: SlidingWindowLimiter
+    /** api-keys-create: 20 per hour per user (one user here). */
+    apiKeysCreate: SlidingWindowLimiter
+  }
+}
