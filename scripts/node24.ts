@@ -1,0 +1,77 @@
+/**
+ * The runner runs this action on Node 24; this machine's node may be older. The npm package
+ * node-<os>-<arch>@24 ships the real binary, so no download step is needed. Shared by the
+ * end-to-end tests, the demo and the benchmark; concurrent callers (Jest workers) take a lock
+ * so that only one of them runs npm.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+
+const packageName = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`
+const binary = join(
+  repoRoot,
+  'node_modules',
+  packageName,
+  'bin',
+  process.platform === 'win32' ? 'node.exe' : 'node'
+)
+
+function version(node: string): string | undefined {
+  try {
+    return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()
+  } catch {
+    return undefined
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+function withLock<T>(fn: () => T): T {
+  const lock = join(repoRoot, 'node_modules', '.node24.lock')
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      // A lock left by a killed process would block forever; npm takes well under 2 minutes.
+      const held = statSync(lock, { throwIfNoEntry: false })
+      if (held && Date.now() - held.mtimeMs > 120_000)
+        rmSync(lock, { recursive: true, force: true })
+      else sleepSync(200)
+    }
+  }
+  try {
+    return fn()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+/** Path of a Node 24 binary: `RUNNER_NODE` when set, else the npm package, installed if missing. */
+export function ensureNode24(): string {
+  const override = process.env.RUNNER_NODE
+  if (override) return override
+  if (version(binary)?.startsWith('v24.')) return binary
+  return withLock(() => {
+    if (!version(binary)?.startsWith('v24.')) {
+      process.stderr.write(`Installing ${packageName}@24 (the runner's Node) with npm …\n`)
+      execFileSync(
+        'npm',
+        ['install', '--no-save', '--no-audit', '--no-fund', `${packageName}@24`],
+        {
+          cwd: repoRoot,
+          stdio: ['ignore', 'ignore', 'inherit']
+        }
+      )
+    }
+    const found = version(binary)
+    if (!found?.startsWith('v24.')) throw new Error(`${binary} is not Node 24 (got ${found})`)
+    return binary
+  })
+}
