@@ -1,0 +1,73 @@
+/**
+ * Shared by the end-to-end suites: one local credential service per file, the action's inputs
+ * for it, and the checks every case makes (what a user sees, and that no secret leaks).
+ */
+import { Job } from '../../scripts/job.js'
+import { findSecretLeaks, type LeakCheck, type StepResult } from '../../scripts/runner.js'
+import {
+  startCredentialService,
+  type RunningService,
+  type ServiceOptions
+} from '../../service/server.js'
+
+export const VARIABLES = ['TOKEN', 'USER', 'HOST', 'PORT'].map(v => `SVC_TUNNEL_${v}`)
+
+/** Starts the service before the file's tests and stops it after; faults are reset per test. */
+export function useService(options: ServiceOptions = {}): () => RunningService {
+  let service: RunningService | undefined
+  beforeAll(async () => {
+    service = await startCredentialService(options)
+  })
+  beforeEach(() => {
+    service!.resetFaults()
+    service!.clearRequests()
+  })
+  afterAll(() => service?.close())
+  return () => service!
+}
+
+/** A `with:` block for the service; short network limits keep failing cases fast. */
+export function inputsFor(
+  service: RunningService,
+  overrides: Record<string, string> = {}
+): Record<string, string> {
+  return {
+    'api-key': service.seed.provisionKey,
+    project: service.seed.project,
+    'base-url': service.baseUrl,
+    'timeout-seconds': '2',
+    ...overrides
+  }
+}
+
+/** Runs the bundled main step in a fresh job; `post()` runs its post step. */
+export async function runAction(inputs: Record<string, string>, env: Record<string, string> = {}) {
+  const job = new Job({ env, timeoutMs: 20_000 })
+  const use = await job.uses(inputs)
+  return { job, main: use.main, post: () => job.end().then(([post]) => post) }
+}
+
+export const annotations = (step: StepResult, name: 'error' | 'warning' | 'notice') =>
+  step.commands.filter(c => c.name === name).map(c => c.message)
+
+export function statusOf(service: RunningService, tunnelUser: string): string | undefined {
+  return service.tokens().find(t => t.tunnel_user === tunnelUser)?.status
+}
+
+export const requestPaths = (service: RunningService) =>
+  service.requests().map(r => r.path.replace('/functions/v1/', ''))
+
+/** No secret anywhere in the raw output except its own add-mask line, registered in time. */
+export function expectNoLeak(step: StepResult, check: LeakCheck): void {
+  expect(findSecretLeaks(step, check)).toEqual([])
+}
+
+/** A main step that failed as a user sees it: one error, exit 1, nothing for later steps. */
+export function expectFailedMain(step: StepResult, message: RegExp): void {
+  expect(step.exitCode).toBe(1)
+  expect(annotations(step, 'error')).toEqual([expect.stringMatching(message)])
+  expect(step.env).toEqual({})
+  expect(step.outputs).toEqual({})
+  expect(Object.keys(step.state)).not.toContain('credential')
+  expect(step.summary).toBe('')
+}
