@@ -1,0 +1,85 @@
+/**
+ * Failing main steps: each error answer of the service, bad answers, and bad inputs. A user sees
+ * one error annotation, exit 1, and nothing exported; no secret shows.
+ */
+import {
+  expectFailedMain,
+  expectNoLeak,
+  inputsFor,
+  requestPaths,
+  runAction,
+  useService
+} from './helpers.js'
+
+const service = useService()
+const UNKNOWN_KEY = `sk_${'0123abcd'.repeat(8)}`
+
+describe.each([
+  ['400', { 'ttl-minutes': '5000' }, /rejected the request as invalid \(400 BAD_REQUEST\).*ttl/],
+  ['401', { 'api-key': UNKNOWN_KEY }, /API key was rejected \(401 UNAUTHORIZED\)/],
+  ['403', { 'api-key': 'KEY_WITHOUT_SCOPE' }, /not allowed.*\(403 FORBIDDEN\).*cicd:provision/],
+  ['404', { project: 'no-such-project' }, /Project "no-such-project" was not found \(404/]
+])('a %s answer', (_status, overrides: Record<string, string>, message) => {
+  it('fails with one error, exports nothing, and is not retried', async () => {
+    const inputs = inputsFor(service(), overrides)
+    if (inputs['api-key'] === 'KEY_WITHOUT_SCOPE')
+      inputs['api-key'] = service().seed.keyWithoutScope
+    const { main, post } = await runAction(inputs)
+    expectFailedMain(main, message)
+    expect(requestPaths(service())).toEqual(['credential-provision'])
+    expectNoLeak(main, { secrets: [inputs['api-key']], maskFirst: [inputs['api-key']] })
+    // The post step of a failed main has nothing to revoke and sends nothing.
+    const after = await post()
+    expect(after.exitCode).toBe(0)
+    expect(after.commands.filter(c => c.name === 'warning' || c.name === 'error')).toEqual([])
+    expect(requestPaths(service())).toEqual(['credential-provision'])
+  })
+})
+
+it('a 429 answer on the last attempt fails and says which limit', async () => {
+  service().injectFault({ kind: '429', retryAfter: 30 })
+  const { main } = await runAction(inputsFor(service(), { 'max-attempts': '1' }))
+  expectFailedMain(main, /Rate limited.*429 RATE_LIMIT.*60 requests per hour/)
+  expectNoLeak(main, { secrets: [service().seed.provisionKey] })
+})
+
+it('a non-JSON answer fails, naming base-url', async () => {
+  service().injectFault({ kind: 'non-json' })
+  const { main } = await runAction(inputsFor(service(), { 'max-attempts': '1' }))
+  expectFailedMain(main, /unusable answer.*base-url/)
+})
+
+it('a connection closed without an answer fails after the attempts', async () => {
+  service().injectFault({ kind: 'close' })
+  const { main } = await runAction(inputsFor(service(), { 'max-attempts': '1' }))
+  expectFailedMain(main, /Could not reach the credential service.*after 1 attempt/)
+})
+
+describe('hostile answers', () => {
+  const token = 'tok_hostile0123456789'
+
+  it('a host holding a newline and a second variable exports nothing', async () => {
+    service().injectFault({
+      kind: 'hostile',
+      override: { token, tunnel_host: 'evil.example\nEVIL=1' }
+    })
+    const { main } = await runAction(inputsFor(service()))
+    expectFailedMain(main, /tunnel_host/)
+    expect(JSON.stringify(main.env)).not.toContain('EVIL')
+    expect(main.lines.map(l => l.text)).not.toContain('EVIL=1')
+    expectNoLeak(main, { secrets: [service().seed.provisionKey, token], mustMask: [token] })
+  })
+
+  it('a token with a space, or no token at all, exports nothing', async () => {
+    service().injectFault({ kind: 'hostile', override: { token: 'tok_a b' } })
+    expectFailedMain((await runAction(inputsFor(service()))).main, /token/)
+    service().injectFault({ kind: 'missing', fields: ['token'] })
+    expectFailedMain((await runAction(inputsFor(service()))).main, /token/)
+  })
+})
+
+it('an empty api-key with credential cicd fails before any request and points to auto', async () => {
+  const { main } = await runAction(inputsFor(service(), { 'api-key': '' }))
+  expectFailedMain(main, /api-key.*forks.*credential: auto/s)
+  expect(requestPaths(service())).toEqual([])
+})
