@@ -28989,7 +28989,13 @@ async function publishCredential(credential, settings) {
     for (const [name, value] of Object.entries(outputsFor(credential, settings))) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value);
     }
-    await writeSummary(credential, settings);
+    try {
+        await writeSummary(credential, settings);
+    }
+    catch (error) {
+        // The credential is already out; a summary is a courtesy and must not fail the step.
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
+    }
 }
 async function writeSummary(credential, settings) {
     // Outside a runner (a local run) there is no summary file; that is not an error.

@@ -48,7 +48,14 @@ export async function publishCredential(
   for (const [name, value] of Object.entries(outputsFor(credential, settings))) {
     core.setOutput(name, value)
   }
-  await writeSummary(credential, settings)
+  try {
+    await writeSummary(credential, settings)
+  } catch (error) {
+    // The credential is already out; a summary is a courtesy and must not fail the step.
+    core.warning(
+      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
+    )
+  }
 }
 
 async function writeSummary(credential: Credential, settings: MainSettings): Promise<void> {
