@@ -42,7 +42,12 @@ async function listed(tunnelUser: string): Promise<Json | undefined> {
 
 describe('user-tokens-list', () => {
   it('answers 401 UNAUTHORIZED without credentials, or with unknown ones', async () => {
-    for (const headers of [{}, { 'X-API-Key': 'sk_nope' }, { Authorization: 'Bearer nope' }]) {
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { 'X-API-Key': 'sk_nope' },
+      { Authorization: 'Bearer nope' }
+    ]
+    for (const headers of attempts) {
       const { status, body } = await call('user-tokens-list', { method: 'GET', headers })
       expect(status).toBe(401)
       expect(body.code).toBe('UNAUTHORIZED')

@@ -1,0 +1,145 @@
+/** `npm run service` as a person or a script meets it: a spawned process and its stdout. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { join } from 'node:path'
+import { parseCliArgs } from '../cli-args.js'
+import { DEFAULT_SEED } from '../seed.js'
+
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx')
+const CLI = join(process.cwd(), 'service', 'cli.ts')
+const EXTRA_KEY = `sk_${'ab'.repeat(32)}`
+
+interface Run {
+  child: ChildProcessWithoutNullStreams
+  stdout: () => string
+  stderr: () => string
+  exited: Promise<number | null>
+}
+
+function run(args: string[]): Run {
+  const child = spawn(TSX, [CLI, ...args], { cwd: process.cwd() })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)))
+  return { child, stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+async function waitForLine(output: () => string, pattern: RegExp): Promise<string> {
+  for (let waited = 0; waited < 8000; waited += 25) {
+    const line = output()
+      .split('\n')
+      .find(candidate => pattern.test(candidate))
+    if (line !== undefined) return line
+    await new Promise(resolve => setTimeout(resolve, 25))
+  }
+  throw new Error(`no line matching ${pattern} in:\n${output()}`)
+}
+
+describe('the service command', () => {
+  let service: Run | undefined
+
+  afterAll(async () => {
+    if (service !== undefined && service.child.exitCode === null) {
+      service.child.kill('SIGKILL')
+      await service.exited
+    }
+  })
+
+  it('prints the base URL alone on a line and every seed, serves, and stops on SIGTERM', async () => {
+    service = run(['--port', '0', '--api-key', EXTRA_KEY, '--project', 'second-app'])
+    const baseUrl = await waitForLine(service.stdout, /\/functions\/v1$/)
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/functions\/v1$/)
+    await waitForLine(service.stdout, /^Press Ctrl\+C/)
+    const lines = service.stdout().split('\n')
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `api key with cicd:provision (all scopes): ${DEFAULT_SEED.provisionKey}`,
+        `api key without cicd:provision: ${DEFAULT_SEED.keyWithoutScope}`,
+        `api key (all scopes, from --api-key): ${EXTRA_KEY}`,
+        `project: ${DEFAULT_SEED.project}`,
+        'project (from --project): second-app',
+        `jwt: ${DEFAULT_SEED.jwt}`,
+        'tunnel: 127.0.0.1:2223'
+      ])
+    )
+
+    const response = await fetch(`${baseUrl}/credential-provision`, {
+      method: 'POST',
+      headers: { 'X-API-Key': EXTRA_KEY },
+      body: JSON.stringify({ project: 'second-app' })
+    })
+    expect(response.status).toBe(200)
+
+    service.child.kill('SIGTERM')
+    expect(await service.exited).toBe(0)
+    expect(service.stdout()).toContain('Received SIGTERM, stopping.')
+  })
+
+  it.each([
+    [['--port', 'eighty'], '--port must be a whole number from 0 to 65535, got "eighty"'],
+    [['--api-key', 'sk_short'], '--api-key must be sk_ followed by 64'],
+    [['--verbose'], 'Unknown option "--verbose"']
+  ])('exits 2 with a clear message for %j', async (args, message) => {
+    const failed = run(args)
+    expect(await failed.exited).toBe(2)
+    expect(failed.stderr()).toContain(message)
+    expect(failed.stdout()).toBe('')
+  })
+})
+
+describe('parseCliArgs', () => {
+  it('reads every flag, in both --flag value and --flag=value forms', () => {
+    expect(
+      parseCliArgs([
+        '--port=8080',
+        '--api-key',
+        EXTRA_KEY,
+        '--project',
+        'a',
+        '--project=b',
+        '--jwt',
+        'session',
+        '--tunnel-host',
+        'tunnel.test',
+        '--tunnel-port',
+        '4022',
+        '--fault',
+        '{"kind":"500","count":2}'
+      ])
+    ).toEqual({
+      help: false,
+      options: {
+        port: 8080,
+        apiKeys: [EXTRA_KEY],
+        projects: ['a', 'b'],
+        jwts: ['session'],
+        tunnelHost: 'tunnel.test',
+        tunnelPort: 4022,
+        faults: [{ kind: '500', count: 2 }]
+      }
+    })
+  })
+
+  it('defaults to port 0 and no extras', () => {
+    expect(parseCliArgs([])).toEqual({
+      help: false,
+      options: { port: 0, apiKeys: [], projects: [], jwts: [], faults: [] }
+    })
+    expect(parseCliArgs(['--help'])).toEqual({ help: true })
+  })
+
+  it.each([
+    [['--port', '65536'], '--port must be a whole number from 0 to 65535, got "65536"'],
+    [['--port', '-1'], '--port must be a whole number from 0 to 65535, got "-1"'],
+    [['--tunnel-port', '0'], '--tunnel-port must be a whole number from 1 to 65535, got "0"'],
+    [['--api-key', `sk_${'AB'.repeat(32)}`], '--api-key must be sk_ followed by 64'],
+    [['--project'], '--project needs a value'],
+    [['--project', ''], '--project must not be empty'],
+    [['--fault', '{"kind":"nope"}'], '--fault: Fault kind must be one of'],
+    [['--fault', 'nope'], '--fault must be a JSON object, got "nope"'],
+    [['extra'], 'Unknown option "extra"']
+  ])('refuses %j', (args, message) => {
+    expect(() => parseCliArgs(args)).toThrow(message)
+  })
+})
