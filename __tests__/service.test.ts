@@ -1,0 +1,201 @@
+/**
+ * The service client against real sockets on 127.0.0.1: what nock cannot fake (a silent server,
+ * a body that never ends, a dropped connection, a proxy) is exercised here for real.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { CredentialService, ServiceError } from '../src/service.js'
+import { AttemptsExhausted } from '../src/retry.js'
+
+type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void
+
+const servers: { close: () => void }[] = []
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close()
+})
+
+async function serve(handler: Handler): Promise<{ url: string; hits: () => number }> {
+  let hits = 0
+  const sockets = new Set<Socket>()
+  const server: Server = createServer((request, response) => {
+    hits++
+    let body = ''
+    request.on('data', chunk => (body += chunk))
+    request.on('end', () => handler(request, response, body))
+  })
+  server.on('connection', socket => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  servers.push({
+    close: () => {
+      for (const socket of sockets) socket.destroy()
+      server.close()
+    }
+  })
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/functions/v1`,
+    hits: () => hits
+  }
+}
+
+function client(
+  baseUrl: string,
+  overrides: Partial<ConstructorParameters<typeof CredentialService>[0]> = {}
+) {
+  const sleeps: number[] = []
+  const service = new CredentialService({
+    baseUrl,
+    maxAttempts: 1,
+    timeoutSeconds: 1,
+    sleep: async ms => void sleeps.push(ms),
+    random: () => 0.5,
+    ...overrides
+  })
+  return { service, sleeps }
+}
+
+const CREDENTIAL = { token: 'tok_x', tunnel_user: 'u1', tunnel_host: 'h.test', tunnel_port: 2223 }
+
+it('gives up on a silent server after timeout-seconds per attempt', async () => {
+  const silent = await serve(() => {})
+  const { service } = client(silent.url, { maxAttempts: 2 })
+  const started = Date.now()
+  const error = await service.createFreeCredential().catch(e => e)
+  const elapsed = Date.now() - started
+  expect(error).toBeInstanceOf(AttemptsExhausted)
+  expect((error as AttemptsExhausted).cause).toMatchObject({
+    kind: 'timeout',
+    message: 'no answer within 1 s'
+  })
+  expect(silent.hits()).toBe(2)
+  // Two 1 s attempts; the sleep between them is faked. A loose ceiling, not a speed target.
+  expect(elapsed).toBeGreaterThanOrEqual(1900)
+  expect(elapsed).toBeLessThan(5000)
+})
+
+it('times out a body that starts but never ends', async () => {
+  const trickle = await serve((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' })
+    response.write('{"token":')
+  })
+  const error = await client(trickle.url)
+    .service.createFreeCredential()
+    .catch(e => e)
+  expect((error as AttemptsExhausted).cause).toMatchObject({ kind: 'timeout' })
+})
+
+it('retries a dropped connection, then takes the answer', async () => {
+  let calls = 0
+  const flaky = await serve((request, response) => {
+    if (++calls === 1) return request.socket.destroy()
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CREDENTIAL))
+  })
+  const { service, sleeps } = client(flaky.url, { maxAttempts: 3 })
+  await expect(service.createFreeCredential()).resolves.toEqual(CREDENTIAL)
+  expect(sleeps).toEqual([750])
+})
+
+it('does not follow a redirect, so the API key cannot be carried elsewhere', async () => {
+  const elsewhere = await serve((_request, response) => response.end('{}'))
+  const redirecting = await serve((_request, response) =>
+    response.writeHead(307, { location: `${elsewhere.url}/credential-provision` }).end()
+  )
+  const error = await client(redirecting.url)
+    .service.provisionCredential({ apiKey: 'sk_x', project: 'p', environment: '' })
+    .catch(e => e)
+  expect(error).toBeInstanceOf(ServiceError)
+  expect(error).toMatchObject({ status: 307 })
+  expect(elsewhere.hits()).toBe(0)
+})
+
+it('reads retry_after from the Retry-After header when the body has none', async () => {
+  let calls = 0
+  const limited = await serve((_request, response) => {
+    if (++calls === 1) return response.writeHead(429, { 'retry-after': '1' }).end('{}')
+    response.end(JSON.stringify(CREDENTIAL))
+  })
+  const { service, sleeps } = client(limited.url, { maxAttempts: 2 })
+  await expect(service.createFreeCredential()).resolves.toEqual(CREDENTIAL)
+  expect(sleeps).toEqual([1000])
+})
+
+it('refuses a body whose declared length is over the limit without reading it', async () => {
+  const huge = await serve((_request, response) => {
+    response.writeHead(200, { 'content-length': String(50 * 1024 * 1024) })
+    response.write('{')
+  })
+  const error = await client(huge.url)
+    .service.createFreeCredential()
+    .catch(e => e)
+  expect(error).toMatchObject({
+    kind: 'bad-response',
+    message: 'a response body larger than 1024 KiB'
+  })
+})
+
+it('revokes, and reports a 404 as already gone', async () => {
+  const seen: unknown[] = []
+  let calls = 0
+  const server = await serve((request, response, body) => {
+    seen.push({ path: request.url, key: request.headers['x-api-key'], body: JSON.parse(body) })
+    if (++calls === 1) return response.end('{"success":true}')
+    response.writeHead(404).end('{"error":"gone","code":"NOT_FOUND"}')
+  })
+  const { service } = client(server.url)
+  await expect(service.revokeCredential('sk_k', 'u1')).resolves.toBe('revoked')
+  await expect(service.revokeCredential('sk_k', 'u1')).resolves.toBe('already-gone')
+  expect(seen[0]).toEqual({
+    path: '/functions/v1/revoke-token',
+    key: 'sk_k',
+    body: { tunnel_user: 'u1' }
+  })
+})
+
+describe('proxies', () => {
+  const saved = { ...process.env }
+  afterEach(() => {
+    process.env = { ...saved }
+  })
+
+  async function connectProxy(): Promise<{ url: string; targets: string[] }> {
+    const targets: string[] = []
+    const proxy = createServer()
+    // A proxy that records where it was asked to tunnel, then refuses: enough to prove the route.
+    proxy.on('connect', (request: IncomingMessage, socket: Socket) => {
+      targets.push(request.url ?? '')
+      socket.end('HTTP/1.1 403 Forbidden\r\n\r\n')
+    })
+    await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve))
+    servers.push({ close: () => proxy.close() })
+    return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, targets }
+  }
+
+  it('sends https requests through https_proxy', async () => {
+    const proxy = await connectProxy()
+    process.env.https_proxy = proxy.url
+    delete process.env.no_proxy
+    delete process.env.NO_PROXY
+    const error = await client('https://credentials.example.test/functions/v1')
+      .service.createFreeCredential()
+      .catch(e => e)
+    expect(proxy.targets).toEqual(['credentials.example.test:443'])
+    expect((error as AttemptsExhausted).cause).toMatchObject({ kind: 'network' })
+  })
+
+  it('skips the proxy for hosts in no_proxy', async () => {
+    const proxy = await connectProxy()
+    process.env.https_proxy = proxy.url
+    process.env.no_proxy = 'localhost,.example.test'
+    const error = await client('https://credentials.example.test/functions/v1')
+      .service.createFreeCredential()
+      .catch(e => e)
+    // Straight to the host, which does not resolve here: a network error, and the proxy unasked.
+    expect(proxy.targets).toEqual([])
+    expect((error as AttemptsExhausted).cause).toMatchObject({
+      kind: expect.stringMatching(/network|timeout/)
+    })
+  })
+})
