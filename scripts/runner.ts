@@ -17,6 +17,8 @@ import { createCommandReader, type WorkflowCommand } from './runner/workflow-com
 
 export { ensureNode24, repoRoot } from './node24.js'
 export { renderLog, type LogLine } from './runner/log.js'
+export { renderSummary } from './runner/summary.js'
+export { Masker } from './runner/masker.js'
 export { assertNoSecretLeak, findSecretLeaks, type LeakCheck } from './runner/leaks.js'
 export type { WorkflowCommand } from './runner/workflow-commands.js'
 
