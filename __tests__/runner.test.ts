@@ -4,7 +4,13 @@
  */
 import { fileURLToPath } from 'node:url'
 import { Job } from '../scripts/job.js'
-import { findSecretLeaks, renderLog, runStep, type StepResult } from '../scripts/runner.js'
+import {
+  findSecretLeaks,
+  renderLog,
+  renderSummary,
+  runStep,
+  type StepResult
+} from '../scripts/runner.js'
 import { parseFileCommand } from '../scripts/runner/file-commands.js'
 import { Masker } from '../scripts/runner/masker.js'
 import { parseWorkflowCommand } from '../scripts/runner/workflow-commands.js'
@@ -181,4 +187,44 @@ describe('parsers', () => {
     expect(masker.mask('xxabcdefyy abcd')).toBe('xx***yy ***')
     expect(masker.mask('line one, line two')).toBe('line ***, line ***')
   })
+})
+
+describe('secret checks', () => {
+  const mask = (value: string) => ({
+    stream: 'stdout' as const,
+    text: `::add-mask::${value}`,
+    command: { name: 'add-mask', properties: {}, message: value }
+  })
+  const text = (t: string) => ({ stream: 'stdout' as const, text: t })
+
+  it('passes a step that masks first and never prints the secret', () => {
+    const step = { lines: [mask('s3cret'), text('user u1 ready')], summary: 'u1', state: {} }
+    expect(
+      findSecretLeaks(step, {
+        secrets: ['s3cret'],
+        mustMask: ['s3cret'],
+        about: ['u1'],
+        maskFirst: ['s3cret']
+      })
+    ).toEqual([])
+  })
+
+  it('flags a secret in the summary or state, and a mask that is missing or not first', () => {
+    const step = { lines: [text('starting'), mask('k1')], summary: 'k1', state: { a: 'x-k1' } }
+    expect(
+      findSecretLeaks(step, { secrets: ['k1'], maskFirst: ['k1', 'k2'], mustMask: ['k2'] })
+    ).toEqual([
+      'secret k1… is in the job summary',
+      'secret k1… is in saved state a',
+      'secret k2… was never masked',
+      'secret k1… not masked before the first line: starting',
+      'secret k2… was never masked'
+    ])
+  })
+})
+
+it('renders the HTML job summary as text rows', () => {
+  const html =
+    '<h3>Title</h3>\n<table><tr><th>Field</th><th>Value</th></tr><tr><td>User</td><td>a&#39;b &amp; c</td></tr></table>\n'
+  expect(renderSummary(html)).toBe("### Title\n| Field | Value |\n| User | a'b & c |")
 })

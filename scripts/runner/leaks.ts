@@ -62,9 +62,10 @@ export function findSecretLeaks(step: CheckedStep, check: LeakCheck): string[] {
   for (const secret of check.maskFirst ?? []) {
     const first = step.lines.findIndex(line => line.command?.name !== 'add-mask')
     const masked = step.lines.findIndex(line => isMaskOf(line, secret))
-    if (masked < 0 || (first >= 0 && first < masked)) {
+    if (masked < 0) problems.push(`secret ${secret.slice(0, 6)}… was never masked`)
+    else if (first >= 0 && first < masked) {
       problems.push(
-        `secret ${secret.slice(0, 6)}… not masked before the first line: ${step.lines[first]?.text}`
+        `secret ${secret.slice(0, 6)}… not masked before the first line: ${step.lines[first].text}`
       )
     }
   }
