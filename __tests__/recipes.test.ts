@@ -1,0 +1,376 @@
+/**
+ * docs/other-ci.md is tested as users copy it: the ```bash test=NAME blocks are run
+ * with bash (strict mode, as most CI systems run scripts) against the local
+ * credential service, and every pipeline on the page must contain those blocks
+ * unchanged. A recipe that drifts from the service fails here.
+ */
+import { spawn } from 'node:child_process'
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startCredentialService, type RunningService } from '../service/server.js'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const doc = readFileSync(join(root, 'docs', 'other-ci.md'), 'utf8')
+
+/** The bodies of the fenced blocks whose info string has `key=value`, by value, in order. */
+function fencedBlocks(markdown: string, key: string): Map<string, string[]> {
+  const found = new Map<string, string[]>()
+  const fence = /^```\w+ ([^\n]*)\n([\s\S]*?)^```$/gm
+  for (const [, info, body] of markdown.matchAll(fence)) {
+    const value = new RegExp(`(?:^|\\s)${key}=(\\S+)`).exec(info)?.[1]
+    if (value !== undefined) found.set(value, [...(found.get(value) ?? []), body])
+  }
+  return found
+}
+
+const tested = new Map([...fencedBlocks(doc, 'test')].map(([name, [body]]) => [name, body]))
+const pipelines = fencedBlocks(doc, 'pipeline')
+const block = (name: string): string => {
+  const body = tested.get(name)
+  if (body === undefined) throw new Error(`docs/other-ci.md has no \`\`\`bash test=${name} block`)
+  return body
+}
+
+/** Lines without indentation or blank lines, so a block matches however deep it is nested. */
+const normalize = (text: string): string =>
+  text
+    .split('\n')
+    .map(line => line.trim())
+    .filter(line => line !== '')
+    .join('\n')
+
+type Run = { code: number | null; stdout: string; stderr: string }
+
+/** Runs a script with bash -e -o pipefail in `cwd`, with only the given environment and PATH. */
+function bash(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+  flags = '-eo'
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [flags, 'pipefail', '-c', script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...env }
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', chunk => (stdout += chunk))
+    child.stderr.on('data', chunk => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', code => resolve({ code, stdout, stderr }))
+  })
+}
+
+const readEnvFile = (path: string): Record<string, string> =>
+  Object.fromEntries(
+    readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map(line => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)])
+  )
+
+let service: RunningService
+let dir: string
+let settings: Record<string, string>
+
+beforeAll(async () => {
+  service = await startCredentialService({ port: 0 })
+})
+afterAll(async () => {
+  await service.close()
+})
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'recipes-'))
+  settings = {
+    SVC_BASE_URL: service.baseUrl,
+    SVC_API_KEY: service.seed.provisionKey,
+    SVC_PROJECT: service.seed.project
+  }
+  service.resetFaults()
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+/** What the service itself answers to a provisioning request: the message a recipe must show. */
+async function serviceError(apiKey: string, body: object): Promise<string> {
+  const response = await fetch(`${service.baseUrl}/credential-provision`, {
+    method: 'POST',
+    headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body)
+  })
+  const { error } = (await response.json()) as { error: string }
+  return `credential-provision failed: HTTP ${response.status}: ${error}`
+}
+
+async function provision(env: Record<string, string> = {}): Promise<Record<string, string>> {
+  const run = await bash(block('provision'), dir, { ...settings, ...env })
+  expect(run).toMatchObject({ code: 0, stderr: '' })
+  return readEnvFile(join(dir, 'tunnel.env'))
+}
+
+const tokenOf = (user: string) => service.tokens().find(t => t.tunnel_user === user)
+
+describe('docs/other-ci.md', () => {
+  it('has the tested blocks', () => {
+    expect([...tested.keys()].sort()).toEqual([
+      'bootstrap',
+      'cleanup',
+      'export-azure',
+      'export-buildkite',
+      'export-circleci',
+      'load',
+      'provision'
+    ])
+  })
+
+  // Jenkins runs the shell inside Groovy ''' strings, where a backslash is an escape.
+  it('has no backslash in the tested shell', () => {
+    expect([...tested.values()].filter(body => body.includes('\\'))).toEqual([])
+  })
+
+  const exportBlock: Record<string, string> = {
+    gitlab: 'load',
+    jenkins: 'load',
+    circleci: 'export-circleci',
+    azure: 'export-azure',
+    bitbucket: 'load',
+    buildkite: 'export-buildkite'
+  }
+  it.each(Object.entries(exportBlock))(
+    'the %s pipeline contains the tested shell unchanged',
+    (system, exporter) => {
+      const text = normalize((pipelines.get(system) ?? []).join('\n'))
+      expect(text).toContain(normalize(block('provision')))
+      expect(text).toContain(normalize(block(exporter)))
+      expect(text).toContain(normalize(block('cleanup')))
+    }
+  )
+})
+
+describe('provision', () => {
+  it('writes the four variables of the credential the service issued, readable only by the owner', async () => {
+    const vars = await provision({ SVC_ENVIRONMENT: 'staging', SVC_TTL_MINUTES: '15' })
+    expect(Object.keys(vars)).toEqual([
+      'SVC_TUNNEL_TOKEN',
+      'SVC_TUNNEL_USER',
+      'SVC_TUNNEL_HOST',
+      'SVC_TUNNEL_PORT'
+    ])
+    expect(vars.SVC_TUNNEL_TOKEN).toMatch(/^tok_/)
+    expect(vars.SVC_TUNNEL_HOST).toBe(service.tunnelHost)
+    expect(vars.SVC_TUNNEL_PORT).toBe(String(service.tunnelPort))
+    const token = tokenOf(vars.SVC_TUNNEL_USER)
+    expect(token).toMatchObject({ status: 'active', project_slug: service.seed.project })
+    const lifetime = Date.parse(token?.expires_at ?? '') - Date.parse(token?.created_at ?? '')
+    expect(lifetime).toBe(15 * 60_000)
+    expect(statSync(join(dir, 'tunnel.env')).mode & 0o777).toBe(0o600)
+  })
+
+  it('sends project, environment and ttl_minutes, and leaves out what is not set', async () => {
+    service.clearRequests()
+    await provision({ SVC_ENVIRONMENT: 'staging', SVC_TTL_MINUTES: '15' })
+    await provision()
+    expect(service.requests().map(r => r.body)).toEqual([
+      { project: service.seed.project, environment: 'staging', ttl_minutes: 15 },
+      { project: service.seed.project }
+    ])
+  })
+
+  it('prints neither the API key nor the token, even when the shell traces', async () => {
+    const run = await bash(block('provision'), dir, settings, '-xeo')
+    const { SVC_TUNNEL_TOKEN } = readEnvFile(join(dir, 'tunnel.env'))
+    expect(run.code).toBe(0)
+    expect(run.stdout + run.stderr).not.toContain(settings.SVC_API_KEY)
+    expect(run.stdout + run.stderr).not.toContain(SVC_TUNNEL_TOKEN)
+  })
+
+  it.each([
+    ['a rejected key', { SVC_API_KEY: `sk_${'0'.repeat(64)}` }],
+    ['a key without cicd:provision', { SVC_API_KEY: 'KEY_WITHOUT_SCOPE' }],
+    ['an unknown project', { SVC_PROJECT: 'no-such-project' }],
+    ['a TTL the service refuses', { SVC_TTL_MINUTES: '0' }]
+  ])('fails with the service message on %s, and writes nothing', async (_case, change) => {
+    const env: Record<string, string> = { ...settings, ...(change as Record<string, string>) }
+    if (env.SVC_API_KEY === 'KEY_WITHOUT_SCOPE') env.SVC_API_KEY = service.seed.keyWithoutScope
+    const body = {
+      project: env.SVC_PROJECT,
+      ...(env.SVC_TTL_MINUTES === undefined ? {} : { ttl_minutes: Number(env.SVC_TTL_MINUTES) })
+    }
+    const expected = await serviceError(env.SVC_API_KEY, body)
+    const run = await bash(block('provision'), dir, env)
+    expect(run.code).not.toBe(0)
+    expect(run.stderr.trim()).toBe(expected)
+    expect(existsSync(join(dir, 'tunnel.env'))).toBe(false)
+  })
+
+  it('refuses a TTL that is not a whole number before sending anything', async () => {
+    service.clearRequests()
+    const run = await bash(block('provision'), dir, { ...settings, SVC_TTL_MINUTES: '1h' })
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toContain("SVC_TTL_MINUTES must be a whole number of minutes, got '1h'")
+    expect(service.requests()).toEqual([])
+  })
+
+  it.each([
+    ['a page that is not JSON', { kind: 'non-json' as const }],
+    [
+      'a host that smuggles a second variable',
+      { kind: 'hostile' as const, override: { tunnel_host: 'evil.example\nSVC_EXTRA=1' } }
+    ],
+    ['a token with a space', { kind: 'hostile' as const, override: { token: 'tok_a b' } }],
+    ['a port out of range', { kind: 'hostile' as const, override: { tunnel_port: 70000 } }],
+    ['no token', { kind: 'missing' as const, fields: ['token'] }]
+  ])('fails on a 200 answer with %s, and writes nothing', async (_case, fault) => {
+    service.injectFault({ ...fault, endpoint: 'credential-provision' })
+    const run = await bash(block('provision'), dir, settings)
+    expect(run.code).not.toBe(0)
+    expect(run.stderr.trim()).toBe(
+      'credential-provision answered 200 without a valid token, tunnel_user, tunnel_host and tunnel_port'
+    )
+    expect(existsSync(join(dir, 'tunnel.env'))).toBe(false)
+  })
+})
+
+describe('exporting to later steps', () => {
+  const show =
+    'printf "%s|%s|%s|%s" "$SVC_TUNNEL_TOKEN" "$SVC_TUNNEL_USER" "$SVC_TUNNEL_HOST" "$SVC_TUNNEL_PORT"'
+  const expectedLine = (v: Record<string, string>) =>
+    `${v.SVC_TUNNEL_TOKEN}|${v.SVC_TUNNEL_USER}|${v.SVC_TUNNEL_HOST}|${v.SVC_TUNNEL_PORT}`
+
+  it('load: puts the variables in the shell and in the environment of its commands', async () => {
+    const vars = await provision()
+    const run = await bash(`${block('load')}\nbash -c '${show}'`, dir, {})
+    expect(run.stdout).toBe(expectedLine(vars))
+  })
+
+  it('CircleCI: a later step that sources $BASH_ENV sees the variables', async () => {
+    const vars = await provision()
+    const bashEnv = join(dir, 'bash_env')
+    await bash(block('export-circleci'), dir, { BASH_ENV: bashEnv })
+    const later = await bash(`. "$BASH_ENV"\n${show}`, dir, { BASH_ENV: bashEnv })
+    expect(later.stdout).toBe(expectedLine(vars))
+  })
+
+  it('Azure Pipelines: sets the variables with logging commands, the token as a secret', async () => {
+    const vars = await provision()
+    const run = await bash(block('export-azure'), dir, {})
+    expect(run.stdout.trim().split('\n')).toEqual([
+      `##vso[task.setvariable variable=SVC_TUNNEL_TOKEN;issecret=true]${vars.SVC_TUNNEL_TOKEN}`,
+      `##vso[task.setvariable variable=SVC_TUNNEL_USER]${vars.SVC_TUNNEL_USER}`,
+      `##vso[task.setvariable variable=SVC_TUNNEL_HOST]${vars.SVC_TUNNEL_HOST}`,
+      `##vso[task.setvariable variable=SVC_TUNNEL_PORT]${vars.SVC_TUNNEL_PORT}`
+    ])
+  })
+
+  it('Buildkite: exports the variables and adds the token to the redactor', async () => {
+    const vars = await provision()
+    // A stand-in for the agent's CLI that records what it was asked to do.
+    const agent = join(dir, 'buildkite-agent')
+    writeFileSync(agent, '#!/bin/bash\necho "$*: $(cat)" >> agent-calls.txt\n')
+    chmodSync(agent, 0o755)
+    const run = await bash(`${block('export-buildkite')}\nbash -c '${show}'`, dir, {
+      PATH: `${dir}:${process.env.PATH ?? ''}`
+    })
+    expect(run.stdout).toBe(expectedLine(vars))
+    expect(readFileSync(join(dir, 'agent-calls.txt'), 'utf8')).toBe(
+      `redactor add: ${vars.SVC_TUNNEL_TOKEN}\n`
+    )
+  })
+})
+
+describe('cleanup', () => {
+  it('revokes the token and removes tunnel.env', async () => {
+    const { SVC_TUNNEL_USER: user } = await provision()
+    const run = await bash(block('cleanup'), dir, settings)
+    expect(run).toMatchObject({ code: 0, stdout: `Revoked tunnel user ${user}\n` })
+    expect(tokenOf(user)?.status).toBe('revoked')
+    expect(existsSync(join(dir, 'tunnel.env'))).toBe(false)
+  })
+
+  it('says so when the token is already gone, without failing', async () => {
+    const { SVC_TUNNEL_USER: user } = await provision()
+    const saved = readFileSync(join(dir, 'tunnel.env'), 'utf8')
+    await bash(block('cleanup'), dir, settings)
+    writeFileSync(join(dir, 'tunnel.env'), saved)
+    const again = await bash(block('cleanup'), dir, settings)
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: `Tunnel user ${user} was already revoked or has expired\n`
+    })
+  })
+
+  it('warns with the service message, without failing, when it cannot revoke', async () => {
+    const { SVC_TUNNEL_USER: user } = await provision()
+    const run = await bash(block('cleanup'), dir, {
+      ...settings,
+      SVC_API_KEY: `sk_${'0'.repeat(64)}`
+    })
+    expect(run.code).toBe(0)
+    expect(run.stderr).toMatch(
+      new RegExp(`^WARNING: could not revoke tunnel user ${user} \\(HTTP 401: .+\\)`)
+    )
+    expect(tokenOf(user)?.status).toBe('active')
+  })
+
+  it('does nothing when nothing was provisioned', async () => {
+    service.clearRequests()
+    const run = await bash(block('cleanup'), dir, settings)
+    expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' })
+    expect(service.requests()).toEqual([])
+  })
+})
+
+describe('bootstrap', () => {
+  it('registers the project and creates a cicd:provision key that provisions for it', async () => {
+    const env = {
+      SVC_BASE_URL: service.baseUrl,
+      SVC_JWT: service.seed.jwt,
+      SVC_PROJECT: 'bootstrapped-app'
+    }
+    const run = await bash(block('bootstrap'), dir, env)
+    expect(run.code).toBe(0)
+    const keyFile = join(dir, 'ci-api-key.txt')
+    const apiKey = readFileSync(keyFile, 'utf8').trim()
+    expect(apiKey).toMatch(/^sk_[0-9a-f]{64}$/)
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600)
+    expect(run.stdout + run.stderr).not.toContain(apiKey)
+
+    settings = {
+      SVC_BASE_URL: service.baseUrl,
+      SVC_API_KEY: apiKey,
+      SVC_PROJECT: 'bootstrapped-app'
+    }
+    const vars = await provision()
+    expect(tokenOf(vars.SVC_TUNNEL_USER)?.project_slug).toBe('bootstrapped-app')
+
+    // Only cicd:provision: the new key cannot mint further keys.
+    const more = await fetch(`${service.baseUrl}/api-keys-create`, {
+      method: 'POST',
+      headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'another', scopes: ['cicd:provision'] })
+    })
+    expect(more.status).toBe(403)
+  })
+
+  it('fails with the service message when the session token is refused', async () => {
+    const env = {
+      SVC_BASE_URL: service.baseUrl,
+      SVC_JWT: 'not-a-session',
+      SVC_PROJECT: 'never-made'
+    }
+    const run = await bash(block('bootstrap'), dir, env)
+    expect(run.code).not.toBe(0)
+    expect(run.stderr.trim()).toMatch(/^project-register failed: HTTP 401: \S/)
+    expect(existsSync(join(dir, 'ci-api-key.txt'))).toBe(false)
+  })
+})
