@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url'
 import { Job } from '../scripts/job.js'
 import {
+  ensureNode24,
   findSecretLeaks,
   renderLog,
   renderSummary,
@@ -17,6 +18,9 @@ import { parseWorkflowCommand } from '../scripts/runner/workflow-commands.js'
 
 const actionDir = fileURLToPath(new URL('./fixtures/echo-action', import.meta.url))
 const SECRET = 'fixture-secret-42'
+
+// On a fresh clone this installs Node 24 first (npm, several seconds): not inside a test's time.
+beforeAll(() => ensureNode24(), 180_000)
 
 function printedInputs(result: StepResult): Record<string, string> {
   const line = result.lines.find(l => l.text.startsWith('inputs '))!

@@ -20,6 +20,8 @@ const binary = join(
   process.platform === 'win32' ? 'node.exe' : 'node'
 )
 
+let checked: string | undefined
+
 function version(node: string): string | undefined {
   try {
     return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()
@@ -57,7 +59,8 @@ function withLock<T>(fn: () => T): T {
 export function ensureNode24(): string {
   const override = process.env.RUNNER_NODE
   if (override) return override
-  if (version(binary)?.startsWith('v24.')) return binary
+  // Checked once per process: every step would otherwise pay for a `node --version`.
+  if (checked || version(binary)?.startsWith('v24.')) return (checked = binary)
   return withLock(() => {
     if (!version(binary)?.startsWith('v24.')) {
       process.stderr.write(`Installing ${packageName}@24 (the runner's Node) with npm …\n`)
@@ -72,6 +75,6 @@ export function ensureNode24(): string {
     }
     const found = version(binary)
     if (!found?.startsWith('v24.')) throw new Error(`${binary} is not Node 24 (got ${found})`)
-    return binary
+    return (checked = binary)
   })
 }

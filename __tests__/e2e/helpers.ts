@@ -3,7 +3,12 @@
  * for it, and the checks every case makes (what a user sees, and that no secret leaks).
  */
 import { Job } from '../../scripts/job.js'
-import { findSecretLeaks, type LeakCheck, type StepResult } from '../../scripts/runner.js'
+import {
+  ensureNode24,
+  findSecretLeaks,
+  type LeakCheck,
+  type StepResult
+} from '../../scripts/runner.js'
 import {
   startCredentialService,
   type RunningService,
@@ -15,9 +20,11 @@ export const VARIABLES = ['TOKEN', 'USER', 'HOST', 'PORT'].map(v => `SVC_TUNNEL_
 /** Starts the service before the file's tests and stops it after; faults are reset per test. */
 export function useService(options: ServiceOptions = {}): () => RunningService {
   let service: RunningService | undefined
+  // On a fresh clone this installs Node 24 first (npm, several seconds): not inside a test's time.
   beforeAll(async () => {
+    ensureNode24()
     service = await startCredentialService(options)
-  })
+  }, 180_000)
   beforeEach(() => {
     service!.resetFaults()
     service!.clearRequests()

@@ -12,6 +12,7 @@ import {
 } from './helpers.js'
 
 const service = useService()
+// Retries wait for real (backoff, retry_after, timeouts), beyond Jest's default 5 s per test.
 
 const gapsMs = () => {
   const times = service()
@@ -37,7 +38,7 @@ it('retries a 500 answer and succeeds', async () => {
     about: [main.env.SVC_TUNNEL_USER]
   })
   await post()
-})
+}, 15_000)
 
 it('waits a short retry_after (1 s) on 429, then succeeds', async () => {
   service().injectFault({ kind: '429', retryAfter: 1 })
@@ -51,7 +52,7 @@ it('waits a short retry_after (1 s) on 429, then succeeds', async () => {
   ).toEqual([429, 200])
   expect(gapsMs()[0]).toBeGreaterThanOrEqual(950)
   await post()
-})
+}, 15_000)
 
 it('fails fast on a 429 that asks for an hour, saying when to re-run', async () => {
   service().injectFault({ kind: '429', retryAfter: 3600 })
@@ -59,7 +60,7 @@ it('fails fast on a 429 that asks for an hour, saying when to re-run', async () 
   expectFailedMain(main, /3600 s.*re-run the job after \d{4}-\d\d-\d\dT/)
   expect(service().requests()).toHaveLength(1)
   expect(main.durationMs).toBeLessThan(5000)
-})
+}, 15_000)
 
 it('gives up on a hung server after timeout-seconds × max-attempts plus backoff', async () => {
   service().injectFault({ kind: 'hang', count: 2 })
@@ -71,7 +72,7 @@ it('gives up on a hung server after timeout-seconds × max-attempts plus backoff
   // 2 × 1 s, plus at most 1 s of backoff after the first attempt, plus process start.
   expect(main.durationMs).toBeGreaterThanOrEqual(2000)
   expect(main.durationMs).toBeLessThan(6000)
-})
+}, 15_000)
 
 it('fails after max-attempts 5xx answers and says how many attempts were made', async () => {
   service().injectFault({ kind: '500', count: 2 })
@@ -79,4 +80,4 @@ it('fails after max-attempts 5xx answers and says how many attempts were made', 
   expectFailedMain(main, /failed \(500 INTERNAL_ERROR\).*Gave up after 2 attempts/)
   expect(annotations(main, 'warning')).toEqual([])
   expect(service().requests()).toHaveLength(2)
-})
+}, 15_000)
