@@ -90,8 +90,11 @@ it('times out a body that starts but never ends', async () => {
 it('retries a dropped connection, then takes the answer', async () => {
   let calls = 0
   const flaky = await serve((request, response) => {
-    if (++calls === 1) return request.socket.destroy()
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CREDENTIAL))
+    if (++calls === 1) request.socket.destroy()
+    else
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(CREDENTIAL))
   })
   const { service, sleeps } = client(flaky.url, { maxAttempts: 3 })
   await expect(service.createFreeCredential()).resolves.toEqual(CREDENTIAL)
@@ -114,8 +117,8 @@ it('does not follow a redirect, so the API key cannot be carried elsewhere', asy
 it('reads retry_after from the Retry-After header when the body has none', async () => {
   let calls = 0
   const limited = await serve((_request, response) => {
-    if (++calls === 1) return response.writeHead(429, { 'retry-after': '1' }).end('{}')
-    response.end(JSON.stringify(CREDENTIAL))
+    if (++calls === 1) response.writeHead(429, { 'retry-after': '1' }).end('{}')
+    else response.end(JSON.stringify(CREDENTIAL))
   })
   const { service, sleeps } = client(limited.url, { maxAttempts: 2 })
   await expect(service.createFreeCredential()).resolves.toEqual(CREDENTIAL)
@@ -141,8 +144,8 @@ it('revokes, and reports a 404 as already gone', async () => {
   let calls = 0
   const server = await serve((request, response, body) => {
     seen.push({ path: request.url, key: request.headers['x-api-key'], body: JSON.parse(body) })
-    if (++calls === 1) return response.end('{"success":true}')
-    response.writeHead(404).end('{"error":"gone","code":"NOT_FOUND"}')
+    if (++calls === 1) response.end('{"success":true}')
+    else response.writeHead(404).end('{"error":"gone","code":"NOT_FOUND"}')
   })
   const { service } = client(server.url)
   await expect(service.revokeCredential('sk_k', 'u1')).resolves.toBe('revoked')
