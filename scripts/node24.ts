@@ -5,7 +5,7 @@
  * so that only one of them runs npm.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -59,8 +59,11 @@ function withLock<T>(fn: () => T): T {
 export function ensureNode24(): string {
   const override = process.env.RUNNER_NODE
   if (override) return override
-  // Checked once per process: every step would otherwise pay for a `node --version`.
-  if (checked || version(binary)?.startsWith('v24.')) return (checked = binary)
+  // Version checked once per process (a `node --version` per step adds up); the file is checked
+  // every time, because any `npm install` or `npm ci` removes a package installed with --no-save.
+  if ((checked && existsSync(checked)) || version(binary)?.startsWith('v24.')) {
+    return (checked = binary)
+  }
   return withLock(() => {
     if (!version(binary)?.startsWith('v24.')) {
       process.stderr.write(`Installing ${packageName}@24 (the runner's Node) with npm …\n`)
