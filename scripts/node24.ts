@@ -12,8 +12,12 @@ import { fileURLToPath } from 'node:url'
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 
 const packageName = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`
+// Its own npm prefix, not the project's node_modules: there the package would link
+// node_modules/.bin/node, and every npm script (the tests included) would run on Node 24
+// instead of the Node the developer or CI chose.
+export const node24Prefix = join(repoRoot, 'node_modules', '.cache', 'node24')
 const binary = join(
-  repoRoot,
+  node24Prefix,
   'node_modules',
   packageName,
   'bin',
@@ -60,16 +64,26 @@ export function ensureNode24(): string {
   const override = process.env.RUNNER_NODE
   if (override) return override
   // Version checked once per process (a `node --version` per step adds up); the file is checked
-  // every time, because any `npm install` or `npm ci` removes a package installed with --no-save.
+  // every time, because `npm ci` empties node_modules.
   if ((checked && existsSync(checked)) || version(binary)?.startsWith('v24.')) {
     return (checked = binary)
   }
   return withLock(() => {
     if (!version(binary)?.startsWith('v24.')) {
       process.stderr.write(`Installing ${packageName}@24 (the runner's Node) with npm …\n`)
+      mkdirSync(node24Prefix, { recursive: true })
       execFileSync(
         'npm',
-        ['install', '--no-save', '--no-audit', '--no-fund', `${packageName}@24`],
+        [
+          'install',
+          '--prefix',
+          node24Prefix,
+          '--no-save',
+          '--no-package-lock',
+          '--no-audit',
+          '--no-fund',
+          `${packageName}@24`
+        ],
         {
           cwd: repoRoot,
           stdio: ['ignore', 'ignore', 'inherit']
