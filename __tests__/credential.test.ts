@@ -1,0 +1,119 @@
+import { hasExpired, isBareHost, parseCredential, secretsIn } from '../src/credential.js'
+
+const RAW = {
+  token: 'tok_abc',
+  tunnel_user: 'ab12c',
+  client_id: 'client-1',
+  expires_at: '2026-11-23T11:00:00.123+00:00',
+  ttl_minutes: 60,
+  tunnel_host: 'tunnel.example.test',
+  tunnel_port: 2223,
+  project_slug: 'web-shop'
+}
+
+describe('parseCredential', () => {
+  it('turns a documented answer into a credential', () => {
+    expect(parseCredential(RAW, 'cicd')).toEqual({
+      flavour: 'cicd',
+      token: 'tok_abc',
+      tunnelUser: 'ab12c',
+      clientId: 'client-1',
+      tunnelHost: 'tunnel.example.test',
+      tunnelPort: 2223,
+      portDefaulted: false,
+      expiresAt: '2026-11-23T11:00:00.123+00:00',
+      ttlMinutes: 60,
+      projectSlug: 'web-shop'
+    })
+  })
+
+  it('uses the client id as tunnel user and client id for a free credential', () => {
+    const free = parseCredential(
+      {
+        tunnel_client_id: 'free-1',
+        tunnel_client_secret: 's3cret',
+        tunnel_host: '192.0.2.4',
+        tunnel_port: 2223
+      },
+      'free'
+    )
+    expect(free).toMatchObject({
+      token: 's3cret',
+      tunnelUser: 'free-1',
+      clientId: 'free-1',
+      tunnelHost: '192.0.2.4'
+    })
+    expect(free.expiresAt).toBeUndefined()
+  })
+
+  it('lets overrides replace host and port, even when the service sent none', () => {
+    const { tunnel_host: _host, tunnel_port: _port, ...bare } = RAW
+    expect(
+      parseCredential(bare, 'cicd', { tunnelHost: 'tunnel.internal', tunnelPort: 22 })
+    ).toMatchObject({
+      tunnelHost: 'tunnel.internal',
+      tunnelPort: 22,
+      portDefaulted: false
+    })
+  })
+
+  it.each([
+    [{ ...RAW, ttl_minutes: 0 }, 'ttl_minutes is not a positive whole number'],
+    [{ ...RAW, ttl_minutes: '60' }, 'ttl_minutes is not a positive whole number'],
+    [{ ...RAW, project_slug: 'a\tb' }, 'project_slug is not a plain string'],
+    [{ ...RAW, client_id: 'c\u200bd' }, 'client_id holds whitespace or control characters'],
+    [{ ...RAW, tunnel_port: '22a' }, 'tunnel_port is not a whole number from 1 to 65535'],
+    [{ ...RAW, tunnel_port: 22.5 }, 'tunnel_port is not a whole number from 1 to 65535'],
+    [{ ...RAW, tunnel_host: 42 }, 'tunnel_host is not a bare hostname or IP address'],
+    [{ ...RAW, expires_at: '2026-13-45T99:00:00Z' }, 'expires_at is not an ISO 8601 time'],
+    [null, 'the body is not a JSON object'],
+    ['tok_abc', 'the body is not a JSON object']
+  ])('rejects %j', (raw, problem) => {
+    expect(() => parseCredential(raw, 'cicd')).toThrow(`failed validation: ${problem}.`)
+  })
+})
+
+describe('isBareHost', () => {
+  it.each([
+    'tunnel.example.test',
+    'localhost',
+    'a-b.c',
+    '192.0.2.1',
+    '2001:db8::1',
+    'tunnel.example.test.'
+  ])('accepts %s', host => expect(isBareHost(host)).toBe(true))
+  it.each([
+    '',
+    'ssh://h',
+    'h:22',
+    'h/x',
+    'h x',
+    '-h.test',
+    'h_.test',
+    'a'.repeat(64) + '.test',
+    '[::1]'
+  ])('refuses %j', host => expect(isBareHost(host)).toBe(false))
+})
+
+describe('hasExpired', () => {
+  const now = Date.parse('2026-11-23T10:00:00Z')
+  it('compares the expiry with the clock; an unknown or unreadable expiry counts as live', () => {
+    expect(hasExpired('2026-11-23T09:59:59Z', now)).toBe(true)
+    expect(hasExpired('2026-11-23T10:00:00Z', now)).toBe(true)
+    expect(hasExpired('2026-11-23T10:00:01Z', now)).toBe(false)
+    expect(hasExpired(undefined, now)).toBe(false)
+    expect(hasExpired('soon', now)).toBe(false)
+  })
+})
+
+describe('secretsIn', () => {
+  it('finds the token and a free secret, and nothing in other shapes', () => {
+    expect(secretsIn({ token: 'a', tunnel_client_secret: 'b', tunnel_user: 'u' })).toEqual([
+      'a',
+      'b'
+    ])
+    expect(secretsIn({ token: 7, tunnel_client_secret: '' })).toEqual([])
+    expect(secretsIn([{ token: 'a' }])).toEqual([])
+    expect(secretsIn('tok')).toEqual([])
+  })
+})
