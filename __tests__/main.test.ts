@@ -27,7 +27,11 @@ const INPUTS = { 'api-key': API_KEY, project: 'web-shop', 'base-url': BASE_URL }
 
 beforeAll(() => nock.disableNetConnect())
 afterEach(() => nock.cleanAll())
-afterAll(() => nock.enableNetConnect())
+afterAll(() => {
+  nock.enableNetConnect()
+  // http is patched process-wide; later test files in this worker need the real one.
+  nock.restore()
+})
 
 function run(
   inputs: Record<string, string> = INPUTS,
