@@ -6,6 +6,7 @@ import {
   linesLeaking,
   runInProcess
 } from './helpers/in-process-step.js'
+import { useNock } from './helpers/nock-lifecycle.js'
 
 // nock must patch http before @actions/http-client loads.
 const { runMain } = await import('../src/main.js')
@@ -25,13 +26,7 @@ const CREDENTIAL = {
 }
 const INPUTS = { 'api-key': API_KEY, project: 'web-shop', 'base-url': BASE_URL }
 
-beforeAll(() => nock.disableNetConnect())
-afterEach(() => nock.cleanAll())
-afterAll(() => {
-  nock.enableNetConnect()
-  // http is patched process-wide; later test files in this worker need the real one.
-  nock.restore()
-})
+useNock(nock)
 
 function run(
   inputs: Record<string, string> = INPUTS,

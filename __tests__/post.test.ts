@@ -6,6 +6,7 @@ import {
   linesLeaking,
   runInProcess
 } from './helpers/in-process-step.js'
+import { useNock } from './helpers/nock-lifecycle.js'
 
 // nock must patch http before @actions/http-client loads.
 const { runPost } = await import('../src/post.js')
@@ -20,13 +21,7 @@ const SAVED = {
 }
 const INPUTS = { 'api-key': API_KEY, project: 'web-shop', 'base-url': BASE_URL }
 
-beforeAll(() => nock.disableNetConnect())
-afterEach(() => nock.cleanAll())
-afterAll(() => {
-  nock.enableNetConnect()
-  // http is patched process-wide; later test files in this worker need the real one.
-  nock.restore()
-})
+useNock(nock)
 
 function runPostWith(
   saved: Record<string, unknown> | null = SAVED,
