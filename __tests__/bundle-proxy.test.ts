@@ -1,0 +1,85 @@
+/**
+ * The bundle maps `undici` to a stub (src/tsconfig.json paths, src/bundle/undici-stub.ts), so
+ * `@actions/http-client` loads without it. Proxies must still work in what the runner runs:
+ * dist/index.js under Node 24, with https_proxy set, asks a local proxy for a CONNECT tunnel.
+ */
+import { readFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { join } from 'node:path'
+import { ensureNode24, repoRoot, runStep } from '../scripts/runner.js'
+import { ProxyAgent } from '../src/bundle/undici-stub.js'
+
+const KEY = `sk_${'c1cd'.repeat(16)}`
+const servers: Server[] = []
+
+beforeAll(() => {
+  ensureNode24()
+}, 180_000)
+afterAll(async () => {
+  await Promise.all(servers.map(s => new Promise(resolve => s.close(resolve))))
+})
+
+/** A proxy that records where it was asked to tunnel, then refuses: enough to prove the route. */
+async function connectProxy(): Promise<{ url: string; targets: string[] }> {
+  const targets: string[] = []
+  const proxy = createServer()
+  proxy.on('connect', (request: IncomingMessage, socket: Socket) => {
+    targets.push(request.url ?? '')
+    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n')
+  })
+  await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve))
+  servers.push(proxy)
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, targets }
+}
+
+function runMain(env: Record<string, string>) {
+  return runStep({
+    step: 'main',
+    inputs: {
+      'api-key': KEY,
+      project: 'demo-app',
+      'base-url': 'https://credentials.example.test',
+      'max-attempts': '1',
+      'timeout-seconds': '5'
+    },
+    secrets: [KEY],
+    env,
+    timeoutMs: 20_000
+  })
+}
+
+describe('the undici stub', () => {
+  it('says why when something tries to use undici', () => {
+    expect(() => new ProxyAgent()).toThrow(
+      'undici is not bundled with this action: HttpClient.getAgentDispatcher() is unsupported here.'
+    )
+  })
+
+  it('is what the bundle holds instead of undici', () => {
+    const bundle = readFileSync(join(repoRoot, 'dist', 'index.js'), 'utf8')
+    expect(bundle).toContain('undici is not bundled with this action')
+    // undici's own classes and symbols: none of them made it in.
+    expect(bundle).not.toMatch(/DispatcherBase|Symbol\('undici|class ProxyAgent extends/)
+  })
+})
+
+describe('the bundled main step behind a proxy (Node 24)', () => {
+  it('asks https_proxy for a tunnel to the service', async () => {
+    const proxy = await connectProxy()
+    const main = await runMain({ https_proxy: proxy.url })
+    expect(proxy.targets).toEqual(['credentials.example.test:443'])
+    expect(main.exitCode).toBe(1)
+    expect(main.stdout).not.toContain('undici is not bundled')
+    expect(main.env).toEqual({})
+  }, 30_000)
+
+  it('goes around the proxy for hosts in no_proxy', async () => {
+    const proxy = await connectProxy()
+    const main = await runMain({ https_proxy: proxy.url, no_proxy: 'localhost,.example.test' })
+    // Straight to the host, which does not resolve here: the step fails, and the proxy is unasked.
+    expect(proxy.targets).toEqual([])
+    expect(main.exitCode).toBe(1)
+    expect(main.stdout).not.toContain('undici is not bundled')
+  }, 30_000)
+})
