@@ -16,7 +16,8 @@ export class UsageError extends Error {
 
 export const USAGE = `Usage: npm run service -- [options]
 
-Starts the local credential service (an in-memory stand-in) on 127.0.0.1.
+Starts the local credential service (an in-memory stand-in) on 127.0.0.1, with
+its tunnel stand-in: SSH on --tunnel-port and an HTTP front on a free port.
 
 Options:
   --port <n>          port to listen on; 0 picks a free one (default 0)
@@ -24,7 +25,8 @@ Options:
   --project <slug>    also know this project slug (repeatable)
   --jwt <token>       also accept this bearer token as a session (repeatable)
   --tunnel-host <h>   tunnel_host in the credentials handed out (default 127.0.0.1)
-  --tunnel-port <n>   tunnel_port in the credentials handed out (default 2223)
+  --tunnel-port <n>   SSH port of the tunnel stand-in, also the tunnel_port in
+                      the credentials handed out (default: a free port)
   --fault <json>      queue a fault before the first request (repeatable), e.g.
                       --fault '{"kind":"500","count":2}'
   --help              show this text`

@@ -23,6 +23,13 @@ function describeService(service: RunningService, options: ServiceOptions): stri
     `jwt: ${seed.jwt}`,
     ...(options.jwts ?? []).map(jwt => `jwt (from --jwt): ${jwt}`),
     `tunnel: ${service.tunnelHost}:${service.tunnelPort}`,
+    ...(service.tunnel === null
+      ? []
+      : [
+          `tunnel host key: ${service.tunnel.fingerprint}`,
+          `tunnel known_hosts: ${service.tunnel.knownHostsPath}`,
+          `tunnel http front: ${service.tunnel.frontUrl} (http://<name>-<user>.localhost:${service.tunnel.frontPort}/)`
+        ]),
     'Press Ctrl+C to stop.'
   ]
 }
@@ -41,7 +48,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0
   }
   const { options } = command
-  const service = await startCredentialService(options)
+  // The command always starts the tunnel stand-in; tests opt in through the option.
+  const service = await startCredentialService({ ...options, tunnel: true })
   process.stdout.write(`${describeService(service, options).join('\n')}\n`)
 
   await new Promise<void>(resolve => {

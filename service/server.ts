@@ -27,6 +27,7 @@ import {
 } from './seed.js'
 import type { ServiceState } from './state.js'
 import { isoTime, TokenStore, type TunnelTokenView } from './tokens.js'
+import { startTunnelServer, type RunningTunnel, type TunnelOptions } from './tunnel/tunnel.js'
 
 export const BASE_PATH = '/functions/v1'
 const HOUR_MS = 60 * 60 * 1000
@@ -44,8 +45,13 @@ export interface ServiceOptions {
   jwts?: string[]
   /** tunnel_host in the credentials handed out; default 127.0.0.1. */
   tunnelHost?: string
-  /** tunnel_port in the credentials handed out; default 2223. */
+  /**
+   * tunnel_port in the credentials handed out; default 2223. With `tunnel`, the port the
+   * tunnel stand-in listens on (default: a free one), and the credentials carry that port.
+   */
   tunnelPort?: number
+  /** Also start the tunnel stand-in (SSH and its HTTP front, see tunnel/tunnel.ts). Default off. */
+  tunnel?: boolean | Omit<TunnelOptions, 'port'>
   /** Faults queued before the first request. */
   faults?: Fault[]
   /** The clock in milliseconds, injectable so tests can move time (expiry, rate-limit windows). */
@@ -62,6 +68,8 @@ export interface RunningService {
   port: number
   tunnelHost: string
   tunnelPort: number
+  /** The tunnel stand-in (known_hosts path, front URL, forwards), or null when not started. */
+  tunnel: RunningTunnel | null
   /** The default credentials and project, always present. */
   seed: Seed
   /** Queues a fault; throws if it is malformed. */
@@ -192,6 +200,15 @@ export async function startCredentialService(
   }
   for (const fault of options.faults ?? []) controls.injectFault(fault)
 
+  let tunnel: RunningTunnel | null = null
+  if (options.tunnel !== undefined && options.tunnel !== false) {
+    tunnel = await startTunnelServer(state.tokens, now, [state.tunnelHost], {
+      ...(options.tunnel === true ? {} : options.tunnel),
+      port: options.tunnelPort ?? 0
+    })
+    state.tunnelPort = tunnel.port
+  }
+
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const { text: rawBody, tooLarge } = await readBody(request)
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
@@ -268,6 +285,9 @@ export async function startCredentialService(
       server.off('error', reject)
       resolve()
     })
+  }).catch(async (error: unknown) => {
+    await tunnel?.close()
+    throw error
   })
 
   const { address, port } = server.address() as AddressInfo
@@ -282,14 +302,18 @@ export async function startCredentialService(
     port,
     tunnelHost: state.tunnelHost,
     tunnelPort: state.tunnelPort,
+    tunnel,
     seed: { ...DEFAULT_SEED },
     ...controls,
     close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close(error => (error === undefined ? resolve() : reject(error)))
-        // Hung requests and idle keep-alive sockets would otherwise keep close() waiting.
-        server.closeAllConnections()
-      })
+      closing ??= Promise.all([
+        new Promise<void>((resolve, reject) => {
+          server.close(error => (error === undefined ? resolve() : reject(error)))
+          // Hung requests and idle keep-alive sockets would otherwise keep close() waiting.
+          server.closeAllConnections()
+        }),
+        tunnel?.close()
+      ]).then(() => undefined)
       return closing
     }
   }

@@ -60,7 +60,7 @@ describe('the service command', () => {
         `project: ${DEFAULT_SEED.project}`,
         'project (from --project): second-app',
         `jwt: ${DEFAULT_SEED.jwt}`,
-        'tunnel: 127.0.0.1:2223'
+        expect.stringMatching(/^tunnel: 127\.0\.0\.1:\d+$/)
       ])
     )
 

@@ -1,0 +1,80 @@
+/**
+ * Which remote forwards are open, by the host name the HTTP front routes on:
+ * `-R <name>:80:…` from tunnel user `<user>` is reached as `<name>-<user>.localhost`.
+ * Pure bookkeeping; the SSH side decides when to add and remove.
+ */
+
+/** Most forwards one tunnel user may hold at once, across all of its connections. */
+export const MAX_FORWARDS_PER_USER = 5
+/** The only remote port a forward may ask for: the front serves HTTP on names, not on ports. */
+export const FORWARD_PORT = 80
+
+/** A DNS label: letters, digits and inner dashes, at most 63 characters. */
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
+
+export interface Forward<Session> {
+  /** The name as the front routes on it, lower-case. */
+  name: string
+  user: string
+  /** `<name>-<user>`, the first label of the host name. */
+  label: string
+  /** The address and port exactly as the client sent them; `forwarded-tcpip` must echo them. */
+  bindAddr: string
+  bindPort: number
+  session: Session
+}
+
+export type AddResult<Session> =
+  { ok: true; forward: Forward<Session> } | { ok: false; reason: string }
+
+export class ForwardTable<Session> {
+  private readonly byLabel = new Map<string, Forward<Session>>()
+
+  add(user: string, bindAddr: string, bindPort: number, session: Session): AddResult<Session> {
+    const name = bindAddr.toLowerCase()
+    if (bindPort !== FORWARD_PORT) {
+      return { ok: false, reason: `only port ${FORWARD_PORT} can be forwarded, not ${bindPort}` }
+    }
+    if (!LABEL.test(name)) {
+      return { ok: false, reason: 'the name must be letters, digits and dashes (a DNS label)' }
+    }
+    const label = `${name}-${user}`
+    if (!LABEL.test(label)) return { ok: false, reason: 'the name is too long' }
+    if (this.byLabel.has(label)) return { ok: false, reason: `${label} is already forwarded` }
+    if (this.ofUser(user).length >= MAX_FORWARDS_PER_USER) {
+      return { ok: false, reason: `a tunnel user holds at most ${MAX_FORWARDS_PER_USER} forwards` }
+    }
+    const forward: Forward<Session> = { name, user, label, bindAddr, bindPort, session }
+    this.byLabel.set(label, forward)
+    return { ok: true, forward }
+  }
+
+  /** Cancels one forward of this session; false if it holds none by that name. */
+  remove(user: string, bindAddr: string, session: Session): boolean {
+    const label = `${bindAddr.toLowerCase()}-${user}`
+    const forward = this.byLabel.get(label)
+    if (forward?.session !== session) return false
+    return this.byLabel.delete(label)
+  }
+
+  /** Drops every forward of a session that ended. */
+  removeSession(session: Session): void {
+    for (const [label, forward] of this.byLabel) {
+      if (forward.session === session) this.byLabel.delete(label)
+    }
+  }
+
+  /** The forward a request for this host goes to: `<name>-<user>.localhost`, any port. */
+  route(host: string): Forward<Session> | undefined {
+    const match = /^([a-z0-9-]+)\.localhost\.?$/.exec(host.toLowerCase())
+    return match === null ? undefined : this.byLabel.get(match[1])
+  }
+
+  ofUser(user: string): Forward<Session>[] {
+    return this.all().filter(forward => forward.user === user)
+  }
+
+  all(): Forward<Session>[] {
+    return [...this.byLabel.values()]
+  }
+}
