@@ -230,11 +230,12 @@ export async function startTunnelServer(
 
   const timer = setInterval(() => {
     for (const session of sessions) {
-      const refusal = unusable(session.record)
+      // Uptime first: a free token's 5-minute life ends no later, so it would hide the reason.
+      const refusal =
+        session.endsAt !== null && now() >= session.endsAt
+          ? `max_uptime_minutes (${FREE_LIMITS.max_uptime_minutes}) reached`
+          : unusable(session.record)
       if (refusal !== null) endSession(session, refusal)
-      else if (session.endsAt !== null && now() >= session.endsAt) {
-        endSession(session, `max_uptime_minutes (${FREE_LIMITS.max_uptime_minutes}) reached`)
-      }
     }
   }, options.checkIntervalMs ?? 1000)
   timer.unref()
