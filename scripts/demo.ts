@@ -14,6 +14,7 @@ import {
   type StepResult
 } from './runner.js'
 import { startCredentialService } from '../service/server.js'
+import { runTunnelDemo } from './demo-tunnel.js'
 
 const failures: string[] = []
 const check = (ok: boolean, what: string) => {
@@ -83,6 +84,9 @@ try {
 } finally {
   await service.close()
 }
+
+// ── Tunnel (scripts/demo-tunnel.ts): the exported variables open a tunnel; post takes it back.
+failures.push(...(await runTunnelDemo(node)))
 
 console.log()
 if (failures.length === 0) {
