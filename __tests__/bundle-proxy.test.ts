@@ -1,6 +1,6 @@
 /**
- * The bundle maps `undici` to a stub (src/tsconfig.json paths, src/bundle/undici-stub.ts), so
- * `@actions/http-client` loads without it. Proxies must still work in what the runner runs:
+ * The bundle maps `undici` and `@actions/exec` to stubs (src/tsconfig.json paths, src/bundle/),
+ * so `@actions/http-client` and `@actions/core` load without them. Proxies must still work in what the runner runs:
  * dist/index.js under Node 24, with https_proxy set, asks a local proxy for a CONNECT tunnel.
  */
 import { readFileSync } from 'node:fs'
@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
 import { ensureNode24, repoRoot, runStep } from '../scripts/runner.js'
+import { exec, getExecOutput } from '../src/bundle/exec-stub.js'
 import { ProxyAgent } from '../src/bundle/undici-stub.js'
 
 const KEY = `sk_${'c1cd'.repeat(16)}`
@@ -49,18 +50,27 @@ function runMain(env: Record<string, string>) {
   })
 }
 
-describe('the undici stub', () => {
-  it('says why when something tries to use undici', () => {
+describe('the stubs', () => {
+  it('say why when something tries to use undici', () => {
     expect(() => new ProxyAgent()).toThrow(
       'undici is not bundled with this action: HttpClient.getAgentDispatcher() is unsupported here.'
     )
   })
 
-  it('is what the bundle holds instead of undici', () => {
+  it('say why when something tries to use @actions/exec', () => {
+    const message =
+      '@actions/exec is not bundled with this action: core.platform.getDetails() is unsupported here.'
+    expect(() => exec()).toThrow(message)
+    expect(() => getExecOutput()).toThrow(message)
+  })
+
+  it('are what the bundle holds instead of undici and @actions/exec', () => {
     const bundle = readFileSync(join(repoRoot, 'dist', 'index.js'), 'utf8')
     expect(bundle).toContain('undici is not bundled with this action')
-    // undici's own classes and symbols: none of them made it in.
+    // undici's own classes and symbols, exec's ToolRunner and child_process: none made it in.
+    // (The exec stub itself is tree-shaken away: nothing the action calls reaches it.)
     expect(bundle).not.toMatch(/DispatcherBase|Symbol\('undici|class ProxyAgent extends/)
+    expect(bundle).not.toMatch(/ToolRunner|child_process/)
   })
 })
 
