@@ -4,6 +4,11 @@
  * SVC_TUNNEL_TOKEN through SSH_ASKPASS, against the service's tunnel stand-in, with the host key
  * checked against the known_hosts file the service wrote. Then the post step takes it back.
  */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parse } from 'yaml'
 import {
   hasSsh,
   makeAskpass,
@@ -135,5 +140,89 @@ describe('a tunnel opened with the exported variables', () => {
         .tunnel!.events()
         .filter(e => e.user === vars.SVC_TUNNEL_USER)
     ).toEqual([])
+  }, 30_000)
+})
+
+/** The README's "Using the variables" workflow, its steps by name. */
+function readmeSteps(): Map<string, { run: string; env?: Record<string, string> }> {
+  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8')
+  const section = readme.split('\n## Using the variables\n')[1]?.split('\n## ')[0] ?? ''
+  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1]
+  if (block === undefined) throw new Error('README.md: no yaml block under "Using the variables"')
+  const steps = parse(block) as Array<{ name?: string; run?: string; env?: Record<string, string> }>
+  return new Map(
+    steps.flatMap(step => (step.name && step.run ? [[step.name, { ...step, run: step.run }]] : []))
+  )
+}
+
+/** Runs a `run:` script as the runner's default bash does: `bash --noprofile --norc -eo pipefail`. */
+function runShell(
+  script: string,
+  env: Record<string, string>,
+  dir: string
+): Promise<{ code: number; output: string }> {
+  const file = join(dir, `step-${Math.random().toString(36).slice(2)}.sh`)
+  writeFileSync(file, script)
+  return new Promise(resolve =>
+    execFile(
+      'bash',
+      ['--noprofile', '--norc', '-eo', 'pipefail', file],
+      { env, timeout: 15_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), output: stdout + stderr })
+    )
+  )
+}
+
+describe("the README's workflow steps, run as written", () => {
+  let runnerTemp: string | undefined
+  let close: (() => Promise<unknown>) | undefined
+  afterAll(async () => {
+    await close?.()
+    if (runnerTemp !== undefined) rmSync(runnerTemp, { recursive: true, force: true })
+  })
+
+  it('open the tunnel with ssh -f in the background, reach the app, close it; refused after post', async () => {
+    const steps = readmeSteps()
+    const open = steps.get('Open the tunnel')
+    const shut = steps.get('Close the tunnel')
+    expect(open?.run).toContain('ssh -f -N')
+    expect(shut?.run).toContain('-O exit')
+    const { main, post } = await runAction(inputsFor(service()))
+    const vars = tunnelVariables(main.env)
+    runnerTemp = mkdtempSync(join(tmpdir(), 'readme-steps-'))
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? runnerTemp,
+      RUNNER_TEMP: runnerTemp,
+      // What `${{ vars.SVC_TUNNEL_KNOWN_HOSTS }}` holds: the stand-in's known_hosts line.
+      KNOWN_HOSTS: readFileSync(service().tunnel!.knownHostsPath, 'utf8').trim(),
+      ...vars
+    }
+    const openScript = open!.run.replace('localhost:3000', `localhost:${app.port}`)
+    const shutScript = shut!.run
+    close = () => runShell(shutScript, env, runnerTemp!)
+
+    const opened = await runShell(openScript, env, runnerTemp)
+    expect(opened).toEqual({ code: 0, output: '' })
+    // -f returned after the forward was set up: it answers at once, no polling.
+    const host = `app-${vars.SVC_TUNNEL_USER}.localhost`
+    expect(await getThroughFront(service().tunnel!.frontPort, host)).toEqual({
+      status: 200,
+      body: 'answer from your local app (GET /)\n'
+    })
+
+    expect((await runShell(shutScript, env, runnerTemp)).code).toBe(0)
+    await new Promise(resolve => setTimeout(resolve, 200))
+    expect((await getThroughFront(service().tunnel!.frontPort, host)).status).toBe(502)
+
+    expect((await post()).exitCode).toBe(0)
+    const refused = await runShell(openScript, env, runnerTemp)
+    expect(refused.code).toBe(255)
+    expect(refused.output).toContain('Permission denied')
+    expect(lastEvent(vars.SVC_TUNNEL_USER)).toMatchObject({
+      event: 'refused',
+      detail: 'credential revoked'
+    })
   }, 30_000)
 })
