@@ -56,8 +56,8 @@ function nodeVersion(node: string): string | undefined {
 }
 
 /**
- * Node 20, the other runtime: BENCH_NODE20 when set, else the first node 20 on PATH or the one
- * running npm. (Under `npm run`, node_modules/.bin/node, the Node 24 package, comes first on PATH.)
+ * Node 20, the other runtime: BENCH_NODE20 when set, else the node running this script, npm's
+ * node, or the first Node 20 on PATH.
  */
 function findOtherNode(): string[] {
   const candidates = [
