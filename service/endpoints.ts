@@ -70,21 +70,14 @@ const provisionCredential: Handler = (request, state) => {
   if (project === undefined) throw notFound(`Project not found: ${JSON.stringify(slug)}`)
 
   const now = state.now()
-  const record: TokenRecord = {
-    id: newUuid(),
-    tunnelUser: newTunnelUserIn(state),
+  const record = issueToken(state, {
     secret: newTokenValue(),
     tunnelType: 'cicd',
     configName: project.slug,
     projectSlug: project.slug,
     environment,
-    createdAt: now,
-    expiresAt: now + ttlMinutes * 60_000,
-    revokedAt: null,
-    lastUsedAt: null,
-    usageCount: 0
-  }
-  state.tokens.add(record)
+    expiresAt: now + ttlMinutes * 60_000
+  })
   return {
     status: 200,
     body: {
@@ -100,24 +93,38 @@ const provisionCredential: Handler = (request, state) => {
   }
 }
 
-const createEphemeralToken: Handler = (request, state) => {
-  enforce(state.limits.ephemeral.take(request.clientAddress))
-  const now = state.now()
+/** Creates a token record with a fresh id and tunnel user, unused and not revoked, and stores it. */
+function issueToken(
+  state: ServiceState,
+  fields: Pick<
+    TokenRecord,
+    'secret' | 'tunnelType' | 'configName' | 'projectSlug' | 'environment' | 'expiresAt'
+  >
+): TokenRecord {
   const record: TokenRecord = {
     id: newUuid(),
     tunnelUser: newTunnelUserIn(state),
+    createdAt: state.now(),
+    revokedAt: null,
+    lastUsedAt: null,
+    usageCount: 0,
+    ...fields
+  }
+  state.tokens.add(record)
+  return record
+}
+
+const createEphemeralToken: Handler = (request, state) => {
+  enforce(state.limits.ephemeral.take(request.clientAddress))
+  const now = state.now()
+  const record = issueToken(state, {
     secret: newClientSecret(),
     tunnelType: 'free',
     configName: 'free',
     projectSlug: null,
     environment: null,
-    createdAt: now,
-    expiresAt: now + FREE_TOKEN_LIFETIME_MS,
-    revokedAt: null,
-    lastUsedAt: null,
-    usageCount: 0
-  }
-  state.tokens.add(record)
+    expiresAt: now + FREE_TOKEN_LIFETIME_MS
+  })
   return {
     status: 200,
     body: {
@@ -176,23 +183,15 @@ const registerProject: Handler = (request, state) => {
   }
   const project = state.projects.add(slug, name)
   if (!createToken) return { status: 200, body: { project, token: null } }
-  const now = state.now()
-  const record: TokenRecord = {
-    id: newUuid(),
-    tunnelUser: newTunnelUserIn(state),
+  const record = issueToken(state, {
     secret: newTokenValue(),
     tunnelType: 'standard',
     configName: slug,
     projectSlug: slug,
     environment: null,
-    createdAt: now,
     // A project token behaves as a standard token: valid until revoked.
-    expiresAt: null,
-    revokedAt: null,
-    lastUsedAt: null,
-    usageCount: 0
-  }
-  state.tokens.add(record)
+    expiresAt: null
+  })
   return {
     status: 200,
     body: {
