@@ -14,11 +14,15 @@ export const ADMIN_PREFIX = '/__admin'
 
 /** The subset of the running service's controls the admin endpoints expose. */
 export interface AdminControls {
+  /** Queues a fault; throws if it is malformed. */
   injectFault(fault: Fault): void
   resetFaults(): void
   pendingFaults(): Array<Fault & { remaining: number }>
+  /** Makes the token expire now; throws if the tunnel user is unknown. */
   expire(tunnelUser: string): void
+  /** A snapshot of every token, as `user-tokens-list` would show it. */
   tokens(): TunnelTokenView[]
+  /** A snapshot of the requests received under /functions/v1, oldest first, secrets redacted. */
   requests(): RequestLogEntry[]
   clearRequests(): void
 }

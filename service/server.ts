@@ -26,7 +26,7 @@ import {
   type Seed
 } from './seed.js'
 import type { ServiceState } from './state.js'
-import { isoTime, TokenStore, type TunnelTokenView } from './tokens.js'
+import { isoTime, TokenStore } from './tokens.js'
 import { startTunnelServer, type RunningTunnel, type TunnelOptions } from './tunnel/tunnel.js'
 
 export const BASE_PATH = '/functions/v1'
@@ -58,7 +58,8 @@ export interface ServiceOptions {
   now?: () => number
 }
 
-export interface RunningService {
+/** The admin controls (faults, expiry, snapshots), plus where the service is and how to stop it. */
+export interface RunningService extends AdminControls {
   /** e.g. `http://127.0.0.1:40123/functions/v1` */
   baseUrl: string
   /** e.g. `http://127.0.0.1:40123` */
@@ -72,17 +73,6 @@ export interface RunningService {
   tunnel: RunningTunnel | null
   /** The default credentials and project, always present. */
   seed: Seed
-  /** Queues a fault; throws if it is malformed. */
-  injectFault(fault: Fault): void
-  resetFaults(): void
-  pendingFaults(): Array<Fault & { remaining: number }>
-  /** Makes the token expire now; throws if the tunnel user is unknown. */
-  expire(tunnelUser: string): void
-  /** A snapshot of every token, as `user-tokens-list` would show it. */
-  tokens(): TunnelTokenView[]
-  /** A snapshot of the requests received under /functions/v1, oldest first, secrets redacted. */
-  requests(): RequestLogEntry[]
-  clearRequests(): void
   /** Stops listening and ends every open connection, hung ones included. Safe to call twice. */
   close(): Promise<void>
 }
