@@ -70,7 +70,7 @@ const provisionCredential: Handler = (request, state) => {
   if (project === undefined) throw notFound(`Project not found: ${JSON.stringify(slug)}`)
 
   const now = state.now()
-  const record = issueToken(state, {
+  const record = issueToken(state, now, {
     secret: newTokenValue(),
     tunnelType: 'cicd',
     configName: project.slug,
@@ -96,6 +96,8 @@ const provisionCredential: Handler = (request, state) => {
 /** Creates a token record with a fresh id and tunnel user, unused and not revoked, and stores it. */
 function issueToken(
   state: ServiceState,
+  // The caller's clock reading, so created_at and expires_at come from the same instant.
+  now: number,
   fields: Pick<
     TokenRecord,
     'secret' | 'tunnelType' | 'configName' | 'projectSlug' | 'environment' | 'expiresAt'
@@ -104,7 +106,7 @@ function issueToken(
   const record: TokenRecord = {
     id: newUuid(),
     tunnelUser: newTunnelUserIn(state),
-    createdAt: state.now(),
+    createdAt: now,
     revokedAt: null,
     lastUsedAt: null,
     usageCount: 0,
@@ -117,7 +119,7 @@ function issueToken(
 const createEphemeralToken: Handler = (request, state) => {
   enforce(state.limits.ephemeral.take(request.clientAddress))
   const now = state.now()
-  const record = issueToken(state, {
+  const record = issueToken(state, now, {
     secret: newClientSecret(),
     tunnelType: 'free',
     configName: 'free',
@@ -183,7 +185,7 @@ const registerProject: Handler = (request, state) => {
   }
   const project = state.projects.add(slug, name)
   if (!createToken) return { status: 200, body: { project, token: null } }
-  const record = issueToken(state, {
+  const record = issueToken(state, state.now(), {
     secret: newTokenValue(),
     tunnelType: 'standard',
     configName: slug,
