@@ -4,34 +4,26 @@
  * dist/index.js under Node 24, with https_proxy set, asks a local proxy for a CONNECT tunnel.
  */
 import { readFileSync } from 'node:fs'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
 import { ensureNode24, repoRoot, runStep } from '../scripts/runner.js'
+import { startRecordingProxy, type RecordingProxy } from './helpers/connect-proxy.js'
 import { exec, getExecOutput } from '../src/bundle/exec-stub.js'
 import { ProxyAgent } from '../src/bundle/undici-stub.js'
 
 const KEY = `sk_${'c1cd'.repeat(16)}`
-const servers: Server[] = []
+const proxies: RecordingProxy[] = []
 
 beforeAll(() => {
   ensureNode24()
 }, 180_000)
 afterAll(async () => {
-  await Promise.all(servers.map(s => new Promise(resolve => s.close(resolve))))
+  await Promise.all(proxies.map(proxy => proxy.close()))
 })
 
-/** A proxy that records where it was asked to tunnel, then refuses: enough to prove the route. */
-async function connectProxy(): Promise<{ url: string; targets: string[] }> {
-  const targets: string[] = []
-  const proxy = createServer()
-  proxy.on('connect', (request: IncomingMessage, socket: Socket) => {
-    targets.push(request.url ?? '')
-    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n')
-  })
-  await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve))
-  servers.push(proxy)
-  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, targets }
+async function connectProxy(): Promise<RecordingProxy> {
+  const proxy = await startRecordingProxy()
+  proxies.push(proxy)
+  return proxy
 }
 
 function runMain(env: Record<string, string>) {

@@ -7,6 +7,7 @@ import type { Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { CredentialService, ServiceError } from '../src/service.js'
 import { AttemptsExhausted } from '../src/retry.js'
+import { startRecordingProxy, type RecordingProxy } from './helpers/connect-proxy.js'
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void
 
@@ -163,17 +164,10 @@ describe('proxies', () => {
     process.env = { ...saved }
   })
 
-  async function connectProxy(): Promise<{ url: string; targets: string[] }> {
-    const targets: string[] = []
-    const proxy = createServer()
-    // A proxy that records where it was asked to tunnel, then refuses: enough to prove the route.
-    proxy.on('connect', (request: IncomingMessage, socket: Socket) => {
-      targets.push(request.url ?? '')
-      socket.end('HTTP/1.1 403 Forbidden\r\n\r\n')
-    })
-    await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve))
-    servers.push({ close: () => proxy.close() })
-    return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, targets }
+  async function connectProxy(): Promise<RecordingProxy> {
+    const proxy = await startRecordingProxy()
+    servers.push({ close: () => void proxy.close() })
+    return proxy
   }
 
   it('sends https requests through https_proxy', async () => {
