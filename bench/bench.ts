@@ -18,6 +18,7 @@ import { delimiter, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { ensureNode24, repoRoot, runStep } from '../scripts/runner.js'
 import { inputVariableName, readActionDefinition } from '../scripts/runner/action-yml.js'
+import { createFileCommandFiles } from '../scripts/runner/file-commands.js'
 import { startCredentialService, type RunningService } from '../service/server.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30)
@@ -103,14 +104,7 @@ function stepEnvironment(dir: string, inputs: Record<string, string>, state = {}
   const temp = join(dir, 'temp')
   mkdirSync(workspace)
   mkdirSync(temp)
-  const files = {
-    GITHUB_ENV: join(dir, 'set_env'),
-    GITHUB_OUTPUT: join(dir, 'set_output'),
-    GITHUB_STATE: join(dir, 'save_state'),
-    GITHUB_PATH: join(dir, 'add_path'),
-    GITHUB_STEP_SUMMARY: join(dir, 'step_summary')
-  }
-  for (const file of Object.values(files)) writeFileSync(file, '')
+  const files = createFileCommandFiles(dir)
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
@@ -192,30 +186,38 @@ function summarise(node: string, stepMs: number[], floorMs: number[]): Pairs {
   }
 }
 
+/** Runs one step-then-floor pair per round, A B A B: warm-ups first, then the counted rounds. */
+async function alternate(label: string, pair: () => Promise<[number, number]>): Promise<Pairs> {
+  const stepMs: number[] = []
+  const floorMs: number[] = []
+  for (let i = -WARMUP; i < RUNS; i++) {
+    const [step, floor] = await pair()
+    if (i >= 0) {
+      stepMs.push(step)
+      floorMs.push(floor)
+    }
+  }
+  return summarise(label, stepMs, floorMs)
+}
+
 async function mainPairs(
   label: string,
   node: string,
   service: RunningService,
   keys: KeyPool
 ): Promise<Pairs> {
-  const stepMs: number[] = []
-  const floorMs: number[] = []
   const inputs = () => ({
     'api-key': keys.next(),
     project: service.seed.project,
     'base-url': service.baseUrl
   })
-  for (let i = -WARMUP; i < RUNS; i++) {
+  return alternate(label, async () => {
     const step = await timeProcess(node, actionEntry, inputs())
     expectExported(step, 'the main step')
     const floor = await timeProcess(node, floorProvision, inputs())
     expectExported(floor, 'floor-provision.mjs')
-    if (i >= 0) {
-      stepMs.push(step.ms)
-      floorMs.push(floor.ms)
-    }
-  }
-  return summarise(label, stepMs, floorMs)
+    return [step.ms, floor.ms]
+  })
 }
 
 /** A credential as main would have saved it, provisioned straight from here. */
@@ -244,9 +246,7 @@ async function postPairs(
   service: RunningService,
   keys: KeyPool
 ): Promise<Pairs> {
-  const stepMs: number[] = []
-  const floorMs: number[] = []
-  for (let i = -WARMUP; i < RUNS; i++) {
+  return alternate(label, async () => {
     const apiKey = keys.next()
     const inputs = { 'api-key': apiKey, project: service.seed.project, 'base-url': service.baseUrl }
     const step = await timeProcess(
@@ -259,12 +259,8 @@ async function postPairs(
     const floorState = await savedCredential(service, keys.next())
     const floor = await timeProcess(node, floorRevoke, inputs, floorState)
     expectRevoked(floor, 'floor-revoke.mjs')
-    if (i >= 0) {
-      stepMs.push(step.ms)
-      floorMs.push(floor.ms)
-    }
-  }
-  return summarise(label, stepMs, floorMs)
+    return [step.ms, floor.ms]
+  })
 }
 
 interface FailureTiming {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { ensureNode24, repoRoot } from './node24.js'
 import { inputVariableName, readActionDefinition } from './runner/action-yml.js'
-import { parseFileCommand, parsePathFile } from './runner/file-commands.js'
+import { createFileCommandFiles, parseFileCommand, parsePathFile } from './runner/file-commands.js'
 import type { LogLine } from './runner/log.js'
 import { Masker } from './runner/masker.js'
 import { createCommandReader, type WorkflowCommand } from './runner/workflow-commands.js'
@@ -143,14 +143,7 @@ export async function runStep(options: StepOptions): Promise<StepResult> {
   const runnerTemp = options.runnerTemp ?? join(scratch, 'temp')
   const commandsDir = join(scratch, '_runner_file_commands')
   for (const dir of [workspace, runnerTemp, commandsDir]) mkdirSync(dir, { recursive: true })
-  const files = {
-    GITHUB_ENV: join(commandsDir, 'set_env'),
-    GITHUB_OUTPUT: join(commandsDir, 'set_output'),
-    GITHUB_STATE: join(commandsDir, 'save_state'),
-    GITHUB_PATH: join(commandsDir, 'add_path'),
-    GITHUB_STEP_SUMMARY: join(commandsDir, 'step_summary')
-  }
-  for (const file of Object.values(files)) writeFileSync(file, '')
+  const files = createFileCommandFiles(commandsDir)
 
   const stateEnv: Record<string, string> = {}
   for (const [name, value] of Object.entries(options.state ?? {})) stateEnv[`STATE_${name}`] = value

@@ -4,12 +4,12 @@
  * line by line. What the step wrote is read back with the same parsers the end-to-end runner uses.
  */
 import { jest } from '@jest/globals'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { inputVariableName, readActionDefinition } from '../../scripts/runner/action-yml.js'
-import { parseFileCommand } from '../../scripts/runner/file-commands.js'
+import { createFileCommandFiles, parseFileCommand } from '../../scripts/runner/file-commands.js'
 import {
   parseWorkflowCommand,
   type WorkflowCommand
@@ -39,13 +39,7 @@ export async function runInProcess(
 ): Promise<StepOutcome> {
   const savedEnv = { ...process.env }
   const dir = mkdtempSync(join(tmpdir(), 'step-'))
-  const files = {
-    GITHUB_ENV: join(dir, 'env'),
-    GITHUB_OUTPUT: join(dir, 'output'),
-    GITHUB_STATE: join(dir, 'state'),
-    GITHUB_STEP_SUMMARY: join(dir, 'summary')
-  }
-  for (const file of Object.values(files)) writeFileSync(file, '')
+  const files = createFileCommandFiles(dir)
   for (const name of Object.keys(process.env)) {
     if (name.startsWith('INPUT_') || name.startsWith('STATE_') || name === 'RUNNER_DEBUG') {
       delete process.env[name]

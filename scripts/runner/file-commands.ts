@@ -4,7 +4,23 @@
  * and a line holding only the delimiter. Empty lines between entries are skipped.
  */
 
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
 export class FileCommandError extends Error {}
+
+/** The runner's five file-command files, created empty in `dir`, keyed by their variable. */
+export function createFileCommandFiles(dir: string) {
+  const files = {
+    GITHUB_ENV: join(dir, 'set_env'),
+    GITHUB_OUTPUT: join(dir, 'set_output'),
+    GITHUB_STATE: join(dir, 'save_state'),
+    GITHUB_PATH: join(dir, 'add_path'),
+    GITHUB_STEP_SUMMARY: join(dir, 'step_summary')
+  }
+  for (const file of Object.values(files)) writeFileSync(file, '')
+  return files
+}
 
 export function parseFileCommand(text: string): Record<string, string> {
   const values: Record<string, string> = {}
