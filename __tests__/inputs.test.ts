@@ -26,8 +26,7 @@ describe('readMainSettings', () => {
       })
     )
     expect(settings).toEqual({
-      flavour: 'cicd',
-      fellBackToFree: false,
+      kind: 'cicd',
       apiKey: KEY,
       project: 'web-shop',
       environment: 'staging',
@@ -47,9 +46,8 @@ describe('readMainSettings', () => {
       reader({ credential: 'free', 'base-url': 'https://svc.example.test/v1' })
     )
     expect(settings).toMatchObject({
-      flavour: 'free',
+      kind: 'free',
       fellBackToFree: false,
-      ttlMinutes: undefined,
       revoke: true,
       envPrefix: 'SVC',
       exportEnv: true,
@@ -61,14 +59,14 @@ describe('readMainSettings', () => {
     expect(
       readMainSettings(reader({ credential: 'auto', 'base-url': 'https://s.test' }))
     ).toMatchObject({
-      flavour: 'free',
+      kind: 'free',
       fellBackToFree: true
     })
     expect(
       readMainSettings(
         reader({ credential: 'auto', 'api-key': KEY, project: 'p', 'base-url': 'https://s.test' })
       )
-    ).toMatchObject({ flavour: 'cicd', fellBackToFree: false })
+    ).toMatchObject({ kind: 'cicd' })
   })
 
   it('does not require a key or project for free credentials', () => {
@@ -80,7 +78,7 @@ describe('readMainSettings', () => {
   it('quotes a long bad value only in part', () => {
     expect(() =>
       readMainSettings(reader({ credential: 'x'.repeat(100), 'base-url': 'https://s.test' }))
-    ).toThrow(`Input credential is "${'x'.repeat(57)}...": expected one of cicd, free or auto.`)
+    ).toThrow(`Input credential is "${'x'.repeat(57)}...": expected one of cicd, free, auto, ssh-key or existing.`)
   })
 
   it('rejects timeout-seconds out of range', () => {

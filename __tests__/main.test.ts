@@ -73,9 +73,8 @@ describe('main step, happy path', () => {
       credential: 'cicd'
     })
     expect(JSON.parse(step.state.credential)).toEqual({
-      flavour: 'cicd',
+      kind: 'cicd',
       tunnelUser: 'ab12c',
-      baseUrl: BASE_URL,
       expiresAt: '2026-11-23T11:00:00Z'
     })
     expect(step.summary).toContain('<td>staging</td>')
@@ -381,7 +380,7 @@ describe('main step, inputs', () => {
     [
       'an unknown credential',
       { credential: 'gold' },
-      /Input credential is "gold": expected one of cicd, free or auto\./
+      /Input credential is "gold": expected one of cicd, free, auto, ssh-key or existing\./
     ],
     ['a lower-case env-prefix', { 'env-prefix': 'svc' }, /Input env-prefix is "svc"/],
     [
@@ -473,7 +472,7 @@ describe('main step, free and auto credentials', () => {
     })
     expect(step.outputs.credential).toBe('free')
     expect(step.outputs['project-slug']).toBe('')
-    expect(JSON.parse(step.state.credential).flavour).toBe('free')
+    expect(JSON.parse(step.state.credential).kind).toBe('free')
     expect(step.masks).toContain('fsec_9z8y7x')
     expect(linesLeaking(step, 'fsec_9z8y7x')).toEqual([])
     expect(step.summary).toContain('free (5 minutes, not revocable)')

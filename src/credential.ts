@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
 
-export type Flavour = 'cicd' | 'free'
+export type Flavour = 'cicd' | 'free' | 'existing'
 
 /** A validated tunnel credential: every field is safe to write to the runner's files. */
 export interface Credential {

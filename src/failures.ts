@@ -10,7 +10,30 @@ export interface FailureContext {
 const RATE_LIMITS: Record<Endpoint, string> = {
   'credential-provision': 'credential-provision allows 60 requests per hour per API key',
   'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
-  'revoke-token': 'revoke-token is rate limited by the service'
+  'revoke-token': 'revoke-token is rate limited by the service',
+  'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+  'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
+}
+
+const INVALID_REQUEST_HINTS: Record<Endpoint, string> = {
+  'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
+  'create-ephemeral-token': 'Check base-url.',
+  'revoke-token': 'Check base-url.',
+  'keys-upload':
+    'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+  'revoke-ssh-key': 'Check base-url.'
+}
+
+const FORBIDDEN_HINTS: Record<Endpoint, string> = {
+  'credential-provision':
+    'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
+  'create-ephemeral-token': 'Check base-url.',
+  'revoke-token': 'Use a key of the account that owns the token.',
+  'keys-upload':
+    'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+  // The spec's 403 for revoke-ssh-key: the key exists but another account uploaded it.
+  'revoke-ssh-key':
+    'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
 }
 
 /**
@@ -50,11 +73,11 @@ function explainServiceError(error: ServiceError, context: FailureContext): stri
   const status = `${error.status}${error.code ? ` ${error.code}` : ''}`
   switch (error.status) {
     case 400:
-      return `The credential service rejected the request as invalid (${status}).${said} Check the inputs project, environment and ttl-minutes.`
+      return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`
     case 401:
       return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`
     case 403:
-      return `The API key is not allowed to do this (${status}).${said} ${error.endpoint === 'credential-provision' ? 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.' : 'Use a key of the account that owns the token.'}`
+      return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`
     case 404:
       return error.endpoint === 'credential-provision'
         ? `Project "${context.project ?? ''}" was not found (${status}).${said} Check the project input (the project's slug), or register the project first.`

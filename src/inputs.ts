@@ -1,26 +1,63 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
-import { isBareHost } from './credential.js'
+import { DEFAULT_TUNNEL_PORT, isBareHost } from './credential.js'
 
-export type CredentialChoice = 'cicd' | 'free' | 'auto'
+export type KindName = 'cicd' | 'free' | 'ssh-key' | 'existing'
+export type CredentialChoice = KindName | 'auto'
 
-/** Everything the main step needs, read and checked in one place before any request is sent. */
-export interface MainSettings {
-  flavour: 'cicd' | 'free'
-  /** True when `auto` fell back to a free credential because no API key was given. */
-  fellBackToFree: boolean
+/** What every kind's main step reads, whatever it obtains. */
+export interface CommonSettings {
+  revoke: boolean
+  envPrefix: string
+  exportEnv: boolean
+  http: HttpSettings
+}
+
+/** A CI/CD token from credential-provision, with the API key. */
+export interface CicdSettings extends CommonSettings {
+  kind: 'cicd'
   apiKey: string
   project: string
   environment: string
   ttlMinutes?: number
   baseUrl: string
-  revoke: boolean
   tunnelHost?: string
   tunnelPort?: number
-  envPrefix: string
-  exportEnv: boolean
-  http: HttpSettings
 }
+
+/** A free 5-minute token from create-ephemeral-token, without a key. */
+export interface FreeSettings extends CommonSettings {
+  kind: 'free'
+  /** True when `auto` fell back to a free credential because no API key was given. */
+  fellBackToFree: boolean
+  baseUrl: string
+  tunnelHost?: string
+  tunnelPort?: number
+}
+
+/** An SSH key made on the runner and uploaded with keys-upload. */
+export interface SshKeySettings extends CommonSettings {
+  kind: 'ssh-key'
+  apiKey: string
+  /** The tunnel user an uploaded key logs in as; sent as client_id. */
+  clientId: string
+  baseUrl: string
+  // The upload answer carries no host, so the workflow names it.
+  tunnelHost: string
+  tunnelPort: number
+}
+
+/** A token the workflow already holds: nothing is requested and nothing revoked. */
+export interface ExistingSettings extends CommonSettings {
+  kind: 'existing'
+  tunnelToken: string
+  tunnelUser: string
+  tunnelHost: string
+  tunnelPort: number
+}
+
+/** Everything the main step needs, read and checked in one place before any request is sent. */
+export type MainSettings = CicdSettings | FreeSettings | SshKeySettings | ExistingSettings
 
 /** What the post step reads from its inputs; the rest comes from saved state. */
 export interface PostSettings {
@@ -40,48 +77,134 @@ export type InputReader = (name: string) => string
 
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i
 const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/
+const CHOICES: CredentialChoice[] = ['cicd', 'free', 'auto', 'ssh-key', 'existing']
+// Whitespace or control characters would break the KEY=value lines of GITHUB_ENV.
+const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u
 
 export function readMainSettings(input: InputReader): MainSettings {
   const choice = parseChoice(input('credential'))
   const apiKey = input('api-key').trim()
-  const flavour = choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice
-  const project = input('project').trim()
-
-  if (flavour === 'cicd') {
-    if (!apiKey) {
-      throw new ActionError(
-        'Input api-key is empty, and credential is "cicd", which needs it. ' +
-          'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
-          'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.'
-      )
-    }
-    if (!API_KEY_PATTERN.test(apiKey)) {
-      // Never quote the value: it is a secret, even when malformed.
-      throw new ActionError(
-        'Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
-          'Check that the secret holds the whole key, with no quotes or extra text.'
-      )
-    }
-    if (!project) {
-      throw new ActionError('Input project is empty: set it to the project slug to provision for.')
-    }
-  }
-
-  return {
-    flavour,
-    fellBackToFree: choice === 'auto' && flavour === 'free',
-    apiKey,
-    project,
-    environment: input('environment').trim(),
-    ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
-    baseUrl: parseBaseUrl(input('base-url')),
+  const kind: KindName = choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice
+  const common: CommonSettings = {
     revoke: parseBoolean(input('revoke'), 'revoke', true),
-    tunnelHost: parseTunnelHost(input('tunnel-host')),
-    tunnelPort: parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535),
     envPrefix: parseEnvPrefix(input('env-prefix')),
     exportEnv: parseBoolean(input('export-env'), 'export-env', true),
     http: readHttpSettings(input)
   }
+  const tunnelHost = parseTunnelHost(input('tunnel-host'))
+  const tunnelPort = parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535)
+
+  switch (kind) {
+    case 'cicd': {
+      checkApiKey(apiKey, kind)
+      const project = input('project').trim()
+      if (!project) {
+        throw new ActionError(
+          'Input project is empty: set it to the project slug to provision for.'
+        )
+      }
+      return {
+        ...common,
+        kind,
+        apiKey,
+        project,
+        environment: input('environment').trim(),
+        ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
+        baseUrl: parseBaseUrl(input('base-url')),
+        tunnelHost,
+        tunnelPort
+      }
+    }
+    case 'free':
+      return {
+        ...common,
+        kind,
+        fellBackToFree: choice === 'auto',
+        baseUrl: parseBaseUrl(input('base-url')),
+        tunnelHost,
+        tunnelPort
+      }
+    case 'ssh-key':
+      checkApiKey(apiKey, kind)
+      return {
+        ...common,
+        kind,
+        apiKey,
+        clientId: parseTunnelUser(input('client-id'), 'client-id', kind),
+        baseUrl: parseBaseUrl(input('base-url')),
+        tunnelHost: requireTunnelHost(tunnelHost, kind),
+        tunnelPort: tunnelPort ?? DEFAULT_TUNNEL_PORT
+      }
+    case 'existing':
+      return {
+        ...common,
+        kind,
+        tunnelToken: parseTunnelToken(input('tunnel-token')),
+        tunnelUser: parseTunnelUser(input('tunnel-user'), 'tunnel-user', kind),
+        tunnelHost: requireTunnelHost(tunnelHost, kind),
+        tunnelPort: tunnelPort ?? DEFAULT_TUNNEL_PORT
+      }
+  }
+}
+
+function checkApiKey(apiKey: string, kind: 'cicd' | 'ssh-key'): void {
+  if (!apiKey) {
+    throw new ActionError(
+      `Input api-key is empty, and credential is "${kind}", which needs it. ` +
+        'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
+        'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.'
+    )
+  }
+  if (!API_KEY_PATTERN.test(apiKey)) {
+    // Never quote the value: it is a secret, even when malformed.
+    throw new ActionError(
+      'Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
+        'Check that the secret holds the whole key, with no quotes or extra text.'
+    )
+  }
+}
+
+function requireTunnelHost(tunnelHost: string | undefined, kind: 'ssh-key' | 'existing'): string {
+  if (tunnelHost) return tunnelHost
+  throw new ActionError(
+    kind === 'ssh-key'
+      ? 'Input tunnel-host is empty, and credential is "ssh-key", which needs it: the key upload answer names no tunnel server, so set it to the tunnel server\'s hostname.'
+      : 'Input tunnel-host is empty, and credential is "existing", which needs it: set it to the hostname of the tunnel server your token is for.'
+  )
+}
+
+/** The token is a secret: an error says what is wrong with it and never shows it. */
+function parseTunnelToken(raw: string): string {
+  const value = raw.trim()
+  if (!value) {
+    throw new ActionError(
+      'Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.'
+    )
+  }
+  // It is written to GITHUB_ENV as KEY=value; a line break would let it write other variables.
+  if (UNSAFE_CHARACTER.test(value)) {
+    throw new ActionError(
+      'Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.'
+    )
+  }
+  return value
+}
+
+function parseTunnelUser(raw: string, name: 'client-id' | 'tunnel-user', kind: KindName): string {
+  const value = raw.trim()
+  if (!value) {
+    throw new ActionError(
+      name === 'client-id'
+        ? `Input client-id is empty, and credential is "${kind}", which needs it: set it to the tunnel user (client id) the uploaded key logs in as.`
+        : `Input tunnel-user is empty, and credential is "${kind}", which needs it: set it to the tunnel user your token belongs to.`
+    )
+  }
+  if (value.length > 200 || UNSAFE_CHARACTER.test(value)) {
+    throw new ActionError(
+      `Input ${name} is ${quote(value)}: expected a user name without spaces or control characters.`
+    )
+  }
+  return value
 }
 
 export function readPostSettings(input: InputReader): PostSettings {
@@ -103,8 +226,10 @@ function readHttpSettings(input: InputReader): HttpSettings {
 
 function parseChoice(raw: string): CredentialChoice {
   const value = raw.trim().toLowerCase() || 'cicd'
-  if (value === 'cicd' || value === 'free' || value === 'auto') return value
-  throw new ActionError(`Input credential is ${quote(raw)}: expected one of cicd, free or auto.`)
+  if (CHOICES.includes(value as CredentialChoice)) return value as CredentialChoice
+  throw new ActionError(
+    `Input credential is ${quote(raw)}: expected one of cicd, free, auto, ssh-key or existing.`
+  )
 }
 
 /**

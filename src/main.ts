@@ -1,64 +1,42 @@
 import * as core from '@actions/core'
 import { systemClock, type Clock } from './clock.js'
-import { parseCredential, secretsIn } from './credential.js'
+import { createService } from './create-service.js'
 import { ActionError } from './errors.js'
 import { explainFailure } from './failures.js'
-import { readMainSettings, type HttpSettings } from './inputs.js'
-import { maskSecrets, publishCredential } from './publish.js'
-import { CredentialService } from './service.js'
+import { readMainSettings } from './inputs.js'
+import { obtainCredential } from './kinds/registry.js'
+import { maskSecrets, publishObtained } from './publish.js'
 import { markMainStarted, saveCredential } from './state.js'
 
-/** The main step: inputs → request → validated credential → runner. Never throws; failures fail the step. */
+/** The main step: inputs → the kind obtains its credential → runner. Never throws; failures fail the step. */
 export async function runMain(clock: Clock = systemClock): Promise<void> {
   markMainStarted()
-  // Before anything can print, so not even an error message can show the key.
-  maskSecrets([core.getInput('api-key')].filter(Boolean))
+  // Before anything can print, so not even an error message can show a key or token.
+  maskSecrets([core.getInput('api-key'), core.getInput('tunnel-token')].filter(Boolean))
   let baseUrl = core.getInput('base-url')
   let project: string | undefined
   try {
     const settings = readMainSettings(name => core.getInput(name))
-    baseUrl = settings.baseUrl
-    project = settings.project
-    if (settings.fellBackToFree) {
-      core.warning(
-        'Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
-          'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.'
-      )
-    }
-    const service = createService(settings.baseUrl, settings.http, clock)
-    core.info(
-      settings.flavour === 'cicd'
-        ? `Provisioning tunnel credentials for project "${settings.project}"${settings.environment ? ` (${settings.environment})` : ''} from ${settings.baseUrl}`
-        : `Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`
-    )
-    const raw =
-      settings.flavour === 'cicd'
-        ? await service.provisionCredential(settings)
-        : await service.createFreeCredential()
-    // Masked while still raw, so that even a response that fails validation cannot leak it later.
-    maskSecrets(secretsIn(raw))
-    const credential = parseCredential(raw, settings.flavour, settings)
-
-    if (credential.portDefaulted) {
-      core.notice(
-        `The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`
-      )
-    }
-    // State first: if publishing fails halfway, post can still revoke what exists.
-    saveCredential({
-      flavour: credential.flavour,
-      tunnelUser: credential.tunnelUser,
-      baseUrl: settings.baseUrl,
-      ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+    if ('baseUrl' in settings) baseUrl = settings.baseUrl
+    if (settings.kind === 'cicd') project = settings.project
+    const obtained = await obtainCredential(settings, {
+      service: () => {
+        // Only kinds that read base-url call the service; `existing` never does.
+        if (!('baseUrl' in settings))
+          throw new Error(`credential ${settings.kind} sends no request`)
+        return createService(settings.baseUrl, settings.http, clock)
+      },
+      log: core,
+      mask: maskSecrets,
+      save: saveCredential,
+      env: process.env,
+      clock
     })
-    await publishCredential(credential, settings)
+    const exported = await publishObtained(obtained, settings)
     core.info(
-      `Provisioned tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
-        `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.` +
-        (settings.exportEnv
-          ? ` Exported ${settings.envPrefix}_TUNNEL_TOKEN, _USER, _HOST and _PORT.`
-          : '')
+      `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
     )
+    // The expose tunnel starts here, logging in with obtained.login (a token or a key file).
   } catch (error) {
     core.setFailed(
       error instanceof ActionError
@@ -68,21 +46,10 @@ export async function runMain(clock: Clock = systemClock): Promise<void> {
   }
 }
 
-export function createService(
-  baseUrl: string,
-  http: HttpSettings,
-  clock: Clock
-): CredentialService {
-  return new CredentialService({
-    baseUrl,
-    maxAttempts: http.maxAttempts,
-    timeoutSeconds: http.timeoutSeconds,
-    sleep: clock.sleep,
-    random: clock.random,
-    onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
-      core.info(
-        `Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : String(error)}); ` +
-          `retrying in ${(delayMs / 1000).toFixed(1)} s.`
-      )
-  })
+/** "SVC_TUNNEL_TOKEN, _USER, _HOST and _PORT": the prefix once, then only what differs. */
+export function listExported(names: string[], prefix: string): string {
+  const [first, ...rest] = names
+  const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length))
+  if (short.length === 0) return first
+  return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`
 }

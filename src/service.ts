@@ -6,7 +6,12 @@ import { ACTION_NAME, ACTION_VERSION } from './version.js'
 /** Largest response body read; a credential is a few hundred bytes, so more is a wrong endpoint or an attack. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
-export type Endpoint = 'credential-provision' | 'create-ephemeral-token' | 'revoke-token'
+export type Endpoint =
+  | 'credential-provision'
+  | 'create-ephemeral-token'
+  | 'revoke-token'
+  | 'keys-upload'
+  | 'revoke-ssh-key'
 
 /** A failed call to the service: an HTTP answer outside 2xx, or no usable answer at all. */
 export class ServiceError extends Error {
@@ -40,6 +45,15 @@ export interface ProvisionRequest {
   ttlMinutes?: number
 }
 
+export interface KeyUploadRequest {
+  apiKey: string
+  publicKeyLine: string
+  name: string
+  expiresInDays: number
+  /** The tunnel user the key logs in as; not sent when empty. */
+  clientId?: string
+}
+
 /** The credential service's endpoints that this action calls. Bodies come back unvalidated. */
 export class CredentialService {
   constructor(private readonly options: ServiceClientOptions) {}
@@ -59,6 +73,31 @@ export class CredentialService {
   async revokeCredential(apiKey: string, tunnelUser: string): Promise<'revoked' | 'already-gone'> {
     try {
       await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey })
+      return 'revoked'
+    } catch (error) {
+      if (error instanceof ServiceError && error.status === 404) return 'already-gone'
+      throw error
+    }
+  }
+
+  /** Uploads an SSH public key line; the answer comes back unvalidated, as for tokens. */
+  uploadKey(request: KeyUploadRequest): Promise<unknown> {
+    const body: Record<string, unknown> = {
+      public_key_ssh: request.publicKeyLine,
+      name: request.name,
+      expires_in_days: request.expiresInDays
+    }
+    if (request.clientId) body.client_id = request.clientId
+    return this.call('keys-upload', body, { 'X-API-Key': request.apiKey })
+  }
+
+  /**
+   * Resolves 'already-gone' on 404: the spec's "key not found or already deleted". A 403 (the key
+   * belongs to another account) and a 401 (the API key was rejected) are thrown like any failure.
+   */
+  async revokeKey(apiKey: string, keyId: string): Promise<'revoked' | 'already-gone'> {
+    try {
+      await this.call('revoke-ssh-key', { key_id: keyId }, { 'X-API-Key': apiKey })
       return 'revoked'
     } catch (error) {
       if (error instanceof ServiceError && error.status === 404) return 'already-gone'

@@ -1,0 +1,87 @@
+import type { Clock } from '../clock.js'
+import type { KindName, MainSettings, PostSettings } from '../inputs.js'
+import type { CredentialService } from '../service.js'
+
+/**
+ * A credential kind is a strategy: it knows how to obtain its credential (main), what to publish
+ * to the runner, and how to give the credential back (post). main.ts and post.ts only route.
+ */
+export interface CredentialKind<Settings extends MainSettings, Saved extends SavedCredential> {
+  /** Obtains the credential. Saves what post needs (ctx.save) before anything can fail halfway. */
+  obtain(settings: Settings, context: ObtainContext): Promise<Obtained>
+  /** Post's side: revokes what main obtained, or says why there is nothing to do. Throws on failure. */
+  giveBack(saved: Saved, context: GiveBackContext): Promise<void>
+  /** How post's messages name the credential, e.g. "the tunnel token of user ab12c". */
+  describe(saved: Saved): string
+}
+
+/** What main saves for post, one shape per kind. Nothing secret: no token, no key. */
+export type SavedCredential = SavedToken | SavedSshKey | SavedExisting
+
+export interface SavedToken {
+  kind: 'cicd' | 'free'
+  tunnelUser: string
+  expiresAt?: string
+}
+
+export interface SavedSshKey {
+  kind: 'ssh-key'
+  keyId: string
+  fingerprint: string
+  /** The folder that holds the private key file; absent until it is made. */
+  keyFolder?: string
+  expiresAt?: string
+}
+
+export interface SavedExisting {
+  kind: 'existing'
+  tunnelUser: string
+}
+
+/** Where the step's words go; core's functions in the action, a recorder in tests. */
+export interface StepLog {
+  info(message: string): void
+  notice(message: string): void
+  warning(message: string): void
+}
+
+export interface ObtainContext {
+  /** The service client, built only by kinds that call the service. */
+  service(): CredentialService
+  log: StepLog
+  /** Registers secrets with the runner's masker before they could reach any line of the log. */
+  mask(secrets: string[]): void
+  save(saved: SavedCredential): void
+  /** The runner's environment: RUNNER_TEMP and the GITHUB_* run identity. */
+  env: NodeJS.ProcessEnv
+  clock: Clock
+}
+
+export interface GiveBackContext {
+  settings: PostSettings
+  service(): CredentialService
+  log: StepLog
+}
+
+/** What main writes to the runner once the credential is in hand. */
+export interface Obtained {
+  /** Variables for later steps, without the prefix: `TUNNEL_USER` becomes `SVC_TUNNEL_USER`. */
+  env: Record<string, string>
+  outputs: Record<string, string>
+  /** Field and value rows of the job summary's table; empty values are left out. */
+  summary: [string, string][]
+  /** The closing line of main's log, e.g. "Provisioned tunnel user ab12c for host:2223". */
+  announcement: string
+  /** How the expose tunnel logs in with this credential. */
+  login: TunnelLogin
+}
+
+/** What a tunnel client needs to log in: a token as password, or a private key file. */
+export interface TunnelLogin {
+  user: string
+  host: string
+  port: number
+  secret: { type: 'password'; token: string } | { type: 'key-file'; path: string }
+}
+
+export type { KindName }
