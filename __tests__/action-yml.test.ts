@@ -54,6 +54,9 @@ describe('action.yml', () => {
         'fail-on-revoke-error',
         'tunnel-host',
         'tunnel-port',
+        'client-id',
+        'tunnel-token',
+        'tunnel-user',
         'env-prefix',
         'export-env',
         'max-attempts',
@@ -70,6 +73,9 @@ describe('action.yml', () => {
         'expires-at',
         'ttl-minutes',
         'project-slug',
+        'key-id',
+        'key-fingerprint',
+        'key-file',
         'credential'
       ].sort()
     )

@@ -78,7 +78,9 @@ describe('readMainSettings', () => {
   it('quotes a long bad value only in part', () => {
     expect(() =>
       readMainSettings(reader({ credential: 'x'.repeat(100), 'base-url': 'https://s.test' }))
-    ).toThrow(`Input credential is "${'x'.repeat(57)}...": expected one of cicd, free, auto, ssh-key or existing.`)
+    ).toThrow(
+      `Input credential is "${'x'.repeat(57)}...": expected one of cicd, free, auto, ssh-key or existing.`
+    )
   })
 
   it('rejects timeout-seconds out of range', () => {
