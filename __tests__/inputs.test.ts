@@ -92,6 +92,108 @@ describe('readMainSettings', () => {
   })
 })
 
+describe('readMainSettings for ssh-key and existing', () => {
+  const SSH = {
+    credential: 'ssh-key',
+    'api-key': KEY,
+    'base-url': 'https://s.test',
+    'client-id': 'client-7',
+    'tunnel-host': 'tunnel.s.test'
+  }
+  const EXISTING = {
+    credential: 'existing',
+    'tunnel-token': 'tok_abc',
+    'tunnel-user': 'user-1',
+    'tunnel-host': 'tunnel.s.test'
+  }
+
+  it('reads ssh-key settings, with port 2223 by default', () => {
+    expect(readMainSettings(reader(SSH))).toEqual({
+      kind: 'ssh-key',
+      apiKey: KEY,
+      clientId: 'client-7',
+      baseUrl: 'https://s.test/functions/v1',
+      tunnelHost: 'tunnel.s.test',
+      tunnelPort: 2223,
+      revoke: true,
+      envPrefix: 'SVC',
+      exportEnv: true,
+      http: { maxAttempts: 3, timeoutSeconds: 30 }
+    })
+    expect(readMainSettings(reader({ ...SSH, 'tunnel-port': '22' }))).toMatchObject({
+      tunnelPort: 22
+    })
+  })
+
+  it('reads existing settings without api-key, project or base-url', () => {
+    expect(readMainSettings(reader(EXISTING))).toEqual({
+      kind: 'existing',
+      tunnelToken: 'tok_abc',
+      tunnelUser: 'user-1',
+      tunnelHost: 'tunnel.s.test',
+      tunnelPort: 2223,
+      revoke: true,
+      envPrefix: 'SVC',
+      exportEnv: true,
+      http: { maxAttempts: 3, timeoutSeconds: 30 }
+    })
+  })
+
+  it.each([
+    [
+      { ...SSH, 'client-id': ' ' },
+      'Input client-id is empty, and credential is "ssh-key", which needs it'
+    ],
+    [
+      { ...SSH, 'client-id': 'a b' },
+      'Input client-id is "a b": expected a user name without spaces'
+    ],
+    [
+      { ...SSH, 'tunnel-host': '' },
+      'Input tunnel-host is empty, and credential is "ssh-key", which needs it'
+    ],
+    [
+      { ...SSH, 'api-key': '' },
+      'Input api-key is empty, and credential is "ssh-key", which needs it'
+    ],
+    [{ ...SSH, 'api-key': 'sk_short' }, 'Input api-key is not an API key'],
+    [{ ...SSH, 'base-url': '' }, 'Input base-url is empty'],
+    [
+      { ...EXISTING, 'tunnel-token': '' },
+      'Input tunnel-token is empty, and credential is "existing"'
+    ],
+    [
+      { ...EXISTING, 'tunnel-user': '' },
+      'Input tunnel-user is empty, and credential is "existing"'
+    ],
+    [
+      { ...EXISTING, 'tunnel-user': 'u\nX=1' },
+      'Input tunnel-user is "u\\nX=1": expected a user name'
+    ],
+    [
+      { ...EXISTING, 'tunnel-host': '' },
+      'Input tunnel-host is empty, and credential is "existing"'
+    ],
+    [
+      { ...EXISTING, 'tunnel-host': 'https://t' },
+      'Input tunnel-host is "https://t": expected a bare hostname'
+    ]
+  ])('refuses %j', (values, message) => {
+    expect(() => readMainSettings(reader(values))).toThrow(message)
+  })
+
+  it('never quotes the tunnel token in an error', () => {
+    let message = ''
+    try {
+      readMainSettings(reader({ ...EXISTING, 'tunnel-token': 'tok_secret value' }))
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toMatch(/^Input tunnel-token holds whitespace or control characters/)
+    expect(message).not.toMatch(/secret value|tok_/)
+  })
+})
+
 describe('readPostSettings', () => {
   it('reads what the post step needs, with defaults', () => {
     expect(readPostSettings(reader({ 'api-key': KEY }))).toEqual({
