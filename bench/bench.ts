@@ -232,9 +232,8 @@ async function savedCredential(service: RunningService, apiKey: string) {
   return {
     isPost: 'true',
     credential: JSON.stringify({
-      flavour: 'cicd',
+      kind: 'cicd',
       tunnelUser: body.tunnel_user,
-      baseUrl: service.baseUrl,
       expiresAt: body.expires_at
     })
   }

@@ -1,8 +1,9 @@
 // The floor for the post step: a bare node script that makes the revoke POST with fetch, for the
-// tunnel user the main step saved (STATE_credential, as the runner passes saved state).
+// tunnel user the main step saved (STATE_credential, as the runner passes saved state), at the
+// base-url input, as the post step does.
 const input = name => process.env[`INPUT_${name.toUpperCase()}`] ?? ''
 const saved = JSON.parse(process.env.STATE_credential ?? '{}')
-const response = await fetch(`${saved.baseUrl}/revoke-token`, {
+const response = await fetch(`${input('base-url')}/revoke-token`, {
   method: 'POST',
   headers: {
     'X-API-Key': input('api-key'),
