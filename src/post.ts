@@ -27,7 +27,8 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
       settings,
       // The API key goes to the base-url input only, never to an address read from saved state.
       service: () => createService(parseBaseUrl(core.getInput('base-url')), settings.http, clock),
-      log: core
+      log: core,
+      env: process.env
     })
   } catch (error) {
     const reason =

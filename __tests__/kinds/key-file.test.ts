@@ -2,7 +2,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { createKeyFolder, removeKeyFolder, writeKeyFile } from '../../src/kinds/key-file.js'
+import {
+  createKeyFolder,
+  isKeyFolder,
+  removeKeyFolder,
+  writeKeyFile
+} from '../../src/kinds/key-file.js'
 
 let runnerTemp: string
 beforeEach(() => {
@@ -49,4 +54,25 @@ it('never deletes anything but the key file: a folder with other files stays', (
   writeFileSync(join(folder, 'precious'), 'keep')
   expect(() => removeKeyFolder(folder)).toThrow(/ENOTEMPTY|EEXIST/)
   expect(readFileSync(join(folder, 'precious'), 'utf8')).toBe('keep')
+})
+
+describe('isKeyFolder', () => {
+  it('knows a folder createKeyFolder made', () => {
+    const env = { RUNNER_TEMP: runnerTemp }
+    const folder = createKeyFolder(env)
+    expect(isKeyFolder(folder, env)).toBe(true)
+    expect(isKeyFolder(`${folder}/`, env)).toBe(true)
+  })
+
+  it.each([
+    ['a folder elsewhere with an id_ed25519', '/home/runner/.ssh'],
+    ['a look-alike outside RUNNER_TEMP', '/var/tmp/tunnel-key-abc123'],
+    ['a nested path', 'RUNNER_TEMP/tunnel-key-abc123/deeper'],
+    ['a path that climbs out', 'RUNNER_TEMP/tunnel-key-abc123/../../etc'],
+    ['RUNNER_TEMP itself', 'RUNNER_TEMP'],
+    ['another name', 'RUNNER_TEMP/other-abc123']
+  ])('refuses %s', (_name, path) => {
+    const folder = path.replace('RUNNER_TEMP', runnerTemp)
+    expect(isKeyFolder(folder, { RUNNER_TEMP: runnerTemp })).toBe(false)
+  })
 })

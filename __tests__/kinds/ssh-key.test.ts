@@ -1,7 +1,15 @@
 /** credential: ssh-key, main and post in this process against a nock'd service. */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import nock from 'nock'
@@ -382,6 +390,26 @@ describe('post with credential: ssh-key', () => {
       `Not revoking the SSH key ${main.outputs['key-fingerprint']} (id ${KEY_ID}): input revoke is false. It expires by itself at 2026-11-24T10:00:00Z.`
     )
     expect(existsSync(main.env.SVC_TUNNEL_KEY_FILE)).toBe(false)
+  })
+
+  it('deletes no folder but its own, whatever saved state names', async () => {
+    const precious = mkdtempSync(join(tmpdir(), 'dot-ssh-'))
+    writeFileSync(join(precious, 'id_ed25519'), 'the user key')
+    try {
+      const main = await mainThatSucceeded()
+      const forged = JSON.parse(main.state.credential) as Record<string, unknown>
+      nock(ORIGIN).post(REVOKE).reply(200, { success: true })
+      const post = await runPostAfter({
+        ...main,
+        state: { ...main.state, credential: JSON.stringify({ ...forged, keyFolder: precious }) }
+      })
+      expect(readFileSync(join(precious, 'id_ed25519'), 'utf8')).toBe('the user key')
+      expect(post.warnings).toEqual([
+        `Not deleting ${precious}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`
+      ])
+    } finally {
+      rmSync(precious, { recursive: true, force: true })
+    }
   })
 
   it('sends the API key only to the base-url input of the post step', async () => {

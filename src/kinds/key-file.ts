@@ -1,16 +1,33 @@
 import { mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 
 /** The file's name in its folder, the one OpenSSH itself would give an ed25519 key. */
 export const KEY_FILE_NAME = 'id_ed25519'
+const FOLDER_PREFIX = 'tunnel-key-'
+// mkdtemp adds six characters to the prefix.
+const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/
 
 /**
  * A fresh folder (mode 0700) under the runner's temporary directory, which the runner empties
  * after every job; the system's outside a runner.
  */
 export function createKeyFolder(env: NodeJS.ProcessEnv): string {
-  return mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), 'tunnel-key-'))
+  return mkdtempSync(join(tempRoot(env), FOLDER_PREFIX))
+}
+
+/**
+ * True for a folder createKeyFolder could have made. The path post deletes comes from saved
+ * state, which is not proof that this action wrote it: anything else (say ~/.ssh, which holds an
+ * id_ed25519 too) is left alone.
+ */
+export function isKeyFolder(folder: string, env: NodeJS.ProcessEnv): boolean {
+  const path = resolve(folder)
+  return dirname(path) === resolve(tempRoot(env)) && FOLDER_NAME.test(basename(path))
+}
+
+function tempRoot(env: NodeJS.ProcessEnv): string {
+  return env.RUNNER_TEMP || tmpdir()
 }
 
 /**

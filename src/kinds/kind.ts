@@ -61,6 +61,8 @@ export interface GiveBackContext {
   settings: PostSettings
   service(): CredentialService
   log: StepLog
+  /** The runner's environment: RUNNER_TEMP, where an SSH key folder must be. */
+  env: NodeJS.ProcessEnv
 }
 
 /** What main writes to the runner once the credential is in hand. */

@@ -1,8 +1,9 @@
 import { ActionError } from '../errors.js'
+import { cleanText as printable } from '../service.js'
 import type { SshKeySettings } from '../inputs.js'
 import type { CredentialService } from '../service.js'
 import { keyNameFor, runIdentityFrom } from './key-name.js'
-import { createKeyFolder, removeKeyFolder, writeKeyFile } from './key-file.js'
+import { createKeyFolder, isKeyFolder, removeKeyFolder, writeKeyFile } from './key-file.js'
 import type { CredentialKind, SavedSshKey, StepLog } from './kind.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
 import { invalidUpload, parseUploadedKey, readKeyId, sameFingerprint } from './uploaded-key.js'
@@ -107,7 +108,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
     }
   },
 
-  async giveBack(saved, { settings, service, log }) {
+  async giveBack(saved, { settings, service, log, env }) {
     const until = saved.expiresAt ? ` It expires by itself at ${saved.expiresAt}.` : ''
     try {
       if (!settings.revoke) {
@@ -127,7 +128,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       )
     } finally {
       // Whatever became of the key, its private half leaves the runner (self-hosted ones keep files).
-      if (saved.keyFolder) deleteKeyFolder(saved.keyFolder, log)
+      if (saved.keyFolder) deleteKeyFolder(saved.keyFolder, env, log)
     }
   },
 
@@ -170,7 +171,13 @@ async function revokeAtOnce(
   }
 }
 
-function deleteKeyFolder(folder: string, log: StepLog): void {
+function deleteKeyFolder(folder: string, env: NodeJS.ProcessEnv, log: StepLog): void {
+  if (!isKeyFolder(folder, env)) {
+    log.warning(
+      `Not deleting ${printable(folder, 200)}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`
+    )
+    return
+  }
   try {
     removeKeyFolder(folder)
     log.info(`Deleted the private key file and its folder ${folder}.`)
