@@ -85,16 +85,54 @@ export function sshArgs(vars: TunnelVariables, options: SshOptions): string[] {
 
 /** Starts `ssh -N -R …` in the background with the token only in its environment. */
 export function startSsh(vars: TunnelVariables, askpass: string, options: SshOptions): SshClient {
-  const args = sshArgs(vars, options)
+  return spawnSsh(sshArgs(vars, options), {
+    ...vars,
+    SSH_ASKPASS: askpass,
+    SSH_ASKPASS_REQUIRE: 'force',
+    DISPLAY: ':0'
+  })
+}
+
+/** What `credential: ssh-key` exports: the private key file takes the token's place. */
+export type KeyTunnelVariables = Record<
+  'SVC_TUNNEL_KEY_FILE' | 'SVC_TUNNEL_USER' | 'SVC_TUNNEL_HOST' | 'SVC_TUNNEL_PORT',
+  string
+>
+
+export function keyTunnelVariables(env: Record<string, string>): KeyTunnelVariables {
+  const names = ['SVC_TUNNEL_KEY_FILE', 'SVC_TUNNEL_USER', 'SVC_TUNNEL_HOST', 'SVC_TUNNEL_PORT']
+  const missing = names.filter(name => !env[name])
+  if (missing.length > 0) throw new Error(`not exported: ${missing.join(', ')}`)
+  return Object.fromEntries(names.map(name => [name, env[name]])) as KeyTunnelVariables
+}
+
+/**
+ * `ssh -i "$SVC_TUNNEL_KEY_FILE" -N -R …`: public-key authentication only, with no prompt to
+ * fall back to, and the same host key check as with a token. OpenSSH keeps the first value of
+ * an option, so these come before the shared ones.
+ */
+export function startSshWithKey(vars: KeyTunnelVariables, options: SshOptions): SshClient {
+  const args = [
+    '-i',
+    vars.SVC_TUNNEL_KEY_FILE,
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'PreferredAuthentications=publickey',
+    '-o',
+    'BatchMode=yes',
+    ...sshArgs({ ...vars, SVC_TUNNEL_TOKEN: '' }, options)
+  ]
+  return spawnSsh(args, {})
+}
+
+function spawnSsh(args: string[], env: Record<string, string>): SshClient {
   const child = spawn(SSH, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       ...(process.env.HOME === undefined ? {} : { HOME: process.env.HOME }),
-      ...vars,
-      SSH_ASKPASS: askpass,
-      SSH_ASKPASS_REQUIRE: 'force',
-      DISPLAY: ':0'
+      ...env
     }
   })
   let stderr = ''
