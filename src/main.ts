@@ -5,7 +5,7 @@ import { ActionError } from './errors.js'
 import { explainFailure } from './failures.js'
 import { readMainSettings } from './inputs.js'
 import { obtainCredential } from './kinds/registry.js'
-import { maskSecrets, publishObtained } from './publish.js'
+import { maskSecrets, publishObtained, runnerLog } from './publish.js'
 import { markMainStarted, saveCredential } from './state.js'
 
 /** The main step: inputs → the kind obtains its credential → runner. Never throws; failures fail the step. */
@@ -26,7 +26,7 @@ export async function runMain(clock: Clock = systemClock): Promise<void> {
           throw new Error(`credential ${settings.kind} sends no request`)
         return createService(settings.baseUrl, settings.http, clock)
       },
-      log: core,
+      log: runnerLog,
       mask: maskSecrets,
       save: saveCredential,
       env: process.env,

@@ -5,7 +5,7 @@ import { ActionError } from './errors.js'
 import { explainFailure } from './failures.js'
 import { parseBaseUrl, readPostSettings } from './inputs.js'
 import { describeCredential, giveBackCredential } from './kinds/registry.js'
-import { maskSecrets } from './publish.js'
+import { maskSecrets, runnerLog } from './publish.js'
 import { loadCredential } from './state.js'
 
 /**
@@ -27,7 +27,7 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
       settings,
       // The API key goes to the base-url input only, never to an address read from saved state.
       service: () => createService(parseBaseUrl(core.getInput('base-url')), settings.http, clock),
-      log: core,
+      log: runnerLog,
       env: process.env
     })
   } catch (error) {

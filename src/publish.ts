@@ -1,6 +1,16 @@
 import * as core from '@actions/core'
 import type { CommonSettings } from './inputs.js'
-import type { Obtained } from './kinds/kind.js'
+import type { Obtained, StepLog } from './kinds/kind.js'
+
+/**
+ * The step's log for the kinds. Named functions, not the `core` namespace itself: a namespace
+ * passed as a value keeps all of @actions/core in the bundle, @actions/exec's stub included.
+ */
+export const runnerLog: StepLog = {
+  info: message => core.info(message),
+  notice: message => core.notice(message),
+  warning: message => core.warning(message)
+}
 
 /** Registers secrets with the runner, which then hides them in every later line of the log. */
 export function maskSecrets(secrets: string[]): void {
