@@ -9,7 +9,7 @@ import { ADMIN_PREFIX, handleAdmin, type AdminControls } from './admin.js'
 import { ENDPOINT_NAMES, ENDPOINTS, type Reply } from './endpoints.js'
 import { ServiceError } from './errors.js'
 import { alterBody, FaultQueue, parseFault, type Fault } from './faults.js'
-import { readBody, sendJson, sendText } from './http-io.js'
+import { readBody, sendEmpty, sendJson, sendText } from './http-io.js'
 import { newUuid } from './ids.js'
 import { ALL_SCOPES, isApiKeyFormat, KeyRing, type Scope } from './keys.js'
 import { ProjectRegistry } from './projects.js'
@@ -255,6 +255,12 @@ export async function startCredentialService(
       case 'non-json':
         entry.status = 200
         sendText(response, 200, 'text/html; charset=utf-8', NON_JSON_PAGE)
+        return
+      case 'no-body':
+        // Handled for real (a revoke does revoke), so only the missing body differs.
+        routeServiceRequest(request, endpointName, rawBody, state)
+        entry.status = fault.status
+        sendEmpty(response, fault.status)
         return
       default: {
         const real = routeServiceRequest(request, endpointName, rawBody, state)
