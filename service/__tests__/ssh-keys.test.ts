@@ -96,11 +96,12 @@ describe('keys-upload', () => {
   })
 
   it('answers 401 UNAUTHORIZED without credentials, or with unknown ones', async () => {
-    for (const headers of [
+    const attempts: Array<Record<string, string>> = [
       {},
       { 'X-API-Key': `sk_${'0'.repeat(64)}` },
       { Authorization: 'Bearer x' }
-    ]) {
+    ]
+    for (const headers of attempts) {
       const { status, body } = await upload(headers)
       expect(status).toBe(401)
       expect(body.code).toBe('UNAUTHORIZED')
