@@ -421,6 +421,13 @@ describe('SSH keys instead of tokens', () => {
 
   const keyOf = (id: string) => tunneled.sshKeys().find(key => key.id === id)
 
+  it('the GitLab example contains the three blocks unchanged', () => {
+    const text = normalize((pipelines.get('gitlab-ssh-key') ?? []).join('\n'))
+    for (const name of ['ssh-key-upload', 'ssh-key-connect', 'ssh-key-cleanup']) {
+      expect(text).toContain(normalize(block(name)))
+    }
+  })
+
   async function upload(): Promise<Record<string, string>> {
     const run = await bash(block('ssh-key-upload'), dir, env)
     expect(run).toMatchObject({ code: 0, stderr: '' })
