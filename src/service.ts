@@ -216,8 +216,8 @@ export function interpretAnswer(
   const message =
     typeof errorObject.error === 'string' ? cleanText(errorObject.error, 300) : undefined
   const retryAfter =
-    readRetryAfter(errorObject.retry_after, nowMs) ??
-    readRetryAfter(firstValue(retryAfterHeader), nowMs)
+    readRetryAfter(errorObject.retry_after) ??
+    readRetryAfterHeader(firstValue(retryAfterHeader), nowMs)
   const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`
   throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter)
 }
@@ -276,14 +276,22 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Seconds to wait: a number of seconds, or (as HTTP allows in the header) a date. */
-function readRetryAfter(value: unknown, nowMs: number): number | undefined {
-  if (typeof value === 'string' && !/^\d+$/.test(value.trim())) {
-    const at = Date.parse(value)
-    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined
-  }
-  const number = typeof value === 'number' || typeof value === 'string' ? Number(value) : NaN
+/** The body's `retry_after`: whole seconds, as the service documents it. */
+function readRetryAfter(value: unknown): number | undefined {
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+$/.test(value.trim())
+        ? Number(value)
+        : NaN
   return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined
+}
+
+/** The Retry-After header: seconds, or an HTTP date (which starts with the day's name). */
+function readRetryAfterHeader(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim())) return readRetryAfter(value)
+  const at = Date.parse(value)
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {
