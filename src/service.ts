@@ -204,7 +204,9 @@ export function interpretAnswer(
       throw new ServiceError(
         'bad-response',
         endpoint,
-        `HTTP ${status} with a body that is not JSON (${bodySize(text)}, not shown)`,
+        text.trim()
+          ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+          : `HTTP ${status} with an empty body`,
         status
       )
     }
@@ -296,10 +298,6 @@ function readRetryAfterHeader(value: string | undefined, nowMs: number): number 
 
 function firstValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
-}
-
-function bodySize(text: string): string {
-  return text.trim() ? `${Buffer.byteLength(text)} bytes` : 'an empty body'
 }
 
 /**
