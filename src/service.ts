@@ -262,12 +262,15 @@ function tooLarge(endpoint: Endpoint): ServiceError {
 }
 
 function networkDetail(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const message = cleanText(error.message, 200)
-    return code && !message.includes(code) ? `${code} (${message})` : message
+  // Read by shape, not instanceof: an error made in another realm (a VM context, as under Jest)
+  // is no instance of this realm's Error, and its code is what tells the user what went wrong.
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown
+    message?: unknown
   }
-  return 'unknown network error'
+  if (typeof message !== 'string') return 'unknown network error'
+  const shown = cleanText(message, 200)
+  return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown
 }
 
 function parseJson(text: string): unknown {
