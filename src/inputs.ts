@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
 import { DEFAULT_TUNNEL_PORT, isBareHost } from './credential.js'
+import { hasLineBreak, isWellFormed, printable } from './printable.js'
 
 export type KindName = 'cicd' | 'free' | 'ssh-key' | 'existing'
 export type CredentialChoice = KindName | 'auto'
@@ -8,6 +9,8 @@ export type CredentialChoice = KindName | 'auto'
 /** What every kind's main step reads, whatever it obtains. */
 export interface CommonSettings {
   revoke: boolean
+  /** Read by post only, but checked here so a typo fails the job before a credential exists. */
+  failOnRevokeError: boolean
   envPrefix: string
   exportEnv: boolean
   http: HttpSettings
@@ -59,9 +62,13 @@ export interface ExistingSettings extends CommonSettings {
 /** Everything the main step needs, read and checked in one place before any request is sent. */
 export type MainSettings = CicdSettings | FreeSettings | SshKeySettings | ExistingSettings
 
-/** What the post step reads from its inputs; the rest comes from saved state. */
+/** What the post step reads from its inputs; saved state only names what to give back. */
 export interface PostSettings {
+  /** From the inputs, as main chose it, rather than from saved state that anyone could write. */
+  kind: KindName
   apiKey: string
+  /** From the input, never from saved state: the API key goes nowhere else. Absent for `existing`. */
+  baseUrl?: string
   revoke: boolean
   failOnRevokeError: boolean
   http: HttpSettings
@@ -84,9 +91,10 @@ const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u
 export function readMainSettings(input: InputReader): MainSettings {
   const choice = parseChoice(input('credential'))
   const apiKey = input('api-key').trim()
-  const kind: KindName = choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice
+  const kind = kindFor(choice, apiKey)
   const common: CommonSettings = {
     revoke: parseBoolean(input('revoke'), 'revoke', true),
+    failOnRevokeError: parseFailOnRevokeError(input),
     envPrefix: parseEnvPrefix(input('env-prefix')),
     exportEnv: parseBoolean(input('export-env'), 'export-env', true),
     http: readHttpSettings(input)
@@ -97,7 +105,7 @@ export function readMainSettings(input: InputReader): MainSettings {
   switch (kind) {
     case 'cicd': {
       checkApiKey(apiKey, kind)
-      const project = input('project').trim()
+      const project = parseOneLine(input('project'), 'project')
       if (!project) {
         throw new ActionError(
           'Input project is empty: set it to the project slug to provision for.'
@@ -108,7 +116,7 @@ export function readMainSettings(input: InputReader): MainSettings {
         kind,
         apiKey,
         project,
-        environment: input('environment').trim(),
+        environment: parseOneLine(input('environment'), 'environment'),
         ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
         baseUrl: parseBaseUrl(input('base-url')),
         tunnelHost,
@@ -208,12 +216,27 @@ function parseTunnelUser(raw: string, name: 'client-id' | 'tunnel-user', kind: K
 }
 
 export function readPostSettings(input: InputReader): PostSettings {
+  const apiKey = input('api-key').trim()
+  const kind = readPostKind(input)
   return {
-    apiKey: input('api-key').trim(),
+    kind,
+    apiKey,
+    // `existing` sends no request, so base-url may be empty there.
+    ...(kind !== 'existing' && { baseUrl: parseBaseUrl(input('base-url')) }),
     revoke: parseBoolean(input('revoke'), 'revoke', true),
-    failOnRevokeError: parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false),
+    failOnRevokeError: parseFailOnRevokeError(input),
     http: readHttpSettings(input)
   }
+}
+
+/** The kind main chose, from the same inputs: post reads saved state as this kind. */
+export function readPostKind(input: InputReader): KindName {
+  return kindFor(parseChoice(input('credential')), input('api-key').trim())
+}
+
+/** Read on its own first in post, so that a bad other input can still fail the step if asked to. */
+export function parseFailOnRevokeError(input: InputReader): boolean {
+  return parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false)
 }
 
 function readHttpSettings(input: InputReader): HttpSettings {
@@ -222,6 +245,10 @@ function readHttpSettings(input: InputReader): HttpSettings {
     timeoutSeconds:
       parseOptionalWholeNumber(input('timeout-seconds'), 'timeout-seconds', 1, 600) ?? 30
   }
+}
+
+function kindFor(choice: CredentialChoice, apiKey: string): KindName {
+  return choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice
 }
 
 function parseChoice(raw: string): CredentialChoice {
@@ -264,7 +291,8 @@ export function parseBaseUrl(raw: string): string {
       `Input base-url is ${quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`
     )
   }
-  const path = url.pathname === '/' ? '/functions/v1' : url.pathname.replace(/\/+$/, '')
+  // A path of only slashes ('/', '//') is no path: the service's documented prefix applies.
+  const path = url.pathname.replace(/\/+$/, '') || '/functions/v1'
   return `${url.protocol}//${url.host}${path}`
 }
 
@@ -301,6 +329,20 @@ function parseOptionalWholeNumber(
   return number
 }
 
+/**
+ * A value that is printed and sent as it is: a line break in it would start a new log line,
+ * which the runner reads as a workflow command.
+ */
+function parseOneLine(raw: string, name: string): string {
+  const value = raw.trim()
+  if (hasLineBreak(value) || /\p{Cc}/u.test(value) || !isWellFormed(value)) {
+    throw new ActionError(
+      `Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`
+    )
+  }
+  return value
+}
+
 function parseTunnelHost(raw: string): string | undefined {
   const value = raw.trim()
   if (!value) return undefined
@@ -324,6 +366,5 @@ function parseEnvPrefix(raw: string): string {
 
 /** Quotes a non-secret input for an error message, cut short so a pasted blob stays readable. */
 function quote(value: string): string {
-  const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
-  return JSON.stringify(shown)
+  return `"${printable(value, 60)}"`
 }

@@ -1,25 +1,29 @@
 import * as core from '@actions/core'
 import { systemClock, type Clock } from './clock.js'
-import { createService } from './create-service.js'
 import { ActionError } from './errors.js'
 import { explainFailure } from './failures.js'
 import { readMainSettings } from './inputs.js'
 import { obtainCredential } from './kinds/registry.js'
+import { printable } from './printable.js'
 import { maskSecrets, publishObtained, runnerLog } from './publish.js'
-import { markMainStarted, saveCredential } from './state.js'
+import { createService } from './service-factory.js'
+import { clearCredential, markMainStarted, saveCredential } from './state.js'
 
-/** The main step: inputs → the kind obtains its credential → runner. Never throws; failures fail the step. */
+/**
+ * The main step: inputs → the kind obtains its credential and hands it to the runner. Never
+ * throws; failures fail the step.
+ */
 export async function runMain(clock: Clock = systemClock): Promise<void> {
   markMainStarted()
   // Before anything can print, so not even an error message can show a key or token.
   maskSecrets([core.getInput('api-key'), core.getInput('tunnel-token')].filter(Boolean))
-  let baseUrl = core.getInput('base-url')
+  let baseUrl = printable(core.getInput('base-url'))
   let project: string | undefined
   try {
     const settings = readMainSettings(name => core.getInput(name))
     if ('baseUrl' in settings) baseUrl = settings.baseUrl
     if (settings.kind === 'cicd') project = settings.project
-    const obtained = await obtainCredential(settings, {
+    await obtainCredential(settings, {
       service: () => {
         // Only kinds that read base-url call the service; `existing` never does.
         if (!('baseUrl' in settings))
@@ -29,14 +33,17 @@ export async function runMain(clock: Clock = systemClock): Promise<void> {
       log: runnerLog,
       mask: maskSecrets,
       save: saveCredential,
-      env: process.env,
-      clock
+      clearSaved: clearCredential,
+      publish: async obtained => {
+        const exported = await publishObtained(obtained, settings)
+        core.info(
+          `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
+        )
+      },
+      explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
+      env: process.env
     })
-    const exported = await publishObtained(obtained, settings)
-    core.info(
-      `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
-    )
-    // The expose tunnel starts here, logging in with obtained.login (a token or a key file).
+    // The expose tunnel starts here, logging in with the obtained credential's login.
   } catch (error) {
     core.setFailed(
       error instanceof ActionError

@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { describeUnexpected } from './failures.js'
 import type { CommonSettings } from './inputs.js'
 import type { Obtained, StepLog } from './kinds/kind.js'
 
@@ -40,9 +41,7 @@ export async function publishObtained(
     await writeSummary(obtained.summary)
   } catch (error) {
     // The credential is already out; a summary is a courtesy and must not fail the step.
-    core.warning(
-      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    core.warning(`Could not write the job summary: ${describeUnexpected(error)}`)
   }
   return Object.keys(environment)
 }

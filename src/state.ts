@@ -1,4 +1,6 @@
 import * as core from '@actions/core'
+import { isCleanIdentifier } from './credential.js'
+import type { KindName } from './inputs.js'
 import type { SavedCredential } from './kinds/kind.js'
 
 const POST_MARKER = 'isPost'
@@ -14,51 +16,66 @@ export function markMainStarted(): void {
   core.saveState(POST_MARKER, 'true')
 }
 
-/** What main hands to post. Nothing secret: post reads the API key from its input again. */
+/**
+ * What main hands to post. Nothing secret: the post step reads the API key from its input again.
+ * State can be written by others (an earlier step's save-state command, STATE_ variables), so
+ * post trusts it only to name what to give back: never where to send the key, never which kind
+ * of credential it is, never to skip a revoke.
+ */
 export function saveCredential(saved: SavedCredential): void {
   core.saveState(CREDENTIAL, JSON.stringify(saved))
 }
 
-export function loadCredential(): SavedCredential | undefined {
+/** Main revoked what it saved: nothing is left for post. */
+export function clearCredential(): void {
+  core.saveState(CREDENTIAL, '')
+}
+
+/** True when main saved a credential (and did not clear it), whatever its shape. */
+export function hasSavedCredential(): boolean {
+  return core.getState(CREDENTIAL) !== ''
+}
+
+/** The saved credential, read as the kind post's own inputs name. */
+export function loadCredential(kind: KindName): SavedCredential | undefined {
   const raw = core.getState(CREDENTIAL)
   if (!raw) return undefined
   try {
-    return readSavedCredential(JSON.parse(raw))
+    return readSavedCredential(kind, JSON.parse(raw))
   } catch {
     return undefined
   }
 }
 
-/** Checks saved state field by field; anything unexpected reads as "nothing saved". */
-export function readSavedCredential(value: unknown): SavedCredential | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
+/**
+ * Reads saved state field by field for `kind`; the kind written in the state is not trusted.
+ * Anything missing or malformed reads as "nothing saved".
+ */
+export function readSavedCredential(kind: KindName, value: unknown): SavedCredential | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
   const saved = value as Record<string, unknown>
   const text = (field: string): string | undefined =>
     typeof saved[field] === 'string' && saved[field] !== '' ? (saved[field] as string) : undefined
-  const expiresAt = text('expiresAt')
-  const tunnelUser = text('tunnelUser')
-  switch (saved.kind) {
+  const identifier = (field: string): string | undefined =>
+    isCleanIdentifier(saved[field]) ? (saved[field] as string) : undefined
+  const common = {
+    ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
+    ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
+    ...(saved.rejected === true && { rejected: true })
+  }
+  const tunnelUser = identifier('tunnelUser')
+  switch (kind) {
     case 'cicd':
     case 'free':
-      return tunnelUser
-        ? { kind: saved.kind, tunnelUser, ...(expiresAt && { expiresAt }) }
-        : undefined
+      return tunnelUser ? { kind, tunnelUser, ...common } : undefined
     case 'existing':
-      return tunnelUser ? { kind: 'existing', tunnelUser } : undefined
+      return tunnelUser ? { kind, tunnelUser } : undefined
     case 'ssh-key': {
-      const keyId = text('keyId')
-      const fingerprint = text('fingerprint')
+      const keyId = identifier('keyId')
+      const fingerprint = identifier('fingerprint')
       const keyFolder = text('keyFolder')
       if (!keyId || !fingerprint) return undefined
-      return {
-        kind: 'ssh-key',
-        keyId,
-        fingerprint,
-        ...(keyFolder && { keyFolder }),
-        ...(expiresAt && { expiresAt })
-      }
+      return { kind, keyId, fingerprint, ...(keyFolder && { keyFolder }), ...common }
     }
-    default:
-      return undefined
   }
 }

@@ -156,6 +156,7 @@ describe('main with credential: ssh-key', () => {
       kind: 'ssh-key',
       keyId: KEY_ID,
       fingerprint,
+      baseUrl: BASE_URL,
       keyFolder: join(keyFile, '..'),
       expiresAt: '2026-11-24T10:00:00Z'
     })
@@ -217,10 +218,14 @@ describe('main with credential: ssh-key', () => {
         )
       )
     ])
-    expect(infoLines(step.lines)).toContain(`Revoked the uploaded key (id ${KEY_ID}) at once.`)
+    const fingerprint = step.errors[0].split(' has ')[1].split(':').slice(0, 2).join(':')
+    expect(infoLines(step.lines)).toContain(
+      `Revoked the uploaded SSH key ${fingerprint} (id ${KEY_ID}), which this step could not use.`
+    )
     expect(step.env).toEqual({})
     expect(step.outputs).toEqual({})
-    expect(step.state.credential).toBeUndefined()
+    // Saved while the key was being checked, then cleared once it was revoked: nothing for post.
+    expect(step.state.credential).toBe('')
     expect(readdirSync(runnerTemp)).toEqual([])
   })
 
@@ -229,10 +234,18 @@ describe('main with credential: ssh-key', () => {
     nock(ORIGIN).post(REVOKE).reply(401, { error: 'bad key', code: 'UNAUTHORIZED' })
     const step = await runMainWith()
     expect(step.failed).toBe(true)
-    expect(step.warnings).toEqual([
-      `Could not revoke the uploaded key (id ${KEY_ID}) at once (HTTP 401 UNAUTHORIZED: bad key); the post step will try again.`
-    ])
-    expect(JSON.parse(step.state.credential)).toMatchObject({ kind: 'ssh-key', keyId: KEY_ID })
+    expect(
+      infoLines(step.lines).filter(line =>
+        /^Could not revoke the uploaded SSH key SHA256:\S+ \(id 6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b\) yet \(The API key was rejected \(401 UNAUTHORIZED\)\..*\); the post step will try again\.$/.test(
+          line
+        )
+      )
+    ).toHaveLength(1)
+    expect(JSON.parse(step.state.credential)).toMatchObject({
+      kind: 'ssh-key',
+      keyId: KEY_ID,
+      rejected: true
+    })
     expect(step.env).toEqual({})
 
     const revokeAgain = nock(ORIGIN).post(REVOKE, { key_id: KEY_ID }).reply(200, { success: true })

@@ -1,37 +1,67 @@
-import { parseCredential, secretsIn } from '../credential.js'
+import { issuedTunnelUser, parseCredential, secretsIn } from '../credential.js'
 import { ActionError } from '../errors.js'
 import type { CicdSettings } from '../inputs.js'
+import { printable } from '../printable.js'
+import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, SavedToken } from './kind.js'
 import { tokenObtained } from './token.js'
 
 /** A CI/CD token: provisioned with the API key, revoked by tunnel user in post. */
 export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
-  async obtain(settings, { service, log, mask, save }) {
+  async obtain(settings, context) {
+    const { service, log, mask, save, publish } = context
+    // project and environment are single-line plain text: inputs.ts rejected anything else.
+    const environment = settings.environment ? ` (${settings.environment})` : ''
     log.info(
-      `Provisioning tunnel credentials for project "${settings.project}"` +
-        `${settings.environment ? ` (${settings.environment})` : ''} from ${settings.baseUrl}`
+      `Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`
     )
-    const raw = await service().provisionCredential(settings)
+    const client = service()
+    const raw = await client.provisionCredential(settings)
     // Masked while still raw, so that even a response that fails validation cannot leak it later.
     mask(secretsIn(raw))
-    const credential = parseCredential(raw, 'cicd', settings)
-    if (credential.portDefaulted) {
-      log.notice(
-        `The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`
-      )
+    // Once the answer holds a usable token and user, the service has issued a credential: any
+    // failure from there on revokes it before the step fails, and state names it first, so that
+    // post revokes it if that revoke fails too.
+    const issuedUser = issuedTunnelUser(raw)
+    try {
+      if (issuedUser !== undefined) {
+        save({ kind: 'cicd', tunnelUser: issuedUser, baseUrl: settings.baseUrl, rejected: true })
+      }
+      const credential = parseCredential(raw, 'cicd', settings)
+      if (credential.portDefaulted) {
+        log.notice(
+          `The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`
+        )
+      }
+      // Accepted: post now honours the revoke input. Saved before publishing, so a publish that
+      // fails halfway still leaves post what it needs.
+      save({
+        kind: 'cicd',
+        tunnelUser: credential.tunnelUser,
+        baseUrl: settings.baseUrl,
+        ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+      })
+      const obtained = tokenObtained(credential, settings)
+      await publish(obtained)
+      return obtained
+    } catch (error) {
+      if (issuedUser !== undefined) {
+        await giveBackUnused(
+          `the credential of tunnel user ${issuedUser}`,
+          () => client.revokeCredential(settings.apiKey, issuedUser),
+          context
+        )
+      }
+      throw error
     }
-    save({
-      kind: 'cicd',
-      tunnelUser: credential.tunnelUser,
-      ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-    })
-    return tokenObtained(credential, settings)
   },
 
   async giveBack(saved, { settings, service, log }) {
-    const until = saved.expiresAt ? ` It expires by itself at ${saved.expiresAt}.` : ''
-    if (!settings.revoke) {
-      log.info(`Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${until}`)
+    // A credential main refused was never handed out: it goes, whatever the revoke input says.
+    if (!settings.revoke && !saved.rejected) {
+      log.info(
+        `Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${until(saved)}`
+      )
       return
     }
     if (!settings.apiKey) {
@@ -48,4 +78,9 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
   },
 
   describe: saved => `the tunnel token of user ${saved.tunnelUser}`
+}
+
+/** " It expires by itself at …", or nothing when the expiry is unknown. */
+export function until(saved: { expiresAt?: string }): string {
+  return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : ''
 }

@@ -9,14 +9,14 @@ import { tokenObtained } from './token.js'
  * nor revokes it, because it did not create it.
  */
 export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
-  async obtain(settings, { log, mask, save }) {
+  async obtain(settings, { log, mask, save, publish }) {
     // Masked again by main at the start; repeated here so the kind is safe on its own.
     mask([settings.tunnelToken])
     log.info(
       `Using the tunnel token of user ${settings.tunnelUser} from input tunnel-token; no request is sent to the credential service.`
     )
     save({ kind: 'existing', tunnelUser: settings.tunnelUser })
-    return tokenObtained({
+    const obtained = tokenObtained({
       flavour: 'existing',
       token: settings.tunnelToken,
       tunnelUser: settings.tunnelUser,
@@ -25,6 +25,8 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
       tunnelPort: settings.tunnelPort,
       portDefaulted: settings.tunnelPort === DEFAULT_TUNNEL_PORT
     })
+    await publish(obtained)
+    return obtained
   },
 
   async giveBack(saved, { log }) {

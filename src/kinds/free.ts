@@ -1,11 +1,12 @@
 import { parseCredential, secretsIn } from '../credential.js'
 import type { FreeSettings } from '../inputs.js'
+import { until } from './cicd.js'
 import type { CredentialKind, SavedToken } from './kind.js'
 import { tokenObtained } from './token.js'
 
 /** A free 5-minute token: no API key, and nothing to revoke, since the service offers no way to. */
 export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
-  async obtain(settings, { service, log, mask, save }) {
+  async obtain(settings, { service, log, mask, save, publish }) {
     if (settings.fellBackToFree) {
       log.warning(
         'Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
@@ -24,14 +25,16 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
     save({
       kind: 'free',
       tunnelUser: credential.tunnelUser,
+      baseUrl: settings.baseUrl,
       ...(credential.expiresAt && { expiresAt: credential.expiresAt })
     })
-    return tokenObtained(credential)
+    const obtained = tokenObtained(credential)
+    await publish(obtained)
+    return obtained
   },
 
   async giveBack(saved, { log }) {
-    const until = saved.expiresAt ? ` It expires by itself at ${saved.expiresAt}.` : ''
-    log.info(`Nothing to revoke: free credentials cannot be revoked.${until}`)
+    log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`)
   },
 
   describe: saved => `the free credential of user ${saved.tunnelUser}`

@@ -1,4 +1,3 @@
-import type { Clock } from '../clock.js'
 import type { KindName, MainSettings, PostSettings } from '../inputs.js'
 import type { CredentialService } from '../service.js'
 
@@ -7,7 +6,10 @@ import type { CredentialService } from '../service.js'
  * to the runner, and how to give the credential back (post). main.ts and post.ts only route.
  */
 export interface CredentialKind<Settings extends MainSettings, Saved extends SavedCredential> {
-  /** Obtains the credential. Saves what post needs (ctx.save) before anything can fail halfway. */
+  /**
+   * Obtains the credential and publishes it (context.publish). Saves what post needs before
+   * anything can fail halfway, and gives back at once a credential it cannot hand over.
+   */
   obtain(settings: Settings, context: ObtainContext): Promise<Obtained>
   /** Post's side: revokes what main obtained, or says why there is nothing to do. Throws on failure. */
   giveBack(saved: Saved, context: GiveBackContext): Promise<void>
@@ -18,19 +20,26 @@ export interface CredentialKind<Settings extends MainSettings, Saved extends Sav
 /** What main saves for post, one shape per kind. Nothing secret: no token, no key. */
 export type SavedCredential = SavedToken | SavedSshKey | SavedExisting
 
-export interface SavedToken {
-  kind: 'cicd' | 'free'
-  tunnelUser: string
+/** What every kind that calls the service saves besides what names its credential. */
+interface SavedIssued {
+  /** Where main sent the key; post only compares it with its own base-url input. */
+  baseUrl?: string
   expiresAt?: string
+  /** Issued, then refused by main: post revokes it even with `revoke: false`. */
+  rejected?: boolean
 }
 
-export interface SavedSshKey {
+export interface SavedToken extends SavedIssued {
+  kind: 'cicd' | 'free'
+  tunnelUser: string
+}
+
+export interface SavedSshKey extends SavedIssued {
   kind: 'ssh-key'
   keyId: string
   fingerprint: string
   /** The folder that holds the private key file; absent until it is made. */
   keyFolder?: string
-  expiresAt?: string
 }
 
 export interface SavedExisting {
@@ -52,9 +61,17 @@ export interface ObtainContext {
   /** Registers secrets with the runner's masker before they could reach any line of the log. */
   mask(secrets: string[]): void
   save(saved: SavedCredential): void
+  /** Main gave back at once what it saved: nothing is left for post. */
+  clearSaved(): void
+  /**
+   * Writes what was obtained to the runner. The kind calls it while it can still give the
+   * credential back, so a credential that cannot be handed over does not live on.
+   */
+  publish(obtained: Obtained): Promise<void>
+  /** The one-message explanation of a failed request, for lines that report one. */
+  explain(error: unknown): string
   /** The runner's environment: RUNNER_TEMP and the GITHUB_* run identity. */
   env: NodeJS.ProcessEnv
-  clock: Clock
 }
 
 export interface GiveBackContext {

@@ -1,12 +1,19 @@
 import { ActionError } from '../errors.js'
-import { cleanText as printable } from '../service.js'
+import { printable } from '../printable.js'
 import type { SshKeySettings } from '../inputs.js'
-import type { CredentialService } from '../service.js'
 import { keyNameFor, runIdentityFrom } from './key-name.js'
 import { createKeyFolder, isKeyFolder, removeKeyFolder, writeKeyFile } from './key-file.js'
-import type { CredentialKind, SavedSshKey, StepLog } from './kind.js'
+import { until } from './cicd.js'
+import { giveBackUnused } from './give-back-unused.js'
+import type { CredentialKind, Obtained, SavedSshKey, StepLog } from './kind.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
-import { invalidUpload, parseUploadedKey, readKeyId, sameFingerprint } from './uploaded-key.js'
+import {
+  invalidUpload,
+  parseUploadedKey,
+  readKeyId,
+  sameFingerprint,
+  type UploadedKey
+} from './uploaded-key.js'
 
 /** The shortest life keys-upload offers in whole days; post revokes the key long before. */
 const KEY_LIFETIME_DAYS = 1
@@ -16,7 +23,8 @@ const KEY_LIFETIME_DAYS = 1
  * mode-0600 file. The tunnel server never sees a secret it could replay, and post revokes the key.
  */
 export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
-  async obtain(settings, { service, log, save, env }) {
+  async obtain(settings, context) {
+    const { service, log, save, publish, env } = context
     const name = keyNameFor(runIdentityFrom(env))
     const pair = generateSshKeyPair(name)
     log.info(
@@ -39,8 +47,17 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       )
     }
 
-    let expiresAt: string | undefined
+    // From here the service holds a key: any failure revokes it at once, and state names it
+    // first, so that post revokes it if that revoke fails too.
+    const issued: SavedSshKey = {
+      kind: 'ssh-key',
+      keyId,
+      fingerprint: pair.fingerprint,
+      baseUrl: settings.baseUrl
+    }
+    let keyFolder: string | undefined
     try {
+      save({ ...issued, rejected: true })
       const uploaded = parseUploadedKey(raw)
       if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
         throw new ActionError(
@@ -50,69 +67,36 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
             'credential service; if it does, report this to the service operator.'
         )
       }
-      expiresAt = uploaded.expiresAt
-    } catch (error) {
-      // A key the step will not use must not stay alive: revoke it now, not in post.
-      await revokeAtOnce(client, settings.apiKey, keyId, pair.fingerprint, log, save)
-      throw error
-    }
-
-    // Saved before the file exists, so that post revokes the key even if writing it fails.
-    const saved: SavedSshKey = {
-      kind: 'ssh-key',
-      keyId,
-      fingerprint: pair.fingerprint,
-      ...(expiresAt && { expiresAt })
-    }
-    save(saved)
-    const keyFolder = createKeyFolder(env)
-    save({ ...saved, keyFolder })
-    const keyFile = writeKeyFile(keyFolder, pair.privateKeyFile)
-
-    return {
-      env: {
-        TUNNEL_KEY_FILE: keyFile,
-        TUNNEL_USER: settings.clientId,
-        TUNNEL_HOST: settings.tunnelHost,
-        TUNNEL_PORT: String(settings.tunnelPort)
-      },
-      outputs: {
-        'key-id': keyId,
-        'key-fingerprint': pair.fingerprint,
-        'key-file': keyFile,
-        'expires-at': expiresAt ?? '',
-        'tunnel-user': settings.clientId,
-        'tunnel-host': settings.tunnelHost,
-        'tunnel-port': String(settings.tunnelPort),
-        credential: 'ssh-key'
-      },
-      summary: [
-        ['Key name', name],
-        ['Key fingerprint', pair.fingerprint],
-        ['Tunnel user', settings.clientId],
-        ['Tunnel host', settings.tunnelHost],
-        ['Tunnel port', String(settings.tunnelPort)],
-        ['Expires at', expiresAt ?? 'not given'],
-        ['Credential', 'ssh-key (revoked when the job ends)']
-      ],
-      announcement:
-        `Uploaded SSH key ${pair.fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
-        `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
-        `Its private key is in ${keyFile}, readable by this user only.`,
-      login: {
-        user: settings.clientId,
-        host: settings.tunnelHost,
-        port: settings.tunnelPort,
-        secret: { type: 'key-file', path: keyFile }
+      // Accepted: post now honours the revoke input. Saved before the file exists, so that post
+      // revokes the key even if writing it fails.
+      const accepted: SavedSshKey = {
+        ...issued,
+        ...(uploaded.expiresAt && { expiresAt: uploaded.expiresAt })
       }
+      save(accepted)
+      keyFolder = createKeyFolder(env)
+      save({ ...accepted, keyFolder })
+      const keyFile = writeKeyFile(keyFolder, pair.privateKeyFile)
+      const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded)
+      await publish(obtained)
+      return obtained
+    } catch (error) {
+      // The private half goes first: a key that will be revoked needs no file.
+      if (keyFolder) deleteKeyFolder(keyFolder, env, log)
+      await giveBackUnused(
+        `the uploaded SSH key ${pair.fingerprint} (id ${keyId})`,
+        () => client.revokeKey(settings.apiKey, keyId),
+        context
+      )
+      throw error
     }
   },
 
   async giveBack(saved, { settings, service, log, env }) {
-    const until = saved.expiresAt ? ` It expires by itself at ${saved.expiresAt}.` : ''
     try {
-      if (!settings.revoke) {
-        log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until}`)
+      // A key main refused was never handed out: it goes, whatever the revoke input says.
+      if (!settings.revoke && !saved.rejected) {
+        log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`)
         return
       }
       if (!settings.apiKey) {
@@ -143,34 +127,6 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
-/**
- * Revokes a key main will not use. If that fails too, the key is saved for post, which tries
- * again; the step fails either way with the first error.
- */
-async function revokeAtOnce(
-  client: CredentialService,
-  apiKey: string,
-  keyId: string,
-  fingerprint: string,
-  log: StepLog,
-  save: (saved: SavedSshKey) => void
-): Promise<void> {
-  try {
-    const outcome = await client.revokeKey(apiKey, keyId)
-    log.info(
-      outcome === 'revoked'
-        ? `Revoked the uploaded key (id ${keyId}) at once.`
-        : `The uploaded key (id ${keyId}) is already gone (404).`
-    )
-  } catch (error) {
-    save({ kind: 'ssh-key', keyId, fingerprint })
-    log.warning(
-      `Could not revoke the uploaded key (id ${keyId}) at once (${error instanceof Error ? error.message : String(error)}); ` +
-        'the post step will try again.'
-    )
-  }
-}
-
 function deleteKeyFolder(folder: string, env: NodeJS.ProcessEnv, log: StepLog): void {
   if (!isKeyFolder(folder, env)) {
     log.warning(
@@ -186,5 +142,53 @@ function deleteKeyFolder(folder: string, env: NodeJS.ProcessEnv, log: StepLog): 
       `Could not delete the private key folder ${folder}: ${error instanceof Error ? error.message : String(error)}. ` +
         'On a self-hosted runner, delete it by hand.'
     )
+  }
+}
+
+function sshKeyObtained(
+  settings: SshKeySettings,
+  name: string,
+  keyId: string,
+  fingerprint: string,
+  keyFile: string,
+  uploaded: UploadedKey
+): Obtained {
+  const { expiresAt } = uploaded
+  return {
+    env: {
+      TUNNEL_KEY_FILE: keyFile,
+      TUNNEL_USER: settings.clientId,
+      TUNNEL_HOST: settings.tunnelHost,
+      TUNNEL_PORT: String(settings.tunnelPort)
+    },
+    outputs: {
+      'key-id': keyId,
+      'key-fingerprint': fingerprint,
+      'key-file': keyFile,
+      'expires-at': expiresAt ?? '',
+      'tunnel-user': settings.clientId,
+      'tunnel-host': settings.tunnelHost,
+      'tunnel-port': String(settings.tunnelPort),
+      credential: 'ssh-key'
+    },
+    summary: [
+      ['Key name', name],
+      ['Key fingerprint', fingerprint],
+      ['Tunnel user', settings.clientId],
+      ['Tunnel host', settings.tunnelHost],
+      ['Tunnel port', String(settings.tunnelPort)],
+      ['Expires at', expiresAt ?? 'not given'],
+      ['Credential', 'ssh-key (revoked when the job ends)']
+    ],
+    announcement:
+      `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
+      `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
+      `Its private key is in ${keyFile}, readable by this user only.`,
+    login: {
+      user: settings.clientId,
+      host: settings.tunnelHost,
+      port: settings.tunnelPort,
+      secret: { type: 'key-file', path: keyFile }
+    }
   }
 }

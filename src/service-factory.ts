@@ -3,7 +3,10 @@ import type { Clock } from './clock.js'
 import type { HttpSettings } from './inputs.js'
 import { CredentialService } from './service.js'
 
-/** The service client both steps use, with retries reported on the step's log. */
+/**
+ * The service client as both steps use it: their clock, their retry settings, and each retry told
+ * in the log. Kept apart from the client so the client itself never writes to the runner.
+ */
 export function createService(
   baseUrl: string,
   http: HttpSettings,
@@ -15,9 +18,11 @@ export function createService(
     timeoutSeconds: http.timeoutSeconds,
     sleep: clock.sleep,
     random: clock.random,
+    now: clock.now,
     onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
       core.info(
-        `Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : String(error)}); ` +
+        // ServiceError messages are already made printable; anything else is told only by kind.
+        `Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
           `retrying in ${(delayMs / 1000).toFixed(1)} s.`
       )
   })
