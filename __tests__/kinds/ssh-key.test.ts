@@ -254,6 +254,20 @@ describe('main with credential: ssh-key', () => {
     expect(post.warnings).toEqual([])
   })
 
+  it('revokes the key and deletes its file at once when writing the runner files fails', async () => {
+    acceptUpload()
+    const revoke = nock(ORIGIN).post(REVOKE, { key_id: KEY_ID }).reply(200, { success: true })
+    // A directory where the env file should be: appending to it fails.
+    const step = await runInProcess(() => runMain(fakeClock()), INPUTS, {
+      env: { ...RUN, RUNNER_TEMP: runnerTemp, GITHUB_ENV: tmpdir() }
+    })
+    expect(revoke.isDone()).toBe(true)
+    expect(step.failed).toBe(true)
+    expect(step.errors).toHaveLength(1)
+    expect(step.state.credential).toBe('')
+    expect(readdirSync(runnerTemp)).toEqual([])
+  })
+
   it('revokes at once an answer with a key id but no usable fingerprint', async () => {
     acceptUpload(() => ({ public_key_fingerprint: 'md5:aa:bb' }))
     const revoke = nock(ORIGIN).post(REVOKE, { key_id: KEY_ID }).reply(200, { success: true })
@@ -423,6 +437,28 @@ describe('post with credential: ssh-key', () => {
     } finally {
       rmSync(precious, { recursive: true, force: true })
     }
+  })
+
+  it('revokes a key main refused even with revoke: false', async () => {
+    acceptUpload(() => ({ public_key_fingerprint: 'SHA256:bm90IHRoaXMga2V5' }))
+    nock(ORIGIN).post(REVOKE).reply(503, { error: 'down' })
+    const main = await runMainWith({ ...INPUTS, revoke: 'false', 'max-attempts': '1' })
+    expect(main.failed).toBe(true)
+    const revoke = nock(ORIGIN).post(REVOKE, { key_id: KEY_ID }).reply(200, { success: true })
+    const post = await runPostAfter(main, { ...INPUTS, revoke: 'false' })
+    expect(revoke.isDone()).toBe(true)
+    expect(infoLines(post.lines)).toEqual([
+      `Revoked the SSH key ${JSON.parse(main.state.credential).fingerprint} (id ${KEY_ID}).`
+    ])
+  })
+
+  it('reads the saved key as the kind its inputs name: a cicd post does not touch it', async () => {
+    const main = await mainThatSucceeded()
+    const post = await runPostAfter(main, { 'api-key': API_KEY, 'base-url': BASE_URL })
+    expect(infoLines(post.lines)).toEqual([
+      'Nothing to revoke: the main step left no credential behind.'
+    ])
+    expect(existsSync(main.env.SVC_TUNNEL_KEY_FILE)).toBe(true)
   })
 
   it('sends the API key only to the base-url input of the post step', async () => {
