@@ -147,6 +147,13 @@ describe('when revoking fails for good', () => {
     expect(step.warnings[0]).toMatch(/Its expiry is unknown\.$/)
   })
 
+  it('warns, sending nothing, when the credential input cannot be read', async () => {
+    const step = await runPostWith(SAVED, { ...INPUTS, credential: 'gold' })
+    expect(step.warnings).toEqual([
+      'Could not revoke what the main step saved: Input credential is "gold": expected one of cicd, free, auto, ssh-key or existing.'
+    ])
+  })
+
   it('warns on a post-step input that cannot be read', async () => {
     const step = await runPostWith(SAVED, { ...INPUTS, 'max-attempts': 'many' })
     expect(step.warnings[0]).toMatch(/Input max-attempts is "many"/)
