@@ -43,7 +43,8 @@ export async function runMain(clock: Clock = systemClock): Promise<void> {
       explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
       env: process.env
     })
-    // The expose tunnel starts here, logging in with the obtained credential's login.
+    // The expose tunnel starts here, after the credential is out (a tunnel that fails leaves it
+    // for post to revoke), logging in with what obtainCredential returns: `login`.
   } catch (error) {
     core.setFailed(
       error instanceof ActionError

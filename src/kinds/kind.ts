@@ -95,12 +95,15 @@ export interface Obtained {
   login: TunnelLogin
 }
 
-/** What a tunnel client needs to log in: a token as password, or a private key file. */
+/** What a tunnel client (the expose keeper) needs to log in: a token as password, or a key file. */
 export interface TunnelLogin {
+  kind: KindName
   user: string
   host: string
   port: number
   secret: { type: 'password'; token: string } | { type: 'key-file'; path: string }
+  /** When the credential dies, and the tunnel with it; absent when unknown or never. */
+  expiresAt?: string
 }
 
 export type { KindName }

@@ -185,10 +185,12 @@ function sshKeyObtained(
       `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
       `Its private key is in ${keyFile}, readable by this user only.`,
     login: {
+      kind: 'ssh-key',
       user: settings.clientId,
       host: settings.tunnelHost,
       port: settings.tunnelPort,
-      secret: { type: 'key-file', path: keyFile }
+      secret: { type: 'key-file', path: keyFile },
+      ...(expiresAt && { expiresAt })
     }
   }
 }

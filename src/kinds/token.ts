@@ -48,10 +48,12 @@ export function tokenObtained(
       `${credential.flavour === 'existing' ? 'Using' : 'Provisioned'} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
       `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
     login: {
+      kind: credential.flavour,
       user: credential.tunnelUser,
       host: credential.tunnelHost,
       port: credential.tunnelPort,
-      secret: { type: 'password', token: credential.token }
+      secret: { type: 'password', token: credential.token },
+      ...(credential.expiresAt && { expiresAt: credential.expiresAt })
     }
   }
 }
