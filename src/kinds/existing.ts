@@ -1,4 +1,3 @@
-import { DEFAULT_TUNNEL_PORT } from '../credential.js'
 import type { ExistingSettings } from '../inputs.js'
 import type { CredentialKind, SavedExisting } from './kind.js'
 import { tokenObtained } from './token.js'
@@ -23,7 +22,8 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
       clientId: settings.tunnelUser,
       tunnelHost: settings.tunnelHost,
       tunnelPort: settings.tunnelPort,
-      portDefaulted: settings.tunnelPort === DEFAULT_TUNNEL_PORT
+      // The port is the input's, or its documented default: no service answer was read.
+      portDefaulted: false
     })
     await publish(obtained)
     return obtained

@@ -1,4 +1,5 @@
 import { ActionError } from '../errors.js'
+import { describeUnexpected } from '../failures.js'
 import { printable } from '../printable.js'
 import type { SshKeySettings } from '../inputs.js'
 import { keyNameFor, runIdentityFrom } from './key-name.js'
@@ -139,7 +140,7 @@ function deleteKeyFolder(folder: string, env: NodeJS.ProcessEnv, log: StepLog): 
     log.info(`Deleted the private key file and its folder ${folder}.`)
   } catch (error) {
     log.warning(
-      `Could not delete the private key folder ${folder}: ${error instanceof Error ? error.message : String(error)}. ` +
+      `Could not delete the private key folder ${folder}: ${describeUnexpected(error)}. ` +
         'On a self-hosted runner, delete it by hand.'
     )
   }
