@@ -105,5 +105,3 @@ export interface TunnelLogin {
   /** When the credential dies, and the tunnel with it; absent when unknown or never. */
   expiresAt?: string
 }
-
-export type { KindName }
