@@ -1,7 +1,7 @@
 import { issuedTunnelUser, parseCredential, secretsIn } from '../credential.js'
 import { ActionError } from '../errors.js'
 import type { CicdSettings } from '../inputs.js'
-import { printable } from '../printable.js'
+import { until } from './expiry-note.js'
 import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, SavedToken } from './kind.js'
 import { tokenObtained } from './token.js'
@@ -78,9 +78,4 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
   },
 
   describe: saved => `the tunnel token of user ${saved.tunnelUser}`
-}
-
-/** " It expires by itself at …", or nothing when the expiry is unknown. */
-export function until(saved: { expiresAt?: string }): string {
-  return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : ''
 }

@@ -1,6 +1,6 @@
 import { parseCredential, secretsIn } from '../credential.js'
 import type { FreeSettings } from '../inputs.js'
-import { until } from './cicd.js'
+import { until } from './expiry-note.js'
 import type { CredentialKind, SavedToken } from './kind.js'
 import { tokenObtained } from './token.js'
 
