@@ -73,7 +73,7 @@ function keyPool(size: number): { keys: string[]; next(): string } {
   }
 }
 
-function chosenSections(): [string, BenchSection][] {
+function chosenSections(): BenchSection[] {
   const wanted = process.env.BENCH_SECTIONS?.split(',').map(name => name.trim())
   const unknown = wanted?.filter(name => !(name in SECTIONS)) ?? []
   if (unknown.length > 0) {
@@ -81,7 +81,9 @@ function chosenSections(): [string, BenchSection][] {
       `bench: unknown BENCH_SECTIONS ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`
     )
   }
-  return Object.entries(SECTIONS).filter(([name]) => !wanted || wanted.includes(name))
+  return Object.entries(SECTIONS)
+    .filter(([name]) => !wanted || wanted.includes(name))
+    .map(([, section]) => section)
 }
 
 async function main(): Promise<void> {
@@ -94,15 +96,14 @@ async function main(): Promise<void> {
   }))
   const pool = keyPool(40)
   const certificate = makeThrowawayCertificate()
-  const service = await startCredentialService({
-    apiKeys: pool.keys,
-    tls: { key: certificate.key, cert: certificate.cert }
-  })
+  const tls = { key: certificate.key, cert: certificate.cert }
+  const service = await startCredentialService({ apiKeys: pool.keys, tls })
   const context: BenchContext = {
     runtimes,
     service,
     caFile: certificate.certFile,
     ca: certificate.cert,
+    tls,
     nextApiKey: () => pool.next(),
     runs: Number(process.env.BENCH_RUNS ?? 30),
     warmup: Number(process.env.BENCH_WARMUP ?? 3)
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
     if (check.conclusion !== 'success' || Object.keys(check.env).length !== 4) {
       throw new Error(`bench: the main step fails under the runner emulation:\n${check.stdout}`)
     }
-    for (const [, section] of chosenSections()) {
+    for (const section of chosenSections()) {
       process.stderr.write(`bench: ${section.name} …\n`)
       const outcome = await section.run(context)
       Object.assign(results, outcome.results)

@@ -2,7 +2,8 @@
  * What the benchmark's parts share. bench.ts runs each section in turn with one BenchContext
  * (one https service, one key pool, the runtimes), merges the sections' results into
  * bench/results.json and prints their report lines and PASS/FAIL targets. A new measurement is
- * a module exporting a `BenchSection`, added to the list in bench.ts.
+ * a module exporting a `BenchSection`, added to SECTIONS in bench.ts; BENCH_SECTIONS=name runs
+ * it alone.
  */
 import type { RunningService } from '../service/server.js'
 
@@ -21,6 +22,8 @@ export interface BenchContext {
   caFile: string
   /** The certificate itself, for requests from the benchmark's own process. */
   ca: string
+  /** Key and certificate, for a section that starts a service of its own (e.g. with the tunnel). */
+  tls: { key: string; cert: string }
   /** A fresh API key for each provision (the service limits provisions per key). */
   nextApiKey(): string
   /** Counted runs and warm-ups per timed case (BENCH_RUNS, BENCH_WARMUP). */
