@@ -1,18 +1,9 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 776:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-module.exports = __nccwpck_require__(488);
-
-
-/***/ }),
-
 /***/ 488:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
-var __webpack_unused_export__;
 
 
 var net = __nccwpck_require__(278);
@@ -276,7 +267,7 @@ if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
 } else {
   debug = function() {};
 }
-__webpack_unused_export__ = debug; // for test
+exports.debug = debug; // for test
 
 
 /***/ }),
@@ -314,19 +305,12 @@ const systemClock = {
 const DEFAULT_TUNNEL_PORT = 2223;
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-// Whitespace or control characters in a token would break the KEY=value lines of GITHUB_ENV.
 const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u;
-/** The secret strings in a raw response, so they can be masked before anything else happens. */
 function secretsIn(raw) {
     if (!isObject(raw))
         return [];
     return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
 }
-/**
- * Turns the service's JSON into a Credential, or throws an ActionError that names what was wrong.
- * All or nothing: the caller writes nothing to the runner unless this returns.
- * Some deployments answer with the free credential's field names, so both spellings are read.
- */
 function parseCredential(raw, flavour, overrides = {}) {
     if (!isObject(raw)) {
         throw invalid('the body is not a JSON object');
@@ -368,7 +352,6 @@ function isBareHost(value) {
         return true;
     return HOSTNAME_PATTERN.test(value);
 }
-/** True when the credential's expiry has passed at `nowMs`; unknown expiry counts as live. */
 function hasExpired(expiresAt, nowMs) {
     if (!expiresAt)
         return false;
@@ -380,7 +363,6 @@ function checkSecretLike(value, field) {
         throw invalid(`${field} is missing`);
     if (typeof value !== 'string')
         throw invalid(`${field} is not a string`);
-    // The value is not quoted: for the token it is a secret, and the others may be hostile.
     if (UNSAFE_CHARACTER.test(value))
         throw invalid(`${field} holds whitespace or control characters`);
 }
@@ -428,10 +410,6 @@ function invalid(what) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   l: () => (/* binding */ ActionError)
 /* harmony export */ });
-/**
- * An error whose message is written for the workflow author: it says what went wrong and what to
- * do. The entry points print these as they are; anything else is an unexpected bug.
- */
 class ActionError extends Error {
     constructor(message) {
         super(message);
@@ -457,10 +435,6 @@ const RATE_LIMITS = {
     'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
     'revoke-token': 'revoke-token is rate limited by the service'
 };
-/**
- * One message per failure for the workflow author: what happened and what to do.
- * Pure, so each case is tested on its words.
- */
 function explainFailure(error, context) {
     if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .RetryAfterTooLong */ .Zt && error.cause instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
         const retryAt = new Date(context.nowMs + error.retryAfterSeconds * 1000).toISOString();
@@ -523,7 +497,6 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 
 
-// action.yml points main and post at this one bundle; saved state tells which step this is.
 await ((0,_state_js__WEBPACK_IMPORTED_MODULE_2__/* .isPostStep */ .pq)() ? (0,_post_js__WEBPACK_IMPORTED_MODULE_1__/* .runPost */ .a)() : (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)());
 
 __webpack_async_result__();
@@ -560,7 +533,6 @@ function readMainSettings(input) {
                 'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
         }
         if (!API_KEY_PATTERN.test(apiKey)) {
-            // Never quote the value: it is a secret, even when malformed.
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
                 'Check that the secret holds the whole key, with no quotes or extra text.');
         }
@@ -604,10 +576,6 @@ function parseChoice(raw) {
         return value;
     throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input credential is ${quote(raw)}: expected one of cicd, free or auto.`);
 }
-/**
- * The base URL must be https so the API key never crosses the network in clear text; plain http
- * is allowed only to this machine, for local testing.
- */
 function parseBaseUrl(raw) {
     const value = raw.trim();
     if (!value) {
@@ -677,7 +645,6 @@ function parseEnvPrefix(raw) {
     }
     return value;
 }
-/** Quotes a non-secret input for an error message, cut short so a pasted blob stays readable. */
 function quote(value) {
     const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
     return JSON.stringify(shown);
@@ -699,7 +666,7 @@ function quote(value) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(423);
 /* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(71);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
 
@@ -711,10 +678,8 @@ function quote(value) {
 
 
 
-/** The main step: inputs → request → validated credential → runner. Never throws; failures fail the step. */
 async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
     (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .markMainStarted */ .UM)();
-    // Before anything can print, so not even an error message can show the key.
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
     let baseUrl = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url');
     let project;
@@ -733,13 +698,11 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
         const raw = settings.flavour === 'cicd'
             ? await service.provisionCredential(settings)
             : await service.createFreeCredential();
-        // Masked while still raw, so that even a response that fails validation cannot leak it later.
         (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .secretsIn */ .VY)(raw));
         const credential = (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .parseCredential */ .nx)(raw, settings.flavour, settings);
         if (credential.portDefaulted) {
             _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
         }
-        // State first: if publishing fails halfway, post can still revoke what exists.
         (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg)({
             flavour: credential.flavour,
             tunnelUser: credential.tunnelUser,
@@ -787,7 +750,7 @@ function createService(baseUrl, http, clock) {
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
 /* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(587);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(779);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(423);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
 
 
@@ -798,10 +761,6 @@ function createService(baseUrl, http, clock) {
 
 
 
-/**
- * The post step: revoke what main provisioned. Cleanup must not fail a job by accident, so every
- * failure is a warning unless the workflow asked for fail-on-revoke-error.
- */
 async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_7__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
     const saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .loadCredential */ .SS)();
@@ -850,22 +809,29 @@ async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
 
 /***/ }),
 
-/***/ 779:
+/***/ 423:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   QU: () => (/* binding */ maskSecrets),
-/* harmony export */   ZC: () => (/* binding */ publishCredential)
-/* harmony export */ });
-/* unused harmony exports environmentFor, outputsFor */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 
-/** Registers secrets with the runner, which then hides them in every later line of the log. */
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  QU: () => (/* binding */ maskSecrets),
+  ZC: () => (/* binding */ publishCredential)
+});
+
+// UNUSED EXPORTS: environmentFor, outputsFor
+
+// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(391);
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./publish.ts
+
+
 function maskSecrets(secrets) {
     for (const secret of secrets)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(secret);
+        core/* setSecret */.Pq(secret);
 }
-/** The variables later steps read; one function so main, tests and docs agree on the names. */
 function environmentFor(credential, prefix) {
     return {
         [`${prefix}_TUNNEL_TOKEN`]: credential.token,
@@ -887,30 +853,25 @@ function outputsFor(credential, settings) {
         credential: credential.flavour
     };
 }
-/**
- * Writes the credential to the runner. Host, port and user are deliberately not masked: they are
- * not secret, and the runner blanks masked values in outputs that other jobs read.
- */
 async function publishCredential(credential, settings) {
     if (settings.exportEnv) {
         for (const [name, value] of Object.entries(environmentFor(credential, settings.envPrefix))) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value);
+            core/* exportVariable */.dN(name, value);
         }
     }
     for (const [name, value] of Object.entries(outputsFor(credential, settings))) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value);
+        core/* setOutput */.uH(name, value);
     }
     try {
-        await writeSummary(credential, settings);
+        writeSummary(credential, settings);
     }
     catch (error) {
-        // The credential is already out; a summary is a courtesy and must not fail the step.
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
+        core/* warning */.$e(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
     }
 }
-async function writeSummary(credential, settings) {
-    // Outside a runner (a local run) there is no summary file; that is not an error.
-    if (!process.env.GITHUB_STEP_SUMMARY)
+function writeSummary(credential, settings) {
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (!summaryFile)
         return;
     const rows = [
         ['Project', credential.projectSlug ?? settings.project],
@@ -921,7 +882,7 @@ async function writeSummary(credential, settings) {
         ['Expires at', credential.expiresAt ?? 'not given'],
         ['Credential', credential.flavour === 'free' ? 'free (5 minutes, not revocable)' : 'cicd']
     ];
-    await _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z
+    const html = core/* summary */.z
         .addHeading('Tunnel credentials', 3)
         .addTable([
         [
@@ -930,7 +891,9 @@ async function writeSummary(credential, settings) {
         ],
         ...rows.filter(([, value]) => value).map(([field, value]) => [field, escapeHtml(value)])
     ])
-        .write();
+        .stringify();
+    core/* summary */.z.emptyBuffer();
+    (0,external_node_fs_namespaceObject.appendFileSync)(summaryFile, html);
 }
 function escapeHtml(value) {
     return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
@@ -949,11 +912,9 @@ function escapeHtml(value) {
 /* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
 /* harmony export */ });
 /* unused harmony export backoffDelay */
-/** Longest `retry_after` worth sleeping through; past it the step fails at once and says when to retry. */
 const MAX_RETRY_AFTER_SECONDS = 60;
 const BASE_DELAY_MS = 1000;
 const MAX_DELAY_MS = 10_000;
-/** Thrown when the service asks us to wait longer than a CI step should sleep. */
 class RetryAfterTooLong extends Error {
     cause;
     retryAfterSeconds;
@@ -964,7 +925,6 @@ class RetryAfterTooLong extends Error {
         this.name = 'RetryAfterTooLong';
     }
 }
-/** Thrown when every attempt failed; `cause` is the last failure. */
 class AttemptsExhausted extends Error {
     cause;
     attempts;
@@ -975,10 +935,6 @@ class AttemptsExhausted extends Error {
         this.name = 'AttemptsExhausted';
     }
 }
-/**
- * Runs `attempt` until it succeeds, a failure is not retryable, or attempts run out.
- * `classify` tells which errors are worth another try.
- */
 async function withRetries(attempt, classify, options) {
     for (let attemptNumber = 1;; attemptNumber++) {
         try {
@@ -1005,10 +961,6 @@ async function withRetries(attempt, classify, options) {
         }
     }
 }
-/**
- * Exponential backoff with jitter (half fixed, half random), so parallel jobs that failed together
- * do not retry together. A `retry_after` from the service wins: it knows when the window frees.
- */
 function backoffDelay(attemptNumber, retryAfterSeconds, random) {
     if (retryAfterSeconds !== undefined)
         return Math.max(0, retryAfterSeconds) * 1000;
@@ -1031,12 +983,11 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: MAX_BODY_BYTES, classifyFailure, cleanText, interpretAnswer
 
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 2 modules
-var lib = __nccwpck_require__(947);
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./retry.ts
 var retry = __nccwpck_require__(122);
 ;// CONCATENATED MODULE: ./version.ts
-/** Sent in the User-Agent header; a test keeps it equal to package.json's version. */
 const ACTION_NAME = 'provision-tunnel-credentials';
 const ACTION_VERSION = '1.0.0';
 
@@ -1044,9 +995,7 @@ const ACTION_VERSION = '1.0.0';
 
 
 
-/** Largest response body read; a credential is a few hundred bytes, so more is a wrong endpoint or an attack. */
 const MAX_BODY_BYTES = 1024 * 1024;
-/** A failed call to the service: an HTTP answer outside 2xx, or no usable answer at all. */
 class ServiceError extends Error {
     kind;
     endpoint;
@@ -1065,7 +1014,6 @@ class ServiceError extends Error {
         this.name = 'ServiceError';
     }
 }
-/** The credential service's endpoints that this action calls. Bodies come back unvalidated. */
 class CredentialService {
     options;
     constructor(options) {
@@ -1082,7 +1030,6 @@ class CredentialService {
     createFreeCredential() {
         return this.call('create-ephemeral-token', undefined, {});
     }
-    /** Resolves 'already-gone' on 404: the token was revoked before, or never existed. */
     async revokeCredential(apiKey, tunnelUser) {
         try {
             await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey });
@@ -1109,16 +1056,10 @@ class CredentialService {
             onRetry: this.options.onRetry
         });
     }
-    /**
-     * One request with a deadline over the whole exchange, body included: a socket timeout alone
-     * would let a server that trickles bytes hold the job forever. A client per attempt, so that
-     * disposing it closes a hung socket and the step's process can exit.
-     */
     async attempt(endpoint, url, payload, headers) {
         const timeoutMs = this.options.timeoutSeconds * 1000;
         const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
             socketTimeout: timeoutMs,
-            // A redirect would carry X-API-Key to wherever it points; base-url must be the real address.
             allowRedirects: false,
             allowRetries: false
         });
@@ -1154,7 +1095,6 @@ async function exchange(http, endpoint, url, payload, headers) {
     }
     return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after']);
 }
-/** Decides from status and body whether the call succeeded; pure, so every case is testable. */
 function interpretAnswer(endpoint, status, text, retryAfterHeader) {
     const parsed = parseJson(text);
     if (status >= 200 && status < 300) {
@@ -1229,7 +1169,6 @@ function readRetryAfter(value) {
 function firstValue(value) {
     return Array.isArray(value) ? value[0] : value;
 }
-/** A short, single-line, printable version of untrusted text from the service. */
 function cleanText(value, max) {
     const flat = value
         .replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
@@ -1237,7 +1176,6 @@ function cleanText(value, max) {
         .trim();
     return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
 }
-/** The body, only when short enough to help and not flood the log. */
 function shortBody(text) {
     const trimmed = text.trim();
     if (!trimmed)
@@ -1263,11 +1201,9 @@ function shortBody(text) {
 
 const POST_MARKER = 'isPost';
 const CREDENTIAL = 'credential';
-/** The runner gives the post step the state main saved; main sees none, which is how one bundle serves both. */
 function isPostStep() {
     return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(POST_MARKER) === 'true';
 }
-/** Saved first thing in main, so that even a main that fails early leads to a post that does nothing. */
 function markMainStarted() {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(POST_MARKER, 'true');
 }
@@ -1545,8 +1481,8 @@ function prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 2 modules
-var lib = __nccwpck_require__(947);
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
 ;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -2398,7 +2334,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 947:
+/***/ 78:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2506,16 +2442,18 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ../node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(776);
+;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
+let loaded;
+function tunnelPackage() {
+    loaded ??= __nccwpck_require__(488);
+    return loaded;
+}
+const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
+const httpsOverHttp = options => tunnelPackage().httpsOverHttp(options);
+const httpOverHttps = options => tunnelPackage().httpOverHttps(options);
+const httpsOverHttps = options => tunnelPackage().httpsOverHttps(options);
+
 ;// CONCATENATED MODULE: ./bundle/undici-stub.ts
-/**
- * Stands in for `undici` in the bundle (src/tsconfig.json maps the name here, and ncc follows
- * that mapping). `@actions/http-client` imports undici's ProxyAgent at load time but uses it
- * only in `getAgentDispatcher`, which this action never calls: its requests go through Node's
- * http/https agents, and proxies through the `tunnel` package. Keeping undici (about 900 KB)
- * out of dist/ saves the runner loading it on every step.
- */
 class ProxyAgent {
     constructor() {
         throw new Error('undici is not bundled with this action: HttpClient.getAgentDispatcher() is unsupported here. ' +
@@ -3086,10 +3024,10 @@ class HttpClient {
             let tunnelAgent;
             const overHttps = proxyUrl.protocol === 'https:';
             if (usingSsl) {
-                tunnelAgent = overHttps ? tunnel.httpsOverHttps : tunnel.httpsOverHttp;
+                tunnelAgent = overHttps ? httpsOverHttps : httpsOverHttp;
             }
             else {
-                tunnelAgent = overHttps ? tunnel.httpOverHttps : tunnel.httpOverHttp;
+                tunnelAgent = overHttps ? httpOverHttps : httpOverHttp;
             }
             agent = tunnelAgent(agentOptions);
             this._proxyAgent = agent;
