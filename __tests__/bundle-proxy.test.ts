@@ -2,7 +2,7 @@
  * The bundle maps `undici` and `@actions/exec` to stubs (src/tsconfig.json paths, src/bundle/),
  * so `@actions/http-client` and `@actions/core` load without them, and `tunnel` to a module that
  * loads the proxy agent only when a proxy applies. Proxies must still work in what the runner runs:
- * dist/index.js under Node 24, with https_proxy set, asks a local proxy for a CONNECT tunnel.
+ * dist/index.cjs under Node 24, with https_proxy set, asks a local proxy for a CONNECT tunnel.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -59,7 +59,7 @@ describe('the stubs', () => {
   })
 
   it('are what the bundle holds instead of undici and @actions/exec', () => {
-    const bundle = readFileSync(join(repoRoot, 'dist', 'index.js'), 'utf8')
+    const bundle = readFileSync(join(repoRoot, 'dist', 'index.cjs'), 'utf8')
     expect(bundle).toContain('undici is not bundled with this action')
     // undici's own classes and symbols, exec's ToolRunner and child_process: none made it in.
     // (The exec stub itself is tree-shaken away: nothing the action calls reaches it.)
