@@ -165,31 +165,45 @@ const wrongType = (base: FieldValue) =>
   )
 
 /** Values a field's type and form make tempting: other spellings of ports, times and numbers. */
-const nearMisses: Record<string, FieldValue[]> = {
-  tunnel_port: ['2022', '02223', '2223 ', ' 2223', '0x8af', '1e3', '-1', '65536', '0', 22.0, 99999],
-  ttl_minutes: ['60', 0, -5, 1.5, 2 ** 53, { raw: '60.0' } satisfies RawJson],
-  expires_at: [
-    '2026-11-23T11:00:00+01:00',
-    '2026-11-23T11:00:00.123456Z',
-    '2000-01-01T00:00:00Z',
-    '2026-11-23T09:59:59Z',
-    '2026-02-31T00:00:00Z',
-    '9999-12-31T23:59:59Z',
-    '+275760-09-13T00:00:00Z',
-    '2026-11-23 11:00:00Z',
-    'tomorrow'
-  ],
-  tunnel_host: [
-    '127.0.0.1',
-    '::1',
-    '[::1]',
-    'tunnel.example.test:2223',
-    'https://tunnel.example.test',
-    'tunnel.example.test.',
-    '-bad.example',
-    'a'.repeat(64) + '.example'
-  ]
-}
+const nearMisses = new Map<string, FieldValue[]>(
+  Object.entries({
+    tunnel_port: [
+      '2022',
+      '02223',
+      '2223 ',
+      ' 2223',
+      '0x8af',
+      '1e3',
+      '-1',
+      '65536',
+      '0',
+      22.0,
+      99999
+    ],
+    ttl_minutes: ['60', 0, -5, 1.5, 2 ** 53, { raw: '60.0' } satisfies RawJson],
+    expires_at: [
+      '2026-11-23T11:00:00+01:00',
+      '2026-11-23T11:00:00.123456Z',
+      '2000-01-01T00:00:00Z',
+      '2026-11-23T09:59:59Z',
+      '2026-02-31T00:00:00Z',
+      '9999-12-31T23:59:59Z',
+      '+275760-09-13T00:00:00Z',
+      '2026-11-23 11:00:00Z',
+      'tomorrow'
+    ],
+    tunnel_host: [
+      '127.0.0.1',
+      '::1',
+      '[::1]',
+      'tunnel.example.test:2223',
+      'https://tunnel.example.test',
+      'tunnel.example.test.',
+      '-bad.example',
+      'a'.repeat(64) + '.example'
+    ]
+  })
+)
 
 export const hostileValue = (field: string, base: FieldValue): fc.Arbitrary<FieldValue> => {
   const text = typeof base === 'string' ? base : String(base)
@@ -198,7 +212,7 @@ export const hostileValue = (field: string, base: FieldValue): fc.Arbitrary<Fiel
     { weight: 2, arbitrary: wrongType(base) },
     { weight: 1, arbitrary: hostileFragment },
     { weight: 1, arbitrary: huge(text) },
-    { weight: 2, arbitrary: fc.constantFrom(...(nearMisses[field] ?? [text])) }
+    { weight: 2, arbitrary: fc.constantFrom(...(nearMisses.get(field) ?? [text])) }
   )
 }
 

@@ -204,19 +204,23 @@ function stepProblems(
     const isOwnMask =
       command?.name === 'add-mask' && !command.legacy && allowedMasks.includes(command.message)
     if (command && (command.legacy || !INTENDED_COMMANDS.has(command.name))) {
-      problems.push(`${step}: line ${i + 1} is a ${command.name} command: ${JSON.stringify(line)}`)
+      problems.push(`${step}: line ${i + 1} is a ${command.name} command: ${show(line, 300)}`)
     } else if (command?.name === 'add-mask' && !isOwnMask) {
-      problems.push(`${step}: line ${i + 1} masks a value nobody sent as a secret: ${line}`)
+      problems.push(
+        `${step}: line ${i + 1} masks a value nobody sent as a secret: ${show(line, 300)}`
+      )
     }
     if (isOwnMask) return
     for (const secret of secrets) {
       if (line.includes(secret)) {
-        problems.push(`${step}: line ${i + 1} shows the secret ${secret.slice(0, 8)}…: ${line}`)
+        problems.push(
+          `${step}: line ${i + 1} shows the secret ${secret.slice(0, 8)}…: ${show(line, 300)}`
+        )
       }
     }
     for (let at = 0; at + 8 <= TOKEN_CORE.length; at++) {
       if (line.includes(TOKEN_CORE.slice(at, at + 8))) {
-        problems.push(`${step}: line ${i + 1} shows part of the token: ${line}`)
+        problems.push(`${step}: line ${i + 1} shows part of the token: ${show(line, 300)}`)
         break
       }
     }
@@ -230,6 +234,12 @@ function stepProblems(
   const extraState = Object.keys(outcome.state).filter(name => !STATE_NAMES.includes(name))
   if (extraState.length) problems.push(`${step}: extra GITHUB_STATE entries ${extraState}`)
   return problems
+}
+
+/** A value for a message: JSON, so hidden characters show, and short. */
+function show(value: unknown, max = 80): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text
 }
 
 function errorCount(outcome: StepOutcome): number {
@@ -256,7 +266,8 @@ export function findProblems(observed: Observed, context: Context): string[] {
   const envNames = Object.keys(main.env)
   const outputNames = Object.keys(main.outputs)
   const issued = issuedCredential(observed.lastAnswer)
-  if (main.failed) {
+  // A throw is a failure too, though a badly reported one (flagged above).
+  if (main.failed || observed.mainThrew !== undefined) {
     if (errorCount(main) !== 1)
       problems.push(`main failed with ${errorCount(main)} ::error:: lines`)
     if (envNames.length) problems.push(`main failed but exported ${envNames}`)
@@ -265,29 +276,28 @@ export function findProblems(observed: Observed, context: Context): string[] {
     if (errorCount(main) !== 0) problems.push(`main succeeded with ${errorCount(main)} ::error::`)
     const expected =
       observed.lastAnswer && expectedPublication(observed.lastAnswer, context.project)
-    if (!expected || !issued) {
-      problems.push('main succeeded without a usable credential in the answer')
+    if (!expected) {
+      problems.push('main succeeded although the answer holds no credential object')
     } else {
+      if (!issued) {
+        problems.push('main accepted a token or tunnel user that is not a clean, non-empty string')
+      }
       const env = main.env
       if (envNames.sort().join() !== [...ENV_NAMES].sort().join()) {
-        problems.push(`GITHUB_ENV holds ${JSON.stringify(envNames)}, not the four variables`)
+        problems.push(`GITHUB_ENV holds ${show(envNames)}, not the four variables`)
       }
       for (const [name, value] of Object.entries(expected.env)) {
-        if (env[name] !== value) {
-          problems.push(`${name} is ${JSON.stringify(env[name])}, sent ${JSON.stringify(value)}`)
-        }
+        if (env[name] !== value) problems.push(`${name} is ${show(env[name])}, sent ${show(value)}`)
       }
       if (!samePort(env[`${ENV_PREFIX}_TUNNEL_PORT`], expected.port)) {
-        problems.push(`the port exported is not the port sent (${JSON.stringify(expected.port)})`)
+        problems.push(`the port exported is not the port sent (${show(expected.port)})`)
       }
       if (outputNames.sort().join() !== [...OUTPUT_NAMES].sort().join()) {
-        problems.push(`GITHUB_OUTPUT holds ${JSON.stringify(outputNames)}`)
+        problems.push(`GITHUB_OUTPUT holds ${show(outputNames)}`)
       }
       for (const [name, sent] of Object.entries(expected.outputs)) {
         if (!sameOutput(main.outputs[name], sent)) {
-          problems.push(
-            `output ${name} is ${JSON.stringify(main.outputs[name])}, sent ${JSON.stringify(sent)}`
-          )
+          problems.push(`output ${name} is ${show(main.outputs[name])}, sent ${show(sent)}`)
         }
       }
       if (!samePort(main.outputs['tunnel-port'], expected.port)) {
@@ -296,12 +306,13 @@ export function findProblems(observed: Observed, context: Context): string[] {
       for (const [name, value] of [...Object.entries(env), ...Object.entries(main.outputs)]) {
         if (!isClean(value)) problems.push(`${name} holds characters unsafe for the runner`)
       }
-      if (!main.masks.includes(issued.token)) problems.push('the exported token was not masked')
+      const token = expected.env[`${ENV_PREFIX}_TUNNEL_TOKEN`]
+      if (!main.masks.includes(token)) problems.push('the exported token was not masked')
+      const user = expected.env[`${ENV_PREFIX}_TUNNEL_USER`]
       const revokedInPost = observed.revokes.some(
-        r => r.step === 'post' && isObject(r.body) && r.body.tunnel_user === issued.tunnelUser
+        r => r.step === 'post' && isObject(r.body) && r.body.tunnel_user === user
       )
-      if (!revokedInPost)
-        problems.push(`post did not revoke the exported user ${issued.tunnelUser}`)
+      if (!revokedInPost) problems.push(`post did not revoke the exported user ${show(user)}`)
     }
   }
   if (issued && main.failed) {
@@ -310,7 +321,7 @@ export function findProblems(observed: Observed, context: Context): string[] {
     )
     if (!revoked) {
       problems.push(
-        `the service issued user ${JSON.stringify(issued.tunnelUser).slice(0, 60)}, main rejected the answer, and nobody revoked it`
+        `the service issued user ${show(issued.tunnelUser)}, main rejected the answer, and nobody revoked it`
       )
     }
   }
