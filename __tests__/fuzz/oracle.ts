@@ -242,12 +242,15 @@ function show(value: unknown, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 3)}...` : text
 }
 
-function errorCount(outcome: StepOutcome): number {
-  return runnerLines(outcome).filter(line => runnerCommand(line)?.name === 'error').length
+function messages(outcome: StepOutcome, name: string): string[] {
+  return runnerLines(outcome)
+    .map(runnerCommand)
+    .filter(command => command?.name === name)
+    .map(command => command!.message)
 }
 
-function warningCount(outcome: StepOutcome): number {
-  return runnerLines(outcome).filter(line => runnerCommand(line)?.name === 'warning').length
+function errorCount(outcome: StepOutcome): number {
+  return messages(outcome, 'error').length
 }
 
 export function findProblems(observed: Observed, context: Context): string[] {
@@ -329,8 +332,9 @@ export function findProblems(observed: Observed, context: Context): string[] {
   if (post.failed || errorCount(post) > 0)
     problems.push('post failed with fail-on-revoke-error off')
   if (context.revokeAnswerOk && observed.revokes.some(r => r.step === 'post')) {
-    if (warningCount(post) > 0) {
-      problems.push(`post warned although revoke-token answered 2xx: ${post.warnings[0]}`)
+    const [warning] = messages(post, 'warning')
+    if (warning !== undefined) {
+      problems.push(`post warned although revoke-token answered 2xx: ${show(warning, 300)}`)
     }
   }
   return problems
