@@ -44,8 +44,8 @@ export interface ServiceAnswer {
 /** What credential-provision answers: the last answer repeats for every later attempt. */
 export interface HostileCase {
   answers: ServiceAnswer[]
-  /** The revoke-token answer the post step (or an early revoke in main) gets. */
-  revokeAnswer: { status: number; body: string }
+  /** The answer every revoke-token request gets, from post or from an early revoke in main. */
+  revokeAnswer: ServiceAnswer
 }
 
 // Every character class the runner, the shell or a reader of KEY=value lines may treat specially.
@@ -428,11 +428,26 @@ const finalAnswer: fc.Arbitrary<ServiceAnswer> = fc.oneof(
   { weight: 3, arbitrary: failureAnswer(FAILURE_STATUSES) }
 )
 
-const revokeAnswer = fc.constantFrom(
-  { status: 200, body: '{"success":true}' },
-  { status: 200, body: '' },
-  { status: 204, body: '' },
-  { status: 404, body: '{"error":"not found","code":"NOT_FOUND"}' }
+const plain = (status: number, body: string): ServiceAnswer => ({
+  status,
+  body,
+  headers: body ? JSON_HEADERS : {},
+  secrets: []
+})
+export const REVOKED = plain(200, '{"success":true}')
+
+const revokeAnswer: fc.Arbitrary<ServiceAnswer> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      REVOKED,
+      plain(200, ''),
+      plain(204, ''),
+      plain(404, '{"error":"not found","code":"NOT_FOUND"}')
+    )
+  },
+  // The post step prints what a failed revoke said: the same hostile words, seen from post.
+  { weight: 1, arbitrary: failureAnswer(FAILURE_STATUSES) }
 )
 
 export const hostileCase: fc.Arbitrary<HostileCase> = fc.record({

@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import nock from 'nock'
 import { useNock } from '../helpers/nock-lifecycle.js'
-import { VALID_ANSWER, hostileCase, hostileInputText } from './answers.js'
+import { REVOKED, VALID_ANSWER, hostileCase, hostileInputText } from './answers.js'
 import { INPUTS, problemsWith } from './run-steps.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS) || 150
@@ -20,8 +20,6 @@ useNock(nock)
 function assertSound(problems: string[]): void {
   if (problems.length > 0) throw new Error(problems.join('\n'))
 }
-
-const REVOKED = { status: 200, body: '{"success":true}' }
 
 it('exports the valid answer and revokes it in post (the oracle accepts a sound run)', async () => {
   expect(await problemsWith([VALID_ANSWER], REVOKED)).toEqual([])

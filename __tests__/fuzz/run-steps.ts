@@ -4,7 +4,7 @@
  */
 import nock from 'nock'
 import { BASE_URL, fakeClock, runInProcess, type StepOutcome } from '../helpers/in-process-step.js'
-import { API_KEY, type HostileCase, type ServiceAnswer } from './answers.js'
+import { API_KEY, type ServiceAnswer } from './answers.js'
 import { findProblems, type Observed } from './oracle.js'
 
 // nock must patch http before @actions/http-client loads.
@@ -29,7 +29,7 @@ function parseRequestBody(body: unknown): unknown {
 /** Serves the answers in order (the last one repeats), runs main and post, and records it all. */
 async function runBothSteps(
   answers: ServiceAnswer[],
-  revokeAnswer: HostileCase['revokeAnswer'],
+  revokeAnswer: ServiceAnswer,
   inputs: Record<string, string>
 ): Promise<Observed | string> {
   nock.cleanAll()
@@ -49,10 +49,7 @@ async function runBothSteps(
     .post(REVOKE)
     .reply((_uri, body) => {
       revokes.push({ step, body: parseRequestBody(body) })
-      const headers: Record<string, string> = revokeAnswer.body
-        ? { 'content-type': 'application/json' }
-        : {}
-      return [revokeAnswer.status, revokeAnswer.body, headers]
+      return [revokeAnswer.status, revokeAnswer.body, revokeAnswer.headers]
     })
 
   let mainThrew: unknown
@@ -90,7 +87,7 @@ async function runBothSteps(
 
 export async function problemsWith(
   answers: ServiceAnswer[],
-  revokeAnswer: HostileCase['revokeAnswer'],
+  revokeAnswer: ServiceAnswer,
   inputs: Record<string, string> = INPUTS
 ): Promise<string[]> {
   const observed = await runBothSteps(answers, revokeAnswer, inputs)
@@ -98,7 +95,7 @@ export async function problemsWith(
   return findProblems(observed, {
     apiKey: API_KEY,
     project: inputs.project.trim(),
-    secrets: answers.flatMap(answer => answer.secrets),
+    secrets: [...answers, revokeAnswer].flatMap(answer => answer.secrets),
     revokeAnswerOk: revokeAnswer.status >= 200 && revokeAnswer.status < 300
   })
 }
