@@ -19,10 +19,10 @@ it('points at base-url for an unusable answer', () => {
   const error = new ServiceError(
     'bad-response',
     'create-ephemeral-token',
-    'HTTP 200 with a body that is not JSON (empty body)'
+    'HTTP 200 with an empty body'
   )
   expect(explainFailure(error, context)).toMatch(
-    /sent an unusable answer to create-ephemeral-token: HTTP 200 with a body that is not JSON \(empty body\)\. Check that base-url points at the credential service/
+    /sent an unusable answer to create-ephemeral-token: HTTP 200 with an empty body\. Check that base-url points at the credential service/
   )
 })
 

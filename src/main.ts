@@ -66,15 +66,15 @@ async function acceptCredential(
   clock: Clock
 ): Promise<void> {
   const issuedUser = settings.flavour === 'cicd' ? issuedTunnelUser(raw) : undefined
-  if (issuedUser !== undefined) {
-    saveCredential({
-      flavour: 'cicd',
-      tunnelUser: issuedUser,
-      baseUrl: settings.baseUrl,
-      rejected: true
-    })
-  }
   try {
+    if (issuedUser !== undefined) {
+      saveCredential({
+        flavour: 'cicd',
+        tunnelUser: issuedUser,
+        baseUrl: settings.baseUrl,
+        rejected: true
+      })
+    }
     const credential = parseCredential(raw, settings.flavour, settings)
     if (credential.portDefaulted) {
       core.notice(
@@ -115,11 +115,16 @@ async function revokeUnused(
 ): Promise<void> {
   try {
     await service.revokeCredential(settings.apiKey, tunnelUser)
-    clearCredential()
-    core.info(`Revoked the credential of tunnel user ${tunnelUser}, which this step could not use.`)
   } catch (error) {
     core.info(
       `Could not revoke the credential of tunnel user ${tunnelUser} yet (${explainFailure(error, { baseUrl: settings.baseUrl, nowMs: clock.now() })}); the post step will try again.`
     )
+    return
+  }
+  core.info(`Revoked the credential of tunnel user ${tunnelUser}, which this step could not use.`)
+  try {
+    clearCredential()
+  } catch {
+    // The state file is what just failed: post finds the token gone (404), which is information.
   }
 }

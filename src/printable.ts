@@ -30,7 +30,10 @@ export function printable(value: string, max = 200): string {
     UNPRINTABLE,
     character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
   )
-  return escaped.length > max ? `${escaped.slice(0, max - 3)}...` : escaped
+  if (escaped.length <= max) return escaped
+  // Never cut between the two halves of a surrogate pair: the half left would be unprintable.
+  const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3
+  return `${escaped.slice(0, end)}...`
 }
 
 /** A short, single-line version of untrusted prose from the service: runs of blanks become one space. */

@@ -204,7 +204,9 @@ export function interpretAnswer(
       throw new ServiceError(
         'bad-response',
         endpoint,
-        `HTTP ${status} with a body that is not JSON (${bodySize(text)}, not shown)`,
+        text.trim()
+          ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+          : `HTTP ${status} with an empty body`,
         status
       )
     }
@@ -216,8 +218,8 @@ export function interpretAnswer(
   const message =
     typeof errorObject.error === 'string' ? cleanText(errorObject.error, 300) : undefined
   const retryAfter =
-    readRetryAfter(errorObject.retry_after, nowMs) ??
-    readRetryAfter(firstValue(retryAfterHeader), nowMs)
+    readRetryAfter(errorObject.retry_after) ??
+    readRetryAfterHeader(firstValue(retryAfterHeader), nowMs)
   const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`
   throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter)
 }
@@ -260,12 +262,15 @@ function tooLarge(endpoint: Endpoint): ServiceError {
 }
 
 function networkDetail(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const message = cleanText(error.message, 200)
-    return code && !message.includes(code) ? `${code} (${message})` : message
+  // Read by shape, not instanceof: an error made in another realm (a VM context, as under Jest)
+  // is no instance of this realm's Error, and its code is what tells the user what went wrong.
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown
+    message?: unknown
   }
-  return 'unknown network error'
+  if (typeof message !== 'string') return 'unknown network error'
+  const shown = cleanText(message, 200)
+  return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown
 }
 
 function parseJson(text: string): unknown {
@@ -276,22 +281,26 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Seconds to wait: a number of seconds, or (as HTTP allows in the header) a date. */
-function readRetryAfter(value: unknown, nowMs: number): number | undefined {
-  if (typeof value === 'string' && !/^\d+$/.test(value.trim())) {
-    const at = Date.parse(value)
-    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined
-  }
-  const number = typeof value === 'number' || typeof value === 'string' ? Number(value) : NaN
+/** The body's `retry_after`: whole seconds, as the service documents it. */
+function readRetryAfter(value: unknown): number | undefined {
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+$/.test(value.trim())
+        ? Number(value)
+        : NaN
   return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined
+}
+
+/** The Retry-After header: seconds, or an HTTP date (which starts with the day's name). */
+function readRetryAfterHeader(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim())) return readRetryAfter(value)
+  const at = Date.parse(value)
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
-}
-
-function bodySize(text: string): string {
-  return text.trim() ? `${Buffer.byteLength(text)} bytes` : 'an empty body'
 }
 
 /**

@@ -72,6 +72,8 @@ describe('hostile answers', () => {
     expect(JSON.stringify(main.env)).not.toContain('EVIL')
     expect(main.lines.map(l => l.text)).not.toContain('EVIL=1')
     expectNoLeak(main, { secrets: [service().seed.provisionKey, token], mustMask: [token] })
+    // Token and user passed their own checks: the service issued it, so main revoked it at once.
+    expect(requestPaths(service())).toEqual(['credential-provision', 'revoke-token'])
   })
 
   it('a token with a space, or no token at all, exports nothing', async () => {
