@@ -198,7 +198,8 @@ function stepProblems(
 ): string[] {
   const problems: string[] = []
   const lines = runnerLines(outcome)
-  const secrets = [context.apiKey, ...context.secrets].filter(s => s.length >= 8)
+  // Shorter values are too common to tell a leak from a coincidence.
+  const secrets = [...new Set([context.apiKey, ...context.secrets])].filter(s => s.length >= 8)
   lines.forEach((line, i) => {
     const command = runnerCommand(line)
     const isOwnMask =
