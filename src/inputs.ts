@@ -210,7 +210,7 @@ function parseOneLine(raw: string, name: string): string {
   }
   if (value.includes('##[')) {
     throw new ActionError(
-      `Input ${name} is ${quote(value)}: it holds "##[", which the runner reads as a workflow command. Remove it.`
+      `Input ${name} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
   }
   return value
