@@ -1,5 +1,6 @@
 import {
   hasExpired,
+  holdsSecret,
   isBareHost,
   issuedCredential,
   parseCredential,
@@ -80,12 +81,18 @@ describe('parseCredential', () => {
     [{ ...RAW, expires_at: '2026-13-45T99:00:00Z' }, 'expires_at is not an ISO 8601 time'],
     [
       { ...RAW, tunnel_user: undefined, tunnel_client_id: 'tok_abc' },
-      'tunnel_user holds the token'
+      'tunnel_user holds the token, or a long piece of it'
     ],
-    [{ ...RAW, tunnel_user: 'tok_abc' }, 'tunnel_user holds the token'],
-    [{ ...RAW, client_id: 'id-tok_abc' }, 'client_id holds the token'],
-    [{ ...RAW, client_id: undefined, tunnel_client_id: 'tok_abc' }, 'client_id holds the token'],
-    [{ ...RAW, tunnel_client_secret: 'tok_2', client_id: 'tok_2' }, 'client_id holds the token'],
+    [{ ...RAW, tunnel_user: 'tok_abc' }, 'tunnel_user holds the token, or a long piece of it'],
+    [{ ...RAW, client_id: 'id-tok_abc' }, 'client_id holds the token, or a long piece of it'],
+    [
+      { ...RAW, client_id: undefined, tunnel_client_id: 'tok_abc' },
+      'client_id holds the token, or a long piece of it'
+    ],
+    [
+      { ...RAW, tunnel_client_secret: 'tok_2', client_id: 'tok_2' },
+      'client_id holds the token, or a long piece of it'
+    ],
     [
       { ...RAW, tunnel_user: 'ab12c##[add-mask]x' },
       'tunnel_user holds a workflow command marker (## followed by [, or ::)'
@@ -138,6 +145,32 @@ describe('issuedCredential', () => {
     expect(issuedCredential({ ...RAW, tunnel_user: 'ab\ud83d\ude00' })).toEqual(
       named('ab\ud83d\ude00')
     )
+  })
+})
+
+describe('holdsSecret', () => {
+  const token = 'tok_3f9a8b7c6d5e4f3a2b1c'
+  it.each([
+    token,
+    `u-${token}-1`,
+    't=ok_3f9a8b7c6d5e4f3a2b1c',
+    'tok_3f9a8b7c6d~5e4f3a2b1c',
+    `${'x'.repeat(50)}${token.slice(6, 18)}`
+  ])('finds the token, or half of it in one piece, in %s', value => {
+    expect(holdsSecret(value, [token])).toBe(true)
+  })
+  it.each(['ab12c', '3f9a8b7c', 'tok_3f9a8b7', `${'3f9a8b7c6d5'}-x`])(
+    'leaves %s, which shares less than half of it',
+    value => expect(holdsSecret(value, [token])).toBe(false)
+  )
+  it('counts a secret shorter than 8 characters only whole', () => {
+    expect(holdsSecret('user-s3c', ['s3c'])).toBe(true)
+    expect(holdsSecret('user-s3', ['s3c'])).toBe(false)
+  })
+  it('compares huge strings in linear time', () => {
+    const huge = 'ab'.repeat(500_000)
+    expect(holdsSecret(huge, [`${'c'.repeat(500_000)}`])).toBe(false)
+    expect(holdsSecret(huge, [`c${'ab'.repeat(300_000)}`])).toBe(true)
   })
 })
 

@@ -801,6 +801,22 @@ describe('main step, gaps the property-based suite found', () => {
     expect(linesLeaking(step, TOKEN)).toEqual([])
   })
 
+  it('refuses a tunnel user that is the token with one character slipped in, and never prints it', async () => {
+    const user = 't=ok_3f9a8b7c6d5e4f3a2b1c'
+    const { tunnel_user: _user, ...rest } = CREDENTIAL
+    nock(ORIGIN)
+      .post(PATH)
+      .reply(200, { ...rest, tunnel_client_id: user })
+    const revoke = nock(ORIGIN).post(REVOKE, { tunnel_user: user }).reply(200, {})
+    const step = await run()
+    expect(revoke.isDone()).toBe(true)
+    expect(step.errors).toEqual([
+      expect.stringContaining('tunnel_user holds the token, or a long piece of it')
+    ])
+    expect(tokenParts(step.lines)).toEqual([])
+    expect(step.state).toEqual({ isPost: 'true', credential: '' })
+  })
+
   it('refuses a token sent again as the client id, and revokes the user', async () => {
     const { client_id: _id, ...rest } = CREDENTIAL
     nock(ORIGIN)
