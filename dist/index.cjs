@@ -292,14 +292,14 @@ const systemClock = {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Pd: () => (/* binding */ issuedTunnelUser),
+/* harmony export */   PT: () => (/* binding */ issuedCredential),
 /* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
 /* harmony export */   VY: () => (/* binding */ secretsIn),
 /* harmony export */   jY: () => (/* binding */ isBareHost),
 /* harmony export */   nx: () => (/* binding */ parseCredential),
 /* harmony export */   oN: () => (/* binding */ hasExpired)
 /* harmony export */ });
-/* unused harmony export DEFAULT_TUNNEL_PORT */
+/* unused harmony exports DEFAULT_TUNNEL_PORT, holdsSecret */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
@@ -311,17 +311,20 @@ const DEFAULT_TUNNEL_PORT = 2223;
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u;
+const WORKFLOW_COMMAND_MARKER = /##\[|::/;
 function secretsIn(raw) {
     if (!isObject(raw))
         return [];
     return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
 }
-function issuedTunnelUser(raw) {
+function issuedCredential(raw) {
     if (!isObject(raw))
         return undefined;
     const token = raw.token ?? raw.tunnel_client_secret;
     const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    return isCleanIdentifier(token) && isCleanIdentifier(tunnelUser) ? tunnelUser : undefined;
+    if (!isCleanIdentifier(token) || !isCleanIdentifier(tunnelUser))
+        return undefined;
+    return { tunnelUser, nameable: !holdsSecret(tunnelUser, secretsIn(raw)) };
 }
 function parseCredential(raw, flavour, overrides = {}) {
     if (!isObject(raw)) {
@@ -330,9 +333,10 @@ function parseCredential(raw, flavour, overrides = {}) {
     const token = raw.token ?? raw.tunnel_client_secret;
     const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
     checkSecretLike(token, 'token');
-    checkSecretLike(tunnelUser, 'tunnel_user');
+    const secrets = secretsIn(raw);
+    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
     const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
-    checkSecretLike(clientId, 'client_id');
+    checkIdentifier(clientId, 'client_id', secrets);
     const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
     if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
         throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
@@ -374,6 +378,50 @@ function checkSecretLike(value, field) {
     const problem = secretLikeProblem(value);
     if (problem !== undefined)
         throw invalid(`${field} ${problem}`);
+}
+function checkIdentifier(value, field, secrets) {
+    checkSecretLike(value, field);
+    if (holdsSecret(value, secrets))
+        throw invalid(`${field} holds the token, or a long piece of it`);
+    if (WORKFLOW_COMMAND_MARKER.test(value)) {
+        throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
+    }
+}
+function holdsSecret(value, secrets) {
+    return secrets.some(secret => value.includes(secret) ||
+        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
+}
+function shareRun(a, b, length) {
+    if (a.length < length || b.length < length)
+        return false;
+    const starts = new Map();
+    forEachWindow(b, length, (hash, start) => {
+        const list = starts.get(hash);
+        if (list)
+            list.push(start);
+        else
+            starts.set(hash, [start]);
+        return false;
+    });
+    return forEachWindow(a, length, (hash, start) => {
+        const piece = a.slice(start, start + length);
+        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
+    });
+}
+function forEachWindow(text, length, visit) {
+    const base = 257;
+    let highest = 1;
+    for (let i = 1; i < length; i++)
+        highest = Math.imul(highest, base);
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) {
+        if (i >= length)
+            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
+        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
+        if (i >= length - 1 && visit(hash, i - length + 1))
+            return true;
+    }
+    return false;
 }
 function isCleanIdentifier(value) {
     return secretLikeProblem(value) === undefined;
@@ -692,6 +740,9 @@ function parseOneLine(raw, name) {
     if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .hasLineBreak */ .wT)(value) || /\p{Cc}/u.test(value) || !(0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .isWellFormed */ .UC)(value)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`);
     }
+    if (value.includes('##[')) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    }
     return value;
 }
 function parseTunnelHost(raw) {
@@ -799,12 +850,12 @@ function requestCredential(service, settings) {
     return service.provisionCredential(settings);
 }
 async function acceptCredential(raw, settings, service, clock) {
-    const issuedUser = settings.flavour === 'cicd' ? (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .issuedTunnelUser */ .Pd)(raw) : undefined;
+    const issued = settings.flavour === 'cicd' ? (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .issuedCredential */ .PT)(raw) : undefined;
     try {
-        if (issuedUser !== undefined) {
+        if (issued?.nameable) {
             (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg)({
                 flavour: 'cicd',
-                tunnelUser: issuedUser,
+                tunnelUser: issued.tunnelUser,
                 baseUrl: settings.baseUrl,
                 rejected: true
             });
@@ -827,20 +878,29 @@ async function acceptCredential(raw, settings, service, clock) {
                 : ''));
     }
     catch (error) {
-        if (issuedUser !== undefined)
-            await revokeUnused(service, settings, issuedUser, clock);
+        if (issued !== undefined)
+            await revokeUnused(service, settings, issued, clock);
         throw error;
     }
 }
-async function revokeUnused(service, settings, tunnelUser, clock) {
+async function revokeUnused(service, settings, issued, clock) {
+    const who = issued.nameable
+        ? `tunnel user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(issued.tunnelUser)}`
+        : 'a tunnel user that holds the token';
     try {
-        await service.revokeCredential(settings.apiKey, tunnelUser);
+        await service.revokeCredential(settings.apiKey, issued.tunnelUser);
     }
     catch (error) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Could not revoke the credential of tunnel user ${tunnelUser} yet (${(0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl: settings.baseUrl, nowMs: clock.now() })}); the post step will try again.`);
+        const reason = (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl: settings.baseUrl, nowMs: clock.now() });
+        if (issued.nameable) {
+            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Could not revoke the credential of ${who} yet (${reason}); the post step will try again.`);
+        }
+        else {
+            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not revoke the credential of ${who} (${reason}). It cannot be saved for the post step, so it stays valid until it expires.`);
+        }
         return;
     }
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Revoked the credential of tunnel user ${tunnelUser}, which this step could not use.`);
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Revoked the credential of ${who}, which this step could not use.`);
     try {
         (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4)();
     }
@@ -897,14 +957,14 @@ async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
         const service = (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
         const outcome = await service.revokeCredential(settings.apiKey, saved.tunnelUser);
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(outcome === 'revoked'
-            ? `Revoked the tunnel token of user ${saved.tunnelUser}.`
-            : `The tunnel token of user ${saved.tunnelUser} was already revoked or has expired (404); nothing left to do.`);
+            ? `Revoked the tunnel token of user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.tunnelUser)}.`
+            : `The tunnel token of user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
     }
     catch (error) {
         const reason = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
             ? error.message
             : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
-        reportRevokeFailure(`Could not revoke the tunnel token of user ${saved.tunnelUser}: ${reason}`, saved, failOnRevokeError, clock);
+        reportRevokeFailure(`Could not revoke the tunnel token of user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.tunnelUser)}: ${reason}`, saved, failOnRevokeError, clock);
     }
 }
 function shouldRevoke(saved, settings) {
@@ -913,7 +973,7 @@ function shouldRevoke(saved, settings) {
         return false;
     }
     if (!settings.revoke && !saved.rejected) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${expiryNote(saved)}`);
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Not revoking tunnel user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.tunnelUser)}: input revoke is false.${expiryNote(saved)}`);
         return false;
     }
     if (!settings.apiKey) {
@@ -962,15 +1022,18 @@ function hasLineBreak(value) {
 function isWellFormed(value) {
     return value.isWellFormed();
 }
+const LEGACY_COMMAND = /##\[/g;
 function printable(value, max = 200) {
-    const escaped = value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const escaped = value
+        .replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+        .replace(LEGACY_COMMAND, '\\u0023#[');
     if (escaped.length <= max)
         return escaped;
     const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
     return `${escaped.slice(0, end)}...`;
 }
 function cleanText(value, max) {
-    const flat = value
+    const flat = redactCredentials(value)
         .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
         .replace(/\s+/g, ' ')
         .trim();
@@ -978,7 +1041,7 @@ function cleanText(value, max) {
 }
 const CREDENTIAL_SHAPED = [
     /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
-    /[A-Fa-f0-9]{16,}/g,
+    /[A-Fa-f0-9]{8,}/g,
     /[A-Za-z0-9+/_-]{24,}={0,2}/g
 ];
 function redactCredentials(text) {
@@ -1409,7 +1472,7 @@ function shortBody(text) {
     if (!trimmed)
         return ' (empty body)';
     return trimmed.length <= 120
-        ? ` (body: ${(0,printable/* cleanText */.X5)((0,printable/* redactCredentials */.UY)(trimmed), 120)})`
+        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
         : ` (${Buffer.byteLength(text)} bytes, not shown)`;
 }
 
