@@ -204,6 +204,12 @@ describe('readMainSettings for ssh-key and existing', () => {
     [
       { ...EXISTING, 'tunnel-host': 'https://t' },
       'Input tunnel-host is "https://t": expected a bare hostname'
+    ],
+    [{ ...EXISTING, 'tunnel-user': 'u::x' }, 'Input tunnel-user is "u::x": expected a user name'],
+    [{ ...SSH, 'client-id': 'c##[warning]x' }, 'expected a user name without spaces'],
+    [
+      { ...EXISTING, 'tunnel-user': 'tok_abc' },
+      'Input tunnel-user holds the tunnel-token, or a long piece of it'
     ]
   ])('refuses %j', (values, message) => {
     expect(() => readMainSettings(reader(values))).toThrow(message)

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
-import { DEFAULT_TUNNEL_PORT, isBareHost } from './credential.js'
+import { DEFAULT_TUNNEL_PORT, holdsSecret, isBareHost } from './credential.js'
 import { hasLineBreak, isWellFormed, printable } from './printable.js'
 
 export type KindName = 'cicd' | 'free' | 'ssh-key' | 'existing'
@@ -143,15 +143,17 @@ export function readMainSettings(input: InputReader): MainSettings {
         tunnelHost: requireTunnelHost(tunnelHost, kind),
         tunnelPort: tunnelPort ?? DEFAULT_TUNNEL_PORT
       }
-    case 'existing':
+    case 'existing': {
+      const tunnelToken = parseTunnelToken(input('tunnel-token'))
       return {
         ...common,
         kind,
-        tunnelToken: parseTunnelToken(input('tunnel-token')),
-        tunnelUser: parseTunnelUser(input('tunnel-user'), 'tunnel-user', kind),
+        tunnelToken,
+        tunnelUser: parseTunnelUser(input('tunnel-user'), 'tunnel-user', kind, [tunnelToken]),
         tunnelHost: requireTunnelHost(tunnelHost, kind),
         tunnelPort: tunnelPort ?? DEFAULT_TUNNEL_PORT
       }
+    }
   }
 }
 
@@ -198,7 +200,16 @@ function parseTunnelToken(raw: string): string {
   return value
 }
 
-function parseTunnelUser(raw: string, name: 'client-id' | 'tunnel-user', kind: KindName): string {
+/**
+ * A user name is exported unmasked, printed and echoed by later steps: one clean word, with
+ * nothing the runner reads as a workflow command, and not the secret it goes with.
+ */
+function parseTunnelUser(
+  raw: string,
+  name: 'client-id' | 'tunnel-user',
+  kind: KindName,
+  secrets: string[] = []
+): string {
   const value = raw.trim()
   if (!value) {
     throw new ActionError(
@@ -207,9 +218,15 @@ function parseTunnelUser(raw: string, name: 'client-id' | 'tunnel-user', kind: K
         : `Input tunnel-user is empty, and credential is "${kind}", which needs it: set it to the tunnel user your token belongs to.`
     )
   }
-  if (value.length > 200 || UNSAFE_CHARACTER.test(value)) {
+  if (holdsSecret(value, secrets)) {
+    // Not quoted: it holds the token, or a long piece of it.
     throw new ActionError(
-      `Input ${name} is ${quote(value)}: expected a user name without spaces or control characters.`
+      `Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`
+    )
+  }
+  if (value.length > 200 || UNSAFE_CHARACTER.test(value) || /##\[|::/.test(value)) {
+    throw new ActionError(
+      `Input ${name} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`
     )
   }
   return value
@@ -331,13 +348,18 @@ function parseOptionalWholeNumber(
 
 /**
  * A value that is printed and sent as it is: a line break in it would start a new log line,
- * which the runner reads as a workflow command.
+ * which the runner reads as a workflow command, and so would `##[` anywhere in a line.
  */
 function parseOneLine(raw: string, name: string): string {
   const value = raw.trim()
   if (hasLineBreak(value) || /\p{Cc}/u.test(value) || !isWellFormed(value)) {
     throw new ActionError(
       `Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`
+    )
+  }
+  if (value.includes('##[')) {
+    throw new ActionError(
+      `Input ${name} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
   }
   return value

@@ -35,7 +35,7 @@ export async function runMain(clock: Clock = systemClock): Promise<void> {
       save: saveCredential,
       clearSaved: clearCredential,
       publish: async obtained => {
-        const exported = await publishObtained(obtained, settings)
+        const exported = publishObtained(obtained, settings)
         core.info(
           `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
         )

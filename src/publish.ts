@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { appendFileSync } from 'node:fs'
 import { describeUnexpected } from './failures.js'
 import type { CommonSettings } from './inputs.js'
 import type { Obtained, StepLog } from './kinds/kind.js'
@@ -30,15 +31,12 @@ export function environmentFor(obtained: Obtained, prefix: string): Record<strin
  * Host, port and user are deliberately not masked: they are not secret, and the runner blanks
  * masked values in outputs that other jobs read.
  */
-export async function publishObtained(
-  obtained: Obtained,
-  settings: CommonSettings
-): Promise<string[]> {
+export function publishObtained(obtained: Obtained, settings: CommonSettings): string[] {
   const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {}
   for (const [name, value] of Object.entries(environment)) core.exportVariable(name, value)
   for (const [name, value] of Object.entries(obtained.outputs)) core.setOutput(name, value)
   try {
-    await writeSummary(obtained.summary)
+    writeSummary(obtained.summary)
   } catch (error) {
     // The credential is already out; a summary is a courtesy and must not fail the step.
     core.warning(`Could not write the job summary: ${describeUnexpected(error)}`)
@@ -46,10 +44,16 @@ export async function publishObtained(
   return Object.keys(environment)
 }
 
-async function writeSummary(rows: [string, string][]): Promise<void> {
+/**
+ * Built with core.summary, but appended synchronously: core.summary.write() goes through
+ * fs.promises, whose first call starts libuv's thread pool, a few milliseconds on every run
+ * for one small append.
+ */
+function writeSummary(rows: [string, string][]): void {
   // Outside a runner (a local run) there is no summary file; that is not an error.
-  if (!process.env.GITHUB_STEP_SUMMARY) return
-  await core.summary
+  const summaryFile = process.env.GITHUB_STEP_SUMMARY
+  if (!summaryFile) return
+  const html = core.summary
     .addHeading('Tunnel credentials', 3)
     .addTable([
       [
@@ -58,7 +62,9 @@ async function writeSummary(rows: [string, string][]): Promise<void> {
       ],
       ...rows.filter(([, value]) => value).map(([field, value]) => [field, escapeHtml(value)])
     ])
-    .write()
+    .stringify()
+  core.summary.emptyBuffer()
+  appendFileSync(summaryFile, html)
 }
 
 function escapeHtml(value: string): string {

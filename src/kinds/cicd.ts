@@ -1,6 +1,7 @@
-import { issuedTunnelUser, parseCredential, secretsIn } from '../credential.js'
+import { issuedCredential, parseCredential, secretsIn } from '../credential.js'
 import { ActionError } from '../errors.js'
 import type { CicdSettings } from '../inputs.js'
+import { printable } from '../printable.js'
 import { until } from './expiry-note.js'
 import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, SavedToken } from './kind.js'
@@ -21,11 +22,16 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
     mask(secretsIn(raw))
     // Once the answer holds a usable token and user, the service has issued a credential: any
     // failure from there on revokes it before the step fails, and state names it first, so that
-    // post revokes it if that revoke fails too.
-    const issuedUser = issuedTunnelUser(raw)
+    // post revokes it if that revoke fails too. A user that holds the token is never saved.
+    const issued = issuedCredential(raw)
     try {
-      if (issuedUser !== undefined) {
-        save({ kind: 'cicd', tunnelUser: issuedUser, baseUrl: settings.baseUrl, rejected: true })
+      if (issued?.nameable) {
+        save({
+          kind: 'cicd',
+          tunnelUser: issued.tunnelUser,
+          baseUrl: settings.baseUrl,
+          rejected: true
+        })
       }
       const credential = parseCredential(raw, 'cicd', settings)
       if (credential.portDefaulted) {
@@ -45,11 +51,12 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
       await publish(obtained)
       return obtained
     } catch (error) {
-      if (issuedUser !== undefined) {
+      if (issued !== undefined) {
         await giveBackUnused(
-          `the credential of tunnel user ${issuedUser}`,
-          () => client.revokeCredential(settings.apiKey, issuedUser),
-          context
+          `the credential of ${issued.nameable ? `tunnel user ${printable(issued.tunnelUser)}` : 'a tunnel user that holds the token'}`,
+          () => client.revokeCredential(settings.apiKey, issued.tunnelUser),
+          context,
+          issued.nameable
         )
       }
       throw error
@@ -60,7 +67,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
     // A credential main refused was never handed out: it goes, whatever the revoke input says.
     if (!settings.revoke && !saved.rejected) {
       log.info(
-        `Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${until(saved)}`
+        `Not revoking tunnel user ${printable(saved.tunnelUser)}: input revoke is false.${until(saved)}`
       )
       return
     }
@@ -72,10 +79,10 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
     const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser)
     log.info(
       outcome === 'revoked'
-        ? `Revoked the tunnel token of user ${saved.tunnelUser}.`
-        : `The tunnel token of user ${saved.tunnelUser} was already revoked or has expired (404); nothing left to do.`
+        ? `Revoked the tunnel token of user ${printable(saved.tunnelUser)}.`
+        : `The tunnel token of user ${printable(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`
     )
   },
 
-  describe: saved => `the tunnel token of user ${saved.tunnelUser}`
+  describe: saved => `the tunnel token of user ${printable(saved.tunnelUser)}`
 }

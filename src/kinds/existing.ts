@@ -1,4 +1,5 @@
 import type { ExistingSettings } from '../inputs.js'
+import { printable } from '../printable.js'
 import type { CredentialKind, SavedExisting } from './kind.js'
 import { tokenObtained } from './token.js'
 
@@ -31,10 +32,10 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
 
   async giveBack(saved, { log }) {
     log.info(
-      `Nothing to revoke: the tunnel token of user ${saved.tunnelUser} came from input tunnel-token ` +
+      `Nothing to revoke: the tunnel token of user ${printable(saved.tunnelUser)} came from input tunnel-token ` +
         '(credential: existing), so this step did not create it and leaves it valid.'
     )
   },
 
-  describe: saved => `the tunnel token of user ${saved.tunnelUser}`
+  describe: saved => `the tunnel token of user ${printable(saved.tunnelUser)}`
 }

@@ -1,5 +1,6 @@
 import { parseCredential, secretsIn } from '../credential.js'
 import type { FreeSettings } from '../inputs.js'
+import { printable } from '../printable.js'
 import { until } from './expiry-note.js'
 import type { CredentialKind, SavedToken } from './kind.js'
 import { tokenObtained } from './token.js'
@@ -37,5 +38,5 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
     log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`)
   },
 
-  describe: saved => `the free credential of user ${saved.tunnelUser}`
+  describe: saved => `the free credential of user ${printable(saved.tunnelUser)}`
 }

@@ -121,7 +121,8 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
 }
 
 function describeKey(saved: Pick<SavedSshKey, 'keyId' | 'fingerprint'>): string {
-  return `the SSH key ${saved.fingerprint} (id ${saved.keyId})`
+  // Both come from saved state, which is text anyone before this step could write.
+  return `the SSH key ${printable(saved.fingerprint)} (id ${printable(saved.keyId)})`
 }
 
 function capitalise(text: string): string {
