@@ -186,6 +186,11 @@ export async function startCredentialService(
     requests: () => log.map(entry => structuredClone(entry)),
     clearRequests: () => {
       log.length = 0
+    },
+    dropTunnelSessions: () => {
+      if (tunnel === null)
+        throw new Error('The tunnel stand-in is not running: start the service with `tunnel`')
+      return tunnel.dropSessions()
     }
   }
   for (const fault of options.faults ?? []) controls.injectFault(fault)
