@@ -20,6 +20,7 @@ import { ensureNode24, repoRoot, runStep } from '../scripts/runner.js'
 import { inputVariableName, readActionDefinition } from '../scripts/runner/action-yml.js'
 import { createFileCommandFiles } from '../scripts/runner/file-commands.js'
 import { startCredentialService, type RunningService } from '../service/server.js'
+import { benchTunnel, reportTunnel, type TunnelResults } from './tunnel.js'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
@@ -481,7 +482,10 @@ function report(results: Results, previous: Results | undefined): string {
 const previous = existsSync(resultsFile)
   ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Results)
   : undefined
-const results = await measure()
+const results = { ...(await measure()), tunnel: await benchTunnel() }
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`)
 console.log(report(results, previous))
+console.log(
+  reportTunnel(results.tunnel, (previous as { tunnel?: TunnelResults } | undefined)?.tunnel)
+)
 console.log(`\nwrote ${resultsFile}`)
