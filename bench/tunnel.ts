@@ -50,6 +50,7 @@ export const TUNNEL_TARGETS = {
 }
 
 function median(values: number[]): number {
+  if (values.length === 0) return NaN
   const sorted = [...values].sort((a, b) => a - b)
   const middle = sorted.length >> 1
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
@@ -74,6 +75,15 @@ interface ClientFigures {
   rssMaxMb: number
   /** The post step's tunnel line from the last load round (the action only). */
   postLine?: string
+  /** What went wrong; a target whose measurement had a failure does not pass. */
+  failures: Failure[]
+}
+
+type Measurement = 'open' | 'download' | 'small requests' | 'memory' | 'close'
+
+interface Failure {
+  what: Measurement
+  message: string
 }
 
 export interface TunnelResults {
@@ -109,6 +119,7 @@ interface Samples {
   latency: number[]
   rssKib: number[]
   postLine?: string
+  failures: Failure[]
 }
 
 const emptySamples = (): Samples => ({
@@ -116,8 +127,24 @@ const emptySamples = (): Samples => ({
   recipe: [],
   throughput: [],
   latency: [],
-  rssKib: []
+  rssKib: [],
+  failures: []
 })
+
+/** Runs one measurement; a failure is recorded for the report instead of ending the benchmark. */
+async function attempt<T>(
+  samples: Samples,
+  what: Measurement,
+  run: () => Promise<T>
+): Promise<T | undefined> {
+  try {
+    return await run()
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    samples.failures.push({ what, message: message.split('\n')[0] })
+    return undefined
+  }
+}
 
 /** A B, then B A: each client goes first as often as the other. */
 const inTurn = <T>(pair: [T, T], round: number): [T, T] =>
@@ -138,8 +165,9 @@ function figures(label: string, samples: Samples): ClientFigures {
     latencyMedianMs: round(median(samples.latency), 2),
     latencyP90Ms: round(sortedLatency[Math.floor(sortedLatency.length * 0.9)] ?? 0, 2),
     rssMb,
-    rssMaxMb: Math.max(...rssMb),
-    ...(samples.postLine === undefined ? {} : { postLine: samples.postLine })
+    rssMaxMb: rssMb.length === 0 ? NaN : Math.max(...rssMb),
+    ...(samples.postLine === undefined ? {} : { postLine: samples.postLine }),
+    failures: samples.failures
   }
 }
 
@@ -168,11 +196,15 @@ export async function benchTunnel(log: (line: string) => void = () => undefined)
     // Time to ready: one warm-up open each (not counted), then READY_RUNS each, alternating.
     for (let run = -1; run < READY_RUNS; run++) {
       for (const client of inTurn(clients, run + 1)) {
-        const tunnel = await client.open(app.port)
-        await tunnel.close()
-        if (run < 0) continue
-        samples.get(client)!.ready.push(tunnel.readyMs)
-        samples.get(client)!.recipe.push(tunnel.provisionMs + tunnel.readyMs)
+        const own = samples.get(client)!
+        const tunnel = await attempt(own, 'open', async () => {
+          const opened = await client.open(app.port)
+          await opened.close()
+          return opened
+        })
+        if (run < 0 || tunnel === undefined) continue
+        own.ready.push(tunnel.readyMs)
+        own.recipe.push(tunnel.provisionMs + tunnel.readyMs)
       }
     }
     log(`tunnel: time to ready measured (${READY_RUNS} opens per client)`)
@@ -180,20 +212,26 @@ export async function benchTunnel(log: (line: string) => void = () => undefined)
     for (let round = 0; round < LOAD_ROUNDS; round++) {
       for (const client of inTurn(clients, round)) {
         const own = samples.get(client)!
-        const tunnel = await client.open(app.port)
-        try {
-          for (let i = 0; i < DOWNLOADS_PER_ROUND; i++) {
-            own.throughput.push(await downloadThroughput(frontPort, tunnel.host))
-          }
-          own.latency.push(...(await smallRequestTimes(frontPort, tunnel.host, SMALL_REQUESTS)))
-          const rss = await residentKib(tunnel.pid)
-          if (rss === undefined)
-            throw new Error(`bench: ${client.label}: process ${tunnel.pid} is gone`)
-          own.rssKib.push(rss)
-        } finally {
-          const line = await tunnel.close()
-          if (line !== undefined) own.postLine = line
+        const tunnel = await attempt(own, 'open', () => client.open(app.port))
+        if (tunnel === undefined) continue
+        for (let i = 0; i < DOWNLOADS_PER_ROUND; i++) {
+          const mbps = await attempt(own, 'download', () =>
+            downloadThroughput(frontPort, tunnel.host)
+          )
+          if (mbps !== undefined) own.throughput.push(mbps)
         }
+        const times = await attempt(own, 'small requests', () =>
+          smallRequestTimes(frontPort, tunnel.host, SMALL_REQUESTS)
+        )
+        own.latency.push(...(times ?? []))
+        const rss = await attempt(own, 'memory', async () => {
+          const kib = await residentKib(tunnel.pid)
+          if (kib === undefined) throw new Error(`process ${tunnel.pid} is gone`)
+          return kib
+        })
+        if (rss !== undefined) own.rssKib.push(rss)
+        const line = await attempt(own, 'close', () => tunnel.close())
+        if (line !== undefined) own.postLine = line
       }
       log(`tunnel: load round ${round + 1} of ${LOAD_ROUNDS} done`)
     }
@@ -213,6 +251,9 @@ export async function benchTunnel(log: (line: string) => void = () => undefined)
     throughput: round(candidate.throughputMedianMBps / yardstick.throughputMedianMBps, 3),
     latency: round(candidate.latencyMedianMs / yardstick.latencyMedianMs, 3)
   }
+  /** No failure on either side: a ratio over partial samples would not be a figure. */
+  const clean = (what: Measurement) =>
+    ![...yardstick.failures, ...candidate.failures].some(failure => failure.what === what)
   const results: TunnelResults = {
     validation,
     runs: READY_RUNS,
@@ -226,11 +267,12 @@ export async function benchTunnel(log: (line: string) => void = () => undefined)
     pass: validation
       ? null
       : {
-          ready: ratios.ready <= TUNNEL_TARGETS.readyRatio,
-          readyVsRecipe: (ratios.readyVsRecipe ?? Infinity) <= TUNNEL_TARGETS.readyRatio,
-          throughput: ratios.throughput >= TUNNEL_TARGETS.throughputRatio,
-          latency: ratios.latency <= TUNNEL_TARGETS.latencyRatio,
-          rss: candidate.rssMaxMb <= TUNNEL_TARGETS.rssMb
+          ready: clean('open') && ratios.ready <= TUNNEL_TARGETS.readyRatio,
+          readyVsRecipe:
+            clean('open') && (ratios.readyVsRecipe ?? Infinity) <= TUNNEL_TARGETS.readyRatio,
+          throughput: clean('download') && ratios.throughput >= TUNNEL_TARGETS.throughputRatio,
+          latency: clean('small requests') && ratios.latency <= TUNNEL_TARGETS.latencyRatio,
+          rss: clean('memory') && candidate.rssMaxMb <= TUNNEL_TARGETS.rssMb
         }
   }
   return results
@@ -239,15 +281,19 @@ export async function benchTunnel(log: (line: string) => void = () => undefined)
 // ---------------------------------------------------------------- report
 
 const verdict = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? 'PASS' : 'FAIL')
+/** A figure with its unit, or n/a when every sample of it failed. */
+const shown = (value: number | null | undefined, digits: number, unit: string) =>
+  typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(digits)}${unit}` : 'n/a'
 
 export function reportTunnel(results: TunnelResults, previous?: TunnelResults): string {
   const { yardstick: a, candidate: b, ratios, pass } = results
   const lines: string[] = []
   const out = (line = '') => lines.push(line)
+  const mib = results.downloadBytes / 1024 / 1024
   out()
   out(
-    `tunnel: ${b.label} vs ${a.label}, one stand-in, ${results.runs} opens each for time to ready, ` +
-      `${results.loadRounds} sessions each under load (${DOWNLOADS_PER_ROUND} x ${results.downloadBytes / 1024 / 1024} MiB, ${results.smallRequests} small requests)`
+    `tunnel: ${b.label} vs ${a.label}, one stand-in; ${results.runs} opens each for time to ready, ` +
+      `${results.loadRounds} sessions each under load (${DOWNLOADS_PER_ROUND} x ${mib} MiB, ${results.smallRequests} small GETs)`
   )
   if (results.validation) {
     out(
@@ -256,79 +302,68 @@ export function reportTunnel(results: TunnelResults, previous?: TunnelResults): 
   }
   const row = (
     name: string,
-    left: string,
-    right: string,
+    [left, right, digits, unit]: [number | undefined, number | undefined, number, string],
     ratio: number | null,
     target: string,
     ok: boolean | undefined
   ) =>
     out(
-      `  ${name.padEnd(30)}${left.padStart(12)} ${right.padStart(12)}   ${ratio === null ? '' : `${ratio.toFixed(3)}x`.padEnd(8)} ${target.padEnd(12)} ${verdict(ok)}`
+      `  ${name.padEnd(30)}${shown(left, digits, unit).padStart(12)} ${shown(right, digits, unit).padStart(12)}` +
+        `   ${(ratio === null ? '' : shown(ratio, 3, 'x')).padEnd(8)} ${target.padEnd(10)} ${verdict(ok)}`
     )
   out(
     `  ${''.padEnd(30)}${b.label.slice(0, 12).padStart(12)} ${a.label.slice(0, 12).padStart(12)}   ratio`
   )
-  const ms = (value: number) => `${value.toFixed(1)} ms`
   row(
     'time to ready (median)',
-    ms(b.readyMedianMs),
-    ms(a.readyMedianMs),
+    [b.readyMedianMs, a.readyMedianMs, 1, ' ms'],
     ratios.ready,
     '<= 1.5x',
     pass?.ready
   )
-  if (a.recipeReadyMedianMs !== undefined && !results.validation) {
+  if (!results.validation) {
     row(
-      '  vs main + ssh -f (recipe)',
-      ms(b.readyMedianMs),
-      ms(a.recipeReadyMedianMs),
+      '  vs main, then ssh -f (recipe)',
+      [b.readyMedianMs, a.recipeReadyMedianMs, 1, ' ms'],
       ratios.readyVsRecipe,
       '<= 1.5x',
       pass?.readyVsRecipe
     )
   }
-  const mbps = (value: number) => `${value.toFixed(1)} MB/s`
   row(
-    'throughput, 50 MiB (median)',
-    mbps(b.throughputMedianMBps),
-    mbps(a.throughputMedianMBps),
+    `throughput, ${mib} MiB (median)`,
+    [b.throughputMedianMBps, a.throughputMedianMBps, 1, ' MB/s'],
     ratios.throughput,
     '>= 0.8x',
     pass?.throughput
   )
   row(
     'latency, small GET (median)',
-    `${b.latencyMedianMs.toFixed(2)} ms`,
-    `${a.latencyMedianMs.toFixed(2)} ms`,
+    [b.latencyMedianMs, a.latencyMedianMs, 2, ' ms'],
     ratios.latency,
     '<= 1.25x',
     pass?.latency
   )
-  row(
-    '  p90, for context',
-    `${b.latencyP90Ms.toFixed(2)} ms`,
-    `${a.latencyP90Ms.toFixed(2)} ms`,
-    null,
-    '',
-    undefined
-  )
-  row(
-    'RSS after load (max)',
-    `${b.rssMaxMb.toFixed(1)} MB`,
-    `${a.rssMaxMb.toFixed(1)} MB`,
-    null,
-    '<= 100 MB',
-    pass?.rss
-  )
+  row('  p90, for context', [b.latencyP90Ms, a.latencyP90Ms, 2, ' ms'], null, '', undefined)
+  row('RSS after load (max)', [b.rssMaxMb, a.rssMaxMb, 1, ' MB'], null, '<= 100 MB', pass?.rss)
   if (b.postLine !== undefined) out(`  post step's tunnel line: ${b.postLine}`)
+  for (const client of [b, a]) {
+    const counted = new Map<string, number>()
+    for (const { what, message } of client.failures) {
+      const key = `${what}: ${message}`
+      counted.set(key, (counted.get(key) ?? 0) + 1)
+    }
+    for (const [key, count] of counted) out(`  ${client.label} failed ${count}x, ${key}`)
+  }
   if (pass !== null) {
     const values = Object.values(pass)
     out(`  tunnel targets: ${values.filter(Boolean).length} of ${values.length} pass`)
   }
   if (previous && !previous.validation && !results.validation) {
     out(
-      `  previous run: ready ${previous.ratios.ready}x, throughput ${previous.ratios.throughput}x, ` +
-        `latency ${previous.ratios.latency}x, RSS ${previous.candidate.rssMaxMb} MB`
+      `  previous run (${previous.candidate.label}): ready ${shown(previous.ratios.ready, 3, 'x')}, ` +
+        `throughput ${shown(previous.ratios.throughput, 3, 'x')}, latency ${shown(previous.ratios.latency, 3, 'x')}, ` +
+        `RSS ${shown(previous.candidate.rssMaxMb, 1, ' MB')}`
     )
   }
   return lines.join('\n')
