@@ -208,14 +208,17 @@ export interface Endpoint {
   handle: Handler
 }
 
-/** Every endpoint the stand-in serves, by the name that follows /functions/v1/. */
-export const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
-  'create-ephemeral-token': { method: 'POST', handle: createEphemeralToken },
-  'credential-provision': { method: 'POST', handle: provisionCredential },
-  'user-tokens-list': { method: 'GET', handle: listTokens },
-  'revoke-token': { method: 'POST', handle: revokeToken },
-  'api-keys-create': { method: 'POST', handle: createApiKey },
-  'project-register': { method: 'POST', handle: registerProject }
-}
+/**
+ * Every endpoint the stand-in serves, by the name that follows /functions/v1/. A Map, not a plain
+ * object: a lookup must not find what every object inherits (`constructor`, `__proto__`, …).
+ */
+export const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
+  ['create-ephemeral-token', { method: 'POST', handle: createEphemeralToken }],
+  ['credential-provision', { method: 'POST', handle: provisionCredential }],
+  ['user-tokens-list', { method: 'GET', handle: listTokens }],
+  ['revoke-token', { method: 'POST', handle: revokeToken }],
+  ['api-keys-create', { method: 'POST', handle: createApiKey }],
+  ['project-register', { method: 'POST', handle: registerProject }]
+])
 
-export const ENDPOINT_NAMES = Object.keys(ENDPOINTS)
+export const ENDPOINT_NAMES = [...ENDPOINTS.keys()]

@@ -9,12 +9,12 @@ import { ADMIN_PREFIX, handleAdmin, type AdminControls } from './admin.js'
 import { ENDPOINT_NAMES, ENDPOINTS, type Reply } from './endpoints.js'
 import { ServiceError } from './errors.js'
 import { alterBody, FaultQueue, parseFault, type Fault } from './faults.js'
-import { readBody, sendJson, sendText } from './http-io.js'
+import { readBody, sendEmpty, sendJson, sendText } from './http-io.js'
 import { newUuid } from './ids.js'
 import { ALL_SCOPES, isApiKeyFormat, KeyRing, type Scope } from './keys.js'
 import { ProjectRegistry } from './projects.js'
 import { SlidingWindowLimiter } from './rate-limit.js'
-import { loggedBody, redactHeaders, type RequestLogEntry } from './request-log.js'
+import { loggedBody, redactHeaders, RequestLog, type RequestLogEntry } from './request-log.js'
 import {
   DEFAULT_JWT,
   DEFAULT_KEY_WITHOUT_PROVISION,
@@ -136,7 +136,7 @@ function routeServiceRequest(
   rawBody: string,
   state: ServiceState
 ): Reply {
-  const endpoint = endpointName === null ? undefined : ENDPOINTS[endpointName]
+  const endpoint = endpointName === null ? undefined : ENDPOINTS.get(endpointName)
   if (endpoint === undefined || endpointName === null) {
     return errorReply(new ServiceError(404, 'NOT_FOUND', `Unknown endpoint: ${request.url ?? ''}`))
   }
@@ -171,7 +171,7 @@ export async function startCredentialService(
   const now = options.now ?? Date.now
   const state = buildState(options, now)
   const faults = new FaultQueue()
-  const log: RequestLogEntry[] = []
+  const log = new RequestLog()
 
   const controls: AdminControls = {
     injectFault: fault => faults.add(parseFault(fault, ENDPOINT_NAMES)),
@@ -183,10 +183,8 @@ export async function startCredentialService(
       }
     },
     tokens: () => state.tokens.list(now()),
-    requests: () => log.map(entry => structuredClone(entry)),
-    clearRequests: () => {
-      log.length = 0
-    },
+    requests: () => log.snapshot(),
+    clearRequests: () => log.clear(),
     dropTunnelSessions: () => {
       if (tunnel === null)
         throw new Error('The tunnel stand-in is not running: start the service with `tunnel`')
@@ -226,7 +224,7 @@ export async function startCredentialService(
       status: null,
       fault: null
     }
-    log.push(entry)
+    log.add(entry)
     const reply = (status: number, body: unknown, headers?: Record<string, string>): void => {
       entry.status = status
       sendJson(response, status, body, headers)
@@ -260,6 +258,12 @@ export async function startCredentialService(
       case 'non-json':
         entry.status = 200
         sendText(response, 200, 'text/html; charset=utf-8', NON_JSON_PAGE)
+        return
+      case 'no-body':
+        // Handled for real (a revoke does revoke), so only the missing body differs.
+        routeServiceRequest(request, endpointName, rawBody, state)
+        entry.status = fault.status
+        sendEmpty(response, fault.status)
         return
       default: {
         const real = routeServiceRequest(request, endpointName, rawBody, state)

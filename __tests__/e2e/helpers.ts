@@ -47,9 +47,20 @@ export function inputsFor(
   }
 }
 
+/** The jobs runAction started in the current test, each discarded once the test is over. */
+const jobsOfThisTest = new Set<Job>()
+
+// Registered once for every file that imports these helpers: many tests stop after the main step,
+// and their job's RUNNER_TEMP would otherwise stay in the system's temp folder.
+afterEach(() => {
+  for (const job of jobsOfThisTest) job.discard()
+  jobsOfThisTest.clear()
+})
+
 /** Runs the bundled main step in a fresh job; `post()` runs its post step. */
 export async function runAction(inputs: Record<string, string>, env: Record<string, string> = {}) {
   const job = new Job({ env, timeoutMs: 20_000 })
+  jobsOfThisTest.add(job)
   const use = await job.uses(inputs)
   return { job, main: use.main, post: () => job.end().then(([post]) => post) }
 }
