@@ -12,7 +12,8 @@
  * Until the action has an `expose` input, the candidate is OpenSSH again, which checks the
  * harness (both sides should come out alike) and reports no verdict. BENCH_TUNNEL_CANDIDATE=
  * openssh forces that. Environment: BENCH_TUNNEL_RUNS (opens per client for time to ready,
- * default 10), BENCH_TUNNEL_LOAD_ROUNDS (sessions per client under load, default 2).
+ * default 20: a fresh ssh login takes either about 25 or about 65 ms here, so fewer
+ * opens give a median that flips between the two), BENCH_TUNNEL_LOAD_ROUNDS (sessions per client under load, default 2).
  */
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
@@ -33,7 +34,7 @@ import {
   DOWNLOAD_BYTES
 } from './tunnel-load.js'
 
-const READY_RUNS = Number(process.env.BENCH_TUNNEL_RUNS ?? 10)
+const READY_RUNS = Number(process.env.BENCH_TUNNEL_RUNS ?? 20)
 const LOAD_ROUNDS = Number(process.env.BENCH_TUNNEL_LOAD_ROUNDS ?? 2)
 const DOWNLOADS_PER_ROUND = 3
 const SMALL_REQUESTS = 200
