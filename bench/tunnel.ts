@@ -12,8 +12,9 @@
  * Until the action has an `expose` input, the candidate is OpenSSH again, which checks the
  * harness (both sides should come out alike) and reports no verdict. BENCH_TUNNEL_CANDIDATE=
  * openssh forces that. Environment: BENCH_TUNNEL_RUNS (opens per client for time to ready,
- * default 20: a fresh ssh login takes either about 25 or about 65 ms here, so fewer
- * opens give a median that flips between the two), BENCH_TUNNEL_LOAD_ROUNDS (sessions per client under load, default 2).
+ * default 20: a fresh ssh login takes either about 25 or about 65 ms here, and the median of
+ * fewer flips between the two), BENCH_TUNNEL_LOAD_ROUNDS (sessions per client under load,
+ * default 2).
  */
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
