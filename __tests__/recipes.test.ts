@@ -4,16 +4,21 @@
  * credential service, and every pipeline on the page must contain those blocks
  * unchanged. A recipe that drifts from the service fails here.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync
 } from 'node:fs'
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -137,7 +142,10 @@ describe('docs/other-ci.md', () => {
       'export-buildkite',
       'export-circleci',
       'load',
-      'provision'
+      'provision',
+      'ssh-key-cleanup',
+      'ssh-key-connect',
+      'ssh-key-upload'
     ])
   })
 
@@ -449,5 +457,255 @@ describe('bootstrap', () => {
     expect(run.code).not.toBe(0)
     expect(run.stderr.trim()).toMatch(/^project-register failed: HTTP 401: \S/)
     expect(existsSync(join(dir, 'ci-api-key.txt'))).toBe(false)
+  })
+})
+
+describe('SSH keys instead of tokens', () => {
+  let tunneled: RunningService
+  let app: Server
+  let appPort: number
+
+  beforeAll(async () => {
+    tunneled = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
+    app = createServer((_request, response) => response.end('hello from the job'))
+    await new Promise<void>(resolve => app.listen(0, '127.0.0.1', resolve))
+    appPort = (app.address() as AddressInfo).port
+  })
+  afterAll(async () => {
+    await new Promise(resolve => app.close(resolve))
+    await tunneled.close()
+  })
+
+  let env: Record<string, string>
+  let tmp: string
+  beforeEach(() => {
+    // The key pair's temporary folder lands here, so a test can see it made and removed.
+    tmp = join(dir, 'tmp')
+    mkdirSync(tmp)
+    env = {
+      SVC_BASE_URL: tunneled.baseUrl,
+      SVC_API_KEY: tunneled.seed.provisionKey,
+      SVC_CLIENT_ID: 'ci-runner',
+      SVC_TUNNEL_HOST: tunneled.tunnelHost,
+      SVC_TUNNEL_PORT: String(tunneled.tunnelPort),
+      SVC_KNOWN_HOSTS: tunneled.tunnel!.knownHostsPath,
+      SVC_TUNNEL_NAME: 'app',
+      SVC_LOCAL_PORT: String(appPort),
+      TMPDIR: tmp
+    }
+    tunneled.resetFaults()
+  })
+
+  const keyOf = (id: string) => tunneled.sshKeys().find(key => key.id === id)
+
+  it('the GitLab example contains the three blocks unchanged', () => {
+    const text = normalize((pipelines.get('gitlab-ssh-key') ?? []).join('\n'))
+    for (const name of ['ssh-key-upload', 'ssh-key-connect', 'ssh-key-cleanup']) {
+      expect(text).toContain(normalize(block(name)))
+    }
+  })
+
+  async function upload(): Promise<Record<string, string>> {
+    const run = await bash(block('ssh-key-upload'), dir, env)
+    expect(run).toMatchObject({ code: 0, stderr: '' })
+    return readEnvFile(join(dir, 'tunnel-key.env'))
+  }
+
+  /** The stand-in's HTTP front, asked for the tunnel's name as the Host. */
+  function throughTunnel(user: string): Promise<{ status: number; body: string }> {
+    const front = tunneled.tunnel!
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: front.frontPort,
+          agent: false,
+          setHost: false,
+          headers: { host: `app-${user}.localhost:${front.frontPort}` }
+        },
+        res => {
+          let body = ''
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        }
+      )
+      req.on('error', reject)
+      req.end()
+    })
+  }
+
+  it('uploads a fresh ed25519 key for the client id, and writes where it is and how to reach the server', async () => {
+    tunneled.clearRequests()
+    const vars = await upload()
+    expect(Object.keys(vars)).toEqual([
+      'SVC_TUNNEL_KEY_FILE',
+      'SVC_TUNNEL_KEY_ID',
+      'SVC_TUNNEL_USER',
+      'SVC_TUNNEL_HOST',
+      'SVC_TUNNEL_PORT'
+    ])
+    expect(vars).toMatchObject({
+      SVC_TUNNEL_USER: 'ci-runner',
+      SVC_TUNNEL_HOST: tunneled.tunnelHost,
+      SVC_TUNNEL_PORT: String(tunneled.tunnelPort)
+    })
+    expect(statSync(join(dir, 'tunnel-key.env')).mode & 0o777).toBe(0o600)
+    expect(statSync(vars.SVC_TUNNEL_KEY_FILE).mode & 0o777).toBe(0o600)
+    const publicLine = readFileSync(`${vars.SVC_TUNNEL_KEY_FILE}.pub`, 'utf8').trim()
+    const [{ body }] = tunneled.requests()
+    expect(body).toEqual({
+      public_key_ssh: publicLine,
+      name: expect.stringMatching(/^ci-ci-runner-\d{8}T\d{6}Z$/),
+      expires_in_days: 1,
+      client_id: 'ci-runner'
+    })
+    const printed = execFileSync('ssh-keygen', ['-l', '-f', `${vars.SVC_TUNNEL_KEY_FILE}.pub`], {
+      encoding: 'utf8'
+    })
+    const key = keyOf(vars.SVC_TUNNEL_KEY_ID)
+    expect(key).toMatchObject({ status: 'active', client_id: 'ci-runner' })
+    expect(printed).toContain(` ${key?.fingerprint} `)
+    expect(Date.parse(key?.expires_at ?? '') - Date.parse(key?.created_at ?? '')).toBe(86_400_000)
+  })
+
+  it('opens the tunnel with ssh -i and the host key checked; the cleanup closes it, revokes the key and deletes it', async () => {
+    const vars = await upload()
+    const connect = await bash(block('ssh-key-connect'), dir, env)
+    expect(connect).toMatchObject({ code: 0, stdout: `Tunnel app open to localhost:${appPort}\n` })
+    expect(await throughTunnel('ci-runner')).toEqual({ status: 200, body: 'hello from the job' })
+
+    const privateCopy = join(dir, 'copy-of-key')
+    copyFileSync(vars.SVC_TUNNEL_KEY_FILE, privateCopy)
+    chmodSync(privateCopy, 0o600)
+    const cleanup = await bash(block('ssh-key-cleanup'), dir, env)
+    expect(cleanup).toMatchObject({
+      code: 0,
+      stdout: `Revoked SSH key ${vars.SVC_TUNNEL_KEY_ID}\n`,
+      stderr: ''
+    })
+    expect(keyOf(vars.SVC_TUNNEL_KEY_ID)?.status).toBe('revoked')
+    expect(existsSync(join(dir, 'tunnel-key.env'))).toBe(false)
+    expect(readdirSync(tmp)).toEqual([])
+    expect((await throughTunnel('ci-runner')).status).toBe(502)
+
+    // A new login with the same private key is refused now.
+    writeFileSync(
+      join(dir, 'tunnel-key.env'),
+      Object.entries({ ...vars, SVC_TUNNEL_KEY_FILE: privateCopy })
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join('')
+    )
+    const again = await bash(block('ssh-key-connect'), dir, env)
+    expect(again.code).not.toBe(0)
+    expect(again.stderr).toContain('Permission denied (publickey,password)')
+  })
+
+  it('refuses a tunnel server whose host key is not the known one', async () => {
+    await upload()
+    const emptyKnownHosts = join(dir, 'known_hosts')
+    writeFileSync(emptyKnownHosts, '')
+    const run = await bash(block('ssh-key-connect'), dir, {
+      ...env,
+      SVC_KNOWN_HOSTS: emptyKnownHosts
+    })
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toContain('Host key verification failed')
+    expect(tunneled.tunnel!.sessions().filter(s => s.user === 'ci-runner')).toEqual([])
+    await bash(block('ssh-key-cleanup'), dir, env)
+  })
+
+  it('prints neither the API key nor the private key, even when the shell traces', async () => {
+    const upload = await bash(block('ssh-key-upload'), dir, env, '-xeo')
+    const { SVC_TUNNEL_KEY_FILE } = readEnvFile(join(dir, 'tunnel-key.env'))
+    const privateKey = readFileSync(SVC_TUNNEL_KEY_FILE, 'utf8')
+    const secretLine = privateKey.split('\n')[1]
+    const cleanup = await bash(block('ssh-key-cleanup'), dir, env, '-xeo')
+    const output = upload.stdout + upload.stderr + cleanup.stdout + cleanup.stderr
+    expect(upload.code).toBe(0)
+    expect(output).not.toContain(env.SVC_API_KEY)
+    expect(output).not.toContain(secretLine)
+  })
+
+  it.each([
+    ['a rejected API key', { SVC_API_KEY: `sk_${'0'.repeat(64)}` }, 401],
+    ['a client id the service refuses', { SVC_CLIENT_ID: '-dash-first' }, 400]
+  ])(
+    'fails with the service message on %s, and leaves no key behind',
+    async (_case, change, status) => {
+      const run = await bash(block('ssh-key-upload'), dir, { ...env, ...change })
+      expect(run.code).not.toBe(0)
+      expect(run.stderr.trim()).toMatch(new RegExp(`^keys-upload failed: HTTP ${status}: \\S`))
+      expect(existsSync(join(dir, 'tunnel-key.env'))).toBe(false)
+      expect(readdirSync(tmp)).toEqual([])
+    }
+  )
+
+  // curl --retry 3 tries four times, waiting 1, 2 and 4 seconds: hence the longer test timeout.
+  it('fails with the retry time when the service answers 429 to every try', async () => {
+    tunneled.injectFault({ kind: '429', retryAfter: 3600, endpoint: 'keys-upload', count: 4 })
+    const run = await bash(block('ssh-key-upload'), dir, env)
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toContain(
+      'keys-upload failed: HTTP 429: Rate limit exceeded; retry after 3600 seconds'
+    )
+    expect(readdirSync(tmp)).toEqual([])
+  }, 20_000)
+
+  it('refuses a missing client id or tunnel host before sending anything', async () => {
+    tunneled.clearRequests()
+    const run = await bash(block('ssh-key-upload'), dir, { ...env, SVC_CLIENT_ID: '' })
+    expect(run.code).not.toBe(0)
+    expect(run.stderr.trim()).toBe(
+      'SVC_CLIENT_ID, SVC_TUNNEL_HOST and SVC_TUNNEL_PORT must be set to a user name, a host name and a port'
+    )
+    expect(tunneled.requests()).toEqual([])
+  })
+
+  it("fails on a fingerprint that is not the key's, and the cleanup then revokes the key", async () => {
+    tunneled.injectFault({
+      kind: 'hostile',
+      endpoint: 'keys-upload',
+      override: { public_key_fingerprint: 'SHA256:not-this-key' }
+    })
+    const run = await bash(block('ssh-key-upload'), dir, env)
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toMatch(
+      /^keys-upload answered the fingerprint 'SHA256:not-this-key', but the key's is SHA256:\S+: not using it; the cleanup revokes it$/m
+    )
+    const { SVC_TUNNEL_KEY_ID: id } = readEnvFile(join(dir, 'tunnel-key.env'))
+    await bash(block('ssh-key-cleanup'), dir, env)
+    expect(keyOf(id)?.status).toBe('revoked')
+  })
+
+  it('says so when the key is already gone, and warns without failing when it cannot revoke', async () => {
+    const vars = await upload()
+    const saved = readFileSync(join(dir, 'tunnel-key.env'), 'utf8')
+    await bash(block('ssh-key-cleanup'), dir, env)
+    writeFileSync(join(dir, 'tunnel-key.env'), saved)
+    const again = await bash(block('ssh-key-cleanup'), dir, env)
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: `SSH key ${vars.SVC_TUNNEL_KEY_ID} was already revoked or deleted\n`
+    })
+
+    const other = await upload()
+    const refused = await bash(block('ssh-key-cleanup'), dir, {
+      ...env,
+      SVC_API_KEY: tunneled.seed.secondOwnerKey
+    })
+    expect(refused.code).toBe(0)
+    expect(refused.stderr).toMatch(
+      new RegExp(`^WARNING: could not revoke SSH key ${other.SVC_TUNNEL_KEY_ID} \\(HTTP 403: .+\\)`)
+    )
+    expect(keyOf(other.SVC_TUNNEL_KEY_ID)?.status).toBe('active')
+    // The private half is deleted all the same.
+    expect(readdirSync(tmp)).toEqual([])
+  })
+
+  it('does nothing when nothing was uploaded', async () => {
+    tunneled.clearRequests()
+    const run = await bash(block('ssh-key-cleanup'), dir, env)
+    expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' })
+    expect(tunneled.requests()).toEqual([])
   })
 })

@@ -18,13 +18,18 @@ import { loggedBody, redactHeaders, RequestLog, type RequestLogEntry } from './r
 import {
   DEFAULT_JWT,
   DEFAULT_KEY_WITHOUT_PROVISION,
+  DEFAULT_OWNER,
   DEFAULT_PROJECT,
   DEFAULT_PROVISION_KEY,
+  DEFAULT_SECOND_OWNER_KEY,
+  DEFAULT_SECOND_OWNER_PROJECT,
   DEFAULT_SEED,
   DEFAULT_TUNNEL_HOST,
   DEFAULT_TUNNEL_PORT,
+  SECOND_OWNER,
   type Seed
 } from './seed.js'
+import { SshKeyStore, type SshKeyView } from './ssh-keys.js'
 import type { ServiceState } from './state.js'
 import { isoTime, TokenStore } from './tokens.js'
 import { startTunnelServer, type RunningTunnel, type TunnelOptions } from './tunnel/tunnel.js'
@@ -73,16 +78,29 @@ export interface RunningService extends AdminControls {
   tunnel: RunningTunnel | null
   /** The default credentials and project, always present. */
   seed: Seed
+  /** A snapshot of every uploaded SSH key, every account's, as `user-keys-list` shows them. */
+  sshKeys(): SshKeyView[]
+  /** Makes the SSH key expire now; throws if the key id is unknown. */
+  expireSshKey(keyId: string): void
   /** Stops listening and ends every open connection, hung ones included. Safe to call twice. */
   close(): Promise<void>
 }
 
 function buildState(options: ServiceOptions, now: () => number): ServiceState {
   const keys = new KeyRing()
-  const addKey = (key: string, name: string, scopes: Scope[]): void =>
-    keys.add({ id: newUuid(), key, name, scopes, createdAt: now(), expiresAt: null })
-  addKey(DEFAULT_PROVISION_KEY, 'default: all scopes', [...ALL_SCOPES])
-  addKey(DEFAULT_KEY_WITHOUT_PROVISION, 'default: no cicd:provision', [
+  const addKey = (key: string, owner: string, name: string, scopes: Scope[]): void =>
+    keys.add({
+      id: newUuid(),
+      key,
+      owner,
+      name,
+      scopes,
+      createdAt: now(),
+      expiresAt: null,
+      lastUsedAt: null
+    })
+  addKey(DEFAULT_PROVISION_KEY, DEFAULT_OWNER, 'default: all scopes', [...ALL_SCOPES])
+  addKey(DEFAULT_KEY_WITHOUT_PROVISION, DEFAULT_OWNER, 'default: no cicd:provision', [
     'token:read',
     'token:write',
     'config:read'
@@ -91,11 +109,13 @@ function buildState(options: ServiceOptions, now: () => number): ServiceState {
     if (!isApiKeyFormat(key)) {
       throw new Error(`API key must be sk_ followed by 64 hexadecimal characters: ${key}`)
     }
-    addKey(key, 'seeded: all scopes', [...ALL_SCOPES])
+    addKey(key, DEFAULT_OWNER, 'seeded: all scopes', [...ALL_SCOPES])
   }
+  addKey(DEFAULT_SECOND_OWNER_KEY, SECOND_OWNER, 'second owner: all scopes', [...ALL_SCOPES])
   const projects = new ProjectRegistry()
+  projects.add(DEFAULT_SECOND_OWNER_PROJECT, SECOND_OWNER)
   for (const slug of [DEFAULT_PROJECT, ...(options.projects ?? [])]) {
-    if (projects.find(slug) === undefined) projects.add(slug)
+    if (!projects.isTaken(slug)) projects.add(slug, DEFAULT_OWNER)
   }
   return {
     now,
@@ -105,10 +125,12 @@ function buildState(options: ServiceOptions, now: () => number): ServiceState {
     jwts: new Set([DEFAULT_JWT, ...(options.jwts ?? [])]),
     projects,
     tokens: new TokenStore(),
+    sshKeys: new SshKeyStore(),
     limits: {
       provision: new SlidingWindowLimiter(60, HOUR_MS, now),
       ephemeral: new SlidingWindowLimiter(10, HOUR_MS, now),
-      apiKeysCreate: new SlidingWindowLimiter(20, HOUR_MS, now)
+      apiKeysCreate: new SlidingWindowLimiter(20, HOUR_MS, now),
+      keysUpload: new SlidingWindowLimiter(20, HOUR_MS, now)
     }
   }
 }
@@ -195,7 +217,7 @@ export async function startCredentialService(
 
   let tunnel: RunningTunnel | null = null
   if (options.tunnel !== undefined && options.tunnel !== false) {
-    tunnel = await startTunnelServer(state.tokens, now, [state.tunnelHost], {
+    tunnel = await startTunnelServer(state.tokens, state.sshKeys, now, [state.tunnelHost], {
       ...(options.tunnel === true ? {} : options.tunnel),
       port: options.tunnelPort ?? 0
     })
@@ -304,6 +326,10 @@ export async function startCredentialService(
     tunnel,
     seed: { ...DEFAULT_SEED },
     ...controls,
+    sshKeys: () => state.sshKeys.list(now()),
+    expireSshKey: keyId => {
+      if (!state.sshKeys.expire(keyId, now())) throw new Error(`Unknown SSH key: ${keyId}`)
+    },
     close: () => {
       closing ??= Promise.all([
         new Promise<void>((resolve, reject) => {

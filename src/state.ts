@@ -1,12 +1,19 @@
 import * as core from '@actions/core'
-import type { Flavour } from './credential.js'
+import { isCleanIdentifier, type Flavour } from './credential.js'
 
-/** What main hands to post. Nothing secret: the post step reads the API key from its input again. */
+/**
+ * What main hands to post. Nothing secret: the post step reads the API key from its input again.
+ * State can be written by others (an earlier step's save-state command, STATE_ variables), so
+ * post trusts it only to name what to revoke: never where to send the key, never to skip a revoke.
+ */
 export interface SavedCredential {
   flavour: Flavour
   tunnelUser: string
-  baseUrl: string
+  /** Where main sent the key; post only compares it with its own base-url input. */
+  baseUrl?: string
   expiresAt?: string
+  /** Issued, then refused by main: post revokes it even with `revoke: false`. */
+  rejected?: boolean
 }
 
 const POST_MARKER = 'isPost'
@@ -26,17 +33,23 @@ export function saveCredential(saved: SavedCredential): void {
   core.saveState(CREDENTIAL, JSON.stringify(saved))
 }
 
+/** Main revoked what it saved: nothing is left for post. */
+export function clearCredential(): void {
+  core.saveState(CREDENTIAL, '')
+}
+
 export function loadCredential(): SavedCredential | undefined {
   const raw = core.getState(CREDENTIAL)
   if (!raw) return undefined
   try {
-    const value = JSON.parse(raw) as Partial<SavedCredential>
-    if (typeof value.tunnelUser !== 'string' || typeof value.baseUrl !== 'string') return undefined
+    const value = JSON.parse(raw) as Partial<Record<keyof SavedCredential, unknown>>
+    if (!isCleanIdentifier(value.tunnelUser)) return undefined
     return {
       flavour: value.flavour === 'free' ? 'free' : 'cicd',
       tunnelUser: value.tunnelUser,
-      baseUrl: value.baseUrl,
-      ...(typeof value.expiresAt === 'string' && { expiresAt: value.expiresAt })
+      ...(typeof value.baseUrl === 'string' && { baseUrl: value.baseUrl }),
+      ...(typeof value.expiresAt === 'string' && { expiresAt: value.expiresAt }),
+      ...(value.rejected === true && { rejected: true })
     }
   } catch {
     return undefined

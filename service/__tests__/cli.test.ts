@@ -69,6 +69,8 @@ describe('the service command', () => {
           `api key with cicd:provision (all scopes): ${DEFAULT_SEED.provisionKey}`,
           `api key without cicd:provision: ${DEFAULT_SEED.keyWithoutScope}`,
           `api key (all scopes, from --api-key): ${EXTRA_KEY}`,
+          `api key of a second owner (all scopes; cannot touch the first owner's credentials): ${DEFAULT_SEED.secondOwnerKey}`,
+          `project of the second owner: ${DEFAULT_SEED.secondOwnerProject}`,
           `project: ${DEFAULT_SEED.project}`,
           'project (from --project): second-app',
           `jwt: ${DEFAULT_SEED.jwt}`,
