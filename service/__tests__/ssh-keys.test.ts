@@ -190,7 +190,7 @@ describe('keys-upload', () => {
     expect((await upload(jwt())).status).toBe(429)
     clock += 2400_000
     expect((await upload()).status).toBe(200)
-  })
+  }, 20_000)
 })
 
 describe('user-keys-list', () => {
