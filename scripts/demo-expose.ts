@@ -7,6 +7,7 @@
  * counts that reconnect, and shows that the URL is gone and the token revoked.
  */
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { curl } from './demo-tunnel.js'
 import { Job } from './job.js'
 import { getThroughFront, startLocalApp } from './openssh.js'
@@ -15,10 +16,11 @@ import { startCredentialService } from '../service/server.js'
 
 const indent = (text: string) => text.replace(/^/gm, '    ')
 
-/** The pid and log path main saved for post (state `tunnel`); nothing secret is in it. */
+/** The pid and the tunnel directory main saved for post (state `tunnel`); nothing secret. */
 function savedTunnel(state: Record<string, string>): { pid?: number; logPath?: string } {
   try {
-    return JSON.parse(state.tunnel ?? '{}') as { pid?: number; logPath?: string }
+    const { pid, dir } = JSON.parse(state.tunnel ?? '{}') as { pid?: number; dir?: string }
+    return { pid, logPath: dir === undefined ? undefined : join(dir, 'tunnel.log') }
   } catch {
     return {}
   }
