@@ -1,6 +1,9 @@
 /** Jest runs the TypeScript sources as native ES modules (the @actions packages are ESM-only). */
 export default {
   testEnvironment: 'node',
+  // Some tests generate RSA keys or start processes; 5 s was too tight on a loaded 2-core runner.
+  // A hang still fails, only later. Speed targets live in `npm run bench`, not here.
+  testTimeout: 20_000,
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
     // Sources import siblings as './x.js' (NodeNext); map them back to the .ts file.

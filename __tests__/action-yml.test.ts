@@ -81,8 +81,8 @@ describe('action.yml', () => {
   })
 
   it('points main and post into dist/', () => {
-    expect(action.runs.main).toMatch(/^dist\/.+\.js$/)
-    expect(action.runs.post).toMatch(/^dist\/.+\.js$/)
+    expect(action.runs.main).toMatch(/^dist\/.+\.c?js$/)
+    expect(action.runs.post).toMatch(/^dist\/.+\.c?js$/)
   })
 
   // dist/ is committed; before the first bundle there is nothing to point at.

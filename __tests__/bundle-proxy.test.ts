@@ -1,9 +1,11 @@
 /**
  * The bundle maps `undici` and `@actions/exec` to stubs (src/tsconfig.json paths, src/bundle/),
- * so `@actions/http-client` and `@actions/core` load without them. Proxies must still work in what the runner runs:
- * dist/index.js under Node 24, with https_proxy set, asks a local proxy for a CONNECT tunnel.
+ * so `@actions/http-client` and `@actions/core` load without them, and `tunnel` to a module that
+ * loads the proxy agent only when a proxy applies. Proxies must still work in what the runner runs:
+ * dist/index.cjs under Node 24, with https_proxy set, asks a local proxy for a CONNECT tunnel.
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureNode24, repoRoot, runStep } from '../scripts/runner.js'
 import { startRecordingProxy, type RecordingProxy } from './helpers/connect-proxy.js'
@@ -57,13 +59,44 @@ describe('the stubs', () => {
   })
 
   it('are what the bundle holds instead of undici and @actions/exec', () => {
-    const bundle = readFileSync(join(repoRoot, 'dist', 'index.js'), 'utf8')
+    const bundle = readFileSync(join(repoRoot, 'dist', 'index.cjs'), 'utf8')
     expect(bundle).toContain('undici is not bundled with this action')
     // undici's own classes and symbols, exec's ToolRunner and child_process: none made it in.
     // (The exec stub itself is tree-shaken away: nothing the action calls reaches it.)
     expect(bundle).not.toMatch(/DispatcherBase|Symbol\('undici|class ProxyAgent extends/)
     expect(bundle).not.toMatch(/ToolRunner|child_process/)
   })
+})
+
+/**
+ * Runs main with a preload that writes, at exit, which of Node's own modules the process loaded:
+ * the `tunnel` package is the only thing in the bundle that loads `assert`.
+ */
+async function builtinsLoadedByMain(env: Record<string, string>): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-builtins-'))
+  try {
+    const preload = join(dir, 'record-builtins.cjs')
+    const list = join(dir, 'builtins.txt')
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))\n`
+    )
+    await runMain({ ...env, NODE_OPTIONS: `--require ${preload}` })
+    return readFileSync(list, 'utf8').split('\n')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+describe('the proxy agent (the tunnel package)', () => {
+  it('is not loaded when no proxy is configured', async () => {
+    expect(await builtinsLoadedByMain({})).not.toContain('NativeModule assert')
+  }, 30_000)
+
+  it('is loaded when https_proxy applies', async () => {
+    const proxy = await connectProxy()
+    expect(await builtinsLoadedByMain({ https_proxy: proxy.url })).toContain('NativeModule assert')
+  }, 30_000)
 })
 
 describe('the bundled main step behind a proxy (Node 24)', () => {

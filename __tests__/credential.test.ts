@@ -1,7 +1,8 @@
 import {
   hasExpired,
+  holdsSecret,
   isBareHost,
-  issuedTunnelUser,
+  issuedCredential,
   parseCredential,
   secretsIn
 } from '../src/credential.js'
@@ -78,6 +79,32 @@ describe('parseCredential', () => {
     [{ ...RAW, tunnel_port: 22.5 }, 'tunnel_port is not a whole number from 1 to 65535'],
     [{ ...RAW, tunnel_host: 42 }, 'tunnel_host is not a bare hostname or IP address'],
     [{ ...RAW, expires_at: '2026-13-45T99:00:00Z' }, 'expires_at is not an ISO 8601 time'],
+    [
+      { ...RAW, tunnel_user: undefined, tunnel_client_id: 'tok_abc' },
+      'tunnel_user holds the token, or a long piece of it'
+    ],
+    [{ ...RAW, tunnel_user: 'tok_abc' }, 'tunnel_user holds the token, or a long piece of it'],
+    [{ ...RAW, client_id: 'id-tok_abc' }, 'client_id holds the token, or a long piece of it'],
+    [
+      { ...RAW, client_id: undefined, tunnel_client_id: 'tok_abc' },
+      'client_id holds the token, or a long piece of it'
+    ],
+    [
+      { ...RAW, tunnel_client_secret: 'tok_2', client_id: 'tok_2' },
+      'client_id holds the token, or a long piece of it'
+    ],
+    [
+      { ...RAW, tunnel_user: 'ab12c##[add-mask]x' },
+      'tunnel_user holds a workflow command marker (## followed by [, or ::)'
+    ],
+    [
+      { ...RAW, tunnel_user: '::stop-commands::x' },
+      'tunnel_user holds a workflow command marker (## followed by [, or ::)'
+    ],
+    [
+      { ...RAW, client_id: 'c##[set-env]y' },
+      'client_id holds a workflow command marker (## followed by [, or ::)'
+    ],
     [null, 'the body is not a JSON object'],
     ['tok_abc', 'the body is not a JSON object']
   ])('rejects %j', (raw, problem) => {
@@ -85,12 +112,26 @@ describe('parseCredential', () => {
   })
 })
 
-describe('issuedTunnelUser', () => {
+describe('issuedCredential', () => {
+  const named = (tunnelUser: string) => ({ tunnelUser, nameable: true })
   it('names the user once token and user pass their own checks, whatever else is wrong', () => {
-    expect(issuedTunnelUser({ ...RAW, tunnel_host: undefined, expires_at: 'x' })).toBe('ab12c')
-    expect(issuedTunnelUser({ tunnel_client_secret: 's', tunnel_client_id: 'free-1' })).toBe(
-      'free-1'
+    expect(issuedCredential({ ...RAW, tunnel_host: undefined, expires_at: 'x' })).toEqual(
+      named('ab12c')
     )
+    expect(issuedCredential({ tunnel_client_secret: 's', tunnel_client_id: 'free-1' })).toEqual(
+      named('free-1')
+    )
+    // Refused later for the marker, but issued all the same: it must be revoked.
+    expect(issuedCredential({ ...RAW, tunnel_user: 'ab12c##[add-mask]x' })).toEqual(
+      named('ab12c##[add-mask]x')
+    )
+  })
+  it.each([
+    [{ ...RAW, tunnel_user: undefined, tunnel_client_id: 'tok_abc' }, 'tok_abc'],
+    [{ ...RAW, tunnel_user: 'u-tok_abc-1' }, 'u-tok_abc-1'],
+    [{ ...RAW, tunnel_client_secret: 'tok_other', tunnel_user: 'tok_other' }, 'tok_other']
+  ])('marks a user that holds a secret as not to be named: %j', (raw, tunnelUser) => {
+    expect(issuedCredential(raw)).toEqual({ tunnelUser, nameable: false })
   })
   it.each([
     [{ ...RAW, token: '' }],
@@ -99,9 +140,37 @@ describe('issuedTunnelUser', () => {
     [{ ...RAW, tunnel_user: 7 }],
     [[RAW]],
     [null]
-  ])('names none for %j', raw => expect(issuedTunnelUser(raw)).toBeUndefined())
+  ])('names none for %j', raw => expect(issuedCredential(raw)).toBeUndefined())
   it('accepts a well-formed pair of surrogates', () => {
-    expect(issuedTunnelUser({ ...RAW, tunnel_user: 'ab\ud83d\ude00' })).toBe('ab\ud83d\ude00')
+    expect(issuedCredential({ ...RAW, tunnel_user: 'ab\ud83d\ude00' })).toEqual(
+      named('ab\ud83d\ude00')
+    )
+  })
+})
+
+describe('holdsSecret', () => {
+  const token = 'tok_3f9a8b7c6d5e4f3a2b1c'
+  it.each([
+    token,
+    `u-${token}-1`,
+    't=ok_3f9a8b7c6d5e4f3a2b1c',
+    'tok_3f9a8b7c6d~5e4f3a2b1c',
+    `${'x'.repeat(50)}${token.slice(6, 18)}`
+  ])('finds the token, or half of it in one piece, in %s', value => {
+    expect(holdsSecret(value, [token])).toBe(true)
+  })
+  it.each(['ab12c', '3f9a8b7c', 'tok_3f9a8b7', `${'3f9a8b7c6d5'}-x`])(
+    'leaves %s, which shares less than half of it',
+    value => expect(holdsSecret(value, [token])).toBe(false)
+  )
+  it('counts a secret shorter than 8 characters only whole', () => {
+    expect(holdsSecret('user-s3c', ['s3c'])).toBe(true)
+    expect(holdsSecret('user-s3', ['s3c'])).toBe(false)
+  })
+  it('compares huge strings in linear time', () => {
+    const huge = 'ab'.repeat(500_000)
+    expect(holdsSecret(huge, [`${'c'.repeat(500_000)}`])).toBe(false)
+    expect(holdsSecret(huge, [`c${'ab'.repeat(300_000)}`])).toBe(true)
   })
 })
 

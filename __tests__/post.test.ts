@@ -252,3 +252,29 @@ describe('big numbers', () => {
     expect(step.warnings[0]).toMatch(/It asks to wait 10000000000000 s.*re-run the job later\./)
   })
 })
+
+it("hides a credential the service echoes in a failed revoke's error and code, on retry and warning lines", async () => {
+  nock(ORIGIN)
+    .post(REVOKE)
+    .times(3)
+    .reply(503, { error: `X-API-Key ${API_KEY} is not allowed`, code: 'tok_3f9a8b7c6d5e4f3a2b1c' })
+  const step = await runPostWith()
+  expect(step.failed).toBe(false)
+  expect(step.lines).toContain(
+    'Attempt 1 of 3 failed (HTTP 503 ***: X-API-Key *** is not allowed); retrying in 0.8 s.'
+  )
+  expect(step.warnings).toEqual([
+    expect.stringContaining('The service said: X-API-Key *** is not allowed')
+  ])
+  expect(linesLeaking(step, API_KEY)).toEqual([])
+  expect(step.lines.filter(line => line.includes('tok_'))).toEqual([])
+})
+
+it('prints a saved tunnel user holding ##[ escaped, so the runner does not obey it', async () => {
+  nock(ORIGIN).post(REVOKE, { tunnel_user: 'ab12c##[add-mask]x' }).reply(200, { success: true })
+  const step = await runPostWith({ ...SAVED, tunnelUser: 'ab12c##[add-mask]x' })
+  expect(infoLines(step.lines)).toEqual([
+    'Revoked the tunnel token of user ab12c\\u0023#[add-mask]x.'
+  ])
+  expect(step.lines.filter(line => line.includes('##['))).toEqual([])
+})

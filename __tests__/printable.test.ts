@@ -7,7 +7,10 @@ describe('printable', () => {
     ['a\u0085b\u2028c\u2029d', 'a\\u0085b\\u2028c\\u2029d'],
     ['\u001b[31mred', '\\u001b[31mred'],
     ['lone \ud800 half', 'lone \\ud800 half'],
-    ['a pair \ud83d\ude00 stays', 'a pair \ud83d\ude00 stays']
+    ['a pair \ud83d\ude00 stays', 'a pair \ud83d\ude00 stays'],
+    ['##[add-mask]x', '\\u0023#[add-mask]x'],
+    ['a ###[STOP-COMMANDS]p ##[', 'a #\\u0023#[STOP-COMMANDS]p \\u0023#['],
+    ['# #[ ## [ #[ stay', '# #[ ## [ #[ stay']
   ])('writes %j on one line as %j', (value, expected) => {
     expect(printable(value)).toBe(expected)
   })
@@ -30,12 +33,19 @@ it('flattens service prose to one line', () => {
   expect(cleanText('  bad\n\u2028 request\u0000 ', 100)).toBe('bad request')
 })
 
+it('hides credentials and the ##[ command form in service prose', () => {
+  expect(cleanText('invalid token tok_3f9a8b7c6d5e4f3a2b1c', 40)).toBe('invalid token ***')
+  expect(cleanText('##[stop-commands]p', 40)).toBe('\\u0023#[stop-commands]p')
+})
+
 it('hides credential-shaped runs and leaves ordinary words', () => {
   expect(
     redactCredentials(
       `token tok_AbC-123 key sk_${'0f'.repeat(32)} hash ${'deadbeef'.repeat(3)} b64 ${'QUJD'.repeat(7)}== ok`
     )
   ).toBe('token *** key *** hash *** b64 *** ok')
+  // Eight hex characters are enough: the tail of a token cut by a line break is no shorter.
+  expect(redactCredentials('tail b7c6d5e4 and 7c6d5e4')).toBe('tail *** and 7c6d5e4')
   expect(redactCredentials('Internal server error: project not found')).toBe(
     'Internal server error: project not found'
   )

@@ -15,7 +15,7 @@ import {
 } from '../scripts/runner.js'
 import { parseFileCommand } from '../scripts/runner/file-commands.js'
 import { Masker } from '../scripts/runner/masker.js'
-import { parseWorkflowCommand } from '../scripts/runner/workflow-commands.js'
+import { createCommandReader, parseWorkflowCommand } from '../scripts/runner/workflow-commands.js'
 
 const actionDir = fileURLToPath(new URL('./fixtures/echo-action', import.meta.url))
 const SECRET = 'fixture-secret-42'
@@ -201,6 +201,68 @@ describe('parsers', () => {
     expect(parseWorkflowCommand('text ::error::x')).toBeUndefined()
     expect(parseWorkflowCommand('::error')).toBeUndefined()
     expect(parseWorkflowCommand('::error::%250A')?.message).toBe('%0A')
+    expect(parseWorkflowCommand('##[made-up]x')).toBeUndefined()
+    expect(parseWorkflowCommand('##[add-mask x')).toBeUndefined()
+    expect(parseWorkflowCommand('text \\u0023#[add-mask]x')).toBeUndefined()
+    expect(parseWorkflowCommand('##[ add-mask]x')).toBeUndefined()
+  })
+
+  it('reads command names ignoring case, as the runner does', () => {
+    expect(parseWorkflowCommand('::ADD-MASK::x')).toEqual({
+      name: 'add-mask',
+      properties: {},
+      message: 'x'
+    })
+    expect(parseWorkflowCommand('  ::Stop-Commands::p')?.name).toBe('stop-commands')
+  })
+
+  it('reads the older ##[name]data form anywhere in a line, with its own escapes', () => {
+    expect(parseWorkflowCommand('Provisioning for project "##[add-mask]xstaging"')).toEqual({
+      name: 'add-mask',
+      properties: {},
+      message: 'xstaging"',
+      legacy: true
+    })
+    expect(parseWorkflowCommand('user ab##[SET-ENV name=A;b=c%3Bd]v%5D%0Aw')).toEqual({
+      name: 'set-env',
+      properties: { name: 'A', b: 'c;d' },
+      message: 'v]\nw',
+      legacy: true
+    })
+    // The :: form is tried first: a line that is one does not also hold the other.
+    expect(parseWorkflowCommand('::error::see ##[add-mask]x')?.name).toBe('error')
+  })
+
+  it('stops at stop-commands in either form, and resumes at its token in either form and any case', () => {
+    const read = createCommandReader()
+    const names = [
+      'Attempt 1 failed: ##[stop-commands]Pause1',
+      '::error::not a command while stopped',
+      '##[add-mask]not either',
+      'text ##[PAUSE1]',
+      '::error::a command again',
+      '::stop-commands::pause2',
+      '  ::Pause2 x::',
+      '##[warning]and again'
+    ].map(line => read(line)?.name)
+    expect(names).toEqual([
+      'stop-commands',
+      undefined,
+      undefined,
+      undefined,
+      'error',
+      'stop-commands',
+      undefined,
+      'warning'
+    ])
+  })
+
+  it('does not stop at a stop token the runner refuses (empty, a command name, pause-logging)', () => {
+    for (const token of ['', 'error', 'ADD-MASK', 'pause-logging']) {
+      const read = createCommandReader()
+      read(`::stop-commands::${token}`)
+      expect(read('::error::still read')?.name).toBe('error')
+    }
   })
 
   it('masks overlapping secrets as one *** and each line of a multi-line secret', () => {

@@ -248,6 +248,38 @@ describe('interpretAnswer', () => {
       )
     ).toThrow('HTTP 500 (body: bad key ***, hash ***; id ***)')
   })
+
+  const errorOf = (status: number, text: string): ServiceError => {
+    try {
+      interpretAnswer('credential-provision', status, text)
+    } catch (error) {
+      return error as ServiceError
+    }
+    throw new Error('interpretAnswer did not throw')
+  }
+
+  it("hides credential-shaped runs in the service's error and code too", () => {
+    const token = 'tok_3f9a8b7c6d5e4f3a2b1c'
+    expect(errorOf(301, `{"error":"=token ${token} refused"}`)).toMatchObject({
+      message: 'HTTP 301: =token *** refused',
+      serviceMessage: '=token *** refused'
+    })
+    expect(errorOf(408, `{"code":"invalid token ${token}"}`)).toMatchObject({
+      message: 'HTTP 408 invalid token ***',
+      code: 'invalid token ***'
+    })
+  })
+
+  it('leaves no tail of a token that a line break cut in two', () => {
+    const error = errorOf(400, 'tok_3f9a8\nb7c6d5e4f3a2b1c')
+    expect(error.message).toBe('HTTP 400 (body: *** ***)')
+  })
+
+  it("escapes the runner's ##[ command form in what the service said", () => {
+    expect(errorOf(500, '{"error":"##[stop-commands]p","code":"##[add-mask]x"}').message).toBe(
+      'HTTP 500 \\u0023#[add-mask]x: \\u0023#[stop-commands]p'
+    )
+  })
 })
 
 describe('IPv6 base URLs', () => {

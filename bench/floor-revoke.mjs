@@ -1,19 +1,27 @@
-// The floor for the post step: a bare node script that makes the revoke POST with fetch, for the
-// tunnel user the main step saved (STATE_credential, as the runner passes saved state).
+// The floor for the post step: a bare node script that makes the revoke POST with node:https, for
+// the tunnel user the main step saved (STATE_credential, as the runner passes saved state).
+import { request } from 'node:https'
+
 const input = name => process.env[`INPUT_${name.toUpperCase()}`] ?? ''
 const saved = JSON.parse(process.env.STATE_credential ?? '{}')
-const response = await fetch(`${saved.baseUrl}/revoke-token`, {
+const outgoing = request(`${input('base-url')}/revoke-token`, {
   method: 'POST',
   headers: {
     'X-API-Key': input('api-key'),
     'Content-Type': 'application/json',
     Accept: 'application/json',
     'User-Agent': 'floor-revoke'
-  },
-  body: JSON.stringify({ tunnel_user: saved.tunnelUser })
+  }
 })
-if (!response.ok) {
-  console.log(`::error::revoke-token answered ${response.status}`)
+outgoing.on('response', incoming => {
+  if (incoming.statusCode < 200 || incoming.statusCode > 299) {
+    console.log(`::error::revoke-token answered ${incoming.statusCode}`)
+    process.exit(1)
+  }
+  incoming.resume()
+})
+outgoing.on('error', error => {
+  console.log(`::error::revoke-token: ${error.message}`)
   process.exit(1)
-}
-await response.arrayBuffer()
+})
+outgoing.end(JSON.stringify({ tunnel_user: saved.tunnelUser }))

@@ -39,6 +39,8 @@ export interface TunnelClient {
 
 export interface ClientContext {
   node: string
+  /** For every step (NODE_EXTRA_CA_CERTS: the service speaks https with a throw-away certificate). */
+  env: Record<string, string>
   service: RunningService
   /** A fresh API key for each provision (the service allows 60 per key and hour). */
   nextKey(): string
@@ -128,7 +130,7 @@ export function openSshClient(context: ClientContext, label = 'OpenSSH ssh -f'):
   return {
     label,
     open: async appPort => {
-      const job = new Job({ node: context.node })
+      const job = new Job({ node: context.node, env: context.env })
       const startedMain = performance.now()
       const { main } = await job.uses(mainInputs(context))
       const provisionMs = since(startedMain)
@@ -220,7 +222,7 @@ export function actionClient(context: ClientContext, label = 'action, expose'): 
   return {
     label,
     open: async appPort => {
-      const job = new Job({ node: context.node })
+      const job = new Job({ node: context.node, env: context.env })
       const started = performance.now()
       const { main } = await job.uses({
         ...mainInputs(context),

@@ -1,6 +1,7 @@
 /**
- * The tunnel part of `npm run bench`: the action's `expose` against OpenSSH's `ssh -N -R` (the
- * README recipe), both against one tunnel stand-in in one run, both reaching one local app:
+ * The `tunnel` section of `npm run bench` (BENCH_SECTIONS=tunnel runs it alone): the action's
+ * `expose` against OpenSSH's `ssh -N -R` (the README recipe), both against one tunnel stand-in
+ * in one run, both reaching one local app:
  * - time to ready: the main step with `expose`, until it exits 0, against `ssh -f -N -o
  *   ExitOnForwardFailure=yes` (and against the recipe's whole path: main without `expose`, then
  *   `ssh -f`, since main with `expose` also provisions);
@@ -17,9 +18,10 @@
  * default 2).
  */
 import { randomBytes } from 'node:crypto'
-import { pathToFileURL } from 'node:url'
-import { ensureNode24, repoRoot } from '../scripts/runner.js'
+import { repoRoot } from '../scripts/runner.js'
 import { readActionDefinition } from '../scripts/runner/action-yml.js'
+import { change, median as medianOf, round } from './numbers.js'
+import type { BenchContext, BenchSection, Target } from './section.js'
 import { startCredentialService } from '../service/server.js'
 import {
   actionClient,
@@ -51,13 +53,8 @@ export const TUNNEL_TARGETS = {
   rssMb: 100
 }
 
-function median(values: number[]): number {
-  if (values.length === 0) return NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-const round = (value: number, digits = 1) => Number(value.toFixed(digits))
+/** NaN when every sample of a figure failed: the report then shows n/a, not a number. */
+const median = (values: number[]) => (values.length === 0 ? NaN : medianOf(values))
 
 interface ClientFigures {
   label: string
@@ -178,13 +175,21 @@ function actionCanExpose(): boolean {
   return readActionDefinition(repoRoot).inputs.has('expose')
 }
 
-export async function benchTunnel(log: (line: string) => void = () => undefined) {
+/**
+ * Its own service, with the tunnel stand-in, over https with the run's certificate like the
+ * shared one, so both ways to a URL pay the same TLS for their main step.
+ */
+export async function benchTunnel(
+  bench: Pick<BenchContext, 'runtimes' | 'tls' | 'caFile'>,
+  log: (line: string) => void = () => undefined
+): Promise<TunnelResults> {
   const validation = process.env.BENCH_TUNNEL_CANDIDATE === 'openssh' || !actionCanExpose()
   const keys = Array.from({ length: 4 }, () => `sk_${randomBytes(32).toString('hex')}`)
   let provisions = 0
   const context: ClientContext = {
-    node: ensureNode24(),
-    service: await startCredentialService({ apiKeys: keys, tunnel: true }),
+    node: bench.runtimes[0].path,
+    env: { NODE_EXTRA_CA_CERTS: bench.caFile },
+    service: await startCredentialService({ apiKeys: keys, tunnel: true, tls: bench.tls }),
     nextKey: () => keys[Math.floor(provisions++ / 50)] ?? keys[0]
   }
   const app = await startBenchApp()
@@ -287,7 +292,7 @@ const verdict = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? 'PASS
 const shown = (value: number | null | undefined, digits: number, unit: string) =>
   typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(digits)}${unit}` : 'n/a'
 
-export function reportTunnel(results: TunnelResults, previous?: TunnelResults): string {
+export function reportTunnel(results: TunnelResults): string {
   const { yardstick: a, candidate: b, ratios, pass } = results
   const lines: string[] = []
   const out = (line = '') => lines.push(line)
@@ -361,19 +366,47 @@ export function reportTunnel(results: TunnelResults, previous?: TunnelResults): 
     const values = Object.values(pass)
     out(`  tunnel targets: ${values.filter(Boolean).length} of ${values.length} pass`)
   }
-  if (previous && !previous.validation && !results.validation) {
-    out(
-      `  previous run (${previous.candidate.label}): ready ${shown(previous.ratios.ready, 3, 'x')}, ` +
-        `throughput ${shown(previous.ratios.throughput, 3, 'x')}, latency ${shown(previous.ratios.latency, 3, 'x')}, ` +
-        `RSS ${shown(previous.candidate.rssMaxMb, 1, ' MB')}`
-    )
-  }
   return lines.join('\n')
 }
 
-// `tsx bench/tunnel.ts`: this part alone, printed, results.json left as it is.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const results = await benchTunnel(line => console.error(line))
-  console.log(reportTunnel(results))
-  console.log(`\n${JSON.stringify(results, null, 2)}`)
+/** The ratios and the keeper's memory against the previous results.json, when both judged the action. */
+function compareTunnel(previous: TunnelResults | undefined, results: TunnelResults): string[] {
+  if (previous === undefined || previous.validation || results.validation) return []
+  return [
+    ...change('tunnel ready / ssh -f', previous.ratios?.ready, results.ratios.ready, 'x'),
+    ...change(
+      'tunnel throughput / ssh',
+      previous.ratios?.throughput,
+      results.ratios.throughput,
+      'x'
+    ),
+    ...change('tunnel latency / ssh', previous.ratios?.latency, results.ratios.latency, 'x'),
+    ...change('tunnel keeper RSS', previous.candidate?.rssMaxMb, results.candidate.rssMaxMb, 'MB')
+  ]
+}
+
+/** The `tunnel` section of `npm run bench`: figures, PASS/FAIL per target, results.tunnel. */
+export const tunnelSection: BenchSection = {
+  name: 'tunnel',
+  async run(context) {
+    const results = await benchTunnel(context, line => process.stderr.write(`bench: ${line}\n`))
+    const limits: Record<keyof NonNullable<TunnelResults['pass']>, string> = {
+      ready: `<= ${TUNNEL_TARGETS.readyRatio}x`,
+      readyVsRecipe: `<= ${TUNNEL_TARGETS.readyRatio}x`,
+      throughput: `>= ${TUNNEL_TARGETS.throughputRatio}x`,
+      latency: `<= ${TUNNEL_TARGETS.latencyRatio}x`,
+      rss: `<= ${TUNNEL_TARGETS.rssMb} MB`
+    }
+    const targets: Record<string, Target> = {}
+    for (const [name, pass] of Object.entries(results.pass ?? {})) {
+      const key = name as keyof typeof limits
+      targets[`tunnel${key[0].toUpperCase()}${key.slice(1)}`] = { limit: limits[key], pass }
+    }
+    return {
+      results: { tunnel: results },
+      targets,
+      report: reportTunnel(results).split('\n'),
+      compare: previous => compareTunnel(previous.tunnel as TunnelResults | undefined, results)
+    }
+  }
 }

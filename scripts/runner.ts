@@ -13,7 +13,11 @@ import { inputVariableName, readActionDefinition } from './runner/action-yml.js'
 import { createFileCommandFiles, parseFileCommand, parsePathFile } from './runner/file-commands.js'
 import type { LogLine } from './runner/log.js'
 import { Masker } from './runner/masker.js'
-import { createCommandReader, type WorkflowCommand } from './runner/workflow-commands.js'
+import {
+  createCommandReader,
+  isValidStopToken,
+  type WorkflowCommand
+} from './runner/workflow-commands.js'
 
 export { ensureNode24, repoRoot } from './node24.js'
 export { renderLog, type LogLine } from './runner/log.js'
@@ -185,6 +189,9 @@ export async function runStep(options: StepOptions): Promise<StepResult> {
     if (name === 'save-state' && properties.name) commandState[properties.name] = message
     if (name === 'set-env' || name === 'add-path') {
       runnerErrors.push(`The \`${name}\` command is disabled.`)
+    }
+    if (name === 'stop-commands' && !isValidStopToken(message)) {
+      runnerErrors.push(`Invalid stop-commands token '${message}': commands were not stopped.`)
     }
   }
 

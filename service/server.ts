@@ -4,6 +4,7 @@
  * in endpoints.ts. `startCredentialService` is what tests, the demo and the CLI call.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { ADMIN_PREFIX, handleAdmin, type AdminControls } from './admin.js'
 import { ENDPOINT_NAMES, ENDPOINTS, type Reply } from './endpoints.js'
@@ -61,11 +62,16 @@ export interface ServiceOptions {
   faults?: Fault[]
   /** The clock in milliseconds, injectable so tests can move time (expiry, rate-limit windows). */
   now?: () => number
+  /**
+   * PEM key and certificate: serve https instead of http (the real service is https only; the
+   * benchmark uses this so the action and its floor both pay for TLS). Default: plain http.
+   */
+  tls?: { key: string; cert: string }
 }
 
 /** The admin controls (faults, expiry, snapshots), plus where the service is and how to stop it. */
 export interface RunningService extends AdminControls {
-  /** e.g. `http://127.0.0.1:40123/functions/v1` */
+  /** e.g. `http://127.0.0.1:40123/functions/v1` (https with the `tls` option) */
   baseUrl: string
   /** e.g. `http://127.0.0.1:40123` */
   origin: string
@@ -294,12 +300,13 @@ export async function startCredentialService(
     }
   }
 
-  const server = createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
     onRequest(request, response).catch((error: unknown) => {
       if (!response.headersSent)
         sendJson(response, errorReply(error).status, errorReply(error).body)
     })
-  })
+  }
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
@@ -313,7 +320,7 @@ export async function startCredentialService(
 
   const { address, port } = server.address() as AddressInfo
   const hostInUrl = address.includes(':') ? `[${address}]` : address
-  const origin = `http://${hostInUrl}:${port}`
+  const origin = `${options.tls ? 'https' : 'http'}://${hostInUrl}:${port}`
   let closing: Promise<void> | undefined
 
   return {

@@ -32,6 +32,8 @@ const ISO_8601_PATTERN =
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/
 // Whitespace or control characters in a token would break the KEY=value lines of GITHUB_ENV.
 const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u
+// What makes the runner read a line as a command: `##[name]` anywhere, `::name::` at a line's start.
+const WORKFLOW_COMMAND_MARKER = /##\[|::/
 
 /** The secret strings in a raw response, so they can be masked before anything else happens. */
 export function secretsIn(raw: unknown): string[] {
@@ -41,16 +43,27 @@ export function secretsIn(raw: unknown): string[] {
   )
 }
 
+/** A credential the service has issued, whether or not this action can use it. */
+export interface IssuedCredential {
+  tunnelUser: string
+  /**
+   * False when the user holds a secret of the answer (the token sent again as the user): it may
+   * then be sent back to the service to revoke it, but never saved in state nor printed.
+   */
+  nameable: boolean
+}
+
 /**
  * The tunnel user of a credential the service has issued, when the answer holds a token and a
  * user that each pass their own checks: from then on the credential exists and can be revoked,
  * even if another field makes the answer unusable.
  */
-export function issuedTunnelUser(raw: unknown): string | undefined {
+export function issuedCredential(raw: unknown): IssuedCredential | undefined {
   if (!isObject(raw)) return undefined
   const token = raw.token ?? raw.tunnel_client_secret
   const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id
-  return isCleanIdentifier(token) && isCleanIdentifier(tunnelUser) ? tunnelUser : undefined
+  if (!isCleanIdentifier(token) || !isCleanIdentifier(tunnelUser)) return undefined
+  return { tunnelUser, nameable: !holdsSecret(tunnelUser, secretsIn(raw)) }
 }
 
 /**
@@ -69,10 +82,11 @@ export function parseCredential(
   const token = raw.token ?? raw.tunnel_client_secret
   const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id
   checkSecretLike(token, 'token')
-  checkSecretLike(tunnelUser, 'tunnel_user')
+  const secrets = secretsIn(raw)
+  checkIdentifier(tunnelUser, 'tunnel_user', secrets)
 
   const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser
-  checkSecretLike(clientId, 'client_id')
+  checkIdentifier(clientId, 'client_id', secrets)
 
   const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host
   if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
@@ -127,6 +141,73 @@ function checkSecretLike(value: unknown, field: string): asserts value is string
   const problem = secretLikeProblem(value)
   // The value is not quoted: for the token it is a secret, and the others may be hostile.
   if (problem !== undefined) throw invalid(`${field} ${problem}`)
+}
+
+/**
+ * The user and client id are exported unmasked, printed, and echoed by later steps, so beyond being
+ * clean words they must hold no secret and nothing the runner would read as a workflow command.
+ */
+function checkIdentifier(
+  value: unknown,
+  field: string,
+  secrets: string[]
+): asserts value is string {
+  checkSecretLike(value, field)
+  if (holdsSecret(value, secrets)) throw invalid(`${field} holds the token, or a long piece of it`)
+  if (WORKFLOW_COMMAND_MARKER.test(value)) {
+    throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`)
+  }
+}
+
+/**
+ * True when `value` holds a secret, or a long piece of one: the token with one character slipped in
+ * still shows most of it. A piece counts from half the secret's length, and at least 8 characters
+ * (a shorter secret counts only whole), so a value that shares a few characters with a token by
+ * chance, or by a token format that embeds a short id, is not refused.
+ */
+export function holdsSecret(value: string, secrets: string[]): boolean {
+  return secrets.some(
+    secret =>
+      value.includes(secret) ||
+      (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2))))
+  )
+}
+
+/**
+ * True when `a` and `b` have `length` characters in a row in common. Rabin-Karp: hashes of every
+ * window of `b`, then one rolling pass over `a`; linear, since the service's strings may be huge.
+ */
+function shareRun(a: string, b: string, length: number): boolean {
+  if (a.length < length || b.length < length) return false
+  const starts = new Map<number, number[]>()
+  forEachWindow(b, length, (hash, start) => {
+    const list = starts.get(hash)
+    if (list) list.push(start)
+    else starts.set(hash, [start])
+    return false
+  })
+  return forEachWindow(a, length, (hash, start) => {
+    const piece = a.slice(start, start + length)
+    return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other))
+  })
+}
+
+/** Calls `visit` with the hash of each `length`-character window of `text` until it returns true. */
+function forEachWindow(
+  text: string,
+  length: number,
+  visit: (hash: number, start: number) => boolean
+): boolean {
+  const base = 257
+  let highest = 1
+  for (let i = 1; i < length; i++) highest = Math.imul(highest, base)
+  let hash = 0
+  for (let i = 0; i < text.length; i++) {
+    if (i >= length) hash = hash - Math.imul(text.charCodeAt(i - length), highest)
+    hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0
+    if (i >= length - 1 && visit(hash, i - length + 1)) return true
+  }
+  return false
 }
 
 /** True for a value that could be a token or tunnel user: one clean, printable word. */

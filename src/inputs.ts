@@ -199,13 +199,18 @@ function parseOptionalWholeNumber(
 
 /**
  * A value that is printed and sent as it is: a line break in it would start a new log line,
- * which the runner reads as a workflow command.
+ * which the runner reads as a workflow command, and so would `##[` anywhere in a line.
  */
 function parseOneLine(raw: string, name: string): string {
   const value = raw.trim()
   if (hasLineBreak(value) || /\p{Cc}/u.test(value) || !isWellFormed(value)) {
     throw new ActionError(
       `Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`
+    )
+  }
+  if (value.includes('##[')) {
+    throw new ActionError(
+      `Input ${name} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
   }
   return value

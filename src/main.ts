@@ -1,6 +1,11 @@
 import * as core from '@actions/core'
 import { systemClock, type Clock } from './clock.js'
-import { issuedTunnelUser, parseCredential, secretsIn } from './credential.js'
+import {
+  issuedCredential,
+  parseCredential,
+  secretsIn,
+  type IssuedCredential
+} from './credential.js'
 import { ActionError } from './errors.js'
 import { explainFailure } from './failures.js'
 import { readMainSettings, type MainSettings } from './inputs.js'
@@ -65,12 +70,12 @@ async function acceptCredential(
   service: CredentialService,
   clock: Clock
 ): Promise<void> {
-  const issuedUser = settings.flavour === 'cicd' ? issuedTunnelUser(raw) : undefined
+  const issued = settings.flavour === 'cicd' ? issuedCredential(raw) : undefined
   try {
-    if (issuedUser !== undefined) {
+    if (issued?.nameable) {
       saveCredential({
         flavour: 'cicd',
-        tunnelUser: issuedUser,
+        tunnelUser: issued.tunnelUser,
         baseUrl: settings.baseUrl,
         rejected: true
       })
@@ -98,30 +103,41 @@ async function acceptCredential(
           : '')
     )
   } catch (error) {
-    if (issuedUser !== undefined) await revokeUnused(service, settings, issuedUser, clock)
+    if (issued !== undefined) await revokeUnused(service, settings, issued, clock)
     throw error
   }
 }
 
 /**
  * Best effort, at once: a credential this step could not use must not live out its TTL. If the
- * revoke fails, the state saved for it stays, and post tries again.
+ * revoke fails, the state saved for it stays, and post tries again. A user that holds the token
+ * was not saved, so this is its only revoke, and it is not named.
  */
 async function revokeUnused(
   service: CredentialService,
   settings: MainSettings,
-  tunnelUser: string,
+  issued: IssuedCredential,
   clock: Clock
 ): Promise<void> {
+  const who = issued.nameable
+    ? `tunnel user ${printable(issued.tunnelUser)}`
+    : 'a tunnel user that holds the token'
   try {
-    await service.revokeCredential(settings.apiKey, tunnelUser)
+    await service.revokeCredential(settings.apiKey, issued.tunnelUser)
   } catch (error) {
-    core.info(
-      `Could not revoke the credential of tunnel user ${tunnelUser} yet (${explainFailure(error, { baseUrl: settings.baseUrl, nowMs: clock.now() })}); the post step will try again.`
-    )
+    const reason = explainFailure(error, { baseUrl: settings.baseUrl, nowMs: clock.now() })
+    if (issued.nameable) {
+      core.info(
+        `Could not revoke the credential of ${who} yet (${reason}); the post step will try again.`
+      )
+    } else {
+      core.warning(
+        `Could not revoke the credential of ${who} (${reason}). It cannot be saved for the post step, so it stays valid until it expires.`
+      )
+    }
     return
   }
-  core.info(`Revoked the credential of tunnel user ${tunnelUser}, which this step could not use.`)
+  core.info(`Revoked the credential of ${who}, which this step could not use.`)
   try {
     clearCredential()
   } catch {

@@ -13,6 +13,7 @@ import { loadCredential, type SavedCredential } from './state.js'
  * The post step: revoke what main provisioned. Cleanup must not fail a job by accident, so every
  * failure is a warning unless the workflow asked for fail-on-revoke-error. Saved state only names
  * the tunnel user: where the key goes and whether to revoke come from the inputs, as in main.
+ * The user is printed only through printable: state is text anyone before this step could write.
  */
 export async function runPost(clock: Clock = systemClock): Promise<void> {
   maskSecrets([core.getInput('api-key')].filter(Boolean))
@@ -34,8 +35,8 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
     const outcome = await service.revokeCredential(settings.apiKey, saved.tunnelUser)
     core.info(
       outcome === 'revoked'
-        ? `Revoked the tunnel token of user ${saved.tunnelUser}.`
-        : `The tunnel token of user ${saved.tunnelUser} was already revoked or has expired (404); nothing left to do.`
+        ? `Revoked the tunnel token of user ${printable(saved.tunnelUser)}.`
+        : `The tunnel token of user ${printable(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`
     )
   } catch (error) {
     const reason =
@@ -43,7 +44,7 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
         ? error.message
         : explainFailure(error, { baseUrl, nowMs: clock.now() })
     reportRevokeFailure(
-      `Could not revoke the tunnel token of user ${saved.tunnelUser}: ${reason}`,
+      `Could not revoke the tunnel token of user ${printable(saved.tunnelUser)}: ${reason}`,
       saved,
       failOnRevokeError,
       clock
@@ -60,7 +61,7 @@ function shouldRevoke(saved: SavedCredential, settings: PostSettings): boolean {
   // A credential main refused was never handed out: it goes, whatever the revoke input says.
   if (!settings.revoke && !saved.rejected) {
     core.info(
-      `Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${expiryNote(saved)}`
+      `Not revoking tunnel user ${printable(saved.tunnelUser)}: input revoke is false.${expiryNote(saved)}`
     )
     return false
   }

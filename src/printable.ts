@@ -21,24 +21,35 @@ export function isWellFormed(value: string): boolean {
   return (value as unknown as { isWellFormed(): boolean }).isWellFormed()
 }
 
+// The runner's older command form, `##[name]data`, which it obeys anywhere in a line (not only at
+// its start, as `::name::`), whatever the case of the name.
+const LEGACY_COMMAND = /##\[/g
+
 /**
- * `value` on one line, each unprintable character written as a \uXXXX escape, cut to `max`
- * characters. The escape keeps what was there visible without letting it act.
+ * `value` on one line, each unprintable character written as a \uXXXX escape, and the first `#` of
+ * every `##[` too, cut to `max` characters. The escape keeps what was there visible without
+ * letting it act.
  */
 export function printable(value: string, max = 200): string {
-  const escaped = value.replace(
-    UNPRINTABLE,
-    character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
-  )
+  const escaped = value
+    .replace(
+      UNPRINTABLE,
+      character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
+    )
+    .replace(LEGACY_COMMAND, '\\u0023#[')
   if (escaped.length <= max) return escaped
   // Never cut between the two halves of a surrogate pair: the half left would be unprintable.
   const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3
   return `${escaped.slice(0, end)}...`
 }
 
-/** A short, single-line version of untrusted prose from the service: runs of blanks become one space. */
+/**
+ * A short, single-line version of untrusted prose from the service: runs of blanks become one
+ * space, and anything shaped like a credential becomes `***`, since a careless service may echo
+ * the token it issued, which is not masked yet, or the API key.
+ */
 export function cleanText(value: string, max: number): string {
-  const flat = value
+  const flat = redactCredentials(value)
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim()
@@ -46,10 +57,12 @@ export function cleanText(value: string, max: number): string {
 }
 
 // Anything shaped like a credential: this action's token and API key forms, and long runs of hex or
-// base64 as secrets of other shapes tend to be. Ordinary words are shorter than these runs.
+// base64 as secrets of other shapes tend to be. Ordinary words are shorter than these runs. Hex
+// counts from 8 characters: a token that a line break or a stray character cut in two must not
+// leave a long tail in clear (the `tok_` part goes by its prefix, the rest by this).
 const CREDENTIAL_SHAPED = [
   /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
-  /[A-Fa-f0-9]{16,}/g,
+  /[A-Fa-f0-9]{8,}/g,
   /[A-Za-z0-9+/_-]{24,}={0,2}/g
 ]
 

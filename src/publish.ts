@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { appendFileSync } from 'node:fs'
 import type { Credential } from './credential.js'
 import { describeUnexpected } from './failures.js'
 import type { MainSettings } from './inputs.js'
@@ -50,16 +51,22 @@ export async function publishCredential(
     core.setOutput(name, value)
   }
   try {
-    await writeSummary(credential, settings)
+    writeSummary(credential, settings)
   } catch (error) {
     // The credential is already out; a summary is a courtesy and must not fail the step.
     core.warning(`Could not write the job summary: ${describeUnexpected(error)}`)
   }
 }
 
-async function writeSummary(credential: Credential, settings: MainSettings): Promise<void> {
+/**
+ * Built with core.summary, but appended synchronously: core.summary.write() goes through
+ * fs.promises, whose first call starts libuv's thread pool, a few milliseconds on every run
+ * for one small append.
+ */
+function writeSummary(credential: Credential, settings: MainSettings): void {
   // Outside a runner (a local run) there is no summary file; that is not an error.
-  if (!process.env.GITHUB_STEP_SUMMARY) return
+  const summaryFile = process.env.GITHUB_STEP_SUMMARY
+  if (!summaryFile) return
   const rows: [string, string][] = [
     ['Project', credential.projectSlug ?? settings.project],
     ['Environment', settings.environment],
@@ -69,7 +76,7 @@ async function writeSummary(credential: Credential, settings: MainSettings): Pro
     ['Expires at', credential.expiresAt ?? 'not given'],
     ['Credential', credential.flavour === 'free' ? 'free (5 minutes, not revocable)' : 'cicd']
   ]
-  await core.summary
+  const html = core.summary
     .addHeading('Tunnel credentials', 3)
     .addTable([
       [
@@ -78,7 +85,9 @@ async function writeSummary(credential: Credential, settings: MainSettings): Pro
       ],
       ...rows.filter(([, value]) => value).map(([field, value]) => [field, escapeHtml(value)])
     ])
-    .write()
+    .stringify()
+  core.summary.emptyBuffer()
+  appendFileSync(summaryFile, html)
 }
 
 function escapeHtml(value: string): string {

@@ -2,7 +2,7 @@ import { Agent, type RequestOptions } from 'node:http'
 import { HttpClient } from '@actions/http-client'
 import type { HttpClientResponse } from '@actions/http-client'
 import type { RequestHandler } from '@actions/http-client/lib/interfaces'
-import { cleanText, redactCredentials } from './printable.js'
+import { cleanText } from './printable.js'
 import { withRetries, type AttemptFailure, type RetryOptions } from './retry.js'
 import { ACTION_NAME, ACTION_VERSION } from './version.js'
 
@@ -214,6 +214,7 @@ export function interpretAnswer(
   }
   const errorObject =
     typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {}
+  // cleanText hides credential-shaped runs: a service may echo the token in its error or code.
   const code = typeof errorObject.code === 'string' ? cleanText(errorObject.code, 40) : undefined
   const message =
     typeof errorObject.error === 'string' ? cleanText(errorObject.error, 300) : undefined
@@ -311,6 +312,6 @@ function shortBody(text: string): string {
   const trimmed = text.trim()
   if (!trimmed) return ' (empty body)'
   return trimmed.length <= 120
-    ? ` (body: ${cleanText(redactCredentials(trimmed), 120)})`
+    ? ` (body: ${cleanText(trimmed, 120)})`
     : ` (${Buffer.byteLength(text)} bytes, not shown)`
 }

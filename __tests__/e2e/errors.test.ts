@@ -76,6 +76,24 @@ describe('hostile answers', () => {
     expect(requestPaths(service())).toEqual(['credential-provision', 'revoke-token'])
   })
 
+  it('a tunnel user holding ##[stop-commands] is refused, and printed so the runner does not obey it', async () => {
+    const tunnelUser = 'ab12c##[stop-commands]pause1'
+    service().injectFault({ kind: 'hostile', override: { token, tunnel_user: tunnelUser } })
+    const { main } = await runAction(inputsFor(service()))
+    expectFailedMain(main, /tunnel_user holds a workflow command marker/)
+    expect(main.commands.filter(c => c.legacy)).toEqual([])
+    expect(main.stdout).toContain('tunnel user ab12c\\u0023#[stop-commands]pause1')
+    expect(requestPaths(service())).toEqual(['credential-provision', 'revoke-token'])
+  })
+
+  it('a token sent again as the tunnel user is refused and revoked, and never printed or saved', async () => {
+    service().injectFault({ kind: 'hostile', override: { token, tunnel_user: token } })
+    const { main } = await runAction(inputsFor(service()))
+    expectFailedMain(main, /tunnel_user holds the token/)
+    expectNoLeak(main, { secrets: [service().seed.provisionKey, token], mustMask: [token] })
+    expect(service().requests().at(-1)?.body).toEqual({ tunnel_user: token })
+  })
+
   it('a token with a space, or no token at all, exports nothing', async () => {
     service().injectFault({ kind: 'hostile', override: { token: 'tok_a b' } })
     expectFailedMain((await runAction(inputsFor(service()))).main, /token/)

@@ -1,18 +1,10 @@
-import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
-/******/ var __webpack_modules__ = ({
-
-/***/ 776:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-module.exports = __nccwpck_require__(488);
-
-
-/***/ }),
+/******/ (() => { // webpackBootstrap
+/******/ 	"use strict";
+/******/ 	var __webpack_modules__ = ({
 
 /***/ 488:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
-var __webpack_unused_export__;
 
 
 var net = __nccwpck_require__(278);
@@ -276,7 +268,7 @@ if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
 } else {
   debug = function() {};
 }
-__webpack_unused_export__ = debug; // for test
+exports.debug = debug; // for test
 
 
 /***/ }),
@@ -318,19 +310,12 @@ const systemClock = {
 const DEFAULT_TUNNEL_PORT = 2223;
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-// Whitespace or control characters in a token would break the KEY=value lines of GITHUB_ENV.
 const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u;
-/** The secret strings in a raw response, so they can be masked before anything else happens. */
 function secretsIn(raw) {
     if (!isObject(raw))
         return [];
     return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
 }
-/**
- * The tunnel user of a credential the service has issued, when the answer holds a token and a
- * user that each pass their own checks: from then on the credential exists and can be revoked,
- * even if another field makes the answer unusable.
- */
 function issuedTunnelUser(raw) {
     if (!isObject(raw))
         return undefined;
@@ -338,11 +323,6 @@ function issuedTunnelUser(raw) {
     const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
     return isCleanIdentifier(token) && isCleanIdentifier(tunnelUser) ? tunnelUser : undefined;
 }
-/**
- * Turns the service's JSON into a Credential, or throws an ActionError that names what was wrong.
- * All or nothing: the caller writes nothing to the runner unless this returns.
- * Some deployments answer with the free credential's field names, so both spellings are read.
- */
 function parseCredential(raw, flavour, overrides = {}) {
     if (!isObject(raw)) {
         throw invalid('the body is not a JSON object');
@@ -384,7 +364,6 @@ function isBareHost(value) {
         return true;
     return HOSTNAME_PATTERN.test(value);
 }
-/** True when the credential's expiry has passed at `nowMs`; unknown expiry counts as live. */
 function hasExpired(expiresAt, nowMs) {
     if (!expiresAt)
         return false;
@@ -393,11 +372,9 @@ function hasExpired(expiresAt, nowMs) {
 }
 function checkSecretLike(value, field) {
     const problem = secretLikeProblem(value);
-    // The value is not quoted: for the token it is a secret, and the others may be hostile.
     if (problem !== undefined)
         throw invalid(`${field} ${problem}`);
 }
-/** True for a value that could be a token or tunnel user: one clean, printable word. */
 function isCleanIdentifier(value) {
     return secretLikeProblem(value) === undefined;
 }
@@ -408,8 +385,6 @@ function secretLikeProblem(value) {
         return 'is not a string';
     if (UNSAFE_CHARACTER.test(value))
         return 'holds whitespace or control characters';
-    // UTF-8 cannot carry a lone surrogate: the runner's files would hold U+FFFD instead, a value
-    // the service does not know.
     if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value))
         return 'is not well-formed Unicode';
     return undefined;
@@ -461,10 +436,6 @@ function invalid(what) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   l: () => (/* binding */ ActionError)
 /* harmony export */ });
-/**
- * An error whose message is written for the workflow author: it says what went wrong and what to
- * do. The entry points print these as they are; anything else is an unexpected bug.
- */
 class ActionError extends Error {
     constructor(message) {
         super(message);
@@ -493,10 +464,6 @@ const RATE_LIMITS = {
     'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
     'revoke-token': 'revoke-token is rate limited by the service'
 };
-/**
- * One message per failure for the workflow author: what happened and what to do.
- * Pure, so each case is tested on its words.
- */
 function explainFailure(error, context) {
     if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .RetryAfterTooLong */ .Zt && error.cause instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
@@ -511,18 +478,10 @@ function explainFailure(error, context) {
         return explainServiceError(error, context);
     return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`;
 }
-/**
- * An error nobody expected, told in one line with anything shaped like a credential hidden: its
- * message may quote data this action was handling when it broke.
- */
 function describeUnexpected(error) {
     const detail = error instanceof Error ? error.message : String(error);
     return (0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .printable */ .g$)((0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .redactCredentials */ .UY)(detail), 300);
 }
-/**
- * When to re-run, total for any wait: a date past what Date can hold (a retry_after of 1e13 s) is
- * no date, and the advice is just to wait.
- */
 function retryTime(nowMs, retryAfterSeconds) {
     const at = new Date(nowMs + retryAfterSeconds * 1000);
     return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
@@ -565,9 +524,10 @@ function explainServiceError(error, context) {
 /***/ }),
 
 /***/ 328:
-/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+__nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(702);
 /* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(587);
 /* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(44);
@@ -576,7 +536,6 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 
 
-// action.yml points main and post at this one bundle; saved state tells which step this is.
 const step = (0,_state_js__WEBPACK_IMPORTED_MODULE_3__/* .isPostStep */ .pq)() ? 'post' : 'main';
 try {
     await (step === 'post' ? (0,_post_js__WEBPACK_IMPORTED_MODULE_2__/* .runPost */ .a)() : (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runMain */ .V)());
@@ -622,7 +581,6 @@ function readMainSettings(input) {
                 'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
         }
         if (!API_KEY_PATTERN.test(apiKey)) {
-            // Never quote the value: it is a secret, even when malformed.
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
                 'Check that the secret holds the whole key, with no quotes or extra text.');
         }
@@ -658,7 +616,6 @@ function readPostSettings(input) {
         http: readHttpSettings(input)
     };
 }
-/** Read on its own first in post, so that a bad other input can still fail the step if asked to. */
 function parseFailOnRevokeError(input) {
     return parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false);
 }
@@ -677,10 +634,6 @@ function parseChoice(raw) {
         return value;
     throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input credential is ${quote(raw)}: expected one of cicd, free or auto.`);
 }
-/**
- * The base URL must be https so the API key never crosses the network in clear text; plain http
- * is allowed only to this machine, for local testing.
- */
 function parseBaseUrl(raw) {
     const value = raw.trim();
     if (!value) {
@@ -702,7 +655,6 @@ function parseBaseUrl(raw) {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input base-url is ${quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
     }
-    // A path of only slashes ('/', '//') is no path: the service's documented prefix applies.
     const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
     return `${url.protocol}//${url.host}${path}`;
 }
@@ -735,10 +687,6 @@ function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER)
     }
     return number;
 }
-/**
- * A value that is printed and sent as it is: a line break in it would start a new log line,
- * which the runner reads as a workflow command.
- */
 function parseOneLine(raw, name) {
     const value = raw.trim();
     if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .hasLineBreak */ .wT)(value) || /\p{Cc}/u.test(value) || !(0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .isWellFormed */ .UC)(value)) {
@@ -762,7 +710,6 @@ function parseEnvPrefix(raw) {
     }
     return value;
 }
-/** Quotes a non-secret input for an error message, cut short so a pasted blob stays readable. */
 function quote(value) {
     return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(value, 60)}"`;
 }
@@ -780,10 +727,6 @@ function quote(value) {
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(577);
 
 
-/**
- * The entry point's net for a bug that escaped a step: one `::error::` for main, one warning for
- * post (cleanup must not fail the job by accident), never a stack trace, which could quote data.
- */
 function reportUnexpected(step, error) {
     const message = `Unexpected error in the ${step} step: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
         "This is a bug in the action; please report it with the step's log.";
@@ -809,7 +752,7 @@ function reportUnexpected(step, error) {
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
 /* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(423);
 /* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
 
@@ -822,10 +765,8 @@ function reportUnexpected(step, error) {
 
 
 
-/** The main step: inputs → request → validated credential → runner. Never throws; failures fail the step. */
 async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
     (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .markMainStarted */ .UM)();
-    // Before anything can print, so not even an error message can show the key.
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
     let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url'));
     let project;
@@ -839,7 +780,6 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
         }
         const service = (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
         const raw = await requestCredential(service, settings);
-        // Masked while still raw, so that even a response that fails validation cannot leak it later.
         (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .secretsIn */ .VY)(raw));
         await acceptCredential(raw, settings, service, clock);
     }
@@ -854,16 +794,10 @@ function requestCredential(service, settings) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
         return service.createFreeCredential();
     }
-    // project and environment are single-line plain text: inputs.ts rejected anything else.
     const environment = settings.environment ? ` (${settings.environment})` : '';
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
     return service.provisionCredential(settings);
 }
-/**
- * Validates the answer and writes it to the runner. Once the answer holds a usable token and
- * user, the service has issued a credential, so any failure from there on revokes it before the
- * step fails; and state names it first, so that post revokes it if that revoke fails too.
- */
 async function acceptCredential(raw, settings, service, clock) {
     const issuedUser = settings.flavour === 'cicd' ? (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .issuedTunnelUser */ .Pd)(raw) : undefined;
     try {
@@ -879,8 +813,6 @@ async function acceptCredential(raw, settings, service, clock) {
         if (credential.portDefaulted) {
             _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
         }
-        // Accepted: post now honours the revoke input. Saved before publishing, so a publish that
-        // fails halfway still leaves post what it needs.
         (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg)({
             flavour: credential.flavour,
             tunnelUser: credential.tunnelUser,
@@ -900,10 +832,6 @@ async function acceptCredential(raw, settings, service, clock) {
         throw error;
     }
 }
-/**
- * Best effort, at once: a credential this step could not use must not live out its TTL. If the
- * revoke fails, the state saved for it stays, and post tries again.
- */
 async function revokeUnused(service, settings, tunnelUser, clock) {
     try {
         await service.revokeCredential(settings.apiKey, tunnelUser);
@@ -917,7 +845,6 @@ async function revokeUnused(service, settings, tunnelUser, clock) {
         (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4)();
     }
     catch {
-        // The state file is what just failed: post finds the token gone (404), which is information.
     }
 }
 
@@ -937,7 +864,7 @@ async function revokeUnused(service, settings, tunnelUser, clock) {
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
 /* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(423);
 /* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
 
@@ -950,11 +877,6 @@ async function revokeUnused(service, settings, tunnelUser, clock) {
 
 
 
-/**
- * The post step: revoke what main provisioned. Cleanup must not fail a job by accident, so every
- * failure is a warning unless the workflow asked for fail-on-revoke-error. Saved state only names
- * the tunnel user: where the key goes and whether to revoke come from the inputs, as in main.
- */
 async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
     const saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .loadCredential */ .SS)();
@@ -985,13 +907,11 @@ async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
         reportRevokeFailure(`Could not revoke the tunnel token of user ${saved.tunnelUser}: ${reason}`, saved, failOnRevokeError, clock);
     }
 }
-/** Says why not, when nothing should be sent. The service, not the runner's clock, decides expiry. */
 function shouldRevoke(saved, settings) {
     if (settings.flavour === 'free') {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
         return false;
     }
-    // A credential main refused was never handed out: it goes, whatever the revoke input says.
     if (!settings.revoke && !saved.rejected) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${expiryNote(saved)}`);
         return false;
@@ -1007,10 +927,6 @@ function warnIfStateMoved(saved, baseUrl) {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`The saved state names the credential service at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.baseUrl)}, but input base-url is ${baseUrl}. ` +
         'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
 }
-/**
- * A token that should already have expired may be gone for that reason alone, so its failure is
- * information. Otherwise a warning, or the step's failure when the workflow asked for it.
- */
 function reportRevokeFailure(message, saved, failOnRevokeError, clock) {
     if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(saved.expiresAt, clock.now())) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${message} It should already have expired at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.expiresAt ?? '')}.`);
@@ -1039,38 +955,20 @@ function expiryNote(saved) {
 /* harmony export */   g$: () => (/* binding */ printable),
 /* harmony export */   wT: () => (/* binding */ hasLineBreak)
 /* harmony export */ });
-/**
- * Text that did not come from this code (inputs, saved state, the service's answers) passes
- * through here before it reaches a log line. The runner reads every line of the step's output as a
- * possible workflow command, so a value that could start a line could switch masking off.
- */
-// Control and format characters, line and paragraph separators, and lone surrogates: anything
-// that could end a line on some reader, or hide what a line says.
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-/** True when `value` holds no line break of any kind (CR, LF, NEL, U+2028, U+2029). */
 function hasLineBreak(value) {
     return /[\r\n\u0085\u2028\u2029]/.test(value);
 }
-/**
- * String.prototype.isWellFormed (Node 20 has it; the project's TypeScript lib predates it): false
- * when the string holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry.
- */
 function isWellFormed(value) {
     return value.isWellFormed();
 }
-/**
- * `value` on one line, each unprintable character written as a \uXXXX escape, cut to `max`
- * characters. The escape keeps what was there visible without letting it act.
- */
 function printable(value, max = 200) {
     const escaped = value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
     if (escaped.length <= max)
         return escaped;
-    // Never cut between the two halves of a surrogate pair: the half left would be unprintable.
     const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
     return `${escaped.slice(0, end)}...`;
 }
-/** A short, single-line version of untrusted prose from the service: runs of blanks become one space. */
 function cleanText(value, max) {
     const flat = value
         .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
@@ -1078,14 +976,11 @@ function cleanText(value, max) {
         .trim();
     return printable(flat, max);
 }
-// Anything shaped like a credential: this action's token and API key forms, and long runs of hex or
-// base64 as secrets of other shapes tend to be. Ordinary words are shorter than these runs.
 const CREDENTIAL_SHAPED = [
     /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
     /[A-Fa-f0-9]{16,}/g,
     /[A-Za-z0-9+/_-]{24,}={0,2}/g
 ];
-/** `text` with every credential-shaped run replaced by `***`. */
 function redactCredentials(text) {
     return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
 }
@@ -1093,24 +988,32 @@ function redactCredentials(text) {
 
 /***/ }),
 
-/***/ 779:
+/***/ 423:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   QU: () => (/* binding */ maskSecrets),
-/* harmony export */   ZC: () => (/* binding */ publishCredential)
-/* harmony export */ });
-/* unused harmony exports environmentFor, outputsFor */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(577);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  QU: () => (/* binding */ maskSecrets),
+  ZC: () => (/* binding */ publishCredential)
+});
+
+// UNUSED EXPORTS: environmentFor, outputsFor
+
+// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(391);
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = require("node:fs");
+// EXTERNAL MODULE: ./failures.ts
+var failures = __nccwpck_require__(577);
+;// CONCATENATED MODULE: ./publish.ts
 
 
-/** Registers secrets with the runner, which then hides them in every later line of the log. */
+
 function maskSecrets(secrets) {
     for (const secret of secrets)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(secret);
+        core/* setSecret */.Pq(secret);
 }
-/** The variables later steps read; one function so main, tests and docs agree on the names. */
 function environmentFor(credential, prefix) {
     return {
         [`${prefix}_TUNNEL_TOKEN`]: credential.token,
@@ -1132,30 +1035,25 @@ function outputsFor(credential, settings) {
         credential: credential.flavour
     };
 }
-/**
- * Writes the credential to the runner. Host, port and user are deliberately not masked: they are
- * not secret, and the runner blanks masked values in outputs that other jobs read.
- */
 async function publishCredential(credential, settings) {
     if (settings.exportEnv) {
         for (const [name, value] of Object.entries(environmentFor(credential, settings.envPrefix))) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value);
+            core/* exportVariable */.dN(name, value);
         }
     }
     for (const [name, value] of Object.entries(outputsFor(credential, settings))) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value);
+        core/* setOutput */.uH(name, value);
     }
     try {
-        await writeSummary(credential, settings);
+        writeSummary(credential, settings);
     }
     catch (error) {
-        // The credential is already out; a summary is a courtesy and must not fail the step.
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}`);
+        core/* warning */.$e(`Could not write the job summary: ${(0,failures/* describeUnexpected */.V)(error)}`);
     }
 }
-async function writeSummary(credential, settings) {
-    // Outside a runner (a local run) there is no summary file; that is not an error.
-    if (!process.env.GITHUB_STEP_SUMMARY)
+function writeSummary(credential, settings) {
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (!summaryFile)
         return;
     const rows = [
         ['Project', credential.projectSlug ?? settings.project],
@@ -1166,7 +1064,7 @@ async function writeSummary(credential, settings) {
         ['Expires at', credential.expiresAt ?? 'not given'],
         ['Credential', credential.flavour === 'free' ? 'free (5 minutes, not revocable)' : 'cicd']
     ];
-    await _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z
+    const html = core/* summary */.z
         .addHeading('Tunnel credentials', 3)
         .addTable([
         [
@@ -1175,7 +1073,9 @@ async function writeSummary(credential, settings) {
         ],
         ...rows.filter(([, value]) => value).map(([field, value]) => [field, escapeHtml(value)])
     ])
-        .write();
+        .stringify();
+    core/* summary */.z.emptyBuffer();
+    (0,external_node_fs_namespaceObject.appendFileSync)(summaryFile, html);
 }
 function escapeHtml(value) {
     return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
@@ -1194,11 +1094,9 @@ function escapeHtml(value) {
 /* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
 /* harmony export */ });
 /* unused harmony export backoffDelay */
-/** Longest `retry_after` worth sleeping through; past it the step fails at once and says when to retry. */
 const MAX_RETRY_AFTER_SECONDS = 60;
 const BASE_DELAY_MS = 1000;
 const MAX_DELAY_MS = 10_000;
-/** Thrown when the service asks us to wait longer than a CI step should sleep. */
 class RetryAfterTooLong extends Error {
     cause;
     retryAfterSeconds;
@@ -1209,7 +1107,6 @@ class RetryAfterTooLong extends Error {
         this.name = 'RetryAfterTooLong';
     }
 }
-/** Thrown when every attempt failed; `cause` is the last failure. */
 class AttemptsExhausted extends Error {
     cause;
     attempts;
@@ -1220,10 +1117,6 @@ class AttemptsExhausted extends Error {
         this.name = 'AttemptsExhausted';
     }
 }
-/**
- * Runs `attempt` until it succeeds, a failure is not retryable, or attempts run out.
- * `classify` tells which errors are worth another try.
- */
 async function withRetries(attempt, classify, options) {
     for (let attemptNumber = 1;; attemptNumber++) {
         try {
@@ -1250,10 +1143,6 @@ async function withRetries(attempt, classify, options) {
         }
     }
 }
-/**
- * Exponential backoff with jitter (half fixed, half random), so parallel jobs that failed together
- * do not retry together. A `retry_after` from the service wins: it knows when the window frees.
- */
 function backoffDelay(attemptNumber, retryAfterSeconds, random) {
     if (retryAfterSeconds !== undefined)
         return Math.max(0, retryAfterSeconds) * 1000;
@@ -1274,10 +1163,6 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 /* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(771);
 
 
-/**
- * The service client as both steps use it: their clock, their retry settings, and each retry told
- * in the log. Kept apart from the client so the client itself never writes to the runner.
- */
 function createService(baseUrl, http, clock) {
     return new _service_js__WEBPACK_IMPORTED_MODULE_1__/* .CredentialService */ .fA({
         baseUrl,
@@ -1286,9 +1171,7 @@ function createService(baseUrl, http, clock) {
         sleep: clock.sleep,
         random: clock.random,
         now: clock.now,
-        onRetry: ({ attempt, maxAttempts, delayMs, error }) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(
-        // ServiceError messages are already made printable; anything else is told only by kind.
-        `Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
+        onRetry: ({ attempt, maxAttempts, delayMs, error }) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
             `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
     });
 }
@@ -1309,15 +1192,14 @@ __nccwpck_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: MAX_BODY_BYTES, classifyFailure, interpretAnswer
 
 ;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 2 modules
-var lib = __nccwpck_require__(947);
+const external_node_http_namespaceObject = require("node:http");
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./printable.ts
 var printable = __nccwpck_require__(775);
 // EXTERNAL MODULE: ./retry.ts
 var retry = __nccwpck_require__(122);
 ;// CONCATENATED MODULE: ./version.ts
-/** Sent in the User-Agent header; a test keeps it equal to package.json's version. */
 const ACTION_NAME = 'provision-tunnel-credentials';
 const ACTION_VERSION = '1.0.0';
 
@@ -1327,9 +1209,7 @@ const ACTION_VERSION = '1.0.0';
 
 
 
-/** Largest response body read; a credential is a few hundred bytes, so more is a wrong endpoint or an attack. */
 const MAX_BODY_BYTES = 1024 * 1024;
-/** A failed call to the service: an HTTP answer outside 2xx, or no usable answer at all. */
 class ServiceError extends Error {
     kind;
     endpoint;
@@ -1348,7 +1228,6 @@ class ServiceError extends Error {
         this.name = 'ServiceError';
     }
 }
-/** The credential service's endpoints that this action calls. Bodies come back unvalidated. */
 class CredentialService {
     options;
     constructor(options) {
@@ -1365,7 +1244,6 @@ class CredentialService {
     createFreeCredential() {
         return this.call('create-ephemeral-token', undefined, {});
     }
-    /** Resolves 'already-gone' on 404: the token was revoked before, or never existed. */
     async revokeCredential(apiKey, tunnelUser) {
         try {
             await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey });
@@ -1392,16 +1270,10 @@ class CredentialService {
             onRetry: this.options.onRetry
         });
     }
-    /**
-     * One request with a deadline over the whole exchange, body included: a socket timeout alone
-     * would let a server that trickles bytes hold the job forever. A client per attempt, so that
-     * disposing it closes a hung socket and the step's process can exit.
-     */
     async attempt(endpoint, url, payload, headers) {
         const timeoutMs = this.options.timeoutSeconds * 1000;
         const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
             socketTimeout: timeoutMs,
-            // A redirect would carry X-API-Key to wherever it points; base-url must be the real address.
             allowRedirects: false,
             allowRetries: false
         });
@@ -1438,12 +1310,6 @@ async function exchange(http, endpoint, url, payload, headers, now) {
     }
     return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
 }
-/**
- * @actions/http-client passes the URL's hostname to Node as the host, and for an IPv6 literal
- * that keeps the brackets ("[::1]"), which then reach the resolver and fail. Node wants the bare
- * address (it brackets it again in the Host header). Through a proxy the brackets must stay: the
- * tunnelling agent writes host:port into its CONNECT line, where an IPv6 address needs them.
- */
 const unbracketIpv6Host = {
     prepareRequest(options) {
         const host = options.host;
@@ -1454,18 +1320,12 @@ const unbracketIpv6Host = {
     canHandleAuthentication: () => false,
     handleAuthentication: () => Promise.reject(new Error('not used'))
 };
-/**
- * Decides from status and body whether the call succeeded; pure, so every case is testable.
- * `nowMs` turns a Retry-After date into seconds.
- */
 function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
     const parsed = parseJson(text);
     if (status >= 200 && status < 300) {
-        // A revoke's answer carries nothing this action needs: any 2xx says it is done, body or not.
         if (endpoint === 'revoke-token')
             return parsed;
         if (parsed === undefined) {
-            // Not a word of a 2xx body is shown: it may be a credential cut short, not yet masked.
             throw new ServiceError('bad-response', endpoint, text.trim()
                 ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
                 : `HTTP ${status} with an empty body`, status);
@@ -1513,8 +1373,6 @@ function tooLarge(endpoint) {
     return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
 }
 function networkDetail(error) {
-    // Read by shape, not instanceof: an error made in another realm (a VM context, as under Jest)
-    // is no instance of this realm's Error, and its code is what tells the user what went wrong.
     const { code, message } = (typeof error === 'object' && error !== null ? error : {});
     if (typeof message !== 'string')
         return 'unknown network error';
@@ -1529,7 +1387,6 @@ function parseJson(text) {
         return undefined;
     }
 }
-/** The body's `retry_after`: whole seconds, as the service documents it. */
 function readRetryAfter(value) {
     const number = typeof value === 'number'
         ? value
@@ -1538,7 +1395,6 @@ function readRetryAfter(value) {
             : NaN;
     return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
 }
-/** The Retry-After header: seconds, or an HTTP date (which starts with the day's name). */
 function readRetryAfterHeader(value, nowMs) {
     if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
         return readRetryAfter(value);
@@ -1548,10 +1404,6 @@ function readRetryAfterHeader(value, nowMs) {
 function firstValue(value) {
     return Array.isArray(value) ? value[0] : value;
 }
-/**
- * An error answer's body, only when short enough to help and not flood the log, and with anything
- * shaped like a credential hidden: a proxy's or a broken service's page might hold one.
- */
 function shortBody(text) {
     const trimmed = text.trim();
     if (!trimmed)
@@ -1580,18 +1432,15 @@ function shortBody(text) {
 
 const POST_MARKER = 'isPost';
 const CREDENTIAL = 'credential';
-/** The runner gives the post step the state main saved; main sees none, which is how one bundle serves both. */
 function isPostStep() {
     return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(POST_MARKER) === 'true';
 }
-/** Saved first thing in main, so that even a main that fails early leads to a post that does nothing. */
 function markMainStarted() {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(POST_MARKER, 'true');
 }
 function saveCredential(saved) {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, JSON.stringify(saved));
 }
-/** Main revoked what it saved: nothing is left for post. */
 function clearCredential() {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, '');
 }
@@ -1622,56 +1471,56 @@ function loadCredential() {
 /***/ 613:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("assert");
+module.exports = require("assert");
 
 /***/ }),
 
 /***/ 434:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
+module.exports = require("events");
 
 /***/ }),
 
 /***/ 611:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+module.exports = require("http");
 
 /***/ }),
 
 /***/ 692:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
+module.exports = require("https");
 
 /***/ }),
 
 /***/ 278:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("net");
+module.exports = require("net");
 
 /***/ }),
 
 /***/ 30:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+module.exports = require("node:net");
 
 /***/ }),
 
 /***/ 756:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
+module.exports = require("tls");
 
 /***/ }),
 
 /***/ 23:
 /***/ ((module) => {
 
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+module.exports = require("util");
 
 /***/ }),
 
@@ -1697,7 +1546,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: ExitCode, addPath, debug, endGroup, error, getBooleanInput, getIDToken, getMultilineInput, group, isDebug, markdownSummary, platform, setCommandEcho, startGroup, toPlatformPath, toPosixPath, toWin32Path
 
 ;// CONCATENATED MODULE: external "os"
-const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+const external_os_namespaceObject = require("os");
 ;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -1827,9 +1676,9 @@ function escapeProperty(s) {
 }
 //# sourceMappingURL=command.js.map
 ;// CONCATENATED MODULE: external "crypto"
-const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
+const external_crypto_namespaceObject = require("crypto");
 ;// CONCATENATED MODULE: external "fs"
-const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+const external_fs_namespaceObject = require("fs");
 ;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
@@ -1866,9 +1715,9 @@ function prepareKeyValueMessage(key, value) {
 }
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
-const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 2 modules
-var lib = __nccwpck_require__(947);
+const external_path_namespaceObject = require("path");
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
 ;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -2720,7 +2569,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 947:
+/***/ 78:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2828,16 +2677,18 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ../node_modules/tunnel/index.js
-var tunnel = __nccwpck_require__(776);
+;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
+let loaded;
+function tunnelPackage() {
+    loaded ??= __nccwpck_require__(488);
+    return loaded;
+}
+const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
+const httpsOverHttp = options => tunnelPackage().httpsOverHttp(options);
+const httpOverHttps = options => tunnelPackage().httpOverHttps(options);
+const httpsOverHttps = options => tunnelPackage().httpsOverHttps(options);
+
 ;// CONCATENATED MODULE: ./bundle/undici-stub.ts
-/**
- * Stands in for `undici` in the bundle (src/tsconfig.json maps the name here, and ncc follows
- * that mapping). `@actions/http-client` imports undici's ProxyAgent at load time but uses it
- * only in `getAgentDispatcher`, which this action never calls: its requests go through Node's
- * http/https agents, and proxies through the `tunnel` package. Keeping undici (about 900 KB)
- * out of dist/ saves the runner loading it on every step.
- */
 class ProxyAgent {
     constructor() {
         throw new Error('undici is not bundled with this action: HttpClient.getAgentDispatcher() is unsupported here. ' +
@@ -3408,10 +3259,10 @@ class HttpClient {
             let tunnelAgent;
             const overHttps = proxyUrl.protocol === 'https:';
             if (usingSsl) {
-                tunnelAgent = overHttps ? tunnel.httpsOverHttps : tunnel.httpsOverHttp;
+                tunnelAgent = overHttps ? httpsOverHttps : httpsOverHttp;
             }
             else {
-                tunnelAgent = overHttps ? tunnel.httpOverHttps : tunnel.httpOverHttp;
+                tunnelAgent = overHttps ? httpOverHttps : httpOverHttp;
             }
             agent = tunnelAgent(agentOptions);
             this._proxyAgent = agent;
@@ -3545,186 +3396,188 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 
 /***/ })
 
-/******/ });
+/******/ 	});
 /************************************************************************/
-/******/ // The module cache
-/******/ var __webpack_module_cache__ = {};
-/******/ 
-/******/ // The require function
-/******/ function __nccwpck_require__(moduleId) {
-/******/ 	// Check if module is in cache
-/******/ 	var cachedModule = __webpack_module_cache__[moduleId];
-/******/ 	if (cachedModule !== undefined) {
-/******/ 		return cachedModule.exports;
-/******/ 	}
-/******/ 	// Create a new module (and put it into the cache)
-/******/ 	var module = __webpack_module_cache__[moduleId] = {
-/******/ 		// no module.id needed
-/******/ 		// no module.loaded needed
-/******/ 		exports: {}
-/******/ 	};
-/******/ 
-/******/ 	// Execute the module function
-/******/ 	var threw = true;
-/******/ 	try {
-/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
-/******/ 		threw = false;
-/******/ 	} finally {
-/******/ 		if(threw) delete __webpack_module_cache__[moduleId];
-/******/ 	}
-/******/ 
-/******/ 	// Return the exports of the module
-/******/ 	return module.exports;
-/******/ }
-/******/ 
-/************************************************************************/
-/******/ /* webpack/runtime/asset-relocator-loader */
-/******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
-/******/ 
-/******/ /* webpack/runtime/async module */
-/******/ (() => {
-/******/ 	var webpackQueues = typeof Symbol === "function" ? Symbol("webpack queues") : "__webpack_queues__";
-/******/ 	var webpackExports = typeof Symbol === "function" ? Symbol("webpack exports") : "__webpack_exports__";
-/******/ 	var webpackError = typeof Symbol === "function" ? Symbol("webpack error") : "__webpack_error__";
-/******/ 	var resolveQueue = (queue) => {
-/******/ 		if(queue && queue.d < 1) {
-/******/ 			queue.d = 1;
-/******/ 			queue.forEach((fn) => (fn.r--));
-/******/ 			queue.forEach((fn) => (fn.r-- ? fn.r++ : fn()));
+/******/ 	// The module cache
+/******/ 	var __webpack_module_cache__ = {};
+/******/ 	
+/******/ 	// The require function
+/******/ 	function __nccwpck_require__(moduleId) {
+/******/ 		// Check if module is in cache
+/******/ 		var cachedModule = __webpack_module_cache__[moduleId];
+/******/ 		if (cachedModule !== undefined) {
+/******/ 			return cachedModule.exports;
 /******/ 		}
+/******/ 		// Create a new module (and put it into the cache)
+/******/ 		var module = __webpack_module_cache__[moduleId] = {
+/******/ 			// no module.id needed
+/******/ 			// no module.loaded needed
+/******/ 			exports: {}
+/******/ 		};
+/******/ 	
+/******/ 		// Execute the module function
+/******/ 		var threw = true;
+/******/ 		try {
+/******/ 			__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 			threw = false;
+/******/ 		} finally {
+/******/ 			if(threw) delete __webpack_module_cache__[moduleId];
+/******/ 		}
+/******/ 	
+/******/ 		// Return the exports of the module
+/******/ 		return module.exports;
 /******/ 	}
-/******/ 	var wrapDeps = (deps) => (deps.map((dep) => {
-/******/ 		if(dep !== null && typeof dep === "object") {
-/******/ 			if(dep[webpackQueues]) return dep;
-/******/ 			if(dep.then) {
-/******/ 				var queue = [];
-/******/ 				queue.d = 0;
-/******/ 				dep.then((r) => {
-/******/ 					obj[webpackExports] = r;
-/******/ 					resolveQueue(queue);
-/******/ 				}, (e) => {
-/******/ 					obj[webpackError] = e;
-/******/ 					resolveQueue(queue);
-/******/ 				});
-/******/ 				var obj = {};
-/******/ 				obj[webpackQueues] = (fn) => (fn(queue));
-/******/ 				return obj;
+/******/ 	
+/************************************************************************/
+/******/ 	/* webpack/runtime/asset-relocator-loader */
+/******/ 	if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = __dirname + "/";
+/******/ 	
+/******/ 	/* webpack/runtime/async module */
+/******/ 	(() => {
+/******/ 		var webpackQueues = typeof Symbol === "function" ? Symbol("webpack queues") : "__webpack_queues__";
+/******/ 		var webpackExports = typeof Symbol === "function" ? Symbol("webpack exports") : "__webpack_exports__";
+/******/ 		var webpackError = typeof Symbol === "function" ? Symbol("webpack error") : "__webpack_error__";
+/******/ 		var resolveQueue = (queue) => {
+/******/ 			if(queue && queue.d < 1) {
+/******/ 				queue.d = 1;
+/******/ 				queue.forEach((fn) => (fn.r--));
+/******/ 				queue.forEach((fn) => (fn.r-- ? fn.r++ : fn()));
 /******/ 			}
 /******/ 		}
-/******/ 		var ret = {};
-/******/ 		ret[webpackQueues] = x => {};
-/******/ 		ret[webpackExports] = dep;
-/******/ 		return ret;
-/******/ 	}));
-/******/ 	__nccwpck_require__.a = (module, body, hasAwait) => {
-/******/ 		var queue;
-/******/ 		hasAwait && ((queue = []).d = -1);
-/******/ 		var depQueues = new Set();
-/******/ 		var exports = module.exports;
-/******/ 		var currentDeps;
-/******/ 		var outerResolve;
-/******/ 		var reject;
-/******/ 		var promise = new Promise((resolve, rej) => {
-/******/ 			reject = rej;
-/******/ 			outerResolve = resolve;
-/******/ 		});
-/******/ 		promise[webpackExports] = exports;
-/******/ 		promise[webpackQueues] = (fn) => (queue && fn(queue), depQueues.forEach(fn), promise["catch"](x => {}));
-/******/ 		module.exports = promise;
-/******/ 		body((deps) => {
-/******/ 			currentDeps = wrapDeps(deps);
-/******/ 			var fn;
-/******/ 			var getResult = () => (currentDeps.map((d) => {
-/******/ 				if(d[webpackError]) throw d[webpackError];
-/******/ 				return d[webpackExports];
-/******/ 			}))
-/******/ 			var promise = new Promise((resolve) => {
-/******/ 				fn = () => (resolve(getResult));
-/******/ 				fn.r = 0;
-/******/ 				var fnQueue = (q) => (q !== queue && !depQueues.has(q) && (depQueues.add(q), q && !q.d && (fn.r++, q.push(fn))));
-/******/ 				currentDeps.map((dep) => (dep[webpackQueues](fnQueue)));
+/******/ 		var wrapDeps = (deps) => (deps.map((dep) => {
+/******/ 			if(dep !== null && typeof dep === "object") {
+/******/ 				if(dep[webpackQueues]) return dep;
+/******/ 				if(dep.then) {
+/******/ 					var queue = [];
+/******/ 					queue.d = 0;
+/******/ 					dep.then((r) => {
+/******/ 						obj[webpackExports] = r;
+/******/ 						resolveQueue(queue);
+/******/ 					}, (e) => {
+/******/ 						obj[webpackError] = e;
+/******/ 						resolveQueue(queue);
+/******/ 					});
+/******/ 					var obj = {};
+/******/ 					obj[webpackQueues] = (fn) => (fn(queue));
+/******/ 					return obj;
+/******/ 				}
+/******/ 			}
+/******/ 			var ret = {};
+/******/ 			ret[webpackQueues] = x => {};
+/******/ 			ret[webpackExports] = dep;
+/******/ 			return ret;
+/******/ 		}));
+/******/ 		__nccwpck_require__.a = (module, body, hasAwait) => {
+/******/ 			var queue;
+/******/ 			hasAwait && ((queue = []).d = -1);
+/******/ 			var depQueues = new Set();
+/******/ 			var exports = module.exports;
+/******/ 			var currentDeps;
+/******/ 			var outerResolve;
+/******/ 			var reject;
+/******/ 			var promise = new Promise((resolve, rej) => {
+/******/ 				reject = rej;
+/******/ 				outerResolve = resolve;
 /******/ 			});
-/******/ 			return fn.r ? promise : getResult();
-/******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
-/******/ 		queue && queue.d < 0 && (queue.d = 0);
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/compat get default export */
-/******/ (() => {
-/******/ 	// getDefaultExport function for compatibility with non-harmony modules
-/******/ 	__nccwpck_require__.n = (module) => {
-/******/ 		var getter = module && module.__esModule ?
-/******/ 			() => (module['default']) :
-/******/ 			() => (module);
-/******/ 		__nccwpck_require__.d(getter, { a: getter });
-/******/ 		return getter;
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/create fake namespace object */
-/******/ (() => {
-/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
-/******/ 	var leafPrototypes;
-/******/ 	// create a fake namespace object
-/******/ 	// mode & 1: value is a module id, require it
-/******/ 	// mode & 2: merge all properties of value into the ns
-/******/ 	// mode & 4: return value when already ns object
-/******/ 	// mode & 16: return value when it's Promise-like
-/******/ 	// mode & 8|1: behave like require
-/******/ 	__nccwpck_require__.t = function(value, mode) {
-/******/ 		if(mode & 1) value = this(value);
-/******/ 		if(mode & 8) return value;
-/******/ 		if(typeof value === 'object' && value) {
-/******/ 			if((mode & 4) && value.__esModule) return value;
-/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
-/******/ 		}
-/******/ 		var ns = Object.create(null);
-/******/ 		__nccwpck_require__.r(ns);
-/******/ 		var def = {};
-/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
-/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
-/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
-/******/ 		}
-/******/ 		def['default'] = () => (value);
-/******/ 		__nccwpck_require__.d(ns, def);
-/******/ 		return ns;
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/define property getters */
-/******/ (() => {
-/******/ 	// define getter functions for harmony exports
-/******/ 	__nccwpck_require__.d = (exports, definition) => {
-/******/ 		for(var key in definition) {
-/******/ 			if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
-/******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
+/******/ 			promise[webpackExports] = exports;
+/******/ 			promise[webpackQueues] = (fn) => (queue && fn(queue), depQueues.forEach(fn), promise["catch"](x => {}));
+/******/ 			module.exports = promise;
+/******/ 			body((deps) => {
+/******/ 				currentDeps = wrapDeps(deps);
+/******/ 				var fn;
+/******/ 				var getResult = () => (currentDeps.map((d) => {
+/******/ 					if(d[webpackError]) throw d[webpackError];
+/******/ 					return d[webpackExports];
+/******/ 				}))
+/******/ 				var promise = new Promise((resolve) => {
+/******/ 					fn = () => (resolve(getResult));
+/******/ 					fn.r = 0;
+/******/ 					var fnQueue = (q) => (q !== queue && !depQueues.has(q) && (depQueues.add(q), q && !q.d && (fn.r++, q.push(fn))));
+/******/ 					currentDeps.map((dep) => (dep[webpackQueues](fnQueue)));
+/******/ 				});
+/******/ 				return fn.r ? promise : getResult();
+/******/ 			}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
+/******/ 			queue && queue.d < 0 && (queue.d = 0);
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/compat get default export */
+/******/ 	(() => {
+/******/ 		// getDefaultExport function for compatibility with non-harmony modules
+/******/ 		__nccwpck_require__.n = (module) => {
+/******/ 			var getter = module && module.__esModule ?
+/******/ 				() => (module['default']) :
+/******/ 				() => (module);
+/******/ 			__nccwpck_require__.d(getter, { a: getter });
+/******/ 			return getter;
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/create fake namespace object */
+/******/ 	(() => {
+/******/ 		var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 		var leafPrototypes;
+/******/ 		// create a fake namespace object
+/******/ 		// mode & 1: value is a module id, require it
+/******/ 		// mode & 2: merge all properties of value into the ns
+/******/ 		// mode & 4: return value when already ns object
+/******/ 		// mode & 16: return value when it's Promise-like
+/******/ 		// mode & 8|1: behave like require
+/******/ 		__nccwpck_require__.t = function(value, mode) {
+/******/ 			if(mode & 1) value = this(value);
+/******/ 			if(mode & 8) return value;
+/******/ 			if(typeof value === 'object' && value) {
+/******/ 				if((mode & 4) && value.__esModule) return value;
+/******/ 				if((mode & 16) && typeof value.then === 'function') return value;
 /******/ 			}
-/******/ 		}
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/hasOwnProperty shorthand */
-/******/ (() => {
-/******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/make namespace object */
-/******/ (() => {
-/******/ 	// define __esModule on exports
-/******/ 	__nccwpck_require__.r = (exports) => {
-/******/ 		if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
-/******/ 			Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
-/******/ 		}
-/******/ 		Object.defineProperty(exports, '__esModule', { value: true });
-/******/ 	};
-/******/ })();
-/******/ 
+/******/ 			var ns = Object.create(null);
+/******/ 			__nccwpck_require__.r(ns);
+/******/ 			var def = {};
+/******/ 			leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 			for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 				Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 			}
+/******/ 			def['default'] = () => (value);
+/******/ 			__nccwpck_require__.d(ns, def);
+/******/ 			return ns;
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/define property getters */
+/******/ 	(() => {
+/******/ 		// define getter functions for harmony exports
+/******/ 		__nccwpck_require__.d = (exports, definition) => {
+/******/ 			for(var key in definition) {
+/******/ 				if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
+/******/ 					Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
+/******/ 				}
+/******/ 			}
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/hasOwnProperty shorthand */
+/******/ 	(() => {
+/******/ 		__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/make namespace object */
+/******/ 	(() => {
+/******/ 		// define __esModule on exports
+/******/ 		__nccwpck_require__.r = (exports) => {
+/******/ 			if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 				Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 			}
+/******/ 			Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 		};
+/******/ 	})();
+/******/ 	
 /************************************************************************/
-/******/ 
-/******/ // startup
-/******/ // Load entry module and return exports
-/******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(328);
-/******/ __webpack_exports__ = await __webpack_exports__;
-/******/ 
+/******/ 	
+/******/ 	// startup
+/******/ 	// Load entry module and return exports
+/******/ 	// This entry module used 'module' so it can't be inlined
+/******/ 	var __webpack_exports__ = __nccwpck_require__(328);
+/******/ 	module.exports = __webpack_exports__;
+/******/ 	
+/******/ })()
+;

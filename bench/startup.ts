@@ -1,0 +1,182 @@
+/**
+ * What a step costs next to the least a Node step can cost: the bundled main step against
+ * bench/floor-provision.mjs (the same POST with node:https, four lines to GITHUB_ENV), and the
+ * post step against bench/floor-revoke.mjs, alternating A B A B so that drift hits both alike.
+ * Both sides do TLS against the same https service. Targets on the runner's Node only.
+ */
+import { request } from 'node:https'
+import { join } from 'node:path'
+import { repoRoot } from '../scripts/runner.js'
+import { change, median, ms, pass, round } from './numbers.js'
+import type { BenchContext, BenchSection, Runtime } from './section.js'
+import { actionEntry, expectExported, expectRevoked, timeStep } from './step-process.js'
+
+const TARGETS = { mainRatio: 1.15, postRatio: 1.15 }
+const floorProvision = join(repoRoot, 'bench', 'floor-provision.mjs')
+const floorRevoke = join(repoRoot, 'bench', 'floor-revoke.mjs')
+
+interface Pairs {
+  node: string
+  runs: number
+  stepMs: number[]
+  floorMs: number[]
+  stepMedianMs: number
+  floorMedianMs: number
+  /** Median over pairs of step / floor. */
+  ratio: number
+}
+
+function summarise(node: string, stepMs: number[], floorMs: number[]): Pairs {
+  return {
+    node,
+    runs: stepMs.length,
+    stepMs: stepMs.map(value => round(value)),
+    floorMs: floorMs.map(value => round(value)),
+    stepMedianMs: round(median(stepMs)),
+    floorMedianMs: round(median(floorMs)),
+    ratio: round(median(stepMs.map((value, i) => value / floorMs[i])), 3)
+  }
+}
+
+/** One step-then-floor pair per round, A B A B: warm-ups first, then the counted rounds. */
+async function alternate(
+  context: BenchContext,
+  label: string,
+  pair: () => Promise<[number, number]>
+): Promise<Pairs> {
+  const stepMs: number[] = []
+  const floorMs: number[] = []
+  for (let i = -context.warmup; i < context.runs; i++) {
+    const [step, floor] = await pair()
+    if (i >= 0) {
+      stepMs.push(step)
+      floorMs.push(floor)
+    }
+  }
+  return summarise(label, stepMs, floorMs)
+}
+
+const stepInputs = (context: BenchContext, apiKey: string) => ({
+  'api-key': apiKey,
+  project: context.service.seed.project,
+  'base-url': context.service.baseUrl
+})
+
+function mainPairs(context: BenchContext, runtime: Runtime): Promise<Pairs> {
+  const launch = (script: string) => ({
+    node: runtime.path,
+    script,
+    caFile: context.caFile,
+    inputs: stepInputs(context, context.nextApiKey())
+  })
+  return alternate(context, runtime.label, async () => {
+    const step = await timeStep(launch(actionEntry))
+    expectExported(step, 'the main step')
+    const floor = await timeStep(launch(floorProvision))
+    expectExported(floor, 'floor-provision.mjs')
+    return [step.ms, floor.ms]
+  })
+}
+
+/** A credential as main would have saved it, provisioned straight from here. */
+function savedCredential(context: BenchContext, apiKey: string): Promise<Record<string, string>> {
+  const { service } = context
+  return new Promise((resolve, reject) => {
+    const outgoing = request(`${service.baseUrl}/credential-provision`, {
+      method: 'POST',
+      ca: context.ca,
+      headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' }
+    })
+    outgoing.on('response', incoming => {
+      let text = ''
+      incoming.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+      incoming.on('end', () => {
+        if (incoming.statusCode !== 200) {
+          reject(new Error(`bench: provisioning for post failed: ${incoming.statusCode}`))
+          return
+        }
+        const body = JSON.parse(text) as { tunnel_user: string; expires_at: string }
+        resolve({
+          isPost: 'true',
+          credential: JSON.stringify({
+            flavour: 'cicd',
+            tunnelUser: body.tunnel_user,
+            baseUrl: service.baseUrl,
+            expiresAt: body.expires_at
+          })
+        })
+      })
+    })
+    outgoing.on('error', reject).end(JSON.stringify({ project: service.seed.project }))
+  })
+}
+
+function postPairs(context: BenchContext, runtime: Runtime): Promise<Pairs> {
+  const launch = async (script: string) => {
+    const apiKey = context.nextApiKey()
+    return {
+      node: runtime.path,
+      script,
+      caFile: context.caFile,
+      inputs: stepInputs(context, apiKey),
+      state: await savedCredential(context, apiKey)
+    }
+  }
+  return alternate(context, runtime.label, async () => {
+    const step = await timeStep(await launch(actionEntry))
+    expectRevoked(step, 'the post step')
+    const floor = await timeStep(await launch(floorRevoke))
+    expectRevoked(floor, 'floor-revoke.mjs')
+    return [step.ms, floor.ms]
+  })
+}
+
+function reportPairs(title: string, rows: Pairs[], target: number): string[] {
+  const lines = ['', title, '                   step      floor   step/floor (median of pairs)']
+  for (const row of rows) {
+    const verdict = row === rows[0] ? `  target <= ${target}x  ${pass(row.ratio <= target)}` : ''
+    lines.push(
+      `  ${row.node.padEnd(13)}${ms(row.stepMedianMs)} ${ms(row.floorMedianMs)}   ${row.ratio.toFixed(3)}x${verdict}`
+    )
+  }
+  return lines
+}
+
+export const startupSection: BenchSection = {
+  name: 'start-up against the https floor',
+  async run(context) {
+    const main: Pairs[] = []
+    const post: Pairs[] = []
+    for (const runtime of context.runtimes) main.push(await mainPairs(context, runtime))
+    for (const runtime of context.runtimes) post.push(await postPairs(context, runtime))
+    return {
+      results: { main, post },
+      targets: {
+        mainRatio: { limit: `<= ${TARGETS.mainRatio}x`, pass: main[0].ratio <= TARGETS.mainRatio },
+        postRatio: { limit: `<= ${TARGETS.postRatio}x`, pass: post[0].ratio <= TARGETS.postRatio }
+      },
+      report: [
+        ...reportPairs('main step vs floor-provision.mjs (medians)', main, TARGETS.mainRatio),
+        ...reportPairs('post step vs floor-revoke.mjs (medians)', post, TARGETS.postRatio)
+      ],
+      compare(previous) {
+        const lines: string[] = []
+        for (const [kind, rows] of [
+          ['main', main],
+          ['post', post]
+        ] as const) {
+          const before = previous[kind] as Pairs[] | undefined
+          for (const [i, row] of rows.entries()) {
+            const old = before?.[i]
+            lines.push(
+              ...change(`${kind} step, ${row.node}`, old?.stepMedianMs, row.stepMedianMs, 'ms'),
+              ...change(`${kind} floor, ${row.node}`, old?.floorMedianMs, row.floorMedianMs, 'ms'),
+              ...change(`${kind} step/floor, ${row.node}`, old?.ratio, row.ratio, 'x')
+            )
+          }
+        }
+        return lines
+      }
+    }
+  }
+}

@@ -1,0 +1,16 @@
+/** The part of @vercel/ncc's API that scripts/bundle.ts uses (the package ships no types). */
+declare module '@vercel/ncc' {
+  interface NccOptions {
+    /** ES module output when true, CommonJS when false; by default from package.json "type". */
+    esm?: boolean
+    /** File name, among the assets, for the bundled packages' licenses. */
+    license?: string
+    cache?: boolean
+    quiet?: boolean
+  }
+  interface NccResult {
+    code: string
+    assets: Record<string, { source: string | Buffer }>
+  }
+  export default function ncc(entry: string, options?: NccOptions): Promise<NccResult>
+}
