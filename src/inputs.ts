@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
 import { isBareHost } from './credential.js'
+import { readTunnelSettings, type TunnelSettings } from './tunnel/expose.js'
 
 export type CredentialChoice = 'cicd' | 'free' | 'auto'
 
@@ -20,6 +21,8 @@ export interface MainSettings {
   envPrefix: string
   exportEnv: boolean
   http: HttpSettings
+  /** What to expose through the tunnel; absent when `expose` is empty (no tunnel). */
+  tunnel?: TunnelSettings
 }
 
 /** What the post step reads from its inputs; the rest comes from saved state. */
@@ -80,7 +83,8 @@ export function readMainSettings(input: InputReader): MainSettings {
     tunnelPort: parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535),
     envPrefix: parseEnvPrefix(input('env-prefix')),
     exportEnv: parseBoolean(input('export-env'), 'export-env', true),
-    http: readHttpSettings(input)
+    http: readHttpSettings(input),
+    tunnel: readTunnelSettings(input)
   }
 }
 

@@ -7,9 +7,16 @@ import { readMainSettings, type HttpSettings } from './inputs.js'
 import { maskSecrets, publishCredential } from './publish.js'
 import { CredentialService } from './service.js'
 import { markMainStarted, saveCredential } from './state.js'
+import type { KeeperLaunch } from './tunnel/steps.js'
 
-/** The main step: inputs → request → validated credential → runner. Never throws; failures fail the step. */
-export async function runMain(clock: Clock = systemClock): Promise<void> {
+/**
+ * The main step: inputs → request → validated credential → runner, then the tunnel when
+ * `expose` is set. Never throws; failures fail the step. `keeperLaunch` is for tests.
+ */
+export async function runMain(
+  clock: Clock = systemClock,
+  keeperLaunch?: KeeperLaunch
+): Promise<void> {
   markMainStarted()
   // Before anything can print, so not even an error message can show the key.
   maskSecrets([core.getInput('api-key')].filter(Boolean))
@@ -59,6 +66,11 @@ export async function runMain(clock: Clock = systemClock): Promise<void> {
           ? ` Exported ${settings.envPrefix}_TUNNEL_TOKEN, _USER, _HOST and _PORT.`
           : '')
     )
+    if (settings.tunnel) {
+      // Loaded only here, so a step without `expose` loads no tunnel code.
+      const { openTunnel } = await import('./tunnel/steps.js')
+      await openTunnel(credential, settings, settings.tunnel, keeperLaunch)
+    }
   } catch (error) {
     core.setFailed(
       error instanceof ActionError

@@ -6,7 +6,7 @@ import { explainFailure } from './failures.js'
 import { readPostSettings } from './inputs.js'
 import { createService } from './main.js'
 import { maskSecrets } from './publish.js'
-import { loadCredential } from './state.js'
+import { loadCredential, loadTunnel } from './state.js'
 
 /**
  * The post step: revoke what main provisioned. Cleanup must not fail a job by accident, so every
@@ -14,6 +14,11 @@ import { loadCredential } from './state.js'
  */
 export async function runPost(clock: Clock = systemClock): Promise<void> {
   maskSecrets([core.getInput('api-key')].filter(Boolean))
+  // The tunnel first: it holds a connection with the token, which revoking would cut anyway.
+  if (loadTunnel() !== undefined) {
+    const { closeTunnel } = await import('./tunnel/steps.js')
+    await closeTunnel()
+  }
   const saved = loadCredential()
   if (!saved) {
     core.info('Nothing to revoke: the main step did not provision a credential.')

@@ -42,3 +42,39 @@ export function loadCredential(): SavedCredential | undefined {
     return undefined
   }
 }
+
+/** Where post finds the tunnel process main started: pid and file paths, nothing secret. */
+export interface SavedTunnel {
+  pid: number
+  logPath: string
+  statsPath: string
+  stopPath: string
+}
+
+const TUNNEL = 'tunnel'
+
+export function saveTunnel(saved: SavedTunnel): void {
+  core.saveState(TUNNEL, JSON.stringify(saved))
+}
+
+export function loadTunnel(): SavedTunnel | undefined {
+  const raw = core.getState(TUNNEL)
+  if (!raw) return undefined
+  try {
+    const value = JSON.parse(raw) as Partial<SavedTunnel>
+    const { pid, logPath, statsPath, stopPath } = value
+    if (
+      typeof pid !== 'number' ||
+      !Number.isSafeInteger(pid) ||
+      pid <= 0 ||
+      typeof logPath !== 'string' ||
+      typeof statsPath !== 'string' ||
+      typeof stopPath !== 'string'
+    ) {
+      return undefined
+    }
+    return { pid, logPath, statsPath, stopPath }
+  } catch {
+    return undefined
+  }
+}
