@@ -56,7 +56,19 @@ export interface RunningTunnel {
   sessions(): Array<{ user: string; connectedAt: string; forwards: string[] }>
   /** What happened, oldest first: logins refused and why, forwards, server-side closes. */
   events(): TunnelEvent[]
+  /**
+   * Every authentication request, oldest first, with its method and whether it carried an
+   * active token: proof that a client which left at the host key check sent no token.
+   */
+  loginAttempts(): LoginAttempt[]
   close(): Promise<void>
+}
+
+export interface LoginAttempt {
+  at: string
+  user: string
+  /** `none`, `password`, `publickey`, `keyboard-interactive`, … as the client sent it. */
+  method: string
 }
 
 interface Session {
@@ -100,6 +112,7 @@ export async function startTunnelServer(
   const table = new ForwardTable<Session>()
   const sessions = new Set<Session>()
   const log: TunnelEvent[] = []
+  const attempts: LoginAttempt[] = []
   const note = (user: string, event: TunnelEvent['event'], detail: string): void => {
     log.push({ at: isoTime(now()), user, event, detail })
   }
@@ -156,6 +169,7 @@ export async function startTunnelServer(
     connection => {
       let session: Session | undefined
       connection.on('authentication', ctx => {
+        attempts.push({ at: isoTime(now()), user: ctx.username, method: ctx.method })
         if (session !== undefined) return ctx.accept()
         session = authenticate(ctx, connection)
         // After the assignment: accept() may emit 'ready' before it returns.
@@ -268,6 +282,7 @@ export async function startTunnelServer(
             .map(forward => forward.name)
         })),
       events: () => log.map(event => ({ ...event })),
+      loginAttempts: () => attempts.map(attempt => ({ ...attempt })),
       close: () => {
         closing ??= (async () => {
           clearInterval(timer)
