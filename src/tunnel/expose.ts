@@ -92,7 +92,7 @@ function parseTarget(target: string, entry: string): { host: string; port: numbe
   if (!host || !/^\d+$/.test(port)) {
     throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080')
   }
-  if (host.includes(':')) {
+  if (isIP(host) === 6) {
     throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000')
   }
   if (!isBareHost(host)) {

@@ -23,15 +23,11 @@ process.once('message', (config: KeeperConfig) => {
     random: () => Math.random(),
     pid: process.pid
   })
-  process.on('uncaughtException', error => {
-    appendFileSync(config.logPath, `${new Date().toISOString()} Crashed: ${error.stack ?? error}\n`)
+  const crash = (error: Error): never => {
+    appendFileSync(config.logPath, `${new Date().toISOString()} Crashed: ${error.stack}\n`)
+    keeper.crashed(error)
     process.exit(1)
-  })
-  keeper.run().then(
-    () => process.exit(0),
-    (error: Error) => {
-      appendFileSync(config.logPath, `${new Date().toISOString()} Failed: ${error.stack}\n`)
-      process.exit(1)
-    }
-  )
+  }
+  process.on('uncaughtException', crash)
+  keeper.run().then(() => process.exit(0), crash)
 })

@@ -151,8 +151,19 @@ export class Keeper {
     this.wake?.()
     const client = this.client
     if (client === undefined) return
-    for (const entry of this.config.entries) client.unforwardIn(entry.name, FORWARD_PORT, () => {})
+    try {
+      for (const entry of this.config.entries) {
+        client.unforwardIn(entry.name, FORWARD_PORT, () => undefined)
+      }
+    } catch {
+      // "Not connected": the connection dropped and no new one is up; nothing to cancel.
+    }
     client.end()
+  }
+
+  /** Records an unexpected error as the keeper's end, so post can say when and why. */
+  crashed(error: Error): void {
+    this.end(`the tunnel process crashed: ${error.message}`)
   }
 
   private async firstConnection(): Promise<Attempt> {
@@ -202,7 +213,10 @@ export class Keeper {
     const client = this.client
     return new Promise(resolve => {
       if (client === undefined) return resolve()
-      client.once('close', () => resolve())
+      client.once('close', () => {
+        this.client = undefined
+        resolve()
+      })
     })
   }
 
@@ -433,13 +447,21 @@ export class Keeper {
     this.lastWrite = this.io.now()
     this.dirty = false
     const temporary = `${this.config.statsPath}.tmp`
-    writeFileSync(temporary, `${JSON.stringify(this.stats)}\n`)
-    renameSync(temporary, this.config.statsPath)
+    try {
+      writeFileSync(temporary, `${JSON.stringify(this.stats)}\n`)
+      renameSync(temporary, this.config.statsPath)
+    } catch {
+      // RUNNER_TEMP removed under it: the tunnel is still worth keeping up.
+    }
   }
 
   /** One line in the keeper's own log. Nothing passed here ever holds the token. */
   private log(message: string): void {
-    appendFileSync(this.config.logPath, `${this.iso()} ${message}\n`)
+    try {
+      appendFileSync(this.config.logPath, `${this.iso()} ${message}\n`)
+    } catch {
+      // As for the stats: a log that cannot be written does not end the tunnel.
+    }
   }
 
   private iso(): string {
