@@ -1,4 +1,10 @@
-import { hasExpired, isBareHost, parseCredential, secretsIn } from '../src/credential.js'
+import {
+  hasExpired,
+  isBareHost,
+  issuedTunnelUser,
+  parseCredential,
+  secretsIn
+} from '../src/credential.js'
 
 const RAW = {
   token: 'tok_abc',
@@ -62,6 +68,12 @@ describe('parseCredential', () => {
     [{ ...RAW, ttl_minutes: '60' }, 'ttl_minutes is not a positive whole number'],
     [{ ...RAW, project_slug: 'a\tb' }, 'project_slug is not a plain string'],
     [{ ...RAW, client_id: 'c\u200bd' }, 'client_id holds whitespace or control characters'],
+    [{ ...RAW, token: 'tok_\ud800' }, 'token is not well-formed Unicode'],
+    [{ ...RAW, tunnel_user: '\udc00ab' }, 'tunnel_user is not well-formed Unicode'],
+    [{ ...RAW, client_id: 'c\ud83d' }, 'client_id is not well-formed Unicode'],
+    [{ ...RAW, project_slug: 'web\udfff' }, 'project_slug is not a plain string'],
+    [{ ...RAW, tunnel_host: 'h\ud800.test' }, 'tunnel_host is not a bare hostname or IP address'],
+    [{ ...RAW, expires_at: '2026-11-23T11:00:00Z\ud800' }, 'expires_at is not an ISO 8601 time'],
     [{ ...RAW, tunnel_port: '22a' }, 'tunnel_port is not a whole number from 1 to 65535'],
     [{ ...RAW, tunnel_port: 22.5 }, 'tunnel_port is not a whole number from 1 to 65535'],
     [{ ...RAW, tunnel_host: 42 }, 'tunnel_host is not a bare hostname or IP address'],
@@ -70,6 +82,26 @@ describe('parseCredential', () => {
     ['tok_abc', 'the body is not a JSON object']
   ])('rejects %j', (raw, problem) => {
     expect(() => parseCredential(raw, 'cicd')).toThrow(`failed validation: ${problem}.`)
+  })
+})
+
+describe('issuedTunnelUser', () => {
+  it('names the user once token and user pass their own checks, whatever else is wrong', () => {
+    expect(issuedTunnelUser({ ...RAW, tunnel_host: undefined, expires_at: 'x' })).toBe('ab12c')
+    expect(issuedTunnelUser({ tunnel_client_secret: 's', tunnel_client_id: 'free-1' })).toBe(
+      'free-1'
+    )
+  })
+  it.each([
+    [{ ...RAW, token: '' }],
+    [{ ...RAW, token: 'tok_\ud800' }],
+    [{ ...RAW, tunnel_user: 'a b' }],
+    [{ ...RAW, tunnel_user: 7 }],
+    [[RAW]],
+    [null]
+  ])('names none for %j', raw => expect(issuedTunnelUser(raw)).toBeUndefined())
+  it('accepts a well-formed pair of surrogates', () => {
+    expect(issuedTunnelUser({ ...RAW, tunnel_user: 'ab\ud83d\ude00' })).toBe('ab\ud83d\ude00')
   })
 })
 

@@ -19,10 +19,10 @@ it('points at base-url for an unusable answer', () => {
   const error = new ServiceError(
     'bad-response',
     'create-ephemeral-token',
-    'HTTP 200 with a body that is not JSON (empty body)'
+    'HTTP 200 with an empty body'
   )
   expect(explainFailure(error, context)).toMatch(
-    /sent an unusable answer to create-ephemeral-token: HTTP 200 with a body that is not JSON \(empty body\)\. Check that base-url points at the credential service/
+    /sent an unusable answer to create-ephemeral-token: HTTP 200 with an empty body\. Check that base-url points at the credential service/
   )
 })
 
@@ -61,5 +61,27 @@ it('asks for a report on an error it did not expect', () => {
   )
   expect(explainFailure('odd', context)).toBe(
     "Unexpected error: odd. Please report it with the step's log."
+  )
+})
+
+it('stays total when a retry_after puts the time past what a Date can hold', () => {
+  const limited = new ServiceError('http', 'credential-provision', 'HTTP 429', 429)
+  expect(explainFailure(new RetryAfterTooLong(limited, 1e13), context)).toMatch(
+    /It asks to wait 10000000000000 s, .* re-run the job later\.$/
+  )
+})
+
+it('names both causes of a 404 from credential-provision', () => {
+  const error = new ServiceError('http', 'credential-provision', 'HTTP 404', 404, 'NOT_FOUND')
+  expect(explainFailure(error, context)).toBe(
+    `Project "web-shop" was not found, or base-url does not point at the credential service's API (404 NOT_FOUND). ` +
+      `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now https://svc.example.test/functions/v1).`
+  )
+})
+
+it('hides credentials and line breaks in an unexpected error', () => {
+  const error = new SyntaxError('Unexpected token in "{"token":"tok_abc123"\n::warning::x')
+  expect(explainFailure(error, context)).toBe(
+    'Unexpected error: Unexpected token in "{"token":"***"\\u000a::warning::x. Please report it with the step\'s log.'
   )
 })

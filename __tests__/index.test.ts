@@ -8,7 +8,7 @@ it('runs the post step when main saved its marker, and main otherwise', async ()
     {},
     { state: { isPost: 'true' } }
   )
-  expect(post.lines).toEqual(['Nothing to revoke: the main step did not provision a credential.'])
+  expect(post.lines).toEqual(['Nothing to revoke: the main step left no credential behind.'])
   expect(post.state).toEqual({})
 
   const { runMain } = await import('../src/main.js')

@@ -34,6 +34,7 @@ describe('readMainSettings', () => {
       ttlMinutes: 45,
       baseUrl: 'https://svc.example.test/functions/v1',
       revoke: false,
+      failOnRevokeError: false,
       tunnelHost: '10.0.0.7',
       tunnelPort: 2022,
       envPrefix: 'ACME_2',
@@ -83,6 +84,30 @@ describe('readMainSettings', () => {
     ).toThrow(`Input credential is "${'x'.repeat(57)}...": expected one of cicd, free or auto.`)
   })
 
+  it('rejects a post-only input before anything is sent', () => {
+    expect(() =>
+      readMainSettings(
+        reader({ credential: 'free', 'base-url': 'https://s.test', 'fail-on-revoke-error': 'yes' })
+      )
+    ).toThrow('Input fail-on-revoke-error is "yes": expected true or false.')
+  })
+
+  it.each([
+    ['project', 'a\nb', 'a\\u000ab'],
+    ['project', 'a\u2028b', 'a\\u2028b'],
+    ['environment', 'a\u0085b', 'a\\u0085b'],
+    ['environment', 'a\u0007b', 'a\\u0007b'],
+    ['environment', 'a\ud800b', 'a\\ud800b']
+  ])('rejects %s %j, quoting it escaped', (name, value, shown) => {
+    expect(() =>
+      readMainSettings(
+        reader({ 'api-key': KEY, project: 'p', 'base-url': 'https://s.test', [name]: value })
+      )
+    ).toThrow(
+      `Input ${name} is "${shown}": it holds a line break or another control character. Set it to a single line of plain text.`
+    )
+  })
+
   it('rejects timeout-seconds out of range', () => {
     expect(() =>
       readMainSettings(
@@ -94,14 +119,34 @@ describe('readMainSettings', () => {
 
 describe('readPostSettings', () => {
   it('reads what the post step needs, with defaults', () => {
-    expect(readPostSettings(reader({ 'api-key': KEY }))).toEqual({
+    expect(readPostSettings(reader({ 'api-key': KEY, 'base-url': 'https://s.test' }))).toEqual({
+      flavour: 'cicd',
       apiKey: KEY,
+      baseUrl: 'https://s.test/functions/v1',
       revoke: true,
       failOnRevokeError: false,
       http: { maxAttempts: 3, timeoutSeconds: 30 }
     })
-    expect(readPostSettings(reader({ 'fail-on-revoke-error': 'TRUE' })).failOnRevokeError).toBe(
-      true
+    expect(
+      readPostSettings(reader({ 'fail-on-revoke-error': 'TRUE', 'base-url': 'https://s.test' }))
+        .failOnRevokeError
+    ).toBe(true)
+  })
+
+  it('takes the flavour from the inputs, as main chose it', () => {
+    const base = { 'base-url': 'https://s.test' }
+    expect(readPostSettings(reader({ ...base, credential: 'auto' })).flavour).toBe('free')
+    expect(readPostSettings(reader({ ...base, credential: 'auto', 'api-key': KEY })).flavour).toBe(
+      'cicd'
+    )
+    expect(readPostSettings(reader({ ...base, credential: 'free', 'api-key': KEY })).flavour).toBe(
+      'free'
+    )
+  })
+
+  it('validates base-url as main does', () => {
+    expect(() => readPostSettings(reader({ 'base-url': 'http://svc.example.test' }))).toThrow(
+      /it must use https/
     )
   })
 })
@@ -114,7 +159,10 @@ describe('parseBaseUrl', () => {
     ['https://svc.example.test:8443/api', 'https://svc.example.test:8443/api'],
     ['http://localhost:8787', 'http://localhost:8787/functions/v1'],
     ['http://127.0.0.5/x', 'http://127.0.0.5/x'],
-    ['http://[::1]:9000', 'http://[::1]:9000/functions/v1']
+    ['http://[::1]:9000', 'http://[::1]:9000/functions/v1'],
+    ['http://[::1]', 'http://[::1]/functions/v1'],
+    ['https://svc.example.test//', 'https://svc.example.test/functions/v1'],
+    ['http://localhost:8787///', 'http://localhost:8787/functions/v1']
   ])('%s → %s', (input, expected) => {
     expect(parseBaseUrl(input)).toBe(expected)
   })

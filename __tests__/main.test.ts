@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os'
 import nock from 'nock'
 import {
   API_KEY,
@@ -13,6 +14,7 @@ const { runMain } = await import('../src/main.js')
 
 const ORIGIN = 'https://credentials.example.test'
 const PATH = '/functions/v1/credential-provision'
+const REVOKE = '/functions/v1/revoke-token'
 const TOKEN = 'tok_3f9a8b7c6d5e4f3a2b1c'
 const CREDENTIAL = {
   token: TOKEN,
@@ -186,7 +188,11 @@ describe('main step, service errors', () => {
       /The API key was rejected \(401 UNAUTHORIZED\).*Check that the api-key secret holds a current key/
     ],
     [403, 'FORBIDDEN', /not allowed.*\(403 FORBIDDEN\).*cicd:provision scope.*Developer plan/],
-    [404, 'NOT_FOUND', /Project "web-shop" was not found \(404 NOT_FOUND\).*register the project/]
+    [
+      404,
+      'NOT_FOUND',
+      /Project "web-shop" was not found, or base-url does not point at the credential service's API \(404 NOT_FOUND\).*register the project.*check that base-url is the service's address with its \/functions\/v1 path/
+    ]
   ]
   it.each(cases)('fails once, without retrying, on %i', async (status, code, message) => {
     const scope = nock(ORIGIN)
@@ -303,10 +309,23 @@ describe('main step, hostile or broken responses', () => {
       /tunnel_host is missing; set the tunnel-host input/
     ]
   ]
+  // A token and user that pass their own checks mean the service issued a credential: main
+  // revokes it at once, and clears the state it saved for post.
+  const revokedAtOnce = (body: unknown) =>
+    !Array.isArray(body) &&
+    ['token', 'tunnel_user'].every(field => {
+      const value = (body as Record<string, unknown>)[field]
+      return typeof value === 'string' && /^\S+$/.test(value)
+    })
   it.each(hostile)('rejects %s and writes nothing', async (_name, body, message) => {
     nock(ORIGIN)
       .post(PATH)
       .reply(200, body as nock.Body)
+    const revokes: unknown[] = []
+    nock(ORIGIN)
+      .post(REVOKE, sent => (revokes.push(sent), true))
+      .optionally()
+      .reply(200, { success: true })
     const step = await run()
     expect(step.failed).toBe(true)
     expect(step.errors).toHaveLength(1)
@@ -314,8 +333,14 @@ describe('main step, hostile or broken responses', () => {
     expect(step.errors[0]).toMatch(/Nothing was exported\./)
     expect(step.env).toEqual({})
     expect(step.outputs).toEqual({})
-    expect(step.state).toEqual({ isPost: 'true' })
     expect(step.errors[0]).not.toContain('EVIL')
+    if (revokedAtOnce(body)) {
+      expect(revokes).toEqual([{ tunnel_user: 'ab12c' }])
+      expect(step.state).toEqual({ isPost: 'true', credential: '' })
+    } else {
+      expect(revokes).toEqual([])
+      expect(step.state).toEqual({ isPost: 'true' })
+    }
   })
 
   it('masks a malformed token before failing, so it never shows', async () => {
@@ -341,9 +366,7 @@ describe('main step, hostile or broken responses', () => {
   it('names a body that is not JSON, showing it only when short', async () => {
     nock(ORIGIN).post(PATH).reply(200, '<html>login</html>')
     const short = await run()
-    expect(short.errors[0]).toMatch(
-      /HTTP 200 with a body that is not JSON \(body: <html>login<\/html>\)/
-    )
+    expect(short.errors[0]).toMatch(/HTTP 200 with a body that is not JSON \(18 bytes, not shown\)/)
 
     nock(ORIGIN)
       .post(PATH)
@@ -372,6 +395,11 @@ describe('main step, inputs', () => {
       /Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters/
     ],
     ['an empty project', { project: '' }, /Input project is empty/],
+    [
+      'a fail-on-revoke-error that only post reads',
+      { 'fail-on-revoke-error': 'yes' },
+      /Input fail-on-revoke-error is "yes": expected true or false\./
+    ],
     [
       'a ttl-minutes of zero',
       { 'ttl-minutes': '0' },
@@ -504,5 +532,159 @@ describe('main step, free and auto credentials', () => {
     expect(step.errors[0]).toMatch(
       /create-ephemeral-token allows 10 requests per hour per IP address/
     )
+  })
+})
+
+describe('main step, inputs that could start a log line', () => {
+  const lineBreaks: [string, string, string][] = [
+    ['environment', 'staging\n::stop-commands::x', 'staging\\u000a::stop-commands::x'],
+    ['environment', 'staging\r::stop-commands::x', 'staging\\u000d::stop-commands::x'],
+    ['project', 'web-shop\u2028::stop-commands::x', 'web-shop\\u2028::stop-commands::x'],
+    ['project', 'web-shop\u2029x', 'web-shop\\u2029x'],
+    ['environment', 'staging\u0085x', 'staging\\u0085x']
+  ]
+  it.each(lineBreaks)(
+    'rejects a line break in %s, quoting it escaped, and sends nothing',
+    async (name, value, shown) => {
+      const step = await run({ ...INPUTS, [name]: value })
+      expect(step.failed).toBe(true)
+      expect(step.errors).toEqual([
+        `Input ${name} is "${shown}": it holds a line break or another control character. Set it to a single line of plain text.`
+      ])
+      expect(step.lines.filter(line => line.startsWith('::stop-commands'))).toEqual([])
+      expect(step.masks).toEqual([API_KEY])
+    }
+  )
+})
+
+describe('main step, a credential issued and then refused', () => {
+  const BAD_HOST = { ...CREDENTIAL, tunnel_host: undefined }
+
+  it('revokes it at once, and post has nothing left to do', async () => {
+    nock(ORIGIN).post(PATH).reply(200, BAD_HOST)
+    const revoke = nock(ORIGIN, { reqheaders: { 'x-api-key': API_KEY } })
+      .post(REVOKE, { tunnel_user: 'ab12c' })
+      .reply(200, { success: true })
+    const step = await run()
+    expect(revoke.isDone()).toBe(true)
+    expect(step.errors).toHaveLength(1)
+    expect(step.errors[0]).toMatch(/tunnel_host is missing/)
+    expect(step.lines).toContain(
+      'Revoked the credential of tunnel user ab12c, which this step could not use.'
+    )
+    expect(step.state.credential).toBe('')
+    expect(linesLeaking(step, TOKEN)).toEqual([])
+  })
+
+  it('leaves state that makes post revoke it, even with revoke: false, when the revoke fails', async () => {
+    nock(ORIGIN).post(PATH).reply(200, BAD_HOST)
+    nock(ORIGIN).post(REVOKE).reply(403, { error: 'no', code: 'FORBIDDEN' })
+    const main = await run({ ...INPUTS, revoke: 'false' })
+    expect(main.errors).toHaveLength(1)
+    expect(
+      main.lines.some(line => /^Could not revoke .* ab12c yet .*post step will try/.test(line))
+    ).toBe(true)
+    expect(JSON.parse(main.state.credential)).toMatchObject({ tunnelUser: 'ab12c', rejected: true })
+
+    const { runPost } = await import('../src/post.js')
+    const revoke = nock(ORIGIN).post(REVOKE, { tunnel_user: 'ab12c' }).reply(200, {})
+    const post = await runInProcess(
+      () => runPost(fakeClock()),
+      { ...INPUTS, revoke: 'false' },
+      { state: main.state }
+    )
+    expect(revoke.isDone()).toBe(true)
+    expect(post.lines).toContain('Revoked the tunnel token of user ab12c.')
+  })
+
+  it('revokes it when writing the runner files fails', async () => {
+    nock(ORIGIN).post(PATH).reply(200, CREDENTIAL)
+    const revoke = nock(ORIGIN).post(REVOKE, { tunnel_user: 'ab12c' }).reply(204)
+    // A directory where the env file should be: appending to it fails.
+    const step = await run(INPUTS, fakeClock(), { GITHUB_ENV: tmpdir() })
+    expect(revoke.isDone()).toBe(true)
+    expect(step.failed).toBe(true)
+    expect(step.errors).toHaveLength(1)
+    expect(step.state.credential).toBe('')
+    expect(linesLeaking(step, TOKEN)).toEqual([])
+  })
+
+  it('does not revoke an answer whose token fails its own checks', async () => {
+    nock(ORIGIN)
+      .post(PATH)
+      .reply(200, { ...CREDENTIAL, token: 'tok_\ud800' })
+    const step = await run()
+    expect(step.errors[0]).toMatch(/token is not well-formed Unicode/)
+    expect(step.state).toEqual({ isPost: 'true' })
+  })
+})
+
+describe('main step, answers that used to break it', () => {
+  it('rejects a tunnel user holding an unpaired surrogate', async () => {
+    nock(ORIGIN)
+      .post(PATH)
+      .reply(200, `{"token":"${TOKEN}","tunnel_user":"ab\\udc00c","tunnel_host":"h.test"}`)
+    const step = await run()
+    expect(step.errors).toHaveLength(1)
+    expect(step.errors[0]).toMatch(/tunnel_user is not well-formed Unicode/)
+    expect(step.env).toEqual({})
+  })
+
+  it('never shows any part of a 2xx answer cut short', async () => {
+    const cut = JSON.stringify(CREDENTIAL).slice(0, 60)
+    expect(cut).toContain(TOKEN)
+    nock(ORIGIN).post(PATH).reply(200, cut)
+    const step = await run()
+    expect(step.errors).toEqual([
+      'The credential service at https://credentials.example.test/functions/v1 sent an unusable answer to credential-provision: HTTP 200 with a body that is not JSON (60 bytes, not shown). Check that base-url points at the credential service (its path usually ends in /functions/v1).'
+    ])
+    expect(step.lines.filter(line => line.includes('tok_'))).toEqual([])
+  })
+
+  it('hides credential-shaped runs in a short error body', async () => {
+    nock(ORIGIN)
+      .post(PATH)
+      .twice()
+      .reply(502, `{"token":"${TOKEN}","k":"${'ab12'.repeat(8)}"`)
+    const step = await run({ ...INPUTS, 'max-attempts': '2' })
+    expect(step.lines).toContain(
+      'Attempt 1 of 2 failed (HTTP 502 (body: {"token":"***","k":"***")); retrying in 0.8 s.'
+    )
+    expect(step.lines.filter(line => line.includes('tok_') || line.includes('ab12ab12'))).toEqual(
+      []
+    )
+  })
+
+  it.each([
+    ['a retry_after of 1e13 in the body', { retry_after: 1e13 }, {}],
+    ['a Retry-After header of 99999999999999', {}, { 'retry-after': '99999999999999' }]
+  ])('fails with one clear error on %s', async (_name, extra, headers) => {
+    nock(ORIGIN)
+      .post(PATH)
+      .reply(429, { error: 'limit', code: 'RATE_LIMIT', ...extra }, headers)
+    const clock = fakeClock()
+    const step = await run(INPUTS, clock)
+    expect(clock.sleeps).toEqual([])
+    expect(step.errors).toHaveLength(1)
+    expect(step.errors[0]).toMatch(/so it stopped instead of sleeping: re-run the job later\.$/)
+  })
+
+  it('honours a Retry-After given as an HTTP date', async () => {
+    nock(ORIGIN)
+      .post(PATH)
+      .reply(429, {}, { 'retry-after': 'Mon, 23 Nov 2026 10:00:20 GMT' })
+      .post(PATH)
+      .reply(200, CREDENTIAL)
+    const clock = fakeClock('2026-11-23T10:00:00Z')
+    const step = await run(INPUTS, clock)
+    expect(clock.sleeps).toEqual([20_000])
+    expect(step.failed).toBe(false)
+  })
+
+  it('appends /functions/v1 to a base-url whose path is only slashes', async () => {
+    const scope = nock(ORIGIN).post(PATH).reply(200, CREDENTIAL)
+    const step = await run({ ...INPUTS, 'base-url': 'https://credentials.example.test//' })
+    expect(scope.isDone()).toBe(true)
+    expect(step.failed).toBe(false)
   })
 })

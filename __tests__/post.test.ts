@@ -67,12 +67,12 @@ describe('does nothing, and says why, when', () => {
       'main did not provision',
       null,
       INPUTS,
-      'Nothing to revoke: the main step did not provision a credential.'
+      'Nothing to revoke: the main step left no credential behind.'
     ],
     [
       'the credential is free',
       { ...SAVED, flavour: 'free', expiresAt: '2026-11-23T10:35:00Z' },
-      INPUTS,
+      { ...INPUTS, credential: 'free' },
       'Nothing to revoke: free credentials cannot be revoked. It expires by itself at 2026-11-23T10:35:00Z.'
     ],
     [
@@ -80,12 +80,6 @@ describe('does nothing, and says why, when', () => {
       SAVED,
       { ...INPUTS, revoke: 'false' },
       'Not revoking tunnel user ab12c: input revoke is false. It expires by itself at 2026-11-23T11:00:00Z.'
-    ],
-    [
-      'the token already expired',
-      { ...SAVED, expiresAt: '2026-11-23T10:00:00Z' },
-      INPUTS,
-      'Not revoking tunnel user ab12c: it already expired at 2026-11-23T10:00:00Z.'
     ]
   ]
   it.each(cases)('%s', async (_name, saved, inputs, message) => {
@@ -100,7 +94,7 @@ describe('does nothing, and says why, when', () => {
       state: { isPost: 'true', credential: '{not json' }
     })
     expect(infoLines(step.lines)).toEqual([
-      'Nothing to revoke: the main step did not provision a credential.'
+      'Nothing to revoke: the main step left no credential behind.'
     ])
   })
 })
@@ -157,5 +151,104 @@ describe('when revoking fails for good', () => {
   it('warns on a post-step input that cannot be read', async () => {
     const step = await runPostWith(SAVED, { ...INPUTS, 'max-attempts': 'many' })
     expect(step.warnings[0]).toMatch(/Input max-attempts is "many"/)
+  })
+})
+
+describe('saved state is not trusted', () => {
+  it('sends the key only to the base-url input, warning when the state names another place', async () => {
+    const elsewhere = nock('https://attacker.example.test').post(/.*/).reply(200, {})
+    const scope = nock(ORIGIN, { reqheaders: { 'x-api-key': API_KEY } })
+      .post(REVOKE, { tunnel_user: 'ab12c' })
+      .reply(200, { success: true })
+    const step = await runPostWith({
+      ...SAVED,
+      baseUrl: 'http://attacker.example.test/functions/v1'
+    })
+    expect(scope.isDone()).toBe(true)
+    expect(elsewhere.isDone()).toBe(false)
+    expect(step.warnings).toEqual([
+      'The saved state names the credential service at http://attacker.example.test/functions/v1, but input base-url is https://credentials.example.test/functions/v1. The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.'
+    ])
+    expect(step.lines).toContain('Revoked the tunnel token of user ab12c.')
+  })
+
+  it('validates the base-url input as main does, and sends nothing when it is bad', async () => {
+    const step = await runPostWith(SAVED, { ...INPUTS, 'base-url': 'http://attacker.example.test' })
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toHaveLength(1)
+    expect(step.warnings[0]).toMatch(
+      /^Could not revoke the tunnel token of user ab12c: Input base-url is "http:\/\/attacker\.example\.test": it must use https/
+    )
+  })
+
+  it('ignores a saved tunnel user that could start a log line', async () => {
+    const step = await runPostWith({ ...SAVED, tunnelUser: 'ab12c\n::stop-commands::x' })
+    expect(step.lines.filter(line => line.startsWith('::stop-commands'))).toEqual([])
+    expect(infoLines(step.lines)).toEqual([
+      'Nothing to revoke: the main step left no credential behind.'
+    ])
+  })
+
+  it('escapes a saved expiry that holds a line break', async () => {
+    const step = await runPostWith(
+      { ...SAVED, expiresAt: '2026\n::stop-commands::x' },
+      { ...INPUTS, revoke: 'false' }
+    )
+    expect(step.lines).toEqual([
+      `::add-mask::${API_KEY}`,
+      'Not revoking tunnel user ab12c: input revoke is false. It expires by itself at 2026\\u000a::stop-commands::x.'
+    ])
+  })
+})
+
+describe('the service, not the runner clock, decides', () => {
+  it('sends the revoke for a token whose expiry has passed by the runner clock', async () => {
+    const scope = nock(ORIGIN).post(REVOKE).reply(200, { success: true })
+    const step = await runPostWith({ ...SAVED, expiresAt: '2026-11-23T10:00:00Z' })
+    expect(scope.isDone()).toBe(true)
+    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+  })
+
+  it('reports a failure on a token that should already have expired as information', async () => {
+    nock(ORIGIN).post(REVOKE).reply(400, { error: 'bad', code: 'BAD_REQUEST' })
+    const step = await runPostWith(
+      { ...SAVED, expiresAt: '2026-11-23T10:00:00Z' },
+      { ...INPUTS, 'fail-on-revoke-error': 'true' }
+    )
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toEqual([])
+    expect(infoLines(step.lines)).toEqual([
+      'Could not revoke the tunnel token of user ab12c: The credential service rejected the request as invalid (400 BAD_REQUEST). The service said: bad Check the inputs project, environment and ttl-minutes. It should already have expired at 2026-11-23T10:00:00Z.'
+    ])
+  })
+
+  it('does not skip a cicd credential because the state calls it free', async () => {
+    const scope = nock(ORIGIN).post(REVOKE).reply(200, { success: true })
+    const step = await runPostWith({ ...SAVED, flavour: 'free' })
+    expect(scope.isDone()).toBe(true)
+    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+  })
+})
+
+describe('any 2xx is a successful revoke', () => {
+  it.each([
+    ['204 with no body', 204, ''],
+    ['200 with an empty body', 200, ''],
+    ['200 with a body that is not JSON', 200, 'OK']
+  ])('%s', async (_name, status, body) => {
+    nock(ORIGIN).post(REVOKE).reply(status, body)
+    const step = await runPostWith()
+    expect(step.warnings).toEqual([])
+    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+  })
+})
+
+describe('big numbers', () => {
+  it('warns, and does not fail the job, on a retry_after of 1e13', async () => {
+    nock(ORIGIN).post(REVOKE).reply(429, { error: 'limit', code: 'RATE_LIMIT', retry_after: 1e13 })
+    const step = await runPostWith()
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toHaveLength(1)
+    expect(step.warnings[0]).toMatch(/It asks to wait 10000000000000 s.*re-run the job later\./)
   })
 })

@@ -4,16 +4,21 @@
  * credential service, and every pipeline on the page must contain those blocks
  * unchanged. A recipe that drifts from the service fails here.
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync
 } from 'node:fs'
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -72,13 +77,21 @@ function bash(
   })
 }
 
-const readEnvFile = (path: string): Record<string, string> =>
-  Object.fromEntries(
-    readFileSync(path, 'utf8')
-      .trim()
-      .split('\n')
-      .map(line => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)])
+/**
+ * tunnel.env as the recipes promise to write it: one `NAME='value'` line per variable, the value
+ * single-quoted, a quote inside it written as '"'"'. Parsed here without a shell, so a loader
+ * that reads a value differently from what the file holds is caught.
+ */
+function readEnvFile(path: string): Record<string, string> {
+  const lines = readFileSync(path, 'utf8').trimEnd().split('\n')
+  return Object.fromEntries(
+    lines.map(line => {
+      const match = /^(SVC_[A-Z_]+)='((?:[^']|'"'"')*)'$/.exec(line)
+      if (match === null) throw new Error(`tunnel.env has a line that is not NAME='value': ${line}`)
+      return [match[1], match[2].replaceAll(`'"'"'`, "'")]
+    })
   )
+}
 
 let service: RunningService
 let dir: string
@@ -129,7 +142,10 @@ describe('docs/other-ci.md', () => {
       'export-buildkite',
       'export-circleci',
       'load',
-      'provision'
+      'provision',
+      'ssh-key-cleanup',
+      'ssh-key-connect',
+      'ssh-key-upload'
     ])
   })
 
@@ -184,6 +200,33 @@ describe('provision', () => {
       { project: service.seed.project, environment: 'staging', ttl_minutes: 15 },
       { project: service.seed.project }
     ])
+  })
+
+  it('single-quotes every value, so that a shell loading the file takes it as it is', async () => {
+    await provision()
+    const lines = readFileSync(join(dir, 'tunnel.env'), 'utf8').split('\n')
+    expect(lines.slice(0, 4)).toEqual([
+      expect.stringMatching(/^SVC_TUNNEL_TOKEN='tok_[0-9a-f]+'$/),
+      expect.stringMatching(/^SVC_TUNNEL_USER='[a-z0-9]+'$/),
+      `SVC_TUNNEL_HOST='${service.tunnelHost}'`,
+      `SVC_TUNNEL_PORT='${service.tunnelPort}'`
+    ])
+  })
+
+  // The check before writing admits no quote today; the quoting must hold if that check widens.
+  it('quotes a value holding quotes, $, ` and ~ so that sourcing gives it back unchanged', async () => {
+    const quoting = block('provision')
+      .split('\n')
+      .filter(line => /^(sq=|single_quoted\(\))/.test(line))
+      .join('\n')
+    const value = `~/it's "$(touch pwned)" \`id\` $HOME '' end'`
+    const run = await bash(
+      `${quoting}\necho "V=$(single_quoted "$VALUE")" > quoted.env\n. ./quoted.env\nprintf '%s' "$V"`,
+      dir,
+      { VALUE: value }
+    )
+    expect(run).toMatchObject({ code: 0, stdout: value, stderr: '' })
+    expect(existsSync(join(dir, 'pwned'))).toBe(false)
   })
 
   it('prints neither the API key nor the token, even when the shell traces', async () => {
@@ -241,20 +284,44 @@ describe('provision', () => {
   })
 })
 
-describe('exporting to later steps', () => {
+/**
+ * Values a careless loader changes: unquoted, `.` and `export` turn a leading ~ into a home
+ * directory, and `IFS='=' read` drops a lone trailing `=` (base64 padding) from a token.
+ */
+const awkward = { token: '~/tok_4f2a9c=', tunnel_user: '~root' }
+
+describe.each([
+  ['the credential the service issued', undefined],
+  ['a token that starts with ~ and ends in =, and a user that starts with ~', awkward]
+])('exporting to later steps, with %s', (_case, override) => {
   const show =
     'printf "%s|%s|%s|%s" "$SVC_TUNNEL_TOKEN" "$SVC_TUNNEL_USER" "$SVC_TUNNEL_HOST" "$SVC_TUNNEL_PORT"'
   const expectedLine = (v: Record<string, string>) =>
     `${v.SVC_TUNNEL_TOKEN}|${v.SVC_TUNNEL_USER}|${v.SVC_TUNNEL_HOST}|${v.SVC_TUNNEL_PORT}`
 
-  it('load: puts the variables in the shell and in the environment of its commands', async () => {
+  /** Provisions, with the awkward values in the answer when the case has them. */
+  async function provisioned(): Promise<Record<string, string>> {
+    if (override !== undefined) {
+      service.injectFault({ kind: 'hostile', endpoint: 'credential-provision', override })
+    }
     const vars = await provision()
+    if (override !== undefined) {
+      expect([vars.SVC_TUNNEL_TOKEN, vars.SVC_TUNNEL_USER]).toEqual([
+        override.token,
+        override.tunnel_user
+      ])
+    }
+    return vars
+  }
+
+  it('load: puts the variables in the shell and in the environment of its commands', async () => {
+    const vars = await provisioned()
     const run = await bash(`${block('load')}\nbash -c '${show}'`, dir, {})
     expect(run.stdout).toBe(expectedLine(vars))
   })
 
   it('CircleCI: a later step that sources $BASH_ENV sees the variables', async () => {
-    const vars = await provision()
+    const vars = await provisioned()
     const bashEnv = join(dir, 'bash_env')
     await bash(block('export-circleci'), dir, { BASH_ENV: bashEnv })
     const later = await bash(`. "$BASH_ENV"\n${show}`, dir, { BASH_ENV: bashEnv })
@@ -262,7 +329,7 @@ describe('exporting to later steps', () => {
   })
 
   it('Azure Pipelines: sets the variables with logging commands, the token as a secret', async () => {
-    const vars = await provision()
+    const vars = await provisioned()
     const run = await bash(block('export-azure'), dir, {})
     expect(run.stdout.trim().split('\n')).toEqual([
       `##vso[task.setvariable variable=SVC_TUNNEL_TOKEN;issecret=true]${vars.SVC_TUNNEL_TOKEN}`,
@@ -273,7 +340,7 @@ describe('exporting to later steps', () => {
   })
 
   it('Buildkite: exports the variables and adds the token to the redactor', async () => {
-    const vars = await provision()
+    const vars = await provisioned()
     // A stand-in for the agent's CLI that records what it was asked to do.
     const agent = join(dir, 'buildkite-agent')
     writeFileSync(agent, '#!/bin/bash\necho "$*: $(cat)" >> agent-calls.txt\n')
@@ -320,6 +387,24 @@ describe('cleanup', () => {
       new RegExp(`^WARNING: could not revoke tunnel user ${user} \\(HTTP 401: .+\\)`)
     )
     expect(tokenOf(user)?.status).toBe('active')
+  })
+
+  it.each([204, 200, 202])('counts a %s without a body as revoked, as any 2xx', async status => {
+    const { SVC_TUNNEL_USER: user } = await provision()
+    service.injectFault({ kind: 'no-body', status, endpoint: 'revoke-token' })
+    const run = await bash(block('cleanup'), dir, settings)
+    expect(run).toMatchObject({ code: 0, stdout: `Revoked tunnel user ${user}\n`, stderr: '' })
+    expect(tokenOf(user)?.status).toBe('revoked')
+  })
+
+  it('revokes the tunnel user exactly as the service named it, a leading ~ included', async () => {
+    service.injectFault({ kind: 'hostile', endpoint: 'credential-provision', override: awkward })
+    await provision()
+    service.clearRequests()
+    await bash(block('cleanup'), dir, settings)
+    expect(service.requests().map(request => request.body)).toEqual([
+      { tunnel_user: awkward.tunnel_user }
+    ])
   })
 
   it('does nothing when nothing was provisioned', async () => {
@@ -372,5 +457,255 @@ describe('bootstrap', () => {
     expect(run.code).not.toBe(0)
     expect(run.stderr.trim()).toMatch(/^project-register failed: HTTP 401: \S/)
     expect(existsSync(join(dir, 'ci-api-key.txt'))).toBe(false)
+  })
+})
+
+describe('SSH keys instead of tokens', () => {
+  let tunneled: RunningService
+  let app: Server
+  let appPort: number
+
+  beforeAll(async () => {
+    tunneled = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
+    app = createServer((_request, response) => response.end('hello from the job'))
+    await new Promise<void>(resolve => app.listen(0, '127.0.0.1', resolve))
+    appPort = (app.address() as AddressInfo).port
+  })
+  afterAll(async () => {
+    await new Promise(resolve => app.close(resolve))
+    await tunneled.close()
+  })
+
+  let env: Record<string, string>
+  let tmp: string
+  beforeEach(() => {
+    // The key pair's temporary folder lands here, so a test can see it made and removed.
+    tmp = join(dir, 'tmp')
+    mkdirSync(tmp)
+    env = {
+      SVC_BASE_URL: tunneled.baseUrl,
+      SVC_API_KEY: tunneled.seed.provisionKey,
+      SVC_CLIENT_ID: 'ci-runner',
+      SVC_TUNNEL_HOST: tunneled.tunnelHost,
+      SVC_TUNNEL_PORT: String(tunneled.tunnelPort),
+      SVC_KNOWN_HOSTS: tunneled.tunnel!.knownHostsPath,
+      SVC_TUNNEL_NAME: 'app',
+      SVC_LOCAL_PORT: String(appPort),
+      TMPDIR: tmp
+    }
+    tunneled.resetFaults()
+  })
+
+  const keyOf = (id: string) => tunneled.sshKeys().find(key => key.id === id)
+
+  it('the GitLab example contains the three blocks unchanged', () => {
+    const text = normalize((pipelines.get('gitlab-ssh-key') ?? []).join('\n'))
+    for (const name of ['ssh-key-upload', 'ssh-key-connect', 'ssh-key-cleanup']) {
+      expect(text).toContain(normalize(block(name)))
+    }
+  })
+
+  async function upload(): Promise<Record<string, string>> {
+    const run = await bash(block('ssh-key-upload'), dir, env)
+    expect(run).toMatchObject({ code: 0, stderr: '' })
+    return readEnvFile(join(dir, 'tunnel-key.env'))
+  }
+
+  /** The stand-in's HTTP front, asked for the tunnel's name as the Host. */
+  function throughTunnel(user: string): Promise<{ status: number; body: string }> {
+    const front = tunneled.tunnel!
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: front.frontPort,
+          agent: false,
+          setHost: false,
+          headers: { host: `app-${user}.localhost:${front.frontPort}` }
+        },
+        res => {
+          let body = ''
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        }
+      )
+      req.on('error', reject)
+      req.end()
+    })
+  }
+
+  it('uploads a fresh ed25519 key for the client id, and writes where it is and how to reach the server', async () => {
+    tunneled.clearRequests()
+    const vars = await upload()
+    expect(Object.keys(vars)).toEqual([
+      'SVC_TUNNEL_KEY_FILE',
+      'SVC_TUNNEL_KEY_ID',
+      'SVC_TUNNEL_USER',
+      'SVC_TUNNEL_HOST',
+      'SVC_TUNNEL_PORT'
+    ])
+    expect(vars).toMatchObject({
+      SVC_TUNNEL_USER: 'ci-runner',
+      SVC_TUNNEL_HOST: tunneled.tunnelHost,
+      SVC_TUNNEL_PORT: String(tunneled.tunnelPort)
+    })
+    expect(statSync(join(dir, 'tunnel-key.env')).mode & 0o777).toBe(0o600)
+    expect(statSync(vars.SVC_TUNNEL_KEY_FILE).mode & 0o777).toBe(0o600)
+    const publicLine = readFileSync(`${vars.SVC_TUNNEL_KEY_FILE}.pub`, 'utf8').trim()
+    const [{ body }] = tunneled.requests()
+    expect(body).toEqual({
+      public_key_ssh: publicLine,
+      name: expect.stringMatching(/^ci-ci-runner-\d{8}T\d{6}Z$/),
+      expires_in_days: 1,
+      client_id: 'ci-runner'
+    })
+    const printed = execFileSync('ssh-keygen', ['-l', '-f', `${vars.SVC_TUNNEL_KEY_FILE}.pub`], {
+      encoding: 'utf8'
+    })
+    const key = keyOf(vars.SVC_TUNNEL_KEY_ID)
+    expect(key).toMatchObject({ status: 'active', client_id: 'ci-runner' })
+    expect(printed).toContain(` ${key?.fingerprint} `)
+    expect(Date.parse(key?.expires_at ?? '') - Date.parse(key?.created_at ?? '')).toBe(86_400_000)
+  })
+
+  it('opens the tunnel with ssh -i and the host key checked; the cleanup closes it, revokes the key and deletes it', async () => {
+    const vars = await upload()
+    const connect = await bash(block('ssh-key-connect'), dir, env)
+    expect(connect).toMatchObject({ code: 0, stdout: `Tunnel app open to localhost:${appPort}\n` })
+    expect(await throughTunnel('ci-runner')).toEqual({ status: 200, body: 'hello from the job' })
+
+    const privateCopy = join(dir, 'copy-of-key')
+    copyFileSync(vars.SVC_TUNNEL_KEY_FILE, privateCopy)
+    chmodSync(privateCopy, 0o600)
+    const cleanup = await bash(block('ssh-key-cleanup'), dir, env)
+    expect(cleanup).toMatchObject({
+      code: 0,
+      stdout: `Revoked SSH key ${vars.SVC_TUNNEL_KEY_ID}\n`,
+      stderr: ''
+    })
+    expect(keyOf(vars.SVC_TUNNEL_KEY_ID)?.status).toBe('revoked')
+    expect(existsSync(join(dir, 'tunnel-key.env'))).toBe(false)
+    expect(readdirSync(tmp)).toEqual([])
+    expect((await throughTunnel('ci-runner')).status).toBe(502)
+
+    // A new login with the same private key is refused now.
+    writeFileSync(
+      join(dir, 'tunnel-key.env'),
+      Object.entries({ ...vars, SVC_TUNNEL_KEY_FILE: privateCopy })
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join('')
+    )
+    const again = await bash(block('ssh-key-connect'), dir, env)
+    expect(again.code).not.toBe(0)
+    expect(again.stderr).toContain('Permission denied (publickey,password)')
+  })
+
+  it('refuses a tunnel server whose host key is not the known one', async () => {
+    await upload()
+    const emptyKnownHosts = join(dir, 'known_hosts')
+    writeFileSync(emptyKnownHosts, '')
+    const run = await bash(block('ssh-key-connect'), dir, {
+      ...env,
+      SVC_KNOWN_HOSTS: emptyKnownHosts
+    })
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toContain('Host key verification failed')
+    expect(tunneled.tunnel!.sessions().filter(s => s.user === 'ci-runner')).toEqual([])
+    await bash(block('ssh-key-cleanup'), dir, env)
+  })
+
+  it('prints neither the API key nor the private key, even when the shell traces', async () => {
+    const upload = await bash(block('ssh-key-upload'), dir, env, '-xeo')
+    const { SVC_TUNNEL_KEY_FILE } = readEnvFile(join(dir, 'tunnel-key.env'))
+    const privateKey = readFileSync(SVC_TUNNEL_KEY_FILE, 'utf8')
+    const secretLine = privateKey.split('\n')[1]
+    const cleanup = await bash(block('ssh-key-cleanup'), dir, env, '-xeo')
+    const output = upload.stdout + upload.stderr + cleanup.stdout + cleanup.stderr
+    expect(upload.code).toBe(0)
+    expect(output).not.toContain(env.SVC_API_KEY)
+    expect(output).not.toContain(secretLine)
+  })
+
+  it.each([
+    ['a rejected API key', { SVC_API_KEY: `sk_${'0'.repeat(64)}` }, 401],
+    ['a client id the service refuses', { SVC_CLIENT_ID: '-dash-first' }, 400]
+  ])(
+    'fails with the service message on %s, and leaves no key behind',
+    async (_case, change, status) => {
+      const run = await bash(block('ssh-key-upload'), dir, { ...env, ...change })
+      expect(run.code).not.toBe(0)
+      expect(run.stderr.trim()).toMatch(new RegExp(`^keys-upload failed: HTTP ${status}: \\S`))
+      expect(existsSync(join(dir, 'tunnel-key.env'))).toBe(false)
+      expect(readdirSync(tmp)).toEqual([])
+    }
+  )
+
+  // curl --retry 3 tries four times, waiting 1, 2 and 4 seconds: hence the longer test timeout.
+  it('fails with the retry time when the service answers 429 to every try', async () => {
+    tunneled.injectFault({ kind: '429', retryAfter: 3600, endpoint: 'keys-upload', count: 4 })
+    const run = await bash(block('ssh-key-upload'), dir, env)
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toContain(
+      'keys-upload failed: HTTP 429: Rate limit exceeded; retry after 3600 seconds'
+    )
+    expect(readdirSync(tmp)).toEqual([])
+  }, 20_000)
+
+  it('refuses a missing client id or tunnel host before sending anything', async () => {
+    tunneled.clearRequests()
+    const run = await bash(block('ssh-key-upload'), dir, { ...env, SVC_CLIENT_ID: '' })
+    expect(run.code).not.toBe(0)
+    expect(run.stderr.trim()).toBe(
+      'SVC_CLIENT_ID, SVC_TUNNEL_HOST and SVC_TUNNEL_PORT must be set to a user name, a host name and a port'
+    )
+    expect(tunneled.requests()).toEqual([])
+  })
+
+  it("fails on a fingerprint that is not the key's, and the cleanup then revokes the key", async () => {
+    tunneled.injectFault({
+      kind: 'hostile',
+      endpoint: 'keys-upload',
+      override: { public_key_fingerprint: 'SHA256:not-this-key' }
+    })
+    const run = await bash(block('ssh-key-upload'), dir, env)
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toMatch(
+      /^keys-upload answered the fingerprint 'SHA256:not-this-key', but the key's is SHA256:\S+: not using it; the cleanup revokes it$/m
+    )
+    const { SVC_TUNNEL_KEY_ID: id } = readEnvFile(join(dir, 'tunnel-key.env'))
+    await bash(block('ssh-key-cleanup'), dir, env)
+    expect(keyOf(id)?.status).toBe('revoked')
+  })
+
+  it('says so when the key is already gone, and warns without failing when it cannot revoke', async () => {
+    const vars = await upload()
+    const saved = readFileSync(join(dir, 'tunnel-key.env'), 'utf8')
+    await bash(block('ssh-key-cleanup'), dir, env)
+    writeFileSync(join(dir, 'tunnel-key.env'), saved)
+    const again = await bash(block('ssh-key-cleanup'), dir, env)
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: `SSH key ${vars.SVC_TUNNEL_KEY_ID} was already revoked or deleted\n`
+    })
+
+    const other = await upload()
+    const refused = await bash(block('ssh-key-cleanup'), dir, {
+      ...env,
+      SVC_API_KEY: tunneled.seed.secondOwnerKey
+    })
+    expect(refused.code).toBe(0)
+    expect(refused.stderr).toMatch(
+      new RegExp(`^WARNING: could not revoke SSH key ${other.SVC_TUNNEL_KEY_ID} \\(HTTP 403: .+\\)`)
+    )
+    expect(keyOf(other.SVC_TUNNEL_KEY_ID)?.status).toBe('active')
+    // The private half is deleted all the same.
+    expect(readdirSync(tmp)).toEqual([])
+  })
+
+  it('does nothing when nothing was uploaded', async () => {
+    tunneled.clearRequests()
+    const run = await bash(block('ssh-key-cleanup'), dir, env)
+    expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' })
+    expect(tunneled.requests()).toEqual([])
   })
 })

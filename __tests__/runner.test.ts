@@ -2,6 +2,7 @@
  * The runner emulation against a fixture action that writes every file command and prints
  * workflow commands by hand, so what is checked is the runner side, not @actions/core.
  */
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Job } from '../scripts/job.js'
 import {
@@ -166,6 +167,25 @@ describe('runStep outcomes', () => {
     expect(post.stdout).toContain('post sees {')
     const seen = JSON.parse(post.stdout.slice(post.stdout.indexOf('{')))
     expect(seen).toEqual({ 'STATE_token-user': 'u1', SIMPLE: 'one=two' })
+  })
+})
+
+describe('Job', () => {
+  it('end() runs the post steps and removes RUNNER_TEMP', async () => {
+    const job = new Job({ env: { HOME: '/tmp' } })
+    await job.uses({}, { actionDir })
+    expect(existsSync(job.runnerTemp)).toBe(true)
+    expect((await job.end()).map(post => post.step)).toEqual(['post'])
+    expect(existsSync(job.runnerTemp)).toBe(false)
+  })
+
+  it('discard() removes RUNNER_TEMP without running any post step', async () => {
+    const job = new Job({ env: { HOME: '/tmp' } })
+    await job.uses({}, { actionDir })
+    job.discard()
+    expect(existsSync(job.runnerTemp)).toBe(false)
+    expect(await job.end()).toEqual([])
+    expect(() => job.discard()).not.toThrow()
   })
 })
 

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { CredentialService, ServiceError } from '../src/service.js'
+import { CredentialService, interpretAnswer, ServiceError } from '../src/service.js'
 import { AttemptsExhausted } from '../src/retry.js'
 import { startRecordingProxy, type RecordingProxy } from './helpers/connect-proxy.js'
 
@@ -194,5 +194,82 @@ describe('proxies', () => {
     expect((error as AttemptsExhausted).cause).toMatchObject({
       kind: expect.stringMatching(/network|timeout/)
     })
+  })
+})
+
+describe('interpretAnswer', () => {
+  const NOW = Date.parse('2026-11-23T10:00:00Z')
+  const thrownBy = (status: number, header: string): ServiceError => {
+    try {
+      interpretAnswer('credential-provision', status, '{}', header, NOW)
+    } catch (error) {
+      return error as ServiceError
+    }
+    throw new Error('interpretAnswer did not throw')
+  }
+
+  it('reads a Retry-After given as an HTTP date, against the injected clock', () => {
+    expect(thrownBy(429, 'Mon, 23 Nov 2026 10:00:30 GMT')).toMatchObject({
+      status: 429,
+      retryAfterSeconds: 30
+    })
+  })
+
+  it('reads a past Retry-After date as no wait, and an unreadable one as none given', () => {
+    const retryAfter = (header: string) => thrownBy(503, header).retryAfterSeconds
+    expect(retryAfter('Mon, 23 Nov 2026 09:00:00 GMT')).toBe(0)
+    expect(retryAfter('soon')).toBeUndefined()
+    expect(retryAfter('99999999999999')).toBe(99999999999999)
+  })
+
+  it('takes any 2xx from revoke-token as done, with or without a body', () => {
+    expect(interpretAnswer('revoke-token', 204, '')).toBeUndefined()
+    expect(interpretAnswer('revoke-token', 200, '')).toBeUndefined()
+    expect(interpretAnswer('revoke-token', 202, 'accepted')).toBeUndefined()
+    expect(interpretAnswer('revoke-token', 200, '{"success":true}')).toEqual({ success: true })
+  })
+
+  it('shows no part of a 2xx body that is not JSON', () => {
+    expect(() =>
+      interpretAnswer('create-ephemeral-token', 200, '{"tunnel_client_secret":"s3')
+    ).toThrow('HTTP 200 with a body that is not JSON (27 bytes, not shown)')
+    expect(() => interpretAnswer('create-ephemeral-token', 200, ' ')).toThrow(
+      'HTTP 200 with an empty body'
+    )
+  })
+
+  it('hides credential-shaped runs in a short error body', () => {
+    const key = `sk_${'0a'.repeat(8)}`
+    expect(() =>
+      interpretAnswer(
+        'credential-provision',
+        500,
+        `bad key ${key}, hash ${'f'.repeat(20)}; id Zm9vYmFyYmF6cXV4cXV1eHl6enk=`
+      )
+    ).toThrow('HTTP 500 (body: bad key ***, hash ***; id ***)')
+  })
+})
+
+describe('IPv6 base URLs', () => {
+  it('reaches http://[::1]:PORT', async () => {
+    const server = createServer((_request, response) => response.end(JSON.stringify(CREDENTIAL)))
+    await new Promise<void>(resolve => server.listen(0, '::1', resolve))
+    servers.push({ close: () => server.close() })
+    const port = (server.address() as AddressInfo).port
+    await expect(
+      client(`http://[::1]:${port}/functions/v1`).service.createFreeCredential()
+    ).resolves.toEqual(CREDENTIAL)
+  })
+
+  it('sends http://[::1] to the address, not to the resolver', async () => {
+    // Port 80 needs root to listen on, so nothing is served: whatever is (or is not) there, the
+    // answer must not be a failed name lookup of "[::1]".
+    const outcome = await client('http://[::1]/functions/v1')
+      .service.createFreeCredential()
+      .then(
+        () => 'answered',
+        (error: unknown) => String((error as AttemptsExhausted).cause ?? error)
+      )
+    expect(outcome).not.toMatch(/ENOTFOUND|getaddrinfo/)
   })
 })

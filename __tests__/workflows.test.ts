@@ -1,7 +1,8 @@
 /**
  * What actionlint does not check: third-party actions pinned by commit SHA
  * (with the version in a comment, for Dependabot and for readers), least
- * permissions declared everywhere, and no event fields expanded inside run:.
+ * permissions declared everywhere, no event fields expanded inside run:, and
+ * no run: that prints a token or an API key.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,6 +20,8 @@ type Workflow = { permissions?: unknown; jobs?: Record<string, Job> }
 const PINNED = /^[^@\s]+@[0-9a-f]{40}$/
 // Values a fork can set: PR titles and bodies, branch names, commit messages...
 const UNTRUSTED = /\$\{\{[^}]*\b(github\.event\b|github\.head_ref\b)/
+// A command line that prints a token or key: it relies on masking, and proves nothing by passing.
+const PRINTS_SECRET = /\b(echo|printf)\b[^\n]*\$\{?\w*(TUNNEL_TOKEN|API_KEY)\b/
 
 /** Problems of one parsed workflow, as sentences; empty when it is fine. */
 function workflowProblems(wf: Workflow): string[] {
@@ -39,6 +42,9 @@ function workflowProblems(wf: Workflow): string[] {
     for (const step of job.steps ?? []) {
       if (step.run !== undefined && UNTRUSTED.test(step.run)) {
         problems.push(`job ${id}: run: expands an event field; pass it through env:`)
+      }
+      if (step.run !== undefined && PRINTS_SECRET.test(step.run)) {
+        problems.push(`job ${id}: run: prints a token or API key`)
       }
     }
   }
@@ -70,7 +76,7 @@ describe('workflow files', () => {
     const text = readFileSync(join(dir, file), 'utf8')
     const wf = parse(text) as Workflow
 
-    it('pins actions by SHA, declares permissions, keeps event fields out of run:', () => {
+    it('pins actions by SHA, declares permissions, keeps event fields and secrets out of run:', () => {
       expect(workflowProblems(wf)).toEqual([])
     })
 
@@ -94,7 +100,9 @@ describe('the checks catch a bad workflow', () => {
           { uses: 'actions/checkout@v4' },
           { uses: 'actions/setup-node@main' },
           { run: 'echo "${{ github.event.pull_request.title }}"' },
-          { run: 'git checkout ${{ github.head_ref }}' }
+          { run: 'git checkout ${{ github.head_ref }}' },
+          { run: 'echo "token: $SVC_TUNNEL_TOKEN"' },
+          { run: 'printf "%s" "${SVC_API_KEY}" | wc -c' }
         ]
       },
       nasty: { permissions: 'write-all', uses: 'org/repo/.github/workflows/x.yml@v1' }
@@ -109,6 +117,8 @@ describe('the checks catch a bad workflow', () => {
       'job build: actions/setup-node@main is not pinned by a full commit SHA',
       'job build: run: expands an event field; pass it through env:',
       'job build: run: expands an event field; pass it through env:',
+      'job build: run: prints a token or API key',
+      'job build: run: prints a token or API key',
       'job nasty: write-all',
       'job nasty: org/repo/.github/workflows/x.yml@v1 is not pinned by a full commit SHA'
     ])

@@ -300,6 +300,8 @@ const systemClock = {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Pd: () => (/* binding */ issuedTunnelUser),
+/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
 /* harmony export */   VY: () => (/* binding */ secretsIn),
 /* harmony export */   jY: () => (/* binding */ isBareHost),
 /* harmony export */   nx: () => (/* binding */ parseCredential),
@@ -309,6 +311,8 @@ const systemClock = {
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(775);
+
 
 
 const DEFAULT_TUNNEL_PORT = 2223;
@@ -321,6 +325,18 @@ function secretsIn(raw) {
     if (!isObject(raw))
         return [];
     return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
+}
+/**
+ * The tunnel user of a credential the service has issued, when the answer holds a token and a
+ * user that each pass their own checks: from then on the credential exists and can be revoked,
+ * even if another field makes the answer unusable.
+ */
+function issuedTunnelUser(raw) {
+    if (!isObject(raw))
+        return undefined;
+    const token = raw.token ?? raw.tunnel_client_secret;
+    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
+    return isCleanIdentifier(token) && isCleanIdentifier(tunnelUser) ? tunnelUser : undefined;
 }
 /**
  * Turns the service's JSON into a Credential, or throws an ActionError that names what was wrong.
@@ -376,13 +392,27 @@ function hasExpired(expiresAt, nowMs) {
     return Number.isFinite(at) && at <= nowMs;
 }
 function checkSecretLike(value, field) {
-    if (value === undefined || value === null || value === '')
-        throw invalid(`${field} is missing`);
-    if (typeof value !== 'string')
-        throw invalid(`${field} is not a string`);
+    const problem = secretLikeProblem(value);
     // The value is not quoted: for the token it is a secret, and the others may be hostile.
+    if (problem !== undefined)
+        throw invalid(`${field} ${problem}`);
+}
+/** True for a value that could be a token or tunnel user: one clean, printable word. */
+function isCleanIdentifier(value) {
+    return secretLikeProblem(value) === undefined;
+}
+function secretLikeProblem(value) {
+    if (value === undefined || value === null || value === '')
+        return 'is missing';
+    if (typeof value !== 'string')
+        return 'is not a string';
     if (UNSAFE_CHARACTER.test(value))
-        throw invalid(`${field} holds whitespace or control characters`);
+        return 'holds whitespace or control characters';
+    // UTF-8 cannot carry a lone surrogate: the runner's files would hold U+FFFD instead, a value
+    // the service does not know.
+    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value))
+        return 'is not well-formed Unicode';
+    return undefined;
 }
 function parsePort(value) {
     const number = typeof value === 'number'
@@ -409,7 +439,10 @@ function isPositiveInteger(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 function isSafeText(value) {
-    return typeof value === 'string' && value.length <= 200 && !UNSAFE_CHARACTER.test(value);
+    return (typeof value === 'string' &&
+        value.length <= 200 &&
+        !UNSAFE_CHARACTER.test(value) &&
+        (0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value));
 }
 function isObject(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -446,10 +479,13 @@ class ActionError extends Error {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   S: () => (/* binding */ explainFailure)
+/* harmony export */   S: () => (/* binding */ explainFailure),
+/* harmony export */   V: () => (/* binding */ describeUnexpected)
 /* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(775);
 /* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(122);
-/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(71);
+/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(771);
+
 
 
 const RATE_LIMITS = {
@@ -463,10 +499,9 @@ const RATE_LIMITS = {
  */
 function explainFailure(error, context) {
     if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .RetryAfterTooLong */ .Zt && error.cause instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
-        const retryAt = new Date(context.nowMs + error.retryAfterSeconds * 1000).toISOString();
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
             `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${_retry_js__WEBPACK_IMPORTED_MODULE_0__/* .MAX_RETRY_AFTER_SECONDS */ .hz} s), ` +
-            `so it stopped instead of sleeping: re-run the job after ${retryAt}.`);
+            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
     }
     if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .AttemptsExhausted */ .Q0 && error.cause instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
@@ -474,8 +509,23 @@ function explainFailure(error, context) {
     }
     if (error instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7)
         return explainServiceError(error, context);
+    return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`;
+}
+/**
+ * An error nobody expected, told in one line with anything shaped like a credential hidden: its
+ * message may quote data this action was handling when it broke.
+ */
+function describeUnexpected(error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${detail}. Please report it with the step's log.`;
+    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .printable */ .g$)((0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .redactCredentials */ .UY)(detail), 300);
+}
+/**
+ * When to re-run, total for any wait: a date past what Date can hold (a retry_after of 1e13 s) is
+ * no date, and the advice is just to wait.
+ */
+function retryTime(nowMs, retryAfterSeconds) {
+    const at = new Date(nowMs + retryAfterSeconds * 1000);
+    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
 }
 function explainServiceError(error, context) {
     const said = error.serviceMessage ? ` The service said: ${error.serviceMessage}` : '';
@@ -499,7 +549,8 @@ function explainServiceError(error, context) {
             return `The API key is not allowed to do this (${status}).${said} ${error.endpoint === 'credential-provision' ? 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.' : 'Use a key of the account that owns the token.'}`;
         case 404:
             return error.endpoint === 'credential-provision'
-                ? `Project "${context.project ?? ''}" was not found (${status}).${said} Check the project input (the project's slug), or register the project first.`
+                ? `Project "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .printable */ .g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
+                    `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
         case 429:
             return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
@@ -517,14 +568,22 @@ function explainServiceError(error, context) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(587);
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(44);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(877);
+/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(702);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(587);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(44);
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
+
 
 
 
 // action.yml points main and post at this one bundle; saved state tells which step this is.
-await ((0,_state_js__WEBPACK_IMPORTED_MODULE_2__/* .isPostStep */ .pq)() ? (0,_post_js__WEBPACK_IMPORTED_MODULE_1__/* .runPost */ .a)() : (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)());
+const step = (0,_state_js__WEBPACK_IMPORTED_MODULE_3__/* .isPostStep */ .pq)() ? 'post' : 'main';
+try {
+    await (step === 'post' ? (0,_post_js__WEBPACK_IMPORTED_MODULE_2__/* .runPost */ .a)() : (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runMain */ .V)());
+}
+catch (error) {
+    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_0__/* .reportUnexpected */ .q)(step, error);
+}
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
@@ -536,6 +595,7 @@ __webpack_async_result__();
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Ne: () => (/* binding */ readMainSettings),
+/* harmony export */   VP: () => (/* binding */ parseFailOnRevokeError),
 /* harmony export */   mR: () => (/* binding */ readPostSettings)
 /* harmony export */ });
 /* unused harmony exports parseBaseUrl, isLoopback */
@@ -543,6 +603,8 @@ __webpack_async_result__();
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
 /* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(775);
+
 
 
 
@@ -551,8 +613,8 @@ const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 function readMainSettings(input) {
     const choice = parseChoice(input('credential'));
     const apiKey = input('api-key').trim();
-    const flavour = choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice;
-    const project = input('project').trim();
+    const flavour = flavourFor(choice, apiKey);
+    const project = parseOneLine(input('project'), 'project');
     if (flavour === 'cicd') {
         if (!apiKey) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input api-key is empty, and credential is "cicd", which needs it. ' +
@@ -573,10 +635,11 @@ function readMainSettings(input) {
         fellBackToFree: choice === 'auto' && flavour === 'free',
         apiKey,
         project,
-        environment: input('environment').trim(),
+        environment: parseOneLine(input('environment'), 'environment'),
         ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
         baseUrl: parseBaseUrl(input('base-url')),
         revoke: parseBoolean(input('revoke'), 'revoke', true),
+        failOnRevokeError: parseFailOnRevokeError(input),
         tunnelHost: parseTunnelHost(input('tunnel-host')),
         tunnelPort: parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535),
         envPrefix: parseEnvPrefix(input('env-prefix')),
@@ -585,18 +648,28 @@ function readMainSettings(input) {
     };
 }
 function readPostSettings(input) {
+    const apiKey = input('api-key').trim();
     return {
-        apiKey: input('api-key').trim(),
+        flavour: flavourFor(parseChoice(input('credential')), apiKey),
+        apiKey,
+        baseUrl: parseBaseUrl(input('base-url')),
         revoke: parseBoolean(input('revoke'), 'revoke', true),
-        failOnRevokeError: parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false),
+        failOnRevokeError: parseFailOnRevokeError(input),
         http: readHttpSettings(input)
     };
+}
+/** Read on its own first in post, so that a bad other input can still fail the step if asked to. */
+function parseFailOnRevokeError(input) {
+    return parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false);
 }
 function readHttpSettings(input) {
     return {
         maxAttempts: parseOptionalWholeNumber(input('max-attempts'), 'max-attempts', 1, 10) ?? 3,
         timeoutSeconds: parseOptionalWholeNumber(input('timeout-seconds'), 'timeout-seconds', 1, 600) ?? 30
     };
+}
+function flavourFor(choice, apiKey) {
+    return choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice;
 }
 function parseChoice(raw) {
     const value = raw.trim().toLowerCase() || 'cicd';
@@ -629,7 +702,8 @@ function parseBaseUrl(raw) {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input base-url is ${quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
     }
-    const path = url.pathname === '/' ? '/functions/v1' : url.pathname.replace(/\/+$/, '');
+    // A path of only slashes ('/', '//') is no path: the service's documented prefix applies.
+    const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
     return `${url.protocol}//${url.host}${path}`;
 }
 function isLoopback(hostname) {
@@ -661,6 +735,17 @@ function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER)
     }
     return number;
 }
+/**
+ * A value that is printed and sent as it is: a line break in it would start a new log line,
+ * which the runner reads as a workflow command.
+ */
+function parseOneLine(raw, name) {
+    const value = raw.trim();
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .hasLineBreak */ .wT)(value) || /\p{Cc}/u.test(value) || !(0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .isWellFormed */ .UC)(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`);
+    }
+    return value;
+}
 function parseTunnelHost(raw) {
     const value = raw.trim();
     if (!value)
@@ -679,8 +764,33 @@ function parseEnvPrefix(raw) {
 }
 /** Quotes a non-secret input for an error message, cut short so a pasted blob stays readable. */
 function quote(value) {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
+    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(value, 60)}"`;
+}
+
+
+/***/ }),
+
+/***/ 702:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   q: () => (/* binding */ reportUnexpected)
+/* harmony export */ });
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(577);
+
+
+/**
+ * The entry point's net for a bug that escaped a step: one `::error::` for main, one warning for
+ * post (cleanup must not fail the job by accident), never a stack trace, which could quote data.
+ */
+function reportUnexpected(step, error) {
+    const message = `Unexpected error in the ${step} step: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
+        "This is a bug in the action; please report it with the step's log.";
+    if (step === 'main')
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
+    else
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
 }
 
 
@@ -690,8 +800,7 @@ function quote(value) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   V: () => (/* binding */ runMain),
-/* harmony export */   s: () => (/* binding */ createService)
+/* harmony export */   V: () => (/* binding */ runMain)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(174);
@@ -699,9 +808,11 @@ function quote(value) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
 /* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
-/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(71);
+/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
+
 
 
 
@@ -716,7 +827,7 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
     (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .markMainStarted */ .UM)();
     // Before anything can print, so not even an error message can show the key.
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
-    let baseUrl = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url');
+    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url'));
     let project;
     try {
         const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readMainSettings */ .Ne)(name => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name));
@@ -726,20 +837,50 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
             _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e('Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
                 'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
         }
-        const service = createService(settings.baseUrl, settings.http, clock);
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(settings.flavour === 'cicd'
-            ? `Provisioning tunnel credentials for project "${settings.project}"${settings.environment ? ` (${settings.environment})` : ''} from ${settings.baseUrl}`
-            : `Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
-        const raw = settings.flavour === 'cicd'
-            ? await service.provisionCredential(settings)
-            : await service.createFreeCredential();
+        const service = (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
+        const raw = await requestCredential(service, settings);
         // Masked while still raw, so that even a response that fails validation cannot leak it later.
         (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .secretsIn */ .VY)(raw));
+        await acceptCredential(raw, settings, service, clock);
+    }
+    catch (error) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
+            ? error.message
+            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }));
+    }
+}
+function requestCredential(service, settings) {
+    if (settings.flavour === 'free') {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
+        return service.createFreeCredential();
+    }
+    // project and environment are single-line plain text: inputs.ts rejected anything else.
+    const environment = settings.environment ? ` (${settings.environment})` : '';
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
+    return service.provisionCredential(settings);
+}
+/**
+ * Validates the answer and writes it to the runner. Once the answer holds a usable token and
+ * user, the service has issued a credential, so any failure from there on revokes it before the
+ * step fails; and state names it first, so that post revokes it if that revoke fails too.
+ */
+async function acceptCredential(raw, settings, service, clock) {
+    const issuedUser = settings.flavour === 'cicd' ? (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .issuedTunnelUser */ .Pd)(raw) : undefined;
+    try {
+        if (issuedUser !== undefined) {
+            (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg)({
+                flavour: 'cicd',
+                tunnelUser: issuedUser,
+                baseUrl: settings.baseUrl,
+                rejected: true
+            });
+        }
         const credential = (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .parseCredential */ .nx)(raw, settings.flavour, settings);
         if (credential.portDefaulted) {
             _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
         }
-        // State first: if publishing fails halfway, post can still revoke what exists.
+        // Accepted: post now honours the revoke input. Saved before publishing, so a publish that
+        // fails halfway still leaves post what it needs.
         (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg)({
             flavour: credential.flavour,
             tunnelUser: credential.tunnelUser,
@@ -754,21 +895,30 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
                 : ''));
     }
     catch (error) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
-            ? error.message
-            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }));
+        if (issuedUser !== undefined)
+            await revokeUnused(service, settings, issuedUser, clock);
+        throw error;
     }
 }
-function createService(baseUrl, http, clock) {
-    return new _service_js__WEBPACK_IMPORTED_MODULE_7__/* .CredentialService */ .fA({
-        baseUrl,
-        maxAttempts: http.maxAttempts,
-        timeoutSeconds: http.timeoutSeconds,
-        sleep: clock.sleep,
-        random: clock.random,
-        onRetry: ({ attempt, maxAttempts, delayMs, error }) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : String(error)}); ` +
-            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
-    });
+/**
+ * Best effort, at once: a credential this step could not use must not live out its TTL. If the
+ * revoke fails, the state saved for it stays, and post tries again.
+ */
+async function revokeUnused(service, settings, tunnelUser, clock) {
+    try {
+        await service.revokeCredential(settings.apiKey, tunnelUser);
+    }
+    catch (error) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Could not revoke the credential of tunnel user ${tunnelUser} yet (${(0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl: settings.baseUrl, nowMs: clock.now() })}); the post step will try again.`);
+        return;
+    }
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Revoked the credential of tunnel user ${tunnelUser}, which this step could not use.`);
+    try {
+        (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4)();
+    }
+    catch {
+        // The state file is what just failed: post finds the token gone (404), which is information.
+    }
 }
 
 
@@ -786,9 +936,11 @@ function createService(baseUrl, http, clock) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(587);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(779);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
+/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
+
 
 
 
@@ -800,36 +952,27 @@ function createService(baseUrl, http, clock) {
 
 /**
  * The post step: revoke what main provisioned. Cleanup must not fail a job by accident, so every
- * failure is a warning unless the workflow asked for fail-on-revoke-error.
+ * failure is a warning unless the workflow asked for fail-on-revoke-error. Saved state only names
+ * the tunnel user: where the key goes and whether to revoke come from the inputs, as in main.
  */
 async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
-    (0,_publish_js__WEBPACK_IMPORTED_MODULE_7__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
+    (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
     const saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .loadCredential */ .SS)();
     if (!saved) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq('Nothing to revoke: the main step did not provision a credential.');
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq('Nothing to revoke: the main step left no credential behind.');
         return;
     }
-    const until = saved.expiresAt ? ` It expires by itself at ${saved.expiresAt}.` : '';
-    if (saved.flavour === 'free') {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Nothing to revoke: free credentials cannot be revoked.${until}`);
-        return;
-    }
+    const input = (name) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name);
     let failOnRevokeError = false;
+    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(input('base-url'));
     try {
-        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(name => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name));
-        failOnRevokeError = settings.failOnRevokeError;
-        if (!settings.revoke) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${until}`);
+        failOnRevokeError = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .parseFailOnRevokeError */ .VP)(input);
+        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(input);
+        baseUrl = settings.baseUrl;
+        if (!shouldRevoke(saved, settings))
             return;
-        }
-        if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(saved.expiresAt, clock.now())) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Not revoking tunnel user ${saved.tunnelUser}: it already expired at ${saved.expiresAt}.`);
-            return;
-        }
-        if (!settings.apiKey) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
-        }
-        const service = (0,_main_js__WEBPACK_IMPORTED_MODULE_6__/* .createService */ .s)(saved.baseUrl, settings.http, clock);
+        warnIfStateMoved(saved, settings.baseUrl);
+        const service = (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
         const outcome = await service.revokeCredential(settings.apiKey, saved.tunnelUser);
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(outcome === 'revoked'
             ? `Revoked the tunnel token of user ${saved.tunnelUser}.`
@@ -838,13 +981,113 @@ async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
     catch (error) {
         const reason = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
             ? error.message
-            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl: saved.baseUrl, nowMs: clock.now() });
-        const message = `Could not revoke the tunnel token of user ${saved.tunnelUser}: ${reason}${until || ' Its expiry is unknown.'}`;
-        if (failOnRevokeError)
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
-        else
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
+            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
+        reportRevokeFailure(`Could not revoke the tunnel token of user ${saved.tunnelUser}: ${reason}`, saved, failOnRevokeError, clock);
     }
+}
+/** Says why not, when nothing should be sent. The service, not the runner's clock, decides expiry. */
+function shouldRevoke(saved, settings) {
+    if (settings.flavour === 'free') {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
+        return false;
+    }
+    // A credential main refused was never handed out: it goes, whatever the revoke input says.
+    if (!settings.revoke && !saved.rejected) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${expiryNote(saved)}`);
+        return false;
+    }
+    if (!settings.apiKey) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
+    }
+    return true;
+}
+function warnIfStateMoved(saved, baseUrl) {
+    if (saved.baseUrl === undefined || saved.baseUrl === baseUrl)
+        return;
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`The saved state names the credential service at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.baseUrl)}, but input base-url is ${baseUrl}. ` +
+        'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
+}
+/**
+ * A token that should already have expired may be gone for that reason alone, so its failure is
+ * information. Otherwise a warning, or the step's failure when the workflow asked for it.
+ */
+function reportRevokeFailure(message, saved, failOnRevokeError, clock) {
+    if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(saved.expiresAt, clock.now())) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${message} It should already have expired at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.expiresAt ?? '')}.`);
+        return;
+    }
+    const full = `${message}${expiryNote(saved) || ' Its expiry is unknown.'}`;
+    if (failOnRevokeError)
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(full);
+    else
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(full);
+}
+function expiryNote(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.expiresAt, 40)}.` : '';
+}
+
+
+/***/ }),
+
+/***/ 775:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   UC: () => (/* binding */ isWellFormed),
+/* harmony export */   UY: () => (/* binding */ redactCredentials),
+/* harmony export */   X5: () => (/* binding */ cleanText),
+/* harmony export */   g$: () => (/* binding */ printable),
+/* harmony export */   wT: () => (/* binding */ hasLineBreak)
+/* harmony export */ });
+/**
+ * Text that did not come from this code (inputs, saved state, the service's answers) passes
+ * through here before it reaches a log line. The runner reads every line of the step's output as a
+ * possible workflow command, so a value that could start a line could switch masking off.
+ */
+// Control and format characters, line and paragraph separators, and lone surrogates: anything
+// that could end a line on some reader, or hide what a line says.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+/** True when `value` holds no line break of any kind (CR, LF, NEL, U+2028, U+2029). */
+function hasLineBreak(value) {
+    return /[\r\n\u0085\u2028\u2029]/.test(value);
+}
+/**
+ * String.prototype.isWellFormed (Node 20 has it; the project's TypeScript lib predates it): false
+ * when the string holds an unpaired UTF-16 surrogate, which UTF-8 cannot carry.
+ */
+function isWellFormed(value) {
+    return value.isWellFormed();
+}
+/**
+ * `value` on one line, each unprintable character written as a \uXXXX escape, cut to `max`
+ * characters. The escape keeps what was there visible without letting it act.
+ */
+function printable(value, max = 200) {
+    const escaped = value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    if (escaped.length <= max)
+        return escaped;
+    // Never cut between the two halves of a surrogate pair: the half left would be unprintable.
+    const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
+    return `${escaped.slice(0, end)}...`;
+}
+/** A short, single-line version of untrusted prose from the service: runs of blanks become one space. */
+function cleanText(value, max) {
+    const flat = value
+        .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return printable(flat, max);
+}
+// Anything shaped like a credential: this action's token and API key forms, and long runs of hex or
+// base64 as secrets of other shapes tend to be. Ordinary words are shorter than these runs.
+const CREDENTIAL_SHAPED = [
+    /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
+    /[A-Fa-f0-9]{16,}/g,
+    /[A-Za-z0-9+/_-]{24,}={0,2}/g
+];
+/** `text` with every credential-shaped run replaced by `***`. */
+function redactCredentials(text) {
+    return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
 }
 
 
@@ -859,6 +1102,8 @@ async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
 /* harmony export */ });
 /* unused harmony exports environmentFor, outputsFor */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(577);
+
 
 /** Registers secrets with the runner, which then hides them in every later line of the log. */
 function maskSecrets(secrets) {
@@ -905,7 +1150,7 @@ async function publishCredential(credential, settings) {
     }
     catch (error) {
         // The credential is already out; a summary is a courtesy and must not fail the step.
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`);
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}`);
     }
 }
 async function writeSummary(credential, settings) {
@@ -1019,7 +1264,39 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 
 /***/ }),
 
-/***/ 71:
+/***/ 784:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   s: () => (/* binding */ createService)
+/* harmony export */ });
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(771);
+
+
+/**
+ * The service client as both steps use it: their clock, their retry settings, and each retry told
+ * in the log. Kept apart from the client so the client itself never writes to the runner.
+ */
+function createService(baseUrl, http, clock) {
+    return new _service_js__WEBPACK_IMPORTED_MODULE_1__/* .CredentialService */ .fA({
+        baseUrl,
+        maxAttempts: http.maxAttempts,
+        timeoutSeconds: http.timeoutSeconds,
+        sleep: clock.sleep,
+        random: clock.random,
+        now: clock.now,
+        onRetry: ({ attempt, maxAttempts, delayMs, error }) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(
+        // ServiceError messages are already made printable; anything else is told only by kind.
+        `Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
+            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
+    });
+}
+
+
+/***/ }),
+
+/***/ 771:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1029,10 +1306,14 @@ __nccwpck_require__.d(__webpack_exports__, {
   _7: () => (/* binding */ ServiceError)
 });
 
-// UNUSED EXPORTS: MAX_BODY_BYTES, classifyFailure, cleanText, interpretAnswer
+// UNUSED EXPORTS: MAX_BODY_BYTES, classifyFailure, interpretAnswer
 
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
 // EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 2 modules
 var lib = __nccwpck_require__(947);
+// EXTERNAL MODULE: ./printable.ts
+var printable = __nccwpck_require__(775);
 // EXTERNAL MODULE: ./retry.ts
 var retry = __nccwpck_require__(122);
 ;// CONCATENATED MODULE: ./version.ts
@@ -1041,6 +1322,8 @@ const ACTION_NAME = 'provision-tunnel-credentials';
 const ACTION_VERSION = '1.0.0';
 
 ;// CONCATENATED MODULE: ./service.ts
+
+
 
 
 
@@ -1116,7 +1399,7 @@ class CredentialService {
      */
     async attempt(endpoint, url, payload, headers) {
         const timeoutMs = this.options.timeoutSeconds * 1000;
-        const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
+        const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
             socketTimeout: timeoutMs,
             // A redirect would carry X-API-Key to wherever it points; base-url must be the real address.
             allowRedirects: false,
@@ -1127,7 +1410,8 @@ class CredentialService {
             timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
         });
         try {
-            return await Promise.race([exchange(http, endpoint, url, payload, headers), deadline]);
+            const now = this.options.now ?? Date.now;
+            return await Promise.race([exchange(http, endpoint, url, payload, headers, now), deadline]);
         }
         finally {
             clearTimeout(timer);
@@ -1135,7 +1419,7 @@ class CredentialService {
         }
     }
 }
-async function exchange(http, endpoint, url, payload, headers) {
+async function exchange(http, endpoint, url, payload, headers, now) {
     let response;
     try {
         response = await http.request('POST', url, payload, headers);
@@ -1152,21 +1436,47 @@ async function exchange(http, endpoint, url, payload, headers) {
             throw error;
         throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
     }
-    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after']);
+    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
 }
-/** Decides from status and body whether the call succeeded; pure, so every case is testable. */
-function interpretAnswer(endpoint, status, text, retryAfterHeader) {
+/**
+ * @actions/http-client passes the URL's hostname to Node as the host, and for an IPv6 literal
+ * that keeps the brackets ("[::1]"), which then reach the resolver and fail. Node wants the bare
+ * address (it brackets it again in the Host header). Through a proxy the brackets must stay: the
+ * tunnelling agent writes host:port into its CONNECT line, where an IPv6 address needs them.
+ */
+const unbracketIpv6Host = {
+    prepareRequest(options) {
+        const host = options.host;
+        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_namespaceObject.Agent) {
+            options.host = host.slice(1, -1);
+        }
+    },
+    canHandleAuthentication: () => false,
+    handleAuthentication: () => Promise.reject(new Error('not used'))
+};
+/**
+ * Decides from status and body whether the call succeeded; pure, so every case is testable.
+ * `nowMs` turns a Retry-After date into seconds.
+ */
+function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
     const parsed = parseJson(text);
     if (status >= 200 && status < 300) {
+        // A revoke's answer carries nothing this action needs: any 2xx says it is done, body or not.
+        if (endpoint === 'revoke-token')
+            return parsed;
         if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, `HTTP ${status} with a body that is not JSON${shortBody(text)}`, status);
+            // Not a word of a 2xx body is shown: it may be a credential cut short, not yet masked.
+            throw new ServiceError('bad-response', endpoint, text.trim()
+                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+                : `HTTP ${status} with an empty body`, status);
         }
         return parsed;
     }
     const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
-    const code = typeof errorObject.code === 'string' ? cleanText(errorObject.code, 40) : undefined;
-    const message = typeof errorObject.error === 'string' ? cleanText(errorObject.error, 300) : undefined;
-    const retryAfter = readRetryAfter(errorObject.retry_after) ?? readRetryAfter(firstValue(retryAfterHeader));
+    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
+    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
+    const retryAfter = readRetryAfter(errorObject.retry_after) ??
+        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
     const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
     throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
 }
@@ -1203,12 +1513,13 @@ function tooLarge(endpoint) {
     return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
 }
 function networkDetail(error) {
-    if (error instanceof Error) {
-        const code = error.code;
-        const message = cleanText(error.message, 200);
-        return code && !message.includes(code) ? `${code} (${message})` : message;
-    }
-    return 'unknown network error';
+    // Read by shape, not instanceof: an error made in another realm (a VM context, as under Jest)
+    // is no instance of this realm's Error, and its code is what tells the user what went wrong.
+    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
+    if (typeof message !== 'string')
+        return 'unknown network error';
+    const shown = (0,printable/* cleanText */.X5)(message, 200);
+    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
 }
 function parseJson(text) {
     try {
@@ -1218,6 +1529,7 @@ function parseJson(text) {
         return undefined;
     }
 }
+/** The body's `retry_after`: whole seconds, as the service documents it. */
 function readRetryAfter(value) {
     const number = typeof value === 'number'
         ? value
@@ -1226,25 +1538,27 @@ function readRetryAfter(value) {
             : NaN;
     return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
 }
+/** The Retry-After header: seconds, or an HTTP date (which starts with the day's name). */
+function readRetryAfterHeader(value, nowMs) {
+    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
+        return readRetryAfter(value);
+    const at = Date.parse(value);
+    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
+}
 function firstValue(value) {
     return Array.isArray(value) ? value[0] : value;
 }
-/** A short, single-line, printable version of untrusted text from the service. */
-function cleanText(value, max) {
-    const flat = value
-        .replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
-        .replace(/\s+/g, ' ')
-        .trim();
-    return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
-}
-/** The body, only when short enough to help and not flood the log. */
+/**
+ * An error answer's body, only when short enough to help and not flood the log, and with anything
+ * shaped like a credential hidden: a proxy's or a broken service's page might hold one.
+ */
 function shortBody(text) {
     const trimmed = text.trim();
     if (!trimmed)
         return ' (empty body)';
     return trimmed.length <= 120
-        ? ` (body: ${cleanText(trimmed, 120)})`
-        : ` (${trimmed.length} bytes, not shown)`;
+        ? ` (body: ${(0,printable/* cleanText */.X5)((0,printable/* redactCredentials */.UY)(trimmed), 120)})`
+        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
 }
 
 
@@ -1256,10 +1570,13 @@ function shortBody(text) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   SS: () => (/* binding */ loadCredential),
 /* harmony export */   UM: () => (/* binding */ markMainStarted),
+/* harmony export */   n4: () => (/* binding */ clearCredential),
 /* harmony export */   pq: () => (/* binding */ isPostStep),
 /* harmony export */   xg: () => (/* binding */ saveCredential)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(251);
+
 
 const POST_MARKER = 'isPost';
 const CREDENTIAL = 'credential';
@@ -1274,19 +1591,24 @@ function markMainStarted() {
 function saveCredential(saved) {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, JSON.stringify(saved));
 }
+/** Main revoked what it saved: nothing is left for post. */
+function clearCredential() {
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, '');
+}
 function loadCredential() {
     const raw = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(CREDENTIAL);
     if (!raw)
         return undefined;
     try {
         const value = JSON.parse(raw);
-        if (typeof value.tunnelUser !== 'string' || typeof value.baseUrl !== 'string')
+        if (!(0,_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isCleanIdentifier */ .VS)(value.tunnelUser))
             return undefined;
         return {
             flavour: value.flavour === 'free' ? 'free' : 'cicd',
             tunnelUser: value.tunnelUser,
-            baseUrl: value.baseUrl,
-            ...(typeof value.expiresAt === 'string' && { expiresAt: value.expiresAt })
+            ...(typeof value.baseUrl === 'string' && { baseUrl: value.baseUrl }),
+            ...(typeof value.expiresAt === 'string' && { expiresAt: value.expiresAt }),
+            ...(value.rejected === true && { rejected: true })
         };
     }
     catch {

@@ -22,7 +22,8 @@ export class Job {
   readonly exported: Record<string, string> = {}
   private readonly addedPath: string[] = []
   private readonly pending: (() => Promise<StepResult>)[] = []
-  private readonly runnerTemp = mkdtempSync(join(tmpdir(), 'runner-job-'))
+  /** The job's RUNNER_TEMP, shared by its steps; removed by `end()` or `discard()`. */
+  readonly runnerTemp = mkdtempSync(join(tmpdir(), 'runner-job-'))
 
   constructor(private readonly shared: Shared = {}) {}
 
@@ -68,8 +69,21 @@ export class Job {
     try {
       for (const post of this.pending) results.push(await post())
     } finally {
-      rmSync(this.runnerTemp, { recursive: true, force: true })
+      this.removeRunnerTemp()
     }
     return results
+  }
+
+  /**
+   * Ends the job without running its outstanding post steps, and removes RUNNER_TEMP: for a test
+   * that stops after main, which would otherwise leave the folder behind. Safe to call twice.
+   */
+  discard(): void {
+    this.pending.length = 0
+    this.removeRunnerTemp()
+  }
+
+  private removeRunnerTemp(): void {
+    rmSync(this.runnerTemp, { recursive: true, force: true })
   }
 }

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, posix, win32 } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url))
@@ -59,6 +59,37 @@ function withLock<T>(fn: () => T): T {
   }
 }
 
+/**
+ * How to run npm without a shell, as a file and the arguments that come before npm's own. On
+ * Windows `npm` is npm.cmd, which Node starts only through a shell; running npm's JavaScript
+ * entry with this Node works everywhere. npm names it in `npm_execpath` for the scripts it runs
+ * (`npm test`); otherwise it sits where Node's installers put it, beside the node binary.
+ */
+export function npmInvocation(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  execPath: string = process.execPath,
+  exists: (path: string) => boolean = existsSync
+): { file: string; args: string[] } {
+  const path = platform === 'win32' ? win32 : posix
+  const fromNpm = env.npm_execpath
+  // Under pnpm or yarn, npm_execpath names their CLI, which takes other arguments.
+  if (fromNpm && /^npm-cli\.c?js$/.test(path.basename(fromNpm))) {
+    return { file: execPath, args: [fromNpm] }
+  }
+  const nodeDir = path.dirname(execPath)
+  const besideNode =
+    platform === 'win32'
+      ? path.join(nodeDir, 'node_modules', 'npm', 'bin', 'npm-cli.js')
+      : path.join(nodeDir, '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js')
+  if (exists(besideNode)) return { file: execPath, args: [besideNode] }
+  if (platform !== 'win32') return { file: 'npm', args: [] }
+  throw new Error(
+    `Cannot find npm's CLI to install Node 24 (npm_execpath is not set and ${besideNode} does not exist). ` +
+      'Run the tests through npm (npm test), or set RUNNER_NODE to a Node 24 binary.'
+  )
+}
+
 /** Path of a Node 24 binary: `RUNNER_NODE` when set, else the npm package, installed if missing. */
 export function ensureNode24(): string {
   const override = process.env.RUNNER_NODE
@@ -72,9 +103,11 @@ export function ensureNode24(): string {
     if (!version(binary)?.startsWith('v24.')) {
       process.stderr.write(`Installing ${packageName}@24 (the runner's Node) with npm …\n`)
       mkdirSync(node24Prefix, { recursive: true })
+      const npm = npmInvocation()
       execFileSync(
-        'npm',
+        npm.file,
         [
+          ...npm.args,
           'install',
           '--prefix',
           node24Prefix,

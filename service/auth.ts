@@ -1,12 +1,13 @@
 /**
- * Who is calling: an API key from `X-API-Key`, or a session from `Authorization: Bearer`.
- * Single-owner model: every seeded key and JWT belongs to the same account, so any valid
- * caller sees and may revoke every token. The real service scopes tokens to their owner.
+ * Who is calling: an API key from `X-API-Key`, or a session from `Authorization: Bearer`, and
+ * the account it acts for. Every JWT belongs to the default account; a key to its own owner.
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { ApiKeyRecord, KeyRing, Scope } from './keys.js'
+import { DEFAULT_OWNER } from './seed.js'
 
-export type Caller = { method: 'api-key'; key: ApiKeyRecord } | { method: 'jwt' }
+export type Caller =
+  { method: 'api-key'; key: ApiKeyRecord; owner: string } | { method: 'jwt'; owner: string }
 
 export interface Credentials {
   keys: KeyRing
@@ -30,11 +31,12 @@ export function identifyCaller(
   const apiKey = header(headers, 'x-api-key')
   if (apiKey !== undefined) {
     const key = credentials.keys.find(apiKey.trim(), now)
-    return key === undefined ? null : { method: 'api-key', key }
+    return key === undefined ? null : { method: 'api-key', key, owner: key.owner }
   }
   const authorization = header(headers, 'authorization')
   const match = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization)
-  if (match !== null && credentials.jwts.has(match[1])) return { method: 'jwt' }
+  if (match !== null && credentials.jwts.has(match[1]))
+    return { method: 'jwt', owner: DEFAULT_OWNER }
   return null
 }
 

@@ -16,10 +16,12 @@ function describeService(service: RunningService, options: ServiceOptions): stri
     `api key with cicd:provision (all scopes): ${seed.provisionKey}`,
     `api key without cicd:provision: ${seed.keyWithoutScope}`,
     ...(options.apiKeys ?? []).map(key => `api key (all scopes, from --api-key): ${key}`),
+    `api key of a second owner (all scopes; cannot touch the first owner's credentials): ${seed.secondOwnerKey}`,
     `project: ${seed.project}`,
     ...(options.projects ?? [])
       .filter(slug => slug !== seed.project)
       .map(slug => `project (from --project): ${slug}`),
+    `project of the second owner: ${seed.secondOwnerProject}`,
     `jwt: ${seed.jwt}`,
     ...(options.jwts ?? []).map(jwt => `jwt (from --jwt): ${jwt}`),
     `tunnel: ${service.tunnelHost}:${service.tunnelPort}`,

@@ -8,14 +8,18 @@ import { callerHasScope, identifyCaller, type Caller } from './auth.js'
 import { badRequest, forbidden, notFound, rateLimited, unauthorized } from './errors.js'
 import { newApiKey, newClientSecret, newTokenValue, newTunnelUser, newUuid } from './ids.js'
 import type { RateDecision } from './rate-limit.js'
+import { sshKeyStatus, type SshKeyRecord } from './ssh-keys.js'
+import { parseSshPublicKey, PublicKeyError, sshFingerprint } from './ssh-public-key.js'
 import type { ServiceState } from './state.js'
 import { isoTime, type TokenRecord } from './tokens.js'
 import {
   parseApiKeyCreateRequest,
   parseJsonObject,
+  parseKeysUploadRequest,
   parseProjectRegisterRequest,
   parseProvisionRequest,
-  parseRevokeRequest
+  parseRevokeRequest,
+  parseRevokeSshKeyRequest
 } from './validate.js'
 
 export interface ServiceRequest {
@@ -32,6 +36,7 @@ export interface Reply {
 type Handler = (request: ServiceRequest, state: ServiceState) => Reply
 
 const FREE_TOKEN_LIFETIME_MS = 5 * 60 * 1000
+const DAY_MS = 24 * 60 * 60 * 1000
 /** The stand-in's values for the free credential's limits; the spec names the fields only. */
 export const FREE_LIMITS = { max_uptime_minutes: 5, max_connections_per_hour: 10 }
 
@@ -40,6 +45,8 @@ function requireCaller(request: ServiceRequest, state: ServiceState): Caller {
   if (caller === null) {
     throw unauthorized('Missing or invalid credentials: send X-API-Key or Authorization: Bearer')
   }
+  // Counted on every authenticated request, as user-api-keys-list reports it.
+  if (caller.method === 'api-key') caller.key.lastUsedAt = state.now()
   return caller
 }
 
@@ -66,11 +73,13 @@ const provisionCredential: Handler = (request, state) => {
     environment,
     ttlMinutes
   } = parseProvisionRequest(parseJsonObject(request.rawBody))
-  const project = state.projects.find(slug)
+  // Another account's project reads as unknown: its existence is not the caller's business.
+  const project = state.projects.findOwned(slug, caller.owner)
   if (project === undefined) throw notFound(`Project not found: ${JSON.stringify(slug)}`)
 
   const now = state.now()
   const record = issueToken(state, now, {
+    owner: caller.owner,
     secret: newTokenValue(),
     tunnelType: 'cicd',
     configName: project.slug,
@@ -100,7 +109,7 @@ function issueToken(
   now: number,
   fields: Pick<
     TokenRecord,
-    'secret' | 'tunnelType' | 'configName' | 'projectSlug' | 'environment' | 'expiresAt'
+    'owner' | 'secret' | 'tunnelType' | 'configName' | 'projectSlug' | 'environment' | 'expiresAt'
   >
 ): TokenRecord {
   const record: TokenRecord = {
@@ -120,6 +129,7 @@ const createEphemeralToken: Handler = (request, state) => {
   enforce(state.limits.ephemeral.take(request.clientAddress))
   const now = state.now()
   const record = issueToken(state, now, {
+    owner: null,
     secret: newClientSecret(),
     tunnelType: 'free',
     configName: 'free',
@@ -141,8 +151,13 @@ const createEphemeralToken: Handler = (request, state) => {
 }
 
 const revokeToken: Handler = (request, state) => {
-  requireCaller(request, state)
+  const caller = requireCaller(request, state)
   const { tunnelUser } = parseRevokeRequest(parseJsonObject(request.rawBody))
+  const record = state.tokens.find(tunnelUser)
+  // Another account's token is 403 whatever its status, so its status does not leak.
+  if (record !== undefined && record.owner !== null && record.owner !== caller.owner) {
+    throw forbidden(`Token ${JSON.stringify(tunnelUser)} belongs to another account`)
+  }
   if (!state.tokens.revoke(tunnelUser, state.now())) {
     throw notFound(`Token not found or already revoked: ${JSON.stringify(tunnelUser)}`)
   }
@@ -150,8 +165,8 @@ const revokeToken: Handler = (request, state) => {
 }
 
 const listTokens: Handler = (request, state) => {
-  requireCaller(request, state)
-  return { status: 200, body: { tokens: state.tokens.list(state.now()) } }
+  const caller = requireCaller(request, state)
+  return { status: 200, body: { tokens: state.tokens.listFor(caller.owner, state.now()) } }
 }
 
 const createApiKey: Handler = (request, state) => {
@@ -159,12 +174,20 @@ const createApiKey: Handler = (request, state) => {
   if (!callerHasScope(caller, 'apikey:write')) {
     throw forbidden('API key lacks the apikey:write scope')
   }
-  // Single owner, so one bucket for everyone.
-  enforce(state.limits.apiKeysCreate.take('owner'))
+  enforce(state.limits.apiKeysCreate.take(caller.owner))
   const { name, scopes, expiresAt } = parseApiKeyCreateRequest(parseJsonObject(request.rawBody))
   const id = newUuid()
   const apiKey = newApiKey()
-  state.keys.add({ id, key: apiKey, name, scopes, createdAt: state.now(), expiresAt })
+  state.keys.add({
+    id,
+    key: apiKey,
+    owner: caller.owner,
+    name,
+    scopes,
+    createdAt: state.now(),
+    expiresAt,
+    lastUsedAt: null
+  })
   return {
     status: 201,
     body: {
@@ -177,15 +200,16 @@ const createApiKey: Handler = (request, state) => {
 }
 
 const registerProject: Handler = (request, state) => {
-  requireCaller(request, state)
+  const caller = requireCaller(request, state)
   const { slug, name, createToken } = parseProjectRegisterRequest(parseJsonObject(request.rawBody))
-  if (state.projects.find(slug) !== undefined) {
+  if (state.projects.isTaken(slug)) {
     // The spec lists no conflict code, so a taken slug is a bad request here.
     throw badRequest(`Project slug already registered: ${JSON.stringify(slug)}`)
   }
-  const project = state.projects.add(slug, name)
+  const project = state.projects.add(slug, caller.owner, name)
   if (!createToken) return { status: 200, body: { project, token: null } }
   const record = issueToken(state, state.now(), {
+    owner: caller.owner,
     secret: newTokenValue(),
     tunnelType: 'standard',
     configName: slug,
@@ -203,19 +227,108 @@ const registerProject: Handler = (request, state) => {
   }
 }
 
+const listProjects: Handler = (request, state) => {
+  const caller = requireCaller(request, state)
+  const now = state.now()
+  const projects = state.projects.listFor(caller.owner).map(project => ({
+    ...project,
+    tokens: state.tokens.listForProject(caller.owner, project.slug, now),
+    // A key is bound to a project by logging in as its client id.
+    ssh_keys: state.sshKeys
+      .listFor(caller.owner, now)
+      .filter(key => key.client_id === project.default_client_id)
+  }))
+  return { status: 200, body: { projects } }
+}
+
+const listApiKeys: Handler = (request, state) => {
+  const caller = requireCaller(request, state)
+  if (!callerHasScope(caller, 'apikey:read')) {
+    throw forbidden('API key lacks the apikey:read scope')
+  }
+  return { status: 200, body: { api_keys: state.keys.listFor(caller.owner, state.now()) } }
+}
+
+const uploadSshKey: Handler = (request, state) => {
+  const caller = requireCaller(request, state)
+  enforce(state.limits.keysUpload.take(caller.owner))
+  const upload = parseKeysUploadRequest(parseJsonObject(request.rawBody))
+  let key
+  try {
+    key = parseSshPublicKey(upload.publicKey)
+  } catch (error) {
+    if (!(error instanceof PublicKeyError)) throw error
+    throw badRequest(`Field public_key_ssh is not an accepted SSH public key: ${error.message}`)
+  }
+  const now = state.now()
+  const record: SshKeyRecord = {
+    id: newUuid(),
+    owner: caller.owner,
+    key,
+    fingerprint: sshFingerprint(key.blob),
+    name: upload.name,
+    serverType: upload.serverType,
+    clientId: upload.clientId,
+    createdAt: now,
+    expiresAt: upload.expiresInDays === null ? null : now + upload.expiresInDays * DAY_MS,
+    revokedAt: null
+  }
+  state.sshKeys.add(record)
+  return {
+    status: 200,
+    body: {
+      key_id: record.id,
+      public_key_fingerprint: record.fingerprint,
+      server_type: record.serverType,
+      name: record.name,
+      expires_at: record.expiresAt === null ? null : isoTime(record.expiresAt)
+    }
+  }
+}
+
+const listSshKeys: Handler = (request, state) => {
+  const caller = requireCaller(request, state)
+  return { status: 200, body: { keys: state.sshKeys.listFor(caller.owner, state.now()) } }
+}
+
+const revokeSshKey: Handler = (request, state) => {
+  const caller = requireCaller(request, state)
+  const { keyId } = parseRevokeSshKeyRequest(parseJsonObject(request.rawBody))
+  const record = state.sshKeys.find(keyId)
+  if (record === undefined) throw notFound(`SSH key not found: ${JSON.stringify(keyId)}`)
+  // Before the status check, so another account's key reveals nothing about its state.
+  if (record.owner !== caller.owner) {
+    throw forbidden(`SSH key ${JSON.stringify(keyId)} belongs to another account`)
+  }
+  if (sshKeyStatus(record, state.now()) === 'revoked') {
+    throw notFound(`SSH key already revoked: ${JSON.stringify(keyId)}`)
+  }
+  // An expired key can still be revoked, as for tokens: a careful client revokes at the end.
+  record.revokedAt = state.now()
+  return { status: 200, body: { success: true, message: `SSH key ${keyId} revoked` } }
+}
+
 export interface Endpoint {
   method: 'GET' | 'POST'
   handle: Handler
 }
 
-/** Every endpoint the stand-in serves, by the name that follows /functions/v1/. */
-export const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
-  'create-ephemeral-token': { method: 'POST', handle: createEphemeralToken },
-  'credential-provision': { method: 'POST', handle: provisionCredential },
-  'user-tokens-list': { method: 'GET', handle: listTokens },
-  'revoke-token': { method: 'POST', handle: revokeToken },
-  'api-keys-create': { method: 'POST', handle: createApiKey },
-  'project-register': { method: 'POST', handle: registerProject }
-}
+/**
+ * Every endpoint the stand-in serves, by the name that follows /functions/v1/. A Map, not a plain
+ * object: a lookup must not find what every object inherits (`constructor`, `__proto__`, …).
+ */
+export const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
+  ['create-ephemeral-token', { method: 'POST', handle: createEphemeralToken }],
+  ['credential-provision', { method: 'POST', handle: provisionCredential }],
+  ['user-tokens-list', { method: 'GET', handle: listTokens }],
+  ['revoke-token', { method: 'POST', handle: revokeToken }],
+  ['api-keys-create', { method: 'POST', handle: createApiKey }],
+  ['project-register', { method: 'POST', handle: registerProject }],
+  ['project-list', { method: 'GET', handle: listProjects }],
+  ['user-api-keys-list', { method: 'GET', handle: listApiKeys }],
+  ['keys-upload', { method: 'POST', handle: uploadSshKey }],
+  ['user-keys-list', { method: 'GET', handle: listSshKeys }],
+  ['revoke-ssh-key', { method: 'POST', handle: revokeSshKey }]
+])
 
-export const ENDPOINT_NAMES = Object.keys(ENDPOINTS)
+export const ENDPOINT_NAMES = [...ENDPOINTS.keys()]

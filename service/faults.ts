@@ -11,7 +11,8 @@ export const FAULT_KINDS = [
   'close',
   'non-json',
   'hostile',
-  'missing'
+  'missing',
+  'no-body'
 ] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
@@ -30,6 +31,11 @@ export type FaultBehaviour =
   | { kind: 'hostile'; override: Record<string, unknown> }
   /** The request is handled for real, then these fields are removed from the JSON answer. */
   | { kind: 'missing'; fields: string[] }
+  /**
+   * The request is handled for real, then answered with this status and an empty body, as
+   * some gateways answer: 204, or a 200 whose body they dropped. Default 204.
+   */
+  | { kind: 'no-body'; status: number }
 
 export type Fault = FaultBehaviour & {
   /** How many matching requests this fault answers; default 1. */
@@ -93,6 +99,15 @@ export function parseFault(input: unknown, knownEndpoints: readonly string[]): F
         throw new Error('A missing fault needs fields, a non-empty array of field names to remove')
       }
       return { kind: 'missing', fields, ...scope }
+    }
+    case 'no-body': {
+      const status = input.status ?? 204
+      if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599) {
+        throw new Error(
+          `A no-body fault's status must be an integer from 200 to 599; got ${JSON.stringify(status)}`
+        )
+      }
+      return { kind: 'no-body', status, ...scope }
     }
     default:
       return { kind: kind as '500' | 'hang' | 'close' | 'non-json', ...scope }

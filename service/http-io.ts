@@ -59,3 +59,9 @@ export function sendText(
   })
   response.end(text)
 }
+
+/** An answer with no body at all; a 204 must not even carry a Content-Length. */
+export function sendEmpty(response: ServerResponse, status: number): void {
+  response.writeHead(status, status === 204 ? {} : { 'content-length': '0' })
+  response.end()
+}

@@ -1,7 +1,8 @@
 /**
- * The API keys the stand-in accepts, with their scopes. Keys are kept in plaintext: the real
- * service stores only a bcrypt hash, but nothing here is a real secret.
+ * The API keys the stand-in accepts, with their scopes and owners. Keys are kept in plaintext:
+ * the real service stores only a bcrypt hash, but nothing here is a real secret.
  */
+import { isoTime } from './tokens.js'
 
 export const ALL_SCOPES = [
   'token:read',
@@ -27,12 +28,38 @@ export const isApiKeyFormat = (value: string): boolean => API_KEY_FORMAT.test(va
 export interface ApiKeyRecord {
   id: string
   key: string
+  /** The account the key acts for. */
+  owner: string
   name: string
   scopes: Scope[]
   createdAt: number
   /** null: the key does not expire. */
   expiresAt: number | null
+  /** null: never used to authenticate a request. */
+  lastUsedAt: number | null
 }
+
+/** An entry of `user-api-keys-list`: metadata only, never the key. */
+export interface ApiKeyView {
+  id: string
+  name: string
+  scopes: Scope[]
+  status: 'active' | 'expired'
+  created_at: string
+  last_used_at: string | null
+  expires_at: string | null
+}
+
+// Field by field on purpose: a spread of the record would carry the key itself into the answer.
+const toApiKeyView = (record: ApiKeyRecord, now: number): ApiKeyView => ({
+  id: record.id,
+  name: record.name,
+  scopes: [...record.scopes],
+  status: record.expiresAt !== null && now >= record.expiresAt ? 'expired' : 'active',
+  created_at: isoTime(record.createdAt),
+  last_used_at: record.lastUsedAt === null ? null : isoTime(record.lastUsedAt),
+  expires_at: record.expiresAt === null ? null : isoTime(record.expiresAt)
+})
 
 export class KeyRing {
   private readonly keys = new Map<string, ApiKeyRecord>()
@@ -47,5 +74,12 @@ export class KeyRing {
     if (record === undefined) return undefined
     if (record.expiresAt !== null && now >= record.expiresAt) return undefined
     return record
+  }
+
+  /** The owner's keys, oldest first, expired ones included. */
+  listFor(owner: string, now: number): ApiKeyView[] {
+    return [...this.keys.values()]
+      .filter(record => record.owner === owner)
+      .map(record => toApiKeyView(record, now))
   }
 }

@@ -14,7 +14,10 @@ export interface RequestLogEntry {
   path: string
   /** Lower-case header names; `x-api-key` and `authorization` redacted. */
   headers: Record<string, string>
-  /** The parsed JSON body, the raw text if it was not JSON, or null when there was none. */
+  /**
+   * The parsed JSON body, the raw text if it was not JSON, or null when there was none. A body
+   * above MAX_LOGGED_BODY_BYTES is its first bytes as text, followed by `… (cut: N bytes in all)`.
+   */
   body: unknown
   /** The status answered; null while pending, or when the fault was `hang` or `close`. */
   status: number | null
@@ -42,11 +45,52 @@ export function redactHeaders(headers: IncomingHttpHeaders): Record<string, stri
   return redacted
 }
 
+/**
+ * How much the log keeps. A test or a long demo run can send thousands of requests, up to 1 MB
+ * each; kept whole, they grew the service by hundreds of MB. No endpoint's real body comes near
+ * 4 KiB, so what is cut is only what a client sent by mistake or to probe the limit.
+ */
+export const MAX_LOGGED_REQUESTS = 1000
+export const MAX_LOGGED_BODY_BYTES = 4096
+
+/** The first `limit` bytes of `text`, backed off to a character boundary. */
+function utf8Prefix(text: string, limit: number): string {
+  const bytes = Buffer.from(text, 'utf8')
+  let end = limit
+  // 0b10xxxxxx is a continuation byte: the cut would fall inside a character.
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1
+  return bytes.subarray(0, end).toString('utf8')
+}
+
+/** The parsed JSON body, the raw text if it is not JSON, null if empty; a long body cut, and said so. */
 export function loggedBody(raw: string): unknown {
   if (raw === '') return null
+  const size = Buffer.byteLength(raw)
+  if (size > MAX_LOGGED_BODY_BYTES) {
+    return `${utf8Prefix(raw, MAX_LOGGED_BODY_BYTES)}… (cut: ${size} bytes in all)`
+  }
   try {
     return JSON.parse(raw)
   } catch {
     return raw
+  }
+}
+
+/** The last MAX_LOGGED_REQUESTS entries, oldest first. */
+export class RequestLog {
+  private entries: RequestLogEntry[] = []
+
+  add(entry: RequestLogEntry): void {
+    this.entries.push(entry)
+    if (this.entries.length > MAX_LOGGED_REQUESTS) this.entries.shift()
+  }
+
+  /** Copies, so a caller cannot change what the log holds. */
+  snapshot(): RequestLogEntry[] {
+    return this.entries.map(entry => structuredClone(entry))
+  }
+
+  clear(): void {
+    this.entries = []
   }
 }

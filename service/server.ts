@@ -9,22 +9,27 @@ import { ADMIN_PREFIX, handleAdmin, type AdminControls } from './admin.js'
 import { ENDPOINT_NAMES, ENDPOINTS, type Reply } from './endpoints.js'
 import { ServiceError } from './errors.js'
 import { alterBody, FaultQueue, parseFault, type Fault } from './faults.js'
-import { readBody, sendJson, sendText } from './http-io.js'
+import { readBody, sendEmpty, sendJson, sendText } from './http-io.js'
 import { newUuid } from './ids.js'
 import { ALL_SCOPES, isApiKeyFormat, KeyRing, type Scope } from './keys.js'
 import { ProjectRegistry } from './projects.js'
 import { SlidingWindowLimiter } from './rate-limit.js'
-import { loggedBody, redactHeaders, type RequestLogEntry } from './request-log.js'
+import { loggedBody, redactHeaders, RequestLog, type RequestLogEntry } from './request-log.js'
 import {
   DEFAULT_JWT,
   DEFAULT_KEY_WITHOUT_PROVISION,
+  DEFAULT_OWNER,
   DEFAULT_PROJECT,
   DEFAULT_PROVISION_KEY,
+  DEFAULT_SECOND_OWNER_KEY,
+  DEFAULT_SECOND_OWNER_PROJECT,
   DEFAULT_SEED,
   DEFAULT_TUNNEL_HOST,
   DEFAULT_TUNNEL_PORT,
+  SECOND_OWNER,
   type Seed
 } from './seed.js'
+import { SshKeyStore, type SshKeyView } from './ssh-keys.js'
 import type { ServiceState } from './state.js'
 import { isoTime, TokenStore } from './tokens.js'
 import { startTunnelServer, type RunningTunnel, type TunnelOptions } from './tunnel/tunnel.js'
@@ -73,16 +78,29 @@ export interface RunningService extends AdminControls {
   tunnel: RunningTunnel | null
   /** The default credentials and project, always present. */
   seed: Seed
+  /** A snapshot of every uploaded SSH key, every account's, as `user-keys-list` shows them. */
+  sshKeys(): SshKeyView[]
+  /** Makes the SSH key expire now; throws if the key id is unknown. */
+  expireSshKey(keyId: string): void
   /** Stops listening and ends every open connection, hung ones included. Safe to call twice. */
   close(): Promise<void>
 }
 
 function buildState(options: ServiceOptions, now: () => number): ServiceState {
   const keys = new KeyRing()
-  const addKey = (key: string, name: string, scopes: Scope[]): void =>
-    keys.add({ id: newUuid(), key, name, scopes, createdAt: now(), expiresAt: null })
-  addKey(DEFAULT_PROVISION_KEY, 'default: all scopes', [...ALL_SCOPES])
-  addKey(DEFAULT_KEY_WITHOUT_PROVISION, 'default: no cicd:provision', [
+  const addKey = (key: string, owner: string, name: string, scopes: Scope[]): void =>
+    keys.add({
+      id: newUuid(),
+      key,
+      owner,
+      name,
+      scopes,
+      createdAt: now(),
+      expiresAt: null,
+      lastUsedAt: null
+    })
+  addKey(DEFAULT_PROVISION_KEY, DEFAULT_OWNER, 'default: all scopes', [...ALL_SCOPES])
+  addKey(DEFAULT_KEY_WITHOUT_PROVISION, DEFAULT_OWNER, 'default: no cicd:provision', [
     'token:read',
     'token:write',
     'config:read'
@@ -91,11 +109,13 @@ function buildState(options: ServiceOptions, now: () => number): ServiceState {
     if (!isApiKeyFormat(key)) {
       throw new Error(`API key must be sk_ followed by 64 hexadecimal characters: ${key}`)
     }
-    addKey(key, 'seeded: all scopes', [...ALL_SCOPES])
+    addKey(key, DEFAULT_OWNER, 'seeded: all scopes', [...ALL_SCOPES])
   }
+  addKey(DEFAULT_SECOND_OWNER_KEY, SECOND_OWNER, 'second owner: all scopes', [...ALL_SCOPES])
   const projects = new ProjectRegistry()
+  projects.add(DEFAULT_SECOND_OWNER_PROJECT, SECOND_OWNER)
   for (const slug of [DEFAULT_PROJECT, ...(options.projects ?? [])]) {
-    if (projects.find(slug) === undefined) projects.add(slug)
+    if (!projects.isTaken(slug)) projects.add(slug, DEFAULT_OWNER)
   }
   return {
     now,
@@ -105,10 +125,12 @@ function buildState(options: ServiceOptions, now: () => number): ServiceState {
     jwts: new Set([DEFAULT_JWT, ...(options.jwts ?? [])]),
     projects,
     tokens: new TokenStore(),
+    sshKeys: new SshKeyStore(),
     limits: {
       provision: new SlidingWindowLimiter(60, HOUR_MS, now),
       ephemeral: new SlidingWindowLimiter(10, HOUR_MS, now),
-      apiKeysCreate: new SlidingWindowLimiter(20, HOUR_MS, now)
+      apiKeysCreate: new SlidingWindowLimiter(20, HOUR_MS, now),
+      keysUpload: new SlidingWindowLimiter(20, HOUR_MS, now)
     }
   }
 }
@@ -136,7 +158,7 @@ function routeServiceRequest(
   rawBody: string,
   state: ServiceState
 ): Reply {
-  const endpoint = endpointName === null ? undefined : ENDPOINTS[endpointName]
+  const endpoint = endpointName === null ? undefined : ENDPOINTS.get(endpointName)
   if (endpoint === undefined || endpointName === null) {
     return errorReply(new ServiceError(404, 'NOT_FOUND', `Unknown endpoint: ${request.url ?? ''}`))
   }
@@ -171,7 +193,7 @@ export async function startCredentialService(
   const now = options.now ?? Date.now
   const state = buildState(options, now)
   const faults = new FaultQueue()
-  const log: RequestLogEntry[] = []
+  const log = new RequestLog()
 
   const controls: AdminControls = {
     injectFault: fault => faults.add(parseFault(fault, ENDPOINT_NAMES)),
@@ -183,16 +205,14 @@ export async function startCredentialService(
       }
     },
     tokens: () => state.tokens.list(now()),
-    requests: () => log.map(entry => structuredClone(entry)),
-    clearRequests: () => {
-      log.length = 0
-    }
+    requests: () => log.snapshot(),
+    clearRequests: () => log.clear()
   }
   for (const fault of options.faults ?? []) controls.injectFault(fault)
 
   let tunnel: RunningTunnel | null = null
   if (options.tunnel !== undefined && options.tunnel !== false) {
-    tunnel = await startTunnelServer(state.tokens, now, [state.tunnelHost], {
+    tunnel = await startTunnelServer(state.tokens, state.sshKeys, now, [state.tunnelHost], {
       ...(options.tunnel === true ? {} : options.tunnel),
       port: options.tunnelPort ?? 0
     })
@@ -221,7 +241,7 @@ export async function startCredentialService(
       status: null,
       fault: null
     }
-    log.push(entry)
+    log.add(entry)
     const reply = (status: number, body: unknown, headers?: Record<string, string>): void => {
       entry.status = status
       sendJson(response, status, body, headers)
@@ -255,6 +275,12 @@ export async function startCredentialService(
       case 'non-json':
         entry.status = 200
         sendText(response, 200, 'text/html; charset=utf-8', NON_JSON_PAGE)
+        return
+      case 'no-body':
+        // Handled for real (a revoke does revoke), so only the missing body differs.
+        routeServiceRequest(request, endpointName, rawBody, state)
+        entry.status = fault.status
+        sendEmpty(response, fault.status)
         return
       default: {
         const real = routeServiceRequest(request, endpointName, rawBody, state)
@@ -295,6 +321,10 @@ export async function startCredentialService(
     tunnel,
     seed: { ...DEFAULT_SEED },
     ...controls,
+    sshKeys: () => state.sshKeys.list(now()),
+    expireSshKey: keyId => {
+      if (!state.sshKeys.expire(keyId, now())) throw new Error(`Unknown SSH key: ${keyId}`)
+    },
     close: () => {
       closing ??= Promise.all([
         new Promise<void>((resolve, reject) => {

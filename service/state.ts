@@ -2,6 +2,7 @@
 import type { KeyRing } from './keys.js'
 import type { ProjectRegistry } from './projects.js'
 import type { SlidingWindowLimiter } from './rate-limit.js'
+import type { SshKeyStore } from './ssh-keys.js'
 import type { TokenStore } from './tokens.js'
 
 export interface ServiceState {
@@ -12,12 +13,15 @@ export interface ServiceState {
   jwts: Set<string>
   projects: ProjectRegistry
   tokens: TokenStore
+  sshKeys: SshKeyStore
   limits: {
     /** credential-provision: 60 per hour per API key. */
     provision: SlidingWindowLimiter
     /** create-ephemeral-token: 10 per hour per client address. */
     ephemeral: SlidingWindowLimiter
-    /** api-keys-create: 20 per hour per user (one user here). */
+    /** api-keys-create: 20 per hour per user (account). */
     apiKeysCreate: SlidingWindowLimiter
+    /** keys-upload: 20 per hour per user (account). */
+    keysUpload: SlidingWindowLimiter
   }
 }

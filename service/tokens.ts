@@ -10,6 +10,8 @@ export type TokenStatus = 'active' | 'revoked' | 'expired'
 export interface TokenRecord {
   id: string
   tunnelUser: string
+  /** The account that created it; null for free credentials, which belong to no account. */
+  owner: string | null
   /** The token (`tok_…`) or, for a free credential, the client secret. Kept for the tunnel stand-in. */
   secret: string
   tunnelType: TunnelType
@@ -98,5 +100,19 @@ export class TokenStore {
   /** Oldest first, in the order they were handed out. */
   list(now: number): TunnelTokenView[] {
     return [...this.records.values()].map(record => toView(record, now))
+  }
+
+  /** What `owner` sees: its own tokens and the free ones, which belong to no account. */
+  listFor(owner: string, now: number): TunnelTokenView[] {
+    return [...this.records.values()]
+      .filter(record => record.owner === null || record.owner === owner)
+      .map(record => toView(record, now))
+  }
+
+  /** The tokens bound to a project that `owner` holds. */
+  listForProject(owner: string, projectSlug: string, now: number): TunnelTokenView[] {
+    return [...this.records.values()]
+      .filter(record => record.owner === owner && record.projectSlug === projectSlug)
+      .map(record => toView(record, now))
   }
 }

@@ -125,3 +125,83 @@ export function parseProjectRegisterRequest(body: JsonObject): ProjectRegisterRe
   }
   return { slug, name, createToken: createToken ?? false }
 }
+
+/** The stand-in's bounds for `expires_in_days`; the spec does not publish any. */
+export const KEY_EXPIRY_MIN_DAYS = 1
+export const KEY_EXPIRY_MAX_DAYS = 365
+/** The stand-in's cap on a key's `name`: the action cuts the names it makes to 100 characters. */
+export const KEY_NAME_MAX_LENGTH = 100
+/** A tunnel user name: what an SSH client can send as its user without quoting. */
+const CLIENT_ID_FORMAT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+const SERVER_TYPE_FORMAT = /^[a-z0-9][a-z0-9_-]{0,31}$/
+/** The stand-in's `server_type` when none is sent; the spec names `default` and `shared` only. */
+export const DEFAULT_SERVER_TYPE = 'default'
+
+export interface KeysUploadRequest {
+  /** The line as sent; parsed and checked by the handler. */
+  publicKey: string
+  name: string
+  serverType: string
+  expiresInDays: number | null
+  clientId: string | null
+}
+
+function optionalMatching(
+  body: JsonObject,
+  field: string,
+  format: RegExp,
+  rule: string
+): string | null {
+  const value = body[field]
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'string' || !format.test(value)) {
+    throw badRequest(`Field ${field} must be ${rule}, got ${quote(value)}`)
+  }
+  return value
+}
+
+export function parseKeysUploadRequest(body: JsonObject): KeysUploadRequest {
+  const publicKey = requiredString(body, 'public_key_ssh')
+  const name = requiredString(body, 'name')
+  if (name.length > KEY_NAME_MAX_LENGTH) {
+    throw badRequest(
+      `Field name must be at most ${KEY_NAME_MAX_LENGTH} characters, got ${name.length}`
+    )
+  }
+  const days = body.expires_in_days
+  if (
+    days !== undefined &&
+    days !== null &&
+    (typeof days !== 'number' ||
+      !Number.isInteger(days) ||
+      days < KEY_EXPIRY_MIN_DAYS ||
+      days > KEY_EXPIRY_MAX_DAYS)
+  ) {
+    throw badRequest(
+      `Field expires_in_days must be an integer from ${KEY_EXPIRY_MIN_DAYS} to ${KEY_EXPIRY_MAX_DAYS}, got ${quote(days)}`
+    )
+  }
+  const serverType = optionalMatching(
+    body,
+    'server_type',
+    SERVER_TYPE_FORMAT,
+    'lowercase letters, digits, _ or -, at most 32'
+  )
+  const clientId = optionalMatching(
+    body,
+    'client_id',
+    CLIENT_ID_FORMAT,
+    'letters, digits, ., _ or -, at most 64, starting with a letter or digit'
+  )
+  return {
+    publicKey,
+    name,
+    serverType: serverType ?? DEFAULT_SERVER_TYPE,
+    expiresInDays: days ?? null,
+    clientId
+  }
+}
+
+export function parseRevokeSshKeyRequest(body: JsonObject): { keyId: string } {
+  return { keyId: requiredString(body, 'key_id') }
+}

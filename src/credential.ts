@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
+import { isWellFormed } from './printable.js'
 
 export type Flavour = 'cicd' | 'free'
 
@@ -38,6 +39,18 @@ export function secretsIn(raw: unknown): string[] {
   return [raw.token, raw.tunnel_client_secret].filter(
     (value): value is string => typeof value === 'string' && value.length > 0
   )
+}
+
+/**
+ * The tunnel user of a credential the service has issued, when the answer holds a token and a
+ * user that each pass their own checks: from then on the credential exists and can be revoked,
+ * even if another field makes the answer unusable.
+ */
+export function issuedTunnelUser(raw: unknown): string | undefined {
+  if (!isObject(raw)) return undefined
+  const token = raw.token ?? raw.tunnel_client_secret
+  const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id
+  return isCleanIdentifier(token) && isCleanIdentifier(tunnelUser) ? tunnelUser : undefined
 }
 
 /**
@@ -111,10 +124,24 @@ export function hasExpired(expiresAt: string | undefined, nowMs: number): boolea
 }
 
 function checkSecretLike(value: unknown, field: string): asserts value is string {
-  if (value === undefined || value === null || value === '') throw invalid(`${field} is missing`)
-  if (typeof value !== 'string') throw invalid(`${field} is not a string`)
+  const problem = secretLikeProblem(value)
   // The value is not quoted: for the token it is a secret, and the others may be hostile.
-  if (UNSAFE_CHARACTER.test(value)) throw invalid(`${field} holds whitespace or control characters`)
+  if (problem !== undefined) throw invalid(`${field} ${problem}`)
+}
+
+/** True for a value that could be a token or tunnel user: one clean, printable word. */
+export function isCleanIdentifier(value: unknown): value is string {
+  return secretLikeProblem(value) === undefined
+}
+
+function secretLikeProblem(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return 'is missing'
+  if (typeof value !== 'string') return 'is not a string'
+  if (UNSAFE_CHARACTER.test(value)) return 'holds whitespace or control characters'
+  // UTF-8 cannot carry a lone surrogate: the runner's files would hold U+FFFD instead, a value
+  // the service does not know.
+  if (!isWellFormed(value)) return 'is not well-formed Unicode'
+  return undefined
 }
 
 function parsePort(value: unknown): number {
@@ -152,7 +179,12 @@ function isPositiveInteger(value: unknown): value is number {
 }
 
 function isSafeText(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= 200 && !UNSAFE_CHARACTER.test(value)
+  return (
+    typeof value === 'string' &&
+    value.length <= 200 &&
+    !UNSAFE_CHARACTER.test(value) &&
+    isWellFormed(value)
+  )
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { printable, redactCredentials } from './printable.js'
 import { AttemptsExhausted, MAX_RETRY_AFTER_SECONDS, RetryAfterTooLong } from './retry.js'
 import { ServiceError, type Endpoint } from './service.js'
 
@@ -19,11 +20,10 @@ const RATE_LIMITS: Record<Endpoint, string> = {
  */
 export function explainFailure(error: unknown, context: FailureContext): string {
   if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
-    const retryAt = new Date(context.nowMs + error.retryAfterSeconds * 1000).toISOString()
     return (
       `Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
       `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
-      `so it stopped instead of sleeping: re-run the job after ${retryAt}.`
+      `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`
     )
   }
   if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
@@ -31,8 +31,25 @@ export function explainFailure(error: unknown, context: FailureContext): string 
     return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`
   }
   if (error instanceof ServiceError) return explainServiceError(error, context)
+  return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`
+}
+
+/**
+ * An error nobody expected, told in one line with anything shaped like a credential hidden: its
+ * message may quote data this action was handling when it broke.
+ */
+export function describeUnexpected(error: unknown): string {
   const detail = error instanceof Error ? error.message : String(error)
-  return `Unexpected error: ${detail}. Please report it with the step's log.`
+  return printable(redactCredentials(detail), 300)
+}
+
+/**
+ * When to re-run, total for any wait: a date past what Date can hold (a retry_after of 1e13 s) is
+ * no date, and the advice is just to wait.
+ */
+function retryTime(nowMs: number, retryAfterSeconds: number): string {
+  const at = new Date(nowMs + retryAfterSeconds * 1000)
+  return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later'
 }
 
 function explainServiceError(error: ServiceError, context: FailureContext): string {
@@ -57,7 +74,8 @@ function explainServiceError(error: ServiceError, context: FailureContext): stri
       return `The API key is not allowed to do this (${status}).${said} ${error.endpoint === 'credential-provision' ? 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.' : 'Use a key of the account that owns the token.'}`
     case 404:
       return error.endpoint === 'credential-provision'
-        ? `Project "${context.project ?? ''}" was not found (${status}).${said} Check the project input (the project's slug), or register the project first.`
+        ? `Project "${printable(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
+            `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
         : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`
     case 429:
       return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`

@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
 import { isBareHost } from './credential.js'
 import { readTunnelSettings, type TunnelSettings } from './tunnel/expose.js'
+import { hasLineBreak, isWellFormed, printable } from './printable.js'
 
 export type CredentialChoice = 'cicd' | 'free' | 'auto'
 
@@ -16,6 +17,8 @@ export interface MainSettings {
   ttlMinutes?: number
   baseUrl: string
   revoke: boolean
+  /** Read by post only, but checked here so a typo fails the job before a credential exists. */
+  failOnRevokeError: boolean
   tunnelHost?: string
   tunnelPort?: number
   envPrefix: string
@@ -25,9 +28,13 @@ export interface MainSettings {
   tunnel?: TunnelSettings
 }
 
-/** What the post step reads from its inputs; the rest comes from saved state. */
+/** What the post step reads from its inputs; only the tunnel user comes from saved state. */
 export interface PostSettings {
+  /** From the inputs, as main chose it, rather than from saved state that anyone could write. */
+  flavour: 'cicd' | 'free'
   apiKey: string
+  /** From the input, never from saved state: the API key goes nowhere else. */
+  baseUrl: string
   revoke: boolean
   failOnRevokeError: boolean
   http: HttpSettings
@@ -47,8 +54,8 @@ const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/
 export function readMainSettings(input: InputReader): MainSettings {
   const choice = parseChoice(input('credential'))
   const apiKey = input('api-key').trim()
-  const flavour = choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice
-  const project = input('project').trim()
+  const flavour = flavourFor(choice, apiKey)
+  const project = parseOneLine(input('project'), 'project')
 
   if (flavour === 'cicd') {
     if (!apiKey) {
@@ -75,10 +82,11 @@ export function readMainSettings(input: InputReader): MainSettings {
     fellBackToFree: choice === 'auto' && flavour === 'free',
     apiKey,
     project,
-    environment: input('environment').trim(),
+    environment: parseOneLine(input('environment'), 'environment'),
     ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
     baseUrl: parseBaseUrl(input('base-url')),
     revoke: parseBoolean(input('revoke'), 'revoke', true),
+    failOnRevokeError: parseFailOnRevokeError(input),
     tunnelHost: parseTunnelHost(input('tunnel-host')),
     tunnelPort: parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535),
     envPrefix: parseEnvPrefix(input('env-prefix')),
@@ -89,12 +97,20 @@ export function readMainSettings(input: InputReader): MainSettings {
 }
 
 export function readPostSettings(input: InputReader): PostSettings {
+  const apiKey = input('api-key').trim()
   return {
-    apiKey: input('api-key').trim(),
+    flavour: flavourFor(parseChoice(input('credential')), apiKey),
+    apiKey,
+    baseUrl: parseBaseUrl(input('base-url')),
     revoke: parseBoolean(input('revoke'), 'revoke', true),
-    failOnRevokeError: parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false),
+    failOnRevokeError: parseFailOnRevokeError(input),
     http: readHttpSettings(input)
   }
+}
+
+/** Read on its own first in post, so that a bad other input can still fail the step if asked to. */
+export function parseFailOnRevokeError(input: InputReader): boolean {
+  return parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false)
 }
 
 function readHttpSettings(input: InputReader): HttpSettings {
@@ -103,6 +119,10 @@ function readHttpSettings(input: InputReader): HttpSettings {
     timeoutSeconds:
       parseOptionalWholeNumber(input('timeout-seconds'), 'timeout-seconds', 1, 600) ?? 30
   }
+}
+
+function flavourFor(choice: CredentialChoice, apiKey: string): 'cicd' | 'free' {
+  return choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice
 }
 
 function parseChoice(raw: string): CredentialChoice {
@@ -143,7 +163,8 @@ export function parseBaseUrl(raw: string): string {
       `Input base-url is ${quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`
     )
   }
-  const path = url.pathname === '/' ? '/functions/v1' : url.pathname.replace(/\/+$/, '')
+  // A path of only slashes ('/', '//') is no path: the service's documented prefix applies.
+  const path = url.pathname.replace(/\/+$/, '') || '/functions/v1'
   return `${url.protocol}//${url.host}${path}`
 }
 
@@ -180,6 +201,20 @@ function parseOptionalWholeNumber(
   return number
 }
 
+/**
+ * A value that is printed and sent as it is: a line break in it would start a new log line,
+ * which the runner reads as a workflow command.
+ */
+function parseOneLine(raw: string, name: string): string {
+  const value = raw.trim()
+  if (hasLineBreak(value) || /\p{Cc}/u.test(value) || !isWellFormed(value)) {
+    throw new ActionError(
+      `Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`
+    )
+  }
+  return value
+}
+
 function parseTunnelHost(raw: string): string | undefined {
   const value = raw.trim()
   if (!value) return undefined
@@ -203,6 +238,5 @@ function parseEnvPrefix(raw: string): string {
 
 /** Quotes a non-secret input for an error message, cut short so a pasted blob stays readable. */
 function quote(value: string): string {
-  const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
-  return JSON.stringify(shown)
+  return `"${printable(value, 60)}"`
 }

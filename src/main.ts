@@ -1,12 +1,14 @@
 import * as core from '@actions/core'
 import { systemClock, type Clock } from './clock.js'
-import { parseCredential, secretsIn } from './credential.js'
+import { issuedTunnelUser, parseCredential, secretsIn } from './credential.js'
 import { ActionError } from './errors.js'
 import { explainFailure } from './failures.js'
-import { readMainSettings, type HttpSettings } from './inputs.js'
+import { readMainSettings, type MainSettings } from './inputs.js'
+import { printable } from './printable.js'
 import { maskSecrets, publishCredential } from './publish.js'
-import { CredentialService } from './service.js'
-import { markMainStarted, saveCredential } from './state.js'
+import type { CredentialService } from './service.js'
+import { createService } from './service-factory.js'
+import { clearCredential, markMainStarted, saveCredential } from './state.js'
 import type { KeeperLaunch } from './tunnel/steps.js'
 
 /**
@@ -20,7 +22,7 @@ export async function runMain(
   markMainStarted()
   // Before anything can print, so not even an error message can show the key.
   maskSecrets([core.getInput('api-key')].filter(Boolean))
-  let baseUrl = core.getInput('base-url')
+  let baseUrl = printable(core.getInput('base-url'))
   let project: string | undefined
   try {
     const settings = readMainSettings(name => core.getInput(name))
@@ -33,25 +35,63 @@ export async function runMain(
       )
     }
     const service = createService(settings.baseUrl, settings.http, clock)
-    core.info(
-      settings.flavour === 'cicd'
-        ? `Provisioning tunnel credentials for project "${settings.project}"${settings.environment ? ` (${settings.environment})` : ''} from ${settings.baseUrl}`
-        : `Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`
-    )
-    const raw =
-      settings.flavour === 'cicd'
-        ? await service.provisionCredential(settings)
-        : await service.createFreeCredential()
+    const raw = await requestCredential(service, settings)
     // Masked while still raw, so that even a response that fails validation cannot leak it later.
     maskSecrets(secretsIn(raw))
-    const credential = parseCredential(raw, settings.flavour, settings)
+    await acceptCredential(raw, settings, service, clock, keeperLaunch)
+  } catch (error) {
+    core.setFailed(
+      error instanceof ActionError
+        ? error.message
+        : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
+    )
+  }
+}
 
+function requestCredential(service: CredentialService, settings: MainSettings): Promise<unknown> {
+  if (settings.flavour === 'free') {
+    core.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`)
+    return service.createFreeCredential()
+  }
+  // project and environment are single-line plain text: inputs.ts rejected anything else.
+  const environment = settings.environment ? ` (${settings.environment})` : ''
+  core.info(
+    `Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`
+  )
+  return service.provisionCredential(settings)
+}
+
+/**
+ * Validates the answer and writes it to the runner. Once the answer holds a usable token and
+ * user, the service has issued a credential, so any failure from there on (the tunnel's too)
+ * revokes it before the step fails; and state names it first, so that post revokes it if that
+ * revoke fails too.
+ */
+async function acceptCredential(
+  raw: unknown,
+  settings: MainSettings,
+  service: CredentialService,
+  clock: Clock,
+  keeperLaunch?: KeeperLaunch
+): Promise<void> {
+  const issuedUser = settings.flavour === 'cicd' ? issuedTunnelUser(raw) : undefined
+  try {
+    if (issuedUser !== undefined) {
+      saveCredential({
+        flavour: 'cicd',
+        tunnelUser: issuedUser,
+        baseUrl: settings.baseUrl,
+        rejected: true
+      })
+    }
+    const credential = parseCredential(raw, settings.flavour, settings)
     if (credential.portDefaulted) {
       core.notice(
         `The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`
       )
     }
-    // State first: if publishing fails halfway, post can still revoke what exists.
+    // Accepted: post now honours the revoke input. Saved before publishing, so a publish that
+    // fails halfway still leaves post what it needs.
     saveCredential({
       flavour: credential.flavour,
       tunnelUser: credential.tunnelUser,
@@ -72,29 +112,33 @@ export async function runMain(
       await openTunnel(credential, settings, settings.tunnel, keeperLaunch)
     }
   } catch (error) {
-    core.setFailed(
-      error instanceof ActionError
-        ? error.message
-        : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
-    )
+    if (issuedUser !== undefined) await revokeUnused(service, settings, issuedUser, clock)
+    throw error
   }
 }
 
-export function createService(
-  baseUrl: string,
-  http: HttpSettings,
+/**
+ * Best effort, at once: a credential this step could not use must not live out its TTL. If the
+ * revoke fails, the state saved for it stays, and post tries again.
+ */
+async function revokeUnused(
+  service: CredentialService,
+  settings: MainSettings,
+  tunnelUser: string,
   clock: Clock
-): CredentialService {
-  return new CredentialService({
-    baseUrl,
-    maxAttempts: http.maxAttempts,
-    timeoutSeconds: http.timeoutSeconds,
-    sleep: clock.sleep,
-    random: clock.random,
-    onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
-      core.info(
-        `Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : String(error)}); ` +
-          `retrying in ${(delayMs / 1000).toFixed(1)} s.`
-      )
-  })
+): Promise<void> {
+  try {
+    await service.revokeCredential(settings.apiKey, tunnelUser)
+  } catch (error) {
+    core.info(
+      `Could not revoke the credential of tunnel user ${tunnelUser} yet (${explainFailure(error, { baseUrl: settings.baseUrl, nowMs: clock.now() })}); the post step will try again.`
+    )
+    return
+  }
+  core.info(`Revoked the credential of tunnel user ${tunnelUser}, which this step could not use.`)
+  try {
+    clearCredential()
+  } catch {
+    // The state file is what just failed: post finds the token gone (404), which is information.
+  }
 }

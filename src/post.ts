@@ -3,14 +3,16 @@ import { systemClock, type Clock } from './clock.js'
 import { hasExpired } from './credential.js'
 import { ActionError } from './errors.js'
 import { explainFailure } from './failures.js'
-import { readPostSettings } from './inputs.js'
-import { createService } from './main.js'
+import { parseFailOnRevokeError, readPostSettings, type PostSettings } from './inputs.js'
+import { printable } from './printable.js'
 import { maskSecrets } from './publish.js'
-import { loadCredential, loadTunnel } from './state.js'
+import { createService } from './service-factory.js'
+import { loadCredential, loadTunnel, type SavedCredential } from './state.js'
 
 /**
  * The post step: revoke what main provisioned. Cleanup must not fail a job by accident, so every
- * failure is a warning unless the workflow asked for fail-on-revoke-error.
+ * failure is a warning unless the workflow asked for fail-on-revoke-error. Saved state only names
+ * the tunnel user: where the key goes and whether to revoke come from the inputs, as in main.
  */
 export async function runPost(clock: Clock = systemClock): Promise<void> {
   maskSecrets([core.getInput('api-key')].filter(Boolean))
@@ -21,34 +23,19 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
   }
   const saved = loadCredential()
   if (!saved) {
-    core.info('Nothing to revoke: the main step did not provision a credential.')
+    core.info('Nothing to revoke: the main step left no credential behind.')
     return
   }
-  const until = saved.expiresAt ? ` It expires by itself at ${saved.expiresAt}.` : ''
-  if (saved.flavour === 'free') {
-    core.info(`Nothing to revoke: free credentials cannot be revoked.${until}`)
-    return
-  }
+  const input = (name: string): string => core.getInput(name)
   let failOnRevokeError = false
+  let baseUrl = printable(input('base-url'))
   try {
-    const settings = readPostSettings(name => core.getInput(name))
-    failOnRevokeError = settings.failOnRevokeError
-    if (!settings.revoke) {
-      core.info(`Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${until}`)
-      return
-    }
-    if (hasExpired(saved.expiresAt, clock.now())) {
-      core.info(
-        `Not revoking tunnel user ${saved.tunnelUser}: it already expired at ${saved.expiresAt}.`
-      )
-      return
-    }
-    if (!settings.apiKey) {
-      throw new ActionError(
-        'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
-      )
-    }
-    const service = createService(saved.baseUrl, settings.http, clock)
+    failOnRevokeError = parseFailOnRevokeError(input)
+    const settings = readPostSettings(input)
+    baseUrl = settings.baseUrl
+    if (!shouldRevoke(saved, settings)) return
+    warnIfStateMoved(saved, settings.baseUrl)
+    const service = createService(settings.baseUrl, settings.http, clock)
     const outcome = await service.revokeCredential(settings.apiKey, saved.tunnelUser)
     core.info(
       outcome === 'revoked'
@@ -59,9 +46,64 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
     const reason =
       error instanceof ActionError
         ? error.message
-        : explainFailure(error, { baseUrl: saved.baseUrl, nowMs: clock.now() })
-    const message = `Could not revoke the tunnel token of user ${saved.tunnelUser}: ${reason}${until || ' Its expiry is unknown.'}`
-    if (failOnRevokeError) core.setFailed(message)
-    else core.warning(message)
+        : explainFailure(error, { baseUrl, nowMs: clock.now() })
+    reportRevokeFailure(
+      `Could not revoke the tunnel token of user ${saved.tunnelUser}: ${reason}`,
+      saved,
+      failOnRevokeError,
+      clock
+    )
   }
+}
+
+/** Says why not, when nothing should be sent. The service, not the runner's clock, decides expiry. */
+function shouldRevoke(saved: SavedCredential, settings: PostSettings): boolean {
+  if (settings.flavour === 'free') {
+    core.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`)
+    return false
+  }
+  // A credential main refused was never handed out: it goes, whatever the revoke input says.
+  if (!settings.revoke && !saved.rejected) {
+    core.info(
+      `Not revoking tunnel user ${saved.tunnelUser}: input revoke is false.${expiryNote(saved)}`
+    )
+    return false
+  }
+  if (!settings.apiKey) {
+    throw new ActionError(
+      'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
+    )
+  }
+  return true
+}
+
+function warnIfStateMoved(saved: SavedCredential, baseUrl: string): void {
+  if (saved.baseUrl === undefined || saved.baseUrl === baseUrl) return
+  core.warning(
+    `The saved state names the credential service at ${printable(saved.baseUrl)}, but input base-url is ${baseUrl}. ` +
+      'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.'
+  )
+}
+
+/**
+ * A token that should already have expired may be gone for that reason alone, so its failure is
+ * information. Otherwise a warning, or the step's failure when the workflow asked for it.
+ */
+function reportRevokeFailure(
+  message: string,
+  saved: SavedCredential,
+  failOnRevokeError: boolean,
+  clock: Clock
+): void {
+  if (hasExpired(saved.expiresAt, clock.now())) {
+    core.info(`${message} It should already have expired at ${printable(saved.expiresAt ?? '')}.`)
+    return
+  }
+  const full = `${message}${expiryNote(saved) || ' Its expiry is unknown.'}`
+  if (failOnRevokeError) core.setFailed(full)
+  else core.warning(full)
+}
+
+function expiryNote(saved: SavedCredential): string {
+  return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : ''
 }

@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import type { Credential } from './credential.js'
+import { describeUnexpected } from './failures.js'
 import type { MainSettings } from './inputs.js'
 
 /** Registers secrets with the runner, which then hides them in every later line of the log. */
@@ -52,9 +53,7 @@ export async function publishCredential(
     await writeSummary(credential, settings)
   } catch (error) {
     // The credential is already out; a summary is a courtesy and must not fail the step.
-    core.warning(
-      `Could not write the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    core.warning(`Could not write the job summary: ${describeUnexpected(error)}`)
   }
 }
 

@@ -1,5 +1,8 @@
+import { Agent, type RequestOptions } from 'node:http'
 import { HttpClient } from '@actions/http-client'
 import type { HttpClientResponse } from '@actions/http-client'
+import type { RequestHandler } from '@actions/http-client/lib/interfaces'
+import { cleanText, redactCredentials } from './printable.js'
 import { withRetries, type AttemptFailure, type RetryOptions } from './retry.js'
 import { ACTION_NAME, ACTION_VERSION } from './version.js'
 
@@ -31,6 +34,8 @@ export interface ServiceClientOptions {
   sleep: RetryOptions['sleep']
   random: RetryOptions['random']
   onRetry?: RetryOptions['onRetry']
+  /** The clock, for a Retry-After given as a date; Date.now when not given. */
+  now?: () => number
 }
 
 export interface ProvisionRequest {
@@ -98,7 +103,7 @@ export class CredentialService {
     headers: Record<string, string>
   ): Promise<unknown> {
     const timeoutMs = this.options.timeoutSeconds * 1000
-    const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [], {
+    const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
       socketTimeout: timeoutMs,
       // A redirect would carry X-API-Key to wherever it points; base-url must be the real address.
       allowRedirects: false,
@@ -119,7 +124,8 @@ export class CredentialService {
       )
     })
     try {
-      return await Promise.race([exchange(http, endpoint, url, payload, headers), deadline])
+      const now = this.options.now ?? Date.now
+      return await Promise.race([exchange(http, endpoint, url, payload, headers, now), deadline])
     } finally {
       clearTimeout(timer)
       http.dispose()
@@ -132,7 +138,8 @@ async function exchange(
   endpoint: Endpoint,
   url: string,
   payload: string,
-  headers: Record<string, string>
+  headers: Record<string, string>,
+  now: () => number
 ): Promise<unknown> {
   let response: HttpClientResponse
   try {
@@ -155,24 +162,51 @@ async function exchange(
     endpoint,
     response.message.statusCode ?? 0,
     text,
-    response.message.headers['retry-after']
+    response.message.headers['retry-after'],
+    now()
   )
 }
 
-/** Decides from status and body whether the call succeeded; pure, so every case is testable. */
+/**
+ * @actions/http-client passes the URL's hostname to Node as the host, and for an IPv6 literal
+ * that keeps the brackets ("[::1]"), which then reach the resolver and fail. Node wants the bare
+ * address (it brackets it again in the Host header). Through a proxy the brackets must stay: the
+ * tunnelling agent writes host:port into its CONNECT line, where an IPv6 address needs them.
+ */
+const unbracketIpv6Host: RequestHandler = {
+  prepareRequest(options: RequestOptions) {
+    const host = options.host
+    if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof Agent) {
+      options.host = host.slice(1, -1)
+    }
+  },
+  canHandleAuthentication: () => false,
+  handleAuthentication: () => Promise.reject(new Error('not used'))
+}
+
+/**
+ * Decides from status and body whether the call succeeded; pure, so every case is testable.
+ * `nowMs` turns a Retry-After date into seconds.
+ */
 export function interpretAnswer(
   endpoint: Endpoint,
   status: number,
   text: string,
-  retryAfterHeader?: string | string[]
+  retryAfterHeader?: string | string[],
+  nowMs = Date.now()
 ): unknown {
   const parsed = parseJson(text)
   if (status >= 200 && status < 300) {
+    // A revoke's answer carries nothing this action needs: any 2xx says it is done, body or not.
+    if (endpoint === 'revoke-token') return parsed
     if (parsed === undefined) {
+      // Not a word of a 2xx body is shown: it may be a credential cut short, not yet masked.
       throw new ServiceError(
         'bad-response',
         endpoint,
-        `HTTP ${status} with a body that is not JSON${shortBody(text)}`,
+        text.trim()
+          ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+          : `HTTP ${status} with an empty body`,
         status
       )
     }
@@ -184,7 +218,8 @@ export function interpretAnswer(
   const message =
     typeof errorObject.error === 'string' ? cleanText(errorObject.error, 300) : undefined
   const retryAfter =
-    readRetryAfter(errorObject.retry_after) ?? readRetryAfter(firstValue(retryAfterHeader))
+    readRetryAfter(errorObject.retry_after) ??
+    readRetryAfterHeader(firstValue(retryAfterHeader), nowMs)
   const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`
   throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter)
 }
@@ -227,12 +262,15 @@ function tooLarge(endpoint: Endpoint): ServiceError {
 }
 
 function networkDetail(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const message = cleanText(error.message, 200)
-    return code && !message.includes(code) ? `${code} (${message})` : message
+  // Read by shape, not instanceof: an error made in another realm (a VM context, as under Jest)
+  // is no instance of this realm's Error, and its code is what tells the user what went wrong.
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown
+    message?: unknown
   }
-  return 'unknown network error'
+  if (typeof message !== 'string') return 'unknown network error'
+  const shown = cleanText(message, 200)
+  return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown
 }
 
 function parseJson(text: string): unknown {
@@ -243,6 +281,7 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The body's `retry_after`: whole seconds, as the service documents it. */
 function readRetryAfter(value: unknown): number | undefined {
   const number =
     typeof value === 'number'
@@ -253,24 +292,25 @@ function readRetryAfter(value: unknown): number | undefined {
   return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined
 }
 
+/** The Retry-After header: seconds, or an HTTP date (which starts with the day's name). */
+function readRetryAfterHeader(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim())) return readRetryAfter(value)
+  const at = Date.parse(value)
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined
+}
+
 function firstValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
 }
 
-/** A short, single-line, printable version of untrusted text from the service. */
-export function cleanText(value: string, max: number): string {
-  const flat = value
-    .replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-  return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat
-}
-
-/** The body, only when short enough to help and not flood the log. */
+/**
+ * An error answer's body, only when short enough to help and not flood the log, and with anything
+ * shaped like a credential hidden: a proxy's or a broken service's page might hold one.
+ */
 function shortBody(text: string): string {
   const trimmed = text.trim()
   if (!trimmed) return ' (empty body)'
   return trimmed.length <= 120
-    ? ` (body: ${cleanText(trimmed, 120)})`
-    : ` (${trimmed.length} bytes, not shown)`
+    ? ` (body: ${cleanText(redactCredentials(trimmed), 120)})`
+    : ` (${Buffer.byteLength(text)} bytes, not shown)`
 }

@@ -18,7 +18,11 @@ describe.each([
   ['400', { 'ttl-minutes': '5000' }, /rejected the request as invalid \(400 BAD_REQUEST\).*ttl/],
   ['401', { 'api-key': UNKNOWN_KEY }, /API key was rejected \(401 UNAUTHORIZED\)/],
   ['403', { 'api-key': 'KEY_WITHOUT_SCOPE' }, /not allowed.*\(403 FORBIDDEN\).*cicd:provision/],
-  ['404', { project: 'no-such-project' }, /Project "no-such-project" was not found \(404/]
+  [
+    '404',
+    { project: 'no-such-project' },
+    /Project "no-such-project" was not found, or base-url does not point at the credential service's API \(404/
+  ]
 ])('a %s answer', (_status, overrides: Record<string, string>, message) => {
   it('fails with one error, exports nothing, and is not retried', async () => {
     const inputs = inputsFor(service(), overrides)
@@ -68,6 +72,8 @@ describe('hostile answers', () => {
     expect(JSON.stringify(main.env)).not.toContain('EVIL')
     expect(main.lines.map(l => l.text)).not.toContain('EVIL=1')
     expectNoLeak(main, { secrets: [service().seed.provisionKey, token], mustMask: [token] })
+    // Token and user passed their own checks: the service issued it, so main revoked it at once.
+    expect(requestPaths(service())).toEqual(['credential-provision', 'revoke-token'])
   })
 
   it('a token with a space, or no token at all, exports nothing', async () => {

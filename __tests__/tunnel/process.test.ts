@@ -21,6 +21,7 @@ import {
   stopTunnel,
   type StartOptions
 } from '../../src/tunnel/process.js'
+import { isTunnelDir, tunnelFiles } from '../../src/tunnel/files.js'
 
 const keeperSource = fileURLToPath(new URL('../../src/tunnel/keeper-main.ts', import.meta.url))
 let service: RunningService
@@ -85,6 +86,7 @@ describe('startTunnel and stopTunnel', () => {
     const start = await options()
     const started = await startTunnel(start)
     expect(started.fingerprint).toBe(service.tunnel!.fingerprint)
+    expect(isTunnelDir(started.dir, start.runnerTemp)).toBe(true)
     expect(isProcessAlive(started.pid)).toBe(true)
     const host = `web-${start.config.user}.localhost`
     expect(await getThroughFront(service.tunnel!.frontPort, host)).toMatchObject({ status: 200 })
@@ -154,12 +156,7 @@ describe('stopTunnel without a real process', () => {
   }
   function saved(written?: KeeperStats) {
     const dir = scratch()
-    const paths = {
-      pid: 99,
-      logPath: join(dir, 'tunnel.log'),
-      statsPath: join(dir, 'stats.json'),
-      stopPath: join(dir, 'stop')
-    }
+    const paths = { pid: 99, dir, ...tunnelFiles(dir) }
     if (written) writeFileSync(paths.statsPath, JSON.stringify(written))
     return paths
   }
@@ -201,7 +198,7 @@ describe('stopTunnel without a real process', () => {
     })
   })
 
-  it('says when a keeper vanished without a record, from its last stats and log line', async () => {
+  it('says when a keeper vanished, from its last stats and log line', async () => {
     const paths = saved(stats)
     writeFileSync(paths.logPath, 'first\n2026-11-23T10:04:59.000Z Reconnected (reconnect 1)\n')
     expect(await stopTunnel(paths, { ...instant, isAlive: () => false })).toEqual({
@@ -213,9 +210,25 @@ describe('stopTunnel without a real process', () => {
           'it was ended from outside (its last log line: 2026-11-23T10:04:59.000Z Reconnected (reconnect 1))'
       }
     })
-    expect(await stopTunnel(saved(), { ...instant, isAlive: () => false })).toEqual({
+  })
+
+  it.each([
+    ['no stats file', undefined],
+    ['a stats file naming another pid', { ...stats, pid: 100 }]
+  ])('signals no process when the tunnel directory has %s', async (_label, written) => {
+    const result = await stopTunnel(saved(written), {
+      ...instant,
+      isAlive: () => true,
+      kill: () => {
+        throw new Error('must not kill')
+      }
+    })
+    expect(result).toEqual({
       killed: false,
-      died: { at: 'an unknown time', reason: 'it was ended from outside (its last log line: none)' }
+      died: {
+        at: 'an unknown time',
+        reason: 'it left no record of process 99 (its last log line: none)'
+      }
     })
   })
 })

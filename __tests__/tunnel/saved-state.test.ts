@@ -1,10 +1,19 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { loadTunnel } from '../../src/state.js'
 
-const good = { pid: 123, logPath: '/t/log', statsPath: '/t/stats', stopPath: '/t/stop' }
+const runnerTemp = mkdtempSync(join(tmpdir(), 'saved-state-'))
+const good = { pid: 123, dir: join(runnerTemp, 'tunnel-aB3dE9') }
 
+beforeEach(() => {
+  process.env.RUNNER_TEMP = runnerTemp
+})
 afterEach(() => {
   delete process.env.STATE_tunnel
+  delete process.env.RUNNER_TEMP
 })
+afterAll(() => rmSync(runnerTemp, { recursive: true, force: true }))
 
 describe('loadTunnel', () => {
   it('reads what main saved', () => {
@@ -17,8 +26,18 @@ describe('loadTunnel', () => {
     ['not JSON', '{'],
     ['a pid that is not a positive whole number', JSON.stringify({ ...good, pid: -1 })],
     ['a pid that is a string', JSON.stringify({ ...good, pid: '123' })],
-    ['a missing path', JSON.stringify({ ...good, stopPath: undefined })]
-  ])('gives nothing for %s, so post touches no process', (_label, raw) => {
+    ['no directory', JSON.stringify({ pid: 123 })],
+    ['a directory outside RUNNER_TEMP', JSON.stringify({ ...good, dir: '/etc/tunnel-aB3dE9' })],
+    [
+      'a directory deeper in RUNNER_TEMP',
+      JSON.stringify({ ...good, dir: join(good.dir, 'tunnel-aB3dE9') })
+    ],
+    ['a directory of another name', JSON.stringify({ ...good, dir: join(runnerTemp, 'work') })],
+    [
+      'a path that climbs out',
+      JSON.stringify({ ...good, dir: join(runnerTemp, '..', 'tunnel-aB3dE9') })
+    ]
+  ])('gives nothing for %s, so post touches no file and no process', (_label, raw) => {
     if (raw !== undefined) process.env.STATE_tunnel = raw
     expect(loadTunnel()).toBeUndefined()
   })

@@ -12,6 +12,7 @@ import { startCredentialService, type RunningService } from '../../service/serve
 import { runMain } from '../../src/main.js'
 import { runPost } from '../../src/post.js'
 import { isProcessAlive } from '../../src/tunnel/process.js'
+import { tunnelFiles } from '../../src/tunnel/files.js'
 import { closeTunnel } from '../../src/tunnel/steps.js'
 import { runInProcess, linesLeaking } from '../helpers/in-process-step.js'
 
@@ -71,7 +72,7 @@ describe('main with expose, then post', () => {
     ])
     expect(linesLeaking(step, step.outputs.token)).toEqual([])
     const saved = JSON.parse(step.state.tunnel) as { pid: number }
-    expect(Object.keys(saved).sort()).toEqual(['logPath', 'pid', 'statsPath', 'stopPath'])
+    expect(Object.keys(saved).sort()).toEqual(['dir', 'pid'])
     expect(step.state.tunnel).not.toContain(step.outputs.token)
 
     for (const url of Object.values(urls)) {
@@ -108,7 +109,7 @@ describe('main with expose, then post', () => {
     expect(after.lines.some(line => line.startsWith('Tunnel: up '))).toBe(true)
   }, 30_000)
 
-  it('fails main on a refused name, naming it, and post still revokes', async () => {
+  it('fails main on a refused name, naming it, and revokes the credential it could not use', async () => {
     const long = `n${'x'.repeat(60)}`
     const step = await main({ expose: `${long}=${app.port}`, 'export-env': 'false' })
     expect(step.failed).toBe(true)
@@ -117,12 +118,15 @@ describe('main with expose, then post', () => {
         `The tunnel did not start: the tunnel server refused the forward for "${long}".`
       )
     ])
+    const user = step.outputs['tunnel-user']
+    expect(step.lines).toContain(
+      `Revoked the credential of tunnel user ${user}, which this step could not use.`
+    )
+    expect(service.tokens().find(t => t.tunnel_user === user)?.status).toBe('revoked')
     expect(step.state.tunnel).toBeUndefined()
     expect(step.outputs.url).toBeUndefined()
     const after = await post(step.state)
-    expect(after.lines).toContain(
-      `Revoked the tunnel token of user ${step.outputs['tunnel-user']}.`
-    )
+    expect(after.lines).toContain('Nothing to revoke: the main step left no credential behind.')
   }, 30_000)
 
   it('checks the tunnel inputs before anything is sent', async () => {
@@ -150,16 +154,11 @@ describe('main with expose, then post', () => {
 
 describe('closeTunnel', () => {
   function savedTunnel(stats?: object): Record<string, string> {
-    const dir = mkdtempSync(join(runnerTemp, 'saved-'))
-    const saved = {
-      pid: 2147483646,
-      logPath: join(dir, 'tunnel.log'),
-      statsPath: join(dir, 'stats.json'),
-      stopPath: join(dir, 'stop')
-    }
-    if (stats) writeFileSync(saved.statsPath, JSON.stringify(stats))
-    writeFileSync(saved.logPath, '2026-11-23T10:04:00.000Z Ended: the credential expired\n')
-    return { isPost: 'true', tunnel: JSON.stringify(saved) }
+    const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
+    const files = tunnelFiles(dir)
+    if (stats) writeFileSync(files.statsPath, JSON.stringify(stats))
+    writeFileSync(files.logPath, '2026-11-23T10:04:00.000Z Ended: the credential expired\n')
+    return { isPost: 'true', tunnel: JSON.stringify({ pid: 2147483646, dir }) }
   }
   const stats = {
     pid: 2147483646,
@@ -178,7 +177,7 @@ describe('closeTunnel', () => {
 
   it('warns when the tunnel process ended during the job, with when and why', async () => {
     const state = savedTunnel(stats)
-    const step = await runInProcess(() => closeTunnel(), {}, { state })
+    const step = await runInProcess(() => closeTunnel(), {}, { state, env: env() })
     expect(step.warnings).toEqual([
       expect.stringMatching(
         /^The tunnel process ended during the job, at 2026-11-23T10:04:00.000Z: the credential expired at 2026-11-23T10:04:00.000Z\. Its log is .*tunnel\.log\.$/
@@ -189,9 +188,11 @@ describe('closeTunnel', () => {
     )
   })
 
+  const { endedAt: _e, endReason: _r, ...ended } = stats
+  const running = { ...ended, state: 'ready' }
+
   it('warns when it had to kill the process', async () => {
-    const { endedAt: _e, endReason: _r, ...running } = stats
-    const state = savedTunnel({ ...running, state: 'ready' })
+    const state = savedTunnel(running)
     let alive = true
     const step = await runInProcess(
       () =>
@@ -203,7 +204,7 @@ describe('closeTunnel', () => {
           }
         }),
       {},
-      { state }
+      { state, env: env() }
     )
     expect(step.warnings).toEqual([
       'The tunnel process 2147483646 did not stop within 5 s of being asked, so it was killed.'
@@ -219,13 +220,17 @@ describe('closeTunnel', () => {
           }
         }),
       {},
-      { state: savedTunnel() }
+      { state: savedTunnel(running), env: env() }
     )
     expect(step.failed).toBe(false)
     expect(step.warnings).toEqual([
       'Could not stop the tunnel process 2147483646: no process table'
     ])
-    const none = await runInProcess(() => closeTunnel(), {}, { state: { isPost: 'true' } })
+    const none = await runInProcess(
+      () => closeTunnel(),
+      {},
+      { state: { isPost: 'true' }, env: env() }
+    )
     expect(none.lines).toEqual([])
   })
 })

@@ -1,10 +1,17 @@
 /** `npm run service` as a person or a script meets it: a spawned process and its stdout. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseCliArgs } from '../cli-args.js'
 import { DEFAULT_SEED } from '../seed.js'
 
-const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx')
+// tsx's own entry, run by this Node: node_modules/.bin/tsx is a shell script (tsx.cmd on
+// Windows), which spawn() cannot start there without a shell.
+const tsxDir = join(process.cwd(), 'node_modules', 'tsx')
+const TSX_CLI = join(
+  tsxDir,
+  (JSON.parse(readFileSync(join(tsxDir, 'package.json'), 'utf8')) as { bin: string }).bin
+)
 const CLI = join(process.cwd(), 'service', 'cli.ts')
 const EXTRA_KEY = `sk_${'ab'.repeat(32)}`
 
@@ -16,7 +23,7 @@ interface Run {
 }
 
 function run(args: string[]): Run {
-  const child = spawn(TSX, [CLI, ...args], { cwd: process.cwd() })
+  const child = spawn(process.execPath, [TSX_CLI, CLI, ...args], { cwd: process.cwd() })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -46,35 +53,43 @@ describe('the service command', () => {
     }
   })
 
-  it('prints the base URL alone on a line and every seed, serves, and stops on SIGTERM', async () => {
-    service = run(['--port', '0', '--api-key', EXTRA_KEY, '--project', 'second-app'])
-    const baseUrl = await waitForLine(service.stdout, /\/functions\/v1$/)
-    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/functions\/v1$/)
-    await waitForLine(service.stdout, /^Press Ctrl\+C/)
-    const lines = service.stdout().split('\n')
-    expect(lines).toEqual(
-      expect.arrayContaining([
-        `api key with cicd:provision (all scopes): ${DEFAULT_SEED.provisionKey}`,
-        `api key without cicd:provision: ${DEFAULT_SEED.keyWithoutScope}`,
-        `api key (all scopes, from --api-key): ${EXTRA_KEY}`,
-        `project: ${DEFAULT_SEED.project}`,
-        'project (from --project): second-app',
-        `jwt: ${DEFAULT_SEED.jwt}`,
-        expect.stringMatching(/^tunnel: 127\.0\.0\.1:\d+$/)
-      ])
-    )
+  // Windows has no SIGTERM to catch: kill() ends the process at once, with no message.
+  const itWithSignals = process.platform === 'win32' ? it.skip : it
 
-    const response = await fetch(`${baseUrl}/credential-provision`, {
-      method: 'POST',
-      headers: { 'X-API-Key': EXTRA_KEY },
-      body: JSON.stringify({ project: 'second-app' })
-    })
-    expect(response.status).toBe(200)
+  itWithSignals(
+    'prints the base URL alone on a line and every seed, serves, and stops on SIGTERM',
+    async () => {
+      service = run(['--port', '0', '--api-key', EXTRA_KEY, '--project', 'second-app'])
+      const baseUrl = await waitForLine(service.stdout, /\/functions\/v1$/)
+      expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/functions\/v1$/)
+      await waitForLine(service.stdout, /^Press Ctrl\+C/)
+      const lines = service.stdout().split('\n')
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          `api key with cicd:provision (all scopes): ${DEFAULT_SEED.provisionKey}`,
+          `api key without cicd:provision: ${DEFAULT_SEED.keyWithoutScope}`,
+          `api key (all scopes, from --api-key): ${EXTRA_KEY}`,
+          `api key of a second owner (all scopes; cannot touch the first owner's credentials): ${DEFAULT_SEED.secondOwnerKey}`,
+          `project of the second owner: ${DEFAULT_SEED.secondOwnerProject}`,
+          `project: ${DEFAULT_SEED.project}`,
+          'project (from --project): second-app',
+          `jwt: ${DEFAULT_SEED.jwt}`,
+          expect.stringMatching(/^tunnel: 127\.0\.0\.1:\d+$/)
+        ])
+      )
 
-    service.child.kill('SIGTERM')
-    expect(await service.exited).toBe(0)
-    expect(service.stdout()).toContain('Received SIGTERM, stopping.')
-  })
+      const response = await fetch(`${baseUrl}/credential-provision`, {
+        method: 'POST',
+        headers: { 'X-API-Key': EXTRA_KEY },
+        body: JSON.stringify({ project: 'second-app' })
+      })
+      expect(response.status).toBe(200)
+
+      service.child.kill('SIGTERM')
+      expect(await service.exited).toBe(0)
+      expect(service.stdout()).toContain('Received SIGTERM, stopping.')
+    }
+  )
 
   it.each([
     [['--port', 'eighty'], '--port must be a whole number from 0 to 65535, got "eighty"'],

@@ -92,6 +92,24 @@ describe('fault kinds', () => {
     expect(body).not.toHaveProperty('expires_at')
     expect(body.tunnel_user).toMatch(/^[a-z0-9]{5}$/)
   })
+
+  it.each([204, 200])(
+    'no-body answers %s with an empty body, and the request is handled',
+    async status => {
+      const { tunnel_user } = (await (await provision()).json()) as { tunnel_user: string }
+      service.injectFault({ kind: 'no-body', status, endpoint: 'revoke-token' })
+      const revoke = await fetch(`${service.baseUrl}/revoke-token`, {
+        method: 'POST',
+        headers: { 'X-API-Key': service.seed.provisionKey },
+        body: JSON.stringify({ tunnel_user })
+      })
+      expect(revoke.status).toBe(status)
+      expect(await revoke.text()).toBe('')
+      expect(service.tokens().find(token => token.tunnel_user === tunnel_user)?.status).toBe(
+        'revoked'
+      )
+    }
+  )
 })
 
 describe('fault queue', () => {
@@ -127,6 +145,7 @@ describe('fault queue', () => {
     expect(() => service.injectFault({ kind: '429' } as never)).toThrow('retryAfter')
     expect(() => service.injectFault({ kind: '500', endpoint: 'nope' })).toThrow('endpoint')
     expect(() => service.injectFault({ kind: '500', count: 0 })).toThrow('count')
+    expect(() => service.injectFault({ kind: 'no-body', status: 199 })).toThrow('200 to 599')
   })
 })
 
@@ -164,6 +183,11 @@ describe('admin endpoints', () => {
     expect(await pending.json()).toEqual({ pending: [{ kind: '500', count: 3, remaining: 3 }] })
     expect((await admin('/reset')).status).toBe(200)
     expect((await provision()).status).toBe(200)
+  })
+
+  it('POST /__admin/faults gives a no-body fault the status 204 unless told', async () => {
+    expect((await admin('/faults', { kind: 'no-body' })).status).toBe(200)
+    expect(service.pendingFaults()).toEqual([{ kind: 'no-body', status: 204, remaining: 1 }])
   })
 
   it('admin requests never take a fault', async () => {

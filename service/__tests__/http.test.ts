@@ -40,6 +40,31 @@ describe('routing', () => {
     })
   })
 
+  // Names every plain object inherits: a route table that is a plain object answered 405 for them.
+  const inherited = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']
+
+  it.each(inherited)('answers 404 NOT_FOUND for /functions/v1/%s, GET or POST', async name => {
+    for (const method of ['GET', 'POST']) {
+      const response = await fetch(`${service.baseUrl}/${name}`, { method })
+      expect(response.status).toBe(404)
+      expect(await response.json()).toEqual({
+        error: `Unknown endpoint: /functions/v1/${name}`,
+        code: 'NOT_FOUND'
+      })
+    }
+  })
+
+  it.each(inherited)('answers 404 NOT_FOUND for /__admin/%s, GET or POST', async name => {
+    for (const method of ['GET', 'POST']) {
+      const response = await fetch(`${service.adminUrl}/${name}`, { method })
+      expect(response.status).toBe(404)
+      expect(await response.json()).toEqual({
+        error: `No admin endpoint ${method} /${name}`,
+        code: 'NOT_FOUND'
+      })
+    }
+  })
+
   it('answers 404 for an unknown admin endpoint', async () => {
     const response = await fetch(`${service.adminUrl}/nothing`)
     expect(response.status).toBe(404)
@@ -84,6 +109,38 @@ describe('request log', () => {
     expect(await response.json()).toEqual({
       requests: [expect.objectContaining({ body: 'not json', status: 500, fault: '500' })]
     })
+  })
+
+  it('keeps only the last 1,000 requests', async () => {
+    for (let i = 1; i <= 1005; i++) {
+      await fetch(`${service.baseUrl}/no-such-endpoint?n=${i}`)
+    }
+    const paths = service.requests().map(request => request.path)
+    expect(paths).toHaveLength(1000)
+    expect(paths[0]).toBe('/functions/v1/no-such-endpoint?n=6')
+    expect(paths.at(-1)).toBe('/functions/v1/no-such-endpoint?n=1005')
+  })
+
+  it('keeps the first 4 KiB of a longer body, and says it was cut', async () => {
+    const body = JSON.stringify({ project: 'p'.repeat(10_000) })
+    await fetch(`${service.baseUrl}/credential-provision`, { method: 'POST', body })
+    const [{ body: kept }] = service.requests()
+    expect(kept).toBe(`${body.slice(0, 4096)}… (cut: ${body.length} bytes in all)`)
+  })
+
+  it('cuts a long body between characters, never inside one', async () => {
+    // 'é' is two bytes in UTF-8, so byte 4096 falls inside one after the 1-byte '"' prefix.
+    const body = `"${'é'.repeat(5000)}"`
+    await fetch(`${service.baseUrl}/credential-provision`, { method: 'POST', body })
+    const [{ body: kept }] = service.requests()
+    expect(kept).toBe(`"${'é'.repeat(2047)}… (cut: ${Buffer.byteLength(body)} bytes in all)`)
+  })
+
+  it('keeps a body of exactly 4 KiB whole', async () => {
+    const body = JSON.stringify({ project: 'p'.repeat(4096 - 14) })
+    expect(Buffer.byteLength(body)).toBe(4096)
+    await fetch(`${service.baseUrl}/credential-provision`, { method: 'POST', body })
+    expect(service.requests()[0].body).toEqual(JSON.parse(body))
   })
 
   it('is emptied by DELETE /__admin/requests and leaves admin calls out', async () => {

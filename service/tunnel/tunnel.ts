@@ -1,14 +1,21 @@
 /**
  * The stand-in tunnel server: SSH (from the `ssh2` package) on a loopback port, where a tunnel
  * credential logs in with user = tunnel user and password = token (or a free credential's
- * client id and secret), and an HTTP front that routes `<name>-<user>.localhost` to the
- * client's `-R <name>:80:localhost:<port>` forward. See service/README.md, "Tunnel stand-in".
+ * client id and secret), or an uploaded SSH key logs in as the `client_id` it was uploaded with;
+ * and an HTTP front that routes `<name>-<user>.localhost` to the client's
+ * `-R <name>:80:localhost:<port>` forward. See service/README.md, "Tunnel stand-in".
  */
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import ssh2, { type AuthContext, type Connection } from 'ssh2'
+import ssh2, {
+  type AuthContext,
+  type AuthenticationType,
+  type Connection,
+  type PublicKeyAuthContext
+} from 'ssh2'
 import { FREE_LIMITS } from '../endpoints.js'
+import { sshKeyStatus, type SshKeyRecord, type SshKeyStore } from '../ssh-keys.js'
 import { isoTime, tokenStatus, type TokenRecord, type TokenStore } from '../tokens.js'
 import { ForwardTable } from './forwards.js'
 import { createFront, type Front, type FrontRoute } from './front.js'
@@ -57,8 +64,8 @@ export interface RunningTunnel {
   /** What happened, oldest first: logins refused and why, forwards, server-side closes. */
   events(): TunnelEvent[]
   /**
-   * Every authentication request, oldest first, with its method and whether it carried an
-   * active token: proof that a client which left at the host key check sent no token.
+   * Every authentication request, oldest first, with its user and method: proof that a client
+   * which left at the host key check sent no token.
    */
   loginAttempts(): LoginAttempt[]
   close(): Promise<void>
@@ -71,15 +78,22 @@ export interface LoginAttempt {
   method: string
 }
 
+/** What a session logged in with: a token, or an uploaded SSH key. */
+type SessionCredential =
+  { kind: 'token'; record: TokenRecord } | { kind: 'ssh-key'; record: SshKeyRecord }
+
 interface Session {
   user: string
-  record: TokenRecord
+  credential: SessionCredential
   connection: Connection
   connectedAt: number
   /** Free credentials: when `max_uptime_minutes` is over. */
   endsAt: number | null
   ended: boolean
 }
+
+/** What a refused client may try next: a password (token) or a public key. */
+const LOGIN_METHODS: AuthenticationType[] = ['publickey', 'password']
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given)
@@ -98,12 +112,13 @@ function listen(server: Server, port: number): Promise<number> {
 }
 
 /**
- * Starts SSH and the front. `tokens` is read at every login and every check, so revoking or
- * expiring a token through the service takes effect here without any call between them.
- * `knownHostNames` are the host names written to known_hosts besides 127.0.0.1.
+ * Starts SSH and the front. `tokens` and `sshKeys` are read at every login and every check, so
+ * revoking or expiring a credential through the service takes effect here without any call
+ * between them. `knownHostNames` are the host names written to known_hosts besides 127.0.0.1.
  */
 export async function startTunnelServer(
   tokens: TokenStore,
+  sshKeys: SshKeyStore,
   now: () => number,
   knownHostNames: string[],
   options: TunnelOptions = {}
@@ -118,9 +133,29 @@ export async function startTunnelServer(
   }
 
   /** Why this credential may not log in or stay connected now; null while it may. */
-  const unusable = (record: TokenRecord): string | null => {
-    const status = tokenStatus(record, now())
+  const unusable = (credential: SessionCredential): string | null => {
+    const status =
+      credential.kind === 'token'
+        ? tokenStatus(credential.record, now())
+        : sshKeyStatus(credential.record, now())
     return status === 'active' ? null : `credential ${status}`
+  }
+
+  const openSession = (
+    user: string,
+    credential: SessionCredential,
+    connection: Connection
+  ): Session => {
+    const at = now()
+    const free = credential.kind === 'token' && credential.record.tunnelType === 'free'
+    return {
+      user,
+      credential,
+      connection,
+      connectedAt: at,
+      endsAt: free ? at + FREE_LIMITS.max_uptime_minutes * 60_000 : null,
+      ended: false
+    }
   }
 
   const endSession = (session: Session, reason: string): void => {
@@ -132,36 +167,69 @@ export async function startTunnelServer(
     session.connection.end()
   }
 
-  /** The session a login opens, or undefined after rejecting it; the caller accepts. */
-  function authenticate(ctx: AuthContext, connection: Connection): Session | undefined {
-    // Only passwords: the client then asks its askpass program (or the user) for the token.
-    if (ctx.method !== 'password') {
-      ctx.reject(['password'])
+  /**
+   * Public-key login: the user is the key's `client_id`. The client first asks whether a key
+   * would do (no signature), then signs; only a signature that verifies opens a session.
+   */
+  function authenticateKey(ctx: PublicKeyAuthContext, connection: Connection): Session | undefined {
+    const candidates = sshKeys.forLogin(ctx.username, ctx.key.data)
+    const record = candidates.find(
+      candidate => unusable({ kind: 'ssh-key', record: candidate }) === null
+    )
+    if (record === undefined) {
+      const refusal =
+        candidates.length === 0
+          ? 'no key uploaded with this client_id'
+          : unusable({ kind: 'ssh-key', record: candidates[0] })
+      note(ctx.username, 'refused', refusal ?? 'refused')
+      ctx.reject(LOGIN_METHODS)
       return undefined
     }
+    if (ctx.signature === undefined || ctx.blob === undefined) {
+      // The probe: "this key would be accepted". It opens no session, so accept() here
+      // answers with PK_OK, not with success.
+      ctx.accept()
+      return undefined
+    }
+    const parsed = ssh2.utils.parseKey(record.key.line)
+    const verified =
+      !(parsed instanceof Error) && parsed.verify(ctx.blob, ctx.signature, ctx.hashAlgo) === true
+    if (!verified) {
+      note(ctx.username, 'refused', 'bad signature')
+      ctx.reject(LOGIN_METHODS)
+      return undefined
+    }
+    return openSession(ctx.username, { kind: 'ssh-key', record }, connection)
+  }
+
+  /** Token login: user = tunnel user, password = token. */
+  function authenticatePassword(
+    ctx: AuthContext & { method: 'password' },
+    connection: Connection
+  ): Session | undefined {
     const record = tokens.find(ctx.username)
     const refusal =
       record === undefined
         ? 'unknown tunnel user'
         : !sameSecret(ctx.password, record.secret)
           ? 'wrong token'
-          : unusable(record)
+          : unusable({ kind: 'token', record })
     if (record === undefined || refusal !== null) {
       note(ctx.username, 'refused', refusal ?? 'refused')
-      ctx.reject(['password'])
+      ctx.reject(LOGIN_METHODS)
       return undefined
     }
-    const at = now()
-    record.lastUsedAt = at
+    record.lastUsedAt = now()
     record.usageCount += 1
-    return {
-      user: record.tunnelUser,
-      record,
-      connection,
-      connectedAt: at,
-      endsAt: record.tunnelType === 'free' ? at + FREE_LIMITS.max_uptime_minutes * 60_000 : null,
-      ended: false
-    }
+    return openSession(record.tunnelUser, { kind: 'token', record }, connection)
+  }
+
+  /** The session a login opens, or undefined when it opens none; the caller accepts a session. */
+  function authenticate(ctx: AuthContext, connection: Connection): Session | undefined {
+    if (ctx.method === 'publickey') return authenticateKey(ctx, connection)
+    if (ctx.method === 'password') return authenticatePassword(ctx, connection)
+    ctx.reject(LOGIN_METHODS)
+    return undefined
   }
 
   const ssh = new ssh2.Server(
@@ -178,7 +246,12 @@ export async function startTunnelServer(
       connection.on('ready', () => {
         if (session === undefined) return
         sessions.add(session)
-        note(session.user, 'connected', session.record.tunnelType)
+        const { credential } = session
+        note(
+          session.user,
+          'connected',
+          credential.kind === 'token' ? credential.record.tunnelType : 'ssh-key'
+        )
       })
       connection.on('request', (accept, reject, name, info) => {
         const fail = (detail: string): void => {
@@ -222,7 +295,7 @@ export async function startTunnelServer(
     if (forward === undefined) return undefined
     const session = forward.session
     // Revoked since the last check: end it now rather than serve one more request.
-    const refusal = unusable(session.record)
+    const refusal = unusable(session.credential)
     if (refusal !== null) {
       endSession(session, refusal)
       return undefined
@@ -248,7 +321,7 @@ export async function startTunnelServer(
       const refusal =
         session.endsAt !== null && now() >= session.endsAt
           ? `max_uptime_minutes (${FREE_LIMITS.max_uptime_minutes}) reached`
-          : unusable(session.record)
+          : unusable(session.credential)
       if (refusal !== null) endSession(session, refusal)
     }
   }, options.checkIntervalMs ?? 1000)

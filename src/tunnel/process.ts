@@ -8,14 +8,14 @@ import { spawn } from 'node:child_process'
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ActionError } from '../errors.js'
+import { TUNNEL_DIR_PREFIX, tunnelFiles, type TunnelFiles } from './files.js'
 import type { KeeperConfig, KeeperReport, KeeperStats } from './keeper.js'
 
 /** Where post finds the keeper; nothing secret. */
 export interface TunnelProcess {
   pid: number
-  logPath: string
-  statsPath: string
-  stopPath: string
+  /** Holds its files (see files.ts). */
+  dir: string
 }
 
 export interface StartOptions {
@@ -28,7 +28,7 @@ export interface StartOptions {
   config: Omit<KeeperConfig, 'logPath' | 'statsPath' | 'stopPath'>
 }
 
-export interface StartedTunnel extends TunnelProcess {
+export interface StartedTunnel extends TunnelProcess, TunnelFiles {
   fingerprint: string
 }
 
@@ -70,12 +70,8 @@ export function readyWaitMs(attemptTimeoutMs: number, maxAttempts: number): numb
 
 /** Starts the keeper and waits until every forward is accepted; on failure no process is left. */
 export async function startTunnel(options: StartOptions): Promise<StartedTunnel> {
-  const dir = mkdtempSync(join(options.runnerTemp, 'tunnel-'))
-  const paths = {
-    logPath: join(dir, 'tunnel.log'),
-    statsPath: join(dir, 'stats.json'),
-    stopPath: join(dir, 'stop')
-  }
+  const dir = mkdtempSync(join(options.runnerTemp, TUNNEL_DIR_PREFIX))
+  const paths = tunnelFiles(dir)
   const log = openSync(paths.logPath, 'a')
   let child
   try {
@@ -123,7 +119,7 @@ export async function startTunnel(options: StartOptions): Promise<StartedTunnel>
     started.removeAllListeners()
     started.disconnect()
     started.unref()
-    return { pid, ...paths, fingerprint: outcome.fingerprint }
+    return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
   }
   await killAndWait(started)
   throw new ActionError(describeStartFailure(outcome, paths.logPath))
@@ -182,7 +178,11 @@ export interface StopOptions {
   kill?: (pid: number) => void
 }
 
-/** Asks the keeper to leave, waits up to 5 s, then kills it. Never throws. */
+/**
+ * Asks the keeper to leave, waits up to 5 s, then kills it. A pid is signalled only when the
+ * keeper's own stats file names it and records no end: saved state alone never picks a process
+ * to kill, and a pid the OS gave to another process after the keeper ended is left alone.
+ */
 export async function stopTunnel(
   saved: TunnelProcess,
   options: StopOptions = {}
@@ -194,9 +194,18 @@ export async function stopTunnel(
     isAlive = isProcessAlive,
     kill = (pid: number) => process.kill(pid, 'SIGKILL')
   } = options
-  const before = readStats(saved.statsPath)
-  // A keeper that recorded its own end is gone; its pid may belong to another process by now.
-  if (before?.endedAt !== undefined) {
+  const files = tunnelFiles(saved.dir)
+  const before = readStats(files.statsPath)
+  if (before?.pid !== saved.pid) {
+    return {
+      killed: false,
+      died: {
+        at: 'an unknown time',
+        reason: `it left no record of process ${saved.pid} (its last log line: ${lastLogLine(files.logPath)})`
+      }
+    }
+  }
+  if (before.endedAt !== undefined) {
     return {
       stats: before,
       killed: false,
@@ -205,15 +214,15 @@ export async function stopTunnel(
   }
   if (!isAlive(saved.pid)) {
     return {
-      ...(before && { stats: before }),
+      stats: before,
       killed: false,
       died: {
-        at: before ? `some time after ${before.updatedAt}` : 'an unknown time',
-        reason: `it was ended from outside (its last log line: ${lastLogLine(saved.logPath)})`
+        at: `some time after ${before.updatedAt}`,
+        reason: `it was ended from outside (its last log line: ${lastLogLine(files.logPath)})`
       }
     }
   }
-  writeFileSync(saved.stopPath, 'stop\n')
+  writeFileSync(files.stopPath, 'stop\n')
   const deadline = now() + graceMs
   while (isAlive(saved.pid) && now() < deadline) await sleep(100)
   let killed = false
@@ -225,7 +234,7 @@ export async function stopTunnel(
       // Gone in the meantime.
     }
   }
-  const after = readStats(saved.statsPath)
+  const after = readStats(files.statsPath)
   return { ...(after && { stats: after }), killed }
 }
 

@@ -4,13 +4,13 @@
  * one loads nothing new.
  */
 import * as core from '@actions/core'
-import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Credential } from '../credential.js'
 import { ActionError } from '../errors.js'
 import type { MainSettings } from '../inputs.js'
 import { loadTunnel, saveTunnel } from '../state.js'
 import { formatUrl, type TunnelSettings } from './expose.js'
+import { tunnelFiles, tunnelRoot } from './files.js'
 import { formatStatsLine, startTunnel, stopTunnel, type StopOptions } from './process.js'
 
 /** How main starts the keeper; tests run the TypeScript source through a loader instead. */
@@ -56,7 +56,7 @@ export async function openTunnel(
   core.info(`Opening the tunnel to ${credential.tunnelHost}:${credential.tunnelPort} for ${names}`)
   const started = await startTunnel({
     ...launch,
-    runnerTemp: process.env.RUNNER_TEMP || tmpdir(),
+    runnerTemp: tunnelRoot(),
     config: {
       host: credential.tunnelHost,
       port: credential.tunnelPort,
@@ -69,12 +69,7 @@ export async function openTunnel(
       maxAttempts: settings.http.maxAttempts
     }
   })
-  saveTunnel({
-    pid: started.pid,
-    logPath: started.logPath,
-    statsPath: started.statsPath,
-    stopPath: started.stopPath
-  })
+  saveTunnel({ pid: started.pid, dir: started.dir })
   if (tunnel.hostKeyPins.length === 0) {
     core.notice(
       `The tunnel server's host key is ${started.fingerprint}; it was accepted because tunnel-host-key is empty. ` +
@@ -121,7 +116,7 @@ export async function closeTunnel(options: StopOptions = {}): Promise<void> {
     const result = await stopTunnel(saved, options)
     if (result.died) {
       core.warning(
-        `The tunnel process ended during the job, at ${result.died.at}: ${result.died.reason}. Its log is ${saved.logPath}.`
+        `The tunnel process ended during the job, at ${result.died.at}: ${result.died.reason}. Its log is ${tunnelFiles(saved.dir).logPath}.`
       )
     }
     if (result.killed) {
