@@ -2,6 +2,8 @@
  * Main's and post's side of the tunnel process: the keeper really runs as a detached child
  * (its TypeScript source through tsx) against the service's tunnel stand-in.
  */
+import { spawn } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -138,6 +140,29 @@ describe('startTunnel and stopTunnel', () => {
       'The tunnel did not start: the tunnel process was not ready within 5 s.'
     )
     expect(isProcessAlive(Number(readFileSync(join(dir, 'pid'), 'utf8')))).toBe(false)
+  }, 15_000)
+})
+
+describe('the keeper process', () => {
+  it('leaves when main goes away before it was ready, since no post step would stop it', async () => {
+    const silent = createServer(() => undefined)
+    await new Promise<void>(resolve => silent.listen(0, '127.0.0.1', resolve))
+    const dir = scratch()
+    const child = spawn(process.execPath, ['--import', 'tsx', keeperSource], {
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc']
+    })
+    const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
+    child.send({
+      ...(await options()).config,
+      port: (silent.address() as AddressInfo).port,
+      attemptTimeoutMs: 60_000,
+      ...tunnelFiles(dir)
+    })
+    // The keeper is connecting (the server never answers) when main's side of IPC goes away.
+    await new Promise(resolve => setTimeout(resolve, 1_000))
+    child.disconnect()
+    expect(await exited).toBe(3)
+    silent.close()
   }, 15_000)
 })
 

@@ -14,9 +14,16 @@ const noConfig = setTimeout(() => process.exit(2), CONFIG_WAIT_MS)
 
 process.once('message', (config: KeeperConfig) => {
   clearTimeout(noConfig)
+  let ready = false
+  // Main lets go only after ready. A main that went away before (killed by a step timeout)
+  // saved no pid for post, so nobody would ever stop this process: leave with it.
+  process.once('disconnect', () => {
+    if (!ready) process.exit(3)
+  })
   const keeper = new Keeper(config, {
     // After ready, main disconnects and exits; nothing is sent after that.
     report: (report: KeeperReport) => {
+      ready = report.type === 'ready'
       if (process.connected) process.send!(report)
     },
     now: () => Date.now(),
