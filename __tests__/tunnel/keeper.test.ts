@@ -115,6 +115,7 @@ function startKeeper(credential: Credential, overrides: Partial<KeeperConfig> = 
   }
 }
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 const hostOf = (name: string, user: string) => `${name}-${user}.localhost`
 const forwardsOf = (user: string) =>
   tunnel()
@@ -133,10 +134,11 @@ async function eventually<T>(read: () => T | Promise<T>, ok: (value: T) => boole
 }
 
 /** A TCP relay in front of the stand-in's SSH port; drop() cuts every connection through it. */
-async function startRelay(): Promise<{ port: number; drop(): void }> {
+async function startRelay(): Promise<{ port: number; drop(): void; to(port: number): void }> {
   const sockets = new Set<Socket>()
+  let targetPort = tunnel().port
   const server = createServer(socket => {
-    const target = connect(tunnel().port, tunnel().host)
+    const target = connect(targetPort, tunnel().host)
     for (const s of [socket, target]) {
       sockets.add(s)
       s.on('error', () => undefined)
@@ -152,6 +154,9 @@ async function startRelay(): Promise<{ port: number; drop(): void }> {
     port: (server.address() as AddressInfo).port,
     drop: () => {
       for (const s of sockets) s.destroy()
+    },
+    to: (port: number) => {
+      targetPort = port
     }
   }
 }
@@ -320,6 +325,36 @@ describe('the keeper', () => {
     expect(started.log()).toContain('Reconnected (reconnect 1)')
     writeFileSync(started.config.stopPath, '')
     expect(await started.done).toMatchObject({ state: 'stopped', reconnects: 1 })
+  })
+
+  it('trusts the first host key it saw, and on reconnecting leaves a server with another one', async () => {
+    const credential = await provision()
+    const relay = await startRelay()
+    const started = startKeeper(credential, { port: relay.port })
+    expect(await started.report).toMatchObject({ type: 'ready', fingerprint: tunnel().fingerprint })
+    const methods: string[] = []
+    const impostor = new ssh2.Server(
+      { hostKeys: [ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 }).private] },
+      connection => {
+        connection.on('authentication', ctx => {
+          methods.push(ctx.method)
+          ctx.reject()
+        })
+        connection.on('error', () => undefined)
+      }
+    )
+    servers.push(impostor as unknown as Server)
+    await new Promise<void>(resolve => impostor.listen(0, '127.0.0.1', resolve))
+    relay.to((impostor.address() as AddressInfo).port)
+    relay.drop()
+    const stats = await started.done
+    expect(stats).toMatchObject({ state: 'ended', reconnects: 0 })
+    expect(stats.endReason).toMatch(
+      new RegExp(
+        `^the tunnel server's host key changed from ${escape(tunnel().fingerprint)} to SHA256:`
+      )
+    )
+    expect(methods).toEqual([])
   })
 
   it('ends when the server refuses the credential on reconnecting', async () => {

@@ -89,7 +89,10 @@ interface Attempt {
 export class Keeper {
   private readonly stats: KeeperStats
   private client: InstanceType<typeof ssh2.Client> | undefined
+  /** The host key trusted for this job: pinned, or the first one seen. */
   private fingerprint: string | undefined
+  /** The key the server showed last, trusted or not: reported when the first start fails. */
+  private seenFingerprint: string | undefined
   private stopping = false
   private wake: (() => void) | undefined
   private dirty = true
@@ -129,7 +132,7 @@ export class Keeper {
           cause: first.cause!,
           detail: first.detail!,
           ...(first.name !== undefined && { name: first.name }),
-          ...(this.fingerprint !== undefined && { fingerprint: this.fingerprint })
+          ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
         })
         return this.end(`could not start: ${first.detail}`)
       }
@@ -293,12 +296,24 @@ export class Keeper {
         // Runs before any authentication: a key that is not pinned ends the attempt first.
         hostVerifier: (key: Buffer) => {
           const fingerprint = fingerprintOf(key)
-          this.fingerprint = fingerprint
-          if (config.hostKeyPins.length === 0 || config.hostKeyPins.includes(fingerprint)) {
+          this.seenFingerprint = fingerprint
+          // Unpinned, the first key is trusted, and then it alone: a reconnect never sends
+          // the token to a server with another key.
+          const trusted =
+            config.hostKeyPins.length > 0
+              ? config.hostKeyPins
+              : this.stats.readyAt !== undefined
+                ? [this.fingerprint]
+                : [fingerprint]
+          if (trusted.includes(fingerprint)) {
+            this.fingerprint = fingerprint
             return true
           }
-          hostKeyRefused = `the tunnel server's host key is ${fingerprint}, which tunnel-host-key does not list`
-          this.log(`Host key ${fingerprint} is not pinned; leaving before authentication`)
+          hostKeyRefused =
+            config.hostKeyPins.length > 0
+              ? `the tunnel server's host key is ${fingerprint}, which tunnel-host-key does not list`
+              : `the tunnel server's host key changed from ${this.fingerprint} to ${fingerprint}`
+          this.log(`Host key ${fingerprint} is not trusted; leaving before authentication`)
           return false
         }
       }
