@@ -4,6 +4,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ssh2 from 'ssh2'
@@ -227,6 +228,49 @@ describe('the keeper', () => {
     expect(log).toContain('Stop requested')
     expect(log).not.toContain(credential.token)
   })
+
+  it('delivers a large answer whole, even when the local app closes right after sending it', async () => {
+    const size = 24 * 1024 * 1024
+    const big = createServer(socket => {
+      socket.once('data', () => {
+        socket.end(
+          Buffer.concat([
+            Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${size}\r\nConnection: close\r\n\r\n`),
+            Buffer.alloc(size, 120)
+          ])
+        )
+      })
+    })
+    servers.push(big)
+    await new Promise<void>(resolve => big.listen(0, '127.0.0.1', resolve))
+    const credential = await provision()
+    const started = startKeeper(credential, {
+      entries: [{ name: 'big', host: '127.0.0.1', port: (big.address() as AddressInfo).port }]
+    })
+    expect(await started.report).toMatchObject({ type: 'ready' })
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: tunnel().frontPort,
+          headers: { host: `${hostOf('big', credential.user)}:${tunnel().frontPort}` },
+          agent: false
+        },
+        res => {
+          let bytes = 0
+          // A slow reader: the SSH window fills, so the keeper holds unsent data when the app closes.
+          res.pause()
+          setTimeout(() => res.resume(), 500)
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length))
+          res.on('end', () => resolve(bytes))
+          res.on('error', reject)
+        }
+      )
+      req.on('error', reject)
+      req.end()
+    })
+    expect(received).toBe(size)
+  }, 30_000)
 
   it('accepts a pinned host key', async () => {
     const started = startKeeper(await provision(), { hostKeyPins: [tunnel().fingerprint] })

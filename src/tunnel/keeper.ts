@@ -326,6 +326,9 @@ export class Keeper {
       }
       try {
         client.connect(connectConfig)
+        // No Nagle delay on the SSH connection either: every request and answer is small
+        // packets first, and waiting to batch them costs a delayed ACK (tens of ms) each.
+        client.setNoDelay(true)
       } catch (error) {
         settle({ ok: false, cause: 'connect', detail: (error as Error).message })
       }
@@ -365,7 +368,8 @@ export class Keeper {
   ): void {
     const entry = this.config.entries.find(e => e.name === details.destIP.toLowerCase())
     if (entry === undefined) return reject()
-    const local = connectTcp({ host: entry.host, port: entry.port })
+    // No Nagle delay: small answers go out at once, as through OpenSSH.
+    const local = connectTcp({ host: entry.host, port: entry.port, noDelay: true })
     let channel: ClientChannel | undefined
     local.once('connect', () => {
       channel = accept()
@@ -375,9 +379,19 @@ export class Keeper {
       this.track(channel)
       channel.on('data', (chunk: Buffer) => this.count('bytesIn', chunk.length))
       local.on('data', (chunk: Buffer) => this.count('bytesOut', chunk.length))
+      // Each side's end reaches the other through pipe, after its data. A side that closes
+      // must not cut what is still on its way: ssh2's destroy() closes the channel at once
+      // and drops data that waits for the SSH window, which truncated large answers.
       channel.on('error', () => local.destroy())
-      channel.on('close', () => local.destroy())
-      local.on('close', () => channel?.destroy())
+      channel.on('close', () => {
+        if (local.writableLength === 0) local.destroy()
+        else local.end(() => local.destroy())
+      })
+      local.on('close', () => {
+        const opened = channel!
+        if (opened.writableFinished) opened.close()
+        else opened.once('finish', () => opened.close())
+      })
       channel.pipe(local).pipe(channel)
     })
     local.on('error', error => {
