@@ -60,6 +60,13 @@ export function keeperEnvironment(env: NodeJS.ProcessEnv): Record<string, string
   return kept
 }
 
+/**
+ * A small young generation: the keeper makes short-lived buffers for every SSH packet, and with
+ * Node's default V8 collects them late. Measured with the tunnel benchmark (3 x 50 MiB through
+ * the tunnel): RSS after the load 165 MB without, 101 MB with, throughput within the noise.
+ */
+const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1']
+
 /** Longest reconnect delay between two first attempts (see reconnectDelayMs), plus slack. */
 const BETWEEN_ATTEMPTS_MS = 30_000 * 1.25 + 1_000
 
@@ -75,13 +82,17 @@ export async function startTunnel(options: StartOptions): Promise<StartedTunnel>
   const log = openSync(paths.logPath, 'a')
   let child
   try {
-    child = spawn(process.execPath, [...(options.execArgv ?? []), options.keeperPath], {
-      detached: true,
-      windowsHide: true,
-      // Never the step's own stdout/stderr: the runner waits for those pipes to close.
-      stdio: ['ignore', log, log, 'ipc'],
-      env: keeperEnvironment(process.env)
-    })
+    child = spawn(
+      process.execPath,
+      [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.keeperPath],
+      {
+        detached: true,
+        windowsHide: true,
+        // Never the step's own stdout/stderr: the runner waits for those pipes to close.
+        stdio: ['ignore', log, log, 'ipc'],
+        env: keeperEnvironment(process.env)
+      }
+    )
   } finally {
     closeSync(log)
   }
