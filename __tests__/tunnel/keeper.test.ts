@@ -460,6 +460,53 @@ describe('the keeper', () => {
   })
 })
 
+describe('the keeper against a server that holds back the SSH window', () => {
+  it('keeps the data that waits for the window when the local app has closed', async () => {
+    // A little more than one SSH window (2 MiB): the keeper reads it all from the app, which
+    // then closes, while the last 8 KiB still wait for the window.
+    const size = 2 * 1024 * 1024 + 8 * 1024
+    const app = createServer(socket => socket.end(Buffer.alloc(size, 120)))
+    servers.push(app)
+    await new Promise<void>(resolve => app.listen(0, '127.0.0.1', resolve))
+    const hostKey = ssh2.utils.generateKeyPairSync('ed25519')
+    let received: Promise<number> | undefined
+    const server = new ssh2.Server({ hostKeys: [hostKey.private] }, connection => {
+      connection.on('authentication', ctx => ctx.accept())
+      connection.on('request', (accept, _reject, name) => {
+        if (name !== 'tcpip-forward') return
+        accept?.()
+        received = new Promise((resolve, reject) =>
+          connection.forwardOut('big', 80, '127.0.0.1', 40000, (error, channel) => {
+            if (error) return reject(error)
+            // Not read for a while: the window stays shut, so the keeper holds the rest.
+            channel.pause()
+            let bytes = 0
+            channel.on('data', (chunk: Buffer) => (bytes += chunk.length))
+            channel.on('close', () => resolve(bytes))
+            setTimeout(() => channel.resume(), 1_000)
+          })
+        )
+      })
+      connection.on('error', () => undefined)
+    })
+    servers.push(server as unknown as Server)
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const started = startKeeper(
+      { user: 'window', token: 'tok_window' },
+      {
+        port: (server.address() as AddressInfo).port,
+        entries: [{ name: 'big', host: '127.0.0.1', port: (app.address() as AddressInfo).port }]
+      }
+    )
+    expect(await started.report).toMatchObject({ type: 'ready' })
+    await eventually(
+      () => received,
+      value => value !== undefined
+    )
+    expect(await received).toBe(size)
+  }, 20_000)
+})
+
 describe('the keeper against a server that asks keyboard-interactive questions', () => {
   it('answers every prompt with the token', async () => {
     const hostKey = ssh2.utils.generateKeyPairSync('ed25519')
