@@ -57,7 +57,10 @@ describe('action.yml', () => {
         'env-prefix',
         'export-env',
         'max-attempts',
-        'timeout-seconds'
+        'timeout-seconds',
+        'expose',
+        'url-template',
+        'tunnel-host-key'
       ].sort()
     )
     expect(Object.keys(action.outputs).sort()).toEqual(
@@ -70,7 +73,9 @@ describe('action.yml', () => {
         'expires-at',
         'ttl-minutes',
         'project-slug',
-        'credential'
+        'credential',
+        'url',
+        'urls'
       ].sort()
     )
   })

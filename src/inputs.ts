@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
 import { isBareHost } from './credential.js'
+import { readTunnelSettings, type TunnelSettings } from './tunnel/expose.js'
 import { hasLineBreak, isWellFormed, printable } from './printable.js'
 
 export type CredentialChoice = 'cicd' | 'free' | 'auto'
@@ -23,6 +24,8 @@ export interface MainSettings {
   envPrefix: string
   exportEnv: boolean
   http: HttpSettings
+  /** What to expose through the tunnel; absent when `expose` is empty (no tunnel). */
+  tunnel?: TunnelSettings
 }
 
 /** What the post step reads from its inputs; only the tunnel user comes from saved state. */
@@ -88,7 +91,8 @@ export function readMainSettings(input: InputReader): MainSettings {
     tunnelPort: parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535),
     envPrefix: parseEnvPrefix(input('env-prefix')),
     exportEnv: parseBoolean(input('export-env'), 'export-env', true),
-    http: readHttpSettings(input)
+    http: readHttpSettings(input),
+    tunnel: readTunnelSettings(input)
   }
 }
 

@@ -14,9 +14,16 @@ import { maskSecrets, publishCredential } from './publish.js'
 import type { CredentialService } from './service.js'
 import { createService } from './service-factory.js'
 import { clearCredential, markMainStarted, saveCredential } from './state.js'
+import type { KeeperLaunch } from './tunnel/steps.js'
 
-/** The main step: inputs → request → validated credential → runner. Never throws; failures fail the step. */
-export async function runMain(clock: Clock = systemClock): Promise<void> {
+/**
+ * The main step: inputs → request → validated credential → runner, then the tunnel when
+ * `expose` is set. Never throws; failures fail the step. `keeperLaunch` is for tests.
+ */
+export async function runMain(
+  clock: Clock = systemClock,
+  keeperLaunch?: KeeperLaunch
+): Promise<void> {
   markMainStarted()
   // Before anything can print, so not even an error message can show the key.
   maskSecrets([core.getInput('api-key')].filter(Boolean))
@@ -36,7 +43,7 @@ export async function runMain(clock: Clock = systemClock): Promise<void> {
     const raw = await requestCredential(service, settings)
     // Masked while still raw, so that even a response that fails validation cannot leak it later.
     maskSecrets(secretsIn(raw))
-    await acceptCredential(raw, settings, service, clock)
+    await acceptCredential(raw, settings, service, clock, keeperLaunch)
   } catch (error) {
     core.setFailed(
       error instanceof ActionError
@@ -61,14 +68,16 @@ function requestCredential(service: CredentialService, settings: MainSettings): 
 
 /**
  * Validates the answer and writes it to the runner. Once the answer holds a usable token and
- * user, the service has issued a credential, so any failure from there on revokes it before the
- * step fails; and state names it first, so that post revokes it if that revoke fails too.
+ * user, the service has issued a credential, so any failure from there on (the tunnel's too)
+ * revokes it before the step fails; and state names it first, so that post revokes it if that
+ * revoke fails too.
  */
 async function acceptCredential(
   raw: unknown,
   settings: MainSettings,
   service: CredentialService,
-  clock: Clock
+  clock: Clock,
+  keeperLaunch?: KeeperLaunch
 ): Promise<void> {
   const issued = settings.flavour === 'cicd' ? issuedCredential(raw) : undefined
   try {
@@ -102,6 +111,11 @@ async function acceptCredential(
           ? ` Exported ${settings.envPrefix}_TUNNEL_TOKEN, _USER, _HOST and _PORT.`
           : '')
     )
+    if (settings.tunnel) {
+      // Loaded only here, so a step without `expose` loads no tunnel code.
+      const { openTunnel } = await import('./tunnel/steps.js')
+      await openTunnel(credential, settings, settings.tunnel, keeperLaunch)
+    }
   } catch (error) {
     if (issued !== undefined) await revokeUnused(service, settings, issued, clock)
     throw error

@@ -7,7 +7,7 @@ import { parseFailOnRevokeError, readPostSettings, type PostSettings } from './i
 import { printable } from './printable.js'
 import { maskSecrets } from './publish.js'
 import { createService } from './service-factory.js'
-import { loadCredential, type SavedCredential } from './state.js'
+import { loadCredential, loadTunnel, type SavedCredential } from './state.js'
 
 /**
  * The post step: revoke what main provisioned. Cleanup must not fail a job by accident, so every
@@ -17,6 +17,11 @@ import { loadCredential, type SavedCredential } from './state.js'
  */
 export async function runPost(clock: Clock = systemClock): Promise<void> {
   maskSecrets([core.getInput('api-key')].filter(Boolean))
+  // The tunnel first: it holds a connection with the token, which revoking would cut anyway.
+  if (loadTunnel() !== undefined) {
+    const { closeTunnel } = await import('./tunnel/steps.js')
+    await closeTunnel()
+  }
   const saved = loadCredential()
   if (!saved) {
     core.info('Nothing to revoke: the main step left no credential behind.')

@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { isCleanIdentifier, type Flavour } from './credential.js'
+import { isTunnelDir, tunnelRoot } from './tunnel/files.js'
 
 /**
  * What main hands to post. Nothing secret: the post step reads the API key from its input again.
@@ -51,6 +52,33 @@ export function loadCredential(): SavedCredential | undefined {
       ...(typeof value.expiresAt === 'string' && { expiresAt: value.expiresAt }),
       ...(value.rejected === true && { rejected: true })
     }
+  } catch {
+    return undefined
+  }
+}
+
+/** Where post finds the tunnel process main started: its pid and directory, nothing secret. */
+export interface SavedTunnel {
+  pid: number
+  /** `RUNNER_TEMP/tunnel-XXXXXX`, holding its log, stats and stop files. */
+  dir: string
+}
+
+const TUNNEL = 'tunnel'
+
+export function saveTunnel(saved: SavedTunnel): void {
+  core.saveState(TUNNEL, JSON.stringify(saved))
+}
+
+/** The saved tunnel, if it names a positive pid and a tunnel directory under RUNNER_TEMP. */
+export function loadTunnel(): SavedTunnel | undefined {
+  const raw = core.getState(TUNNEL)
+  if (!raw) return undefined
+  try {
+    const { pid, dir } = JSON.parse(raw) as Partial<Record<keyof SavedTunnel, unknown>>
+    if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return undefined
+    if (typeof dir !== 'string' || !isTunnelDir(dir, tunnelRoot())) return undefined
+    return { pid, dir }
   } catch {
     return undefined
   }

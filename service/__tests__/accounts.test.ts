@@ -2,7 +2,7 @@
  * Two accounts: the default one and the seeded second owner. What each sees and may touch, and
  * the listings that are per account: user-api-keys-list and project-list.
  */
-import ssh2 from 'ssh2'
+import { ed25519KeyPair } from './helpers/ed25519.js'
 import { startCredentialService, type RunningService } from '../server.js'
 
 const START = Date.parse('2030-01-01T00:00:00.000Z')
@@ -197,7 +197,7 @@ describe('project-list', () => {
     const uploaded = await call('keys-upload', {
       headers: first(),
       body: {
-        public_key_ssh: ssh2.utils.generateKeyPairSync('ed25519').public,
+        public_key_ssh: ed25519KeyPair().public,
         name: 'bound',
         client_id: demo.default_client_id
       }
@@ -206,7 +206,7 @@ describe('project-list', () => {
     await call('keys-upload', {
       headers: first(),
       body: {
-        public_key_ssh: ssh2.utils.generateKeyPairSync('ed25519').public,
+        public_key_ssh: ed25519KeyPair().public,
         name: 'loose',
         client_id: 'other'
       }

@@ -1,4 +1,5 @@
 /** The SSH key endpoints as a client sees them: keys-upload, user-keys-list, revoke-ssh-key. */
+import { ed25519KeyPair } from './helpers/ed25519.js'
 import ssh2 from 'ssh2'
 import { startCredentialService, type RunningService } from '../server.js'
 import { parseSshPublicKey, sshFingerprint } from '../ssh-public-key.js'
@@ -32,7 +33,7 @@ const first = (): Record<string, string> => ({ 'X-API-Key': service.seed.provisi
 const second = (): Record<string, string> => ({ 'X-API-Key': service.seed.secondOwnerKey })
 const jwt = (): Record<string, string> => ({ Authorization: `Bearer ${service.seed.jwt}` })
 
-const newPublicLine = (): string => ssh2.utils.generateKeyPairSync('ed25519').public.trim()
+const newPublicLine = (): string => ed25519KeyPair().public.trim()
 
 async function upload(
   headers: Record<string, string> = first(),

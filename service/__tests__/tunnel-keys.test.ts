@@ -1,4 +1,5 @@
 /** Public-key logins to the tunnel stand-in, with ssh2's own Client: user = the key's client_id. */
+import { ed25519KeyPair } from './helpers/ed25519.js'
 import ssh2, { type ConnectConfig } from 'ssh2'
 import { startCredentialService, type RunningService } from '../server.js'
 
@@ -30,7 +31,7 @@ async function uploadKey(
   extra: Record<string, unknown> = {},
   apiKey = service.seed.provisionKey
 ): Promise<UploadedKey> {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519')
+  const pair = ed25519KeyPair()
   counter += 1
   const clientId = `runner${counter}`
   const response = await fetch(`${service.baseUrl}/keys-upload`, {
@@ -129,7 +130,7 @@ describe('public-key login as the client_id the key was uploaded with', () => {
 
   it('refuses a key that was never uploaded, and one uploaded without a client_id', async () => {
     const key = await uploadKey()
-    const stranger = ssh2.utils.generateKeyPairSync('ed25519')
+    const stranger = ed25519KeyPair()
     await expect(connect(key.clientId, stranger.private)).rejects.toEqual(authFailure)
     const unbound = await uploadKey({ client_id: undefined })
     await expect(connect(unbound.clientId, unbound.privateKey)).rejects.toEqual(authFailure)
@@ -177,7 +178,7 @@ describe('public-key login as the client_id the key was uploaded with', () => {
 
   it('refuses a signature made with another private key for the uploaded public key', async () => {
     const key = await uploadKey()
-    const impostor = ssh2.utils.parseKey(ssh2.utils.generateKeyPairSync('ed25519').private)
+    const impostor = ssh2.utils.parseKey(ed25519KeyPair().private)
     const uploaded = ssh2.utils.parseKey(key.privateKey)
     if (impostor instanceof Error || uploaded instanceof Error) throw new Error('unparsable key')
     // Offers the uploaded public key, so the probe passes, then signs with the impostor's key.

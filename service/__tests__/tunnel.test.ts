@@ -185,6 +185,24 @@ describe('logging in: user = tunnel user, password = token', () => {
     expect(tunnel().events().at(-1)).toMatchObject({ event: 'refused', detail: reason })
   })
 
+  it('records every authentication request, and none from a client that left at the host key', async () => {
+    const credential = await provision()
+    await connect(credential)
+    expect(
+      tunnel()
+        .loginAttempts()
+        .filter(attempt => attempt.user === credential.user)
+        .map(attempt => attempt.method)
+    ).toEqual(['none', 'password'])
+    const wary = await provision()
+    await expect(connect(wary, { hostVerifier: () => false })).rejects.toThrow(/Host denied/)
+    expect(
+      tunnel()
+        .loginAttempts()
+        .filter(attempt => attempt.user === wary.user)
+    ).toEqual([])
+  })
+
   it('allows nothing but remote forwards: no command, no shell', async () => {
     const client = await connect(await provision())
     await expect(

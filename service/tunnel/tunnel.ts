@@ -74,7 +74,19 @@ export interface RunningTunnel {
   sessions(): Array<{ user: string; connectedAt: string; forwards: string[] }>
   /** What happened, oldest first: logins refused and why, forwards, server-side closes. */
   events(): TunnelEvent[]
+  /**
+   * Every authentication request, oldest first, with its user and method: proof that a client
+   * which left at the host key check sent no token.
+   */
+  loginAttempts(): LoginAttempt[]
   close(): Promise<void>
+}
+
+export interface LoginAttempt {
+  at: string
+  user: string
+  /** `none`, `password`, `publickey`, `keyboard-interactive`, … as the client sent it. */
+  method: string
 }
 
 /** What a session logged in with: a token, or an uploaded SSH key. */
@@ -126,6 +138,7 @@ export async function startTunnelServer(
   const table = new ForwardTable<Session>()
   const sessions = new Set<Session>()
   const log: TunnelEvent[] = []
+  const attempts: LoginAttempt[] = []
   const note = (user: string, event: TunnelEvent['event'], detail: string): void => {
     log.push({ at: isoTime(now()), user, event, detail })
   }
@@ -235,6 +248,7 @@ export async function startTunnelServer(
     connection => {
       let session: Session | undefined
       connection.on('authentication', ctx => {
+        attempts.push({ at: isoTime(now()), user: ctx.username, method: ctx.method })
         if (session !== undefined) return ctx.accept()
         session = authenticate(ctx, connection)
         // After the assignment: accept() may emit 'ready' before it returns.
@@ -368,6 +382,7 @@ export async function startTunnelServer(
             .map(forward => forward.name)
         })),
       events: () => log.map(event => ({ ...event })),
+      loginAttempts: () => attempts.map(attempt => ({ ...attempt })),
       close: () => {
         closing ??= (async () => {
           clearInterval(timer)
