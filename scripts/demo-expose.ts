@@ -7,12 +7,12 @@
  * counts that reconnect, and shows that the URL is gone and the token revoked.
  */
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { curl } from './demo-tunnel.js'
 import { Job } from './job.js'
 import { getThroughFront, startLocalApp } from './openssh.js'
 import { findSecretLeaks, renderLog } from './runner.js'
 import { startCredentialService } from '../service/server.js'
+import { tunnelFiles } from '../src/tunnel/files.js'
 
 const indent = (text: string) => text.replace(/^/gm, '    ')
 
@@ -20,7 +20,7 @@ const indent = (text: string) => text.replace(/^/gm, '    ')
 function savedTunnel(state: Record<string, string>): { pid?: number; logPath?: string } {
   try {
     const { pid, dir } = JSON.parse(state.tunnel ?? '{}') as { pid?: number; dir?: string }
-    return { pid, logPath: dir === undefined ? undefined : join(dir, 'tunnel.log') }
+    return { pid, logPath: dir === undefined ? undefined : tunnelFiles(dir).logPath }
   } catch {
     return {}
   }
