@@ -60,7 +60,10 @@ describe('action.yml', () => {
         'env-prefix',
         'export-env',
         'max-attempts',
-        'timeout-seconds'
+        'timeout-seconds',
+        'expose',
+        'url-template',
+        'tunnel-host-key'
       ].sort()
     )
     expect(Object.keys(action.outputs).sort()).toEqual(
@@ -76,7 +79,9 @@ describe('action.yml', () => {
         'key-id',
         'key-fingerprint',
         'key-file',
-        'credential'
+        'credential',
+        'url',
+        'urls'
       ].sort()
     )
   })

@@ -610,7 +610,9 @@ __webpack_async_result__();
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
 /* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(775);
+/* harmony import */ var _tunnel_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(156);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
+
 
 
 
@@ -650,7 +652,8 @@ function readMainSettings(input) {
         tunnelPort: parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535),
         envPrefix: parseEnvPrefix(input('env-prefix')),
         exportEnv: parseBoolean(input('export-env'), 'export-env', true),
-        http: readHttpSettings(input)
+        http: readHttpSettings(input),
+        tunnel: (0,_tunnel_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .readTunnelSettings */ .ij)(input)
     };
 }
 function readPostSettings(input) {
@@ -737,7 +740,7 @@ function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER)
 }
 function parseOneLine(raw, name) {
     const value = raw.trim();
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .hasLineBreak */ .wT)(value) || /\p{Cc}/u.test(value) || !(0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .isWellFormed */ .UC)(value)) {
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasLineBreak */ .wT)(value) || /\p{Cc}/u.test(value) || !(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .isWellFormed */ .UC)(value)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`);
     }
     if (value.includes('##[')) {
@@ -762,7 +765,7 @@ function parseEnvPrefix(raw) {
     return value;
 }
 function quote(value) {
-    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(value, 60)}"`;
+    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(value, 60)}"`;
 }
 
 
@@ -803,7 +806,7 @@ function reportUnexpected(step, error) {
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
 /* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(423);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
 /* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
 
@@ -816,7 +819,7 @@ function reportUnexpected(step, error) {
 
 
 
-async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
+async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m, keeperLaunch) {
     (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .markMainStarted */ .UM)();
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
     let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url'));
@@ -832,7 +835,7 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
         const service = (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
         const raw = await requestCredential(service, settings);
         (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .secretsIn */ .VY)(raw));
-        await acceptCredential(raw, settings, service, clock);
+        await acceptCredential(raw, settings, service, clock, keeperLaunch);
     }
     catch (error) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
@@ -849,7 +852,7 @@ function requestCredential(service, settings) {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
     return service.provisionCredential(settings);
 }
-async function acceptCredential(raw, settings, service, clock) {
+async function acceptCredential(raw, settings, service, clock, keeperLaunch) {
     const issued = settings.flavour === 'cicd' ? (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .issuedCredential */ .PT)(raw) : undefined;
     try {
         if (issued?.nameable) {
@@ -876,6 +879,10 @@ async function acceptCredential(raw, settings, service, clock) {
             (settings.exportEnv
                 ? ` Exported ${settings.envPrefix}_TUNNEL_TOKEN, _USER, _HOST and _PORT.`
                 : ''));
+        if (settings.tunnel) {
+            const { openTunnel } = await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522));
+            await openTunnel(credential, settings, settings.tunnel, keeperLaunch);
+        }
     }
     catch (error) {
         if (issued !== undefined)
@@ -924,7 +931,7 @@ async function revokeUnused(service, settings, issued, clock) {
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
 /* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(423);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
 /* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
 
@@ -939,6 +946,10 @@ async function revokeUnused(service, settings, issued, clock) {
 
 async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
+    if ((0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .loadTunnel */ .Lc)() !== undefined) {
+        const { closeTunnel } = await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522));
+        await closeTunnel();
+    }
     const saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .loadCredential */ .SS)();
     if (!saved) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq('Nothing to revoke: the main step left no credential behind.');
@@ -1051,31 +1062,24 @@ function redactCredentials(text) {
 
 /***/ }),
 
-/***/ 423:
+/***/ 779:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  QU: () => (/* binding */ maskSecrets),
-  ZC: () => (/* binding */ publishCredential)
-});
-
-// UNUSED EXPORTS: environmentFor, outputsFor
-
-// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
-var core = __nccwpck_require__(391);
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = require("node:fs");
-// EXTERNAL MODULE: ./failures.ts
-var failures = __nccwpck_require__(577);
-;// CONCATENATED MODULE: ./publish.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   QU: () => (/* binding */ maskSecrets),
+/* harmony export */   ZC: () => (/* binding */ publishCredential)
+/* harmony export */ });
+/* unused harmony exports environmentFor, outputsFor */
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(577);
 
 
 
 function maskSecrets(secrets) {
     for (const secret of secrets)
-        core/* setSecret */.Pq(secret);
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(secret);
 }
 function environmentFor(credential, prefix) {
     return {
@@ -1101,17 +1105,17 @@ function outputsFor(credential, settings) {
 async function publishCredential(credential, settings) {
     if (settings.exportEnv) {
         for (const [name, value] of Object.entries(environmentFor(credential, settings.envPrefix))) {
-            core/* exportVariable */.dN(name, value);
+            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value);
         }
     }
     for (const [name, value] of Object.entries(outputsFor(credential, settings))) {
-        core/* setOutput */.uH(name, value);
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value);
     }
     try {
         writeSummary(credential, settings);
     }
     catch (error) {
-        core/* warning */.$e(`Could not write the job summary: ${(0,failures/* describeUnexpected */.V)(error)}`);
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
     }
 }
 function writeSummary(credential, settings) {
@@ -1127,7 +1131,7 @@ function writeSummary(credential, settings) {
         ['Expires at', credential.expiresAt ?? 'not given'],
         ['Credential', credential.flavour === 'free' ? 'free (5 minutes, not revocable)' : 'cicd']
     ];
-    const html = core/* summary */.z
+    const html = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z
         .addHeading('Tunnel credentials', 3)
         .addTable([
         [
@@ -1137,8 +1141,8 @@ function writeSummary(credential, settings) {
         ...rows.filter(([, value]) => value).map(([field, value]) => [field, escapeHtml(value)])
     ])
         .stringify();
-    core/* summary */.z.emptyBuffer();
-    (0,external_node_fs_namespaceObject.appendFileSync)(summaryFile, html);
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.emptyBuffer();
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(summaryFile, html);
 }
 function escapeHtml(value) {
     return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
@@ -1483,14 +1487,18 @@ function shortBody(text) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Lc: () => (/* binding */ loadTunnel),
 /* harmony export */   SS: () => (/* binding */ loadCredential),
 /* harmony export */   UM: () => (/* binding */ markMainStarted),
+/* harmony export */   Y_: () => (/* binding */ saveTunnel),
 /* harmony export */   n4: () => (/* binding */ clearCredential),
 /* harmony export */   pq: () => (/* binding */ isPostStep),
 /* harmony export */   xg: () => (/* binding */ saveCredential)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 /* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(251);
+/* harmony import */ var _tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(301);
+
 
 
 const POST_MARKER = 'isPost';
@@ -1526,6 +1534,253 @@ function loadCredential() {
     catch {
         return undefined;
     }
+}
+const TUNNEL = 'tunnel';
+function saveTunnel(saved) {
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(TUNNEL, JSON.stringify(saved));
+}
+function loadTunnel() {
+    const raw = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(TUNNEL);
+    if (!raw)
+        return undefined;
+    try {
+        const { pid, dir } = JSON.parse(raw);
+        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
+            return undefined;
+        if (typeof dir !== 'string' || !(0,_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .isTunnelDir */ ._1)(dir, (0,_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelRoot */ .DE)()))
+            return undefined;
+        return { pid, dir };
+    }
+    catch {
+        return undefined;
+    }
+}
+
+
+/***/ }),
+
+/***/ 156:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  J1: () => (/* binding */ formatUrl),
+  ij: () => (/* binding */ readTunnelSettings)
+});
+
+// UNUSED EXPORTS: DEFAULT_ENTRY_NAME, DEFAULT_URL_TEMPLATE, fingerprintOf, parseExpose, parseHostKeyPins, parseUrlTemplate
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = require("node:crypto");
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(30);
+// EXTERNAL MODULE: ./credential.ts
+var credential = __nccwpck_require__(251);
+// EXTERNAL MODULE: ./errors.ts
+var errors = __nccwpck_require__(169);
+;// CONCATENATED MODULE: ./tunnel/expose.ts
+
+
+
+
+const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
+const DEFAULT_ENTRY_NAME = 'app';
+const DEFAULT_TARGET_HOST = 'localhost';
+const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
+function parseExpose(raw) {
+    const texts = raw
+        .split(/[\n,]/)
+        .map(text => text.trim())
+        .filter(text => text !== '');
+    const entries = texts.map(text => parseEntry(text, texts.length));
+    const seen = new Set();
+    for (const entry of entries) {
+        if (seen.has(entry.name)) {
+            throw new errors/* ActionError */.l(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+        }
+        seen.add(entry.name);
+    }
+    return entries;
+}
+function parseEntry(text, count) {
+    const equals = text.indexOf('=');
+    if (equals === -1) {
+        if (/^\d+$/.test(text) && count > 1) {
+            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
+        }
+        if (!/^\d+$/.test(text)) {
+            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
+        }
+        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: parsePort(text, text) };
+    }
+    const name = text.slice(0, equals).trim();
+    const target = text.slice(equals + 1).trim();
+    if (!NAME_PATTERN.test(name)) {
+        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
+    }
+    return { name, ...parseTarget(target, text) };
+}
+function parseTarget(target, entry) {
+    if (/^\d+$/.test(target))
+        return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
+    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
+    if (bracketed) {
+        if ((0,external_node_net_.isIP)(bracketed[1]) !== 6) {
+            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
+        }
+        return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
+    }
+    const colon = target.lastIndexOf(':');
+    const host = colon === -1 ? '' : target.slice(0, colon);
+    const port = colon === -1 ? '' : target.slice(colon + 1);
+    if (!host || !/^\d+$/.test(port)) {
+        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
+    }
+    if ((0,external_node_net_.isIP)(host) === 6) {
+        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
+    }
+    if (!(0,credential/* isBareHost */.jY)(host)) {
+        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
+    }
+    return { host, port: parsePort(port, entry) };
+}
+function parsePort(text, entry) {
+    const port = Number(text);
+    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
+        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
+    }
+    return port;
+}
+function entryError(entry, needs) {
+    return new errors/* ActionError */.l(`Input expose has the entry ${quote(entry)}: ${needs}.`);
+}
+function parseUrlTemplate(raw) {
+    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
+    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
+        if (!PLACEHOLDERS.includes(inner)) {
+            throw new errors/* ActionError */.l(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+        }
+    }
+    const sample = formatUrl(template, {
+        name: 'app',
+        user: 'user',
+        host: 'tunnel.example',
+        port: 22
+    });
+    if (sample === undefined) {
+        throw new errors/* ActionError */.l(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+    }
+    return template;
+}
+function formatUrl(template, values) {
+    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
+    try {
+        const url = new URL(text);
+        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function parseHostKeyPins(raw) {
+    const pins = [];
+    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
+        if (line === '' || line.startsWith('#'))
+            continue;
+        const pin = line.startsWith('SHA256:') ? parseFingerprint(line) : parseKnownHostsLine(line);
+        if (!pins.includes(pin))
+            pins.push(pin);
+    }
+    return pins;
+}
+function parseFingerprint(line) {
+    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
+        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
+    }
+    return line.replace(/=$/, '');
+}
+function parseKnownHostsLine(line) {
+    const fields = line.split(/\s+/);
+    if (fields[0].startsWith('@')) {
+        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
+    }
+    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
+    const type = fields[typeAt];
+    const encoded = fields[typeAt + 1];
+    if (typeAt === -1 || encoded === undefined) {
+        throw pinError(line, 'expected a SHA256:… fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA…"');
+    }
+    const blob = Buffer.from(encoded, 'base64');
+    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
+        keyTypeOf(blob) !== type) {
+        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
+    }
+    return fingerprintOf(blob);
+}
+const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
+function keyTypeOf(blob) {
+    if (blob.length < 4)
+        return undefined;
+    const length = blob.readUInt32BE(0);
+    return length > 0 && 4 + length <= blob.length
+        ? blob.subarray(4, 4 + length).toString('latin1')
+        : undefined;
+}
+function fingerprintOf(blob) {
+    return `SHA256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+function pinError(line, needs) {
+    return new errors/* ActionError */.l(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
+}
+function readTunnelSettings(input) {
+    const urlTemplate = parseUrlTemplate(input('url-template'));
+    const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'));
+    const entries = parseExpose(input('expose'));
+    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
+}
+function quote(value) {
+    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+    return JSON.stringify(shown);
+}
+
+
+/***/ }),
+
+/***/ 301:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
+  _1: () => (/* binding */ isTunnelDir),
+  yJ: () => (/* binding */ tunnelFiles),
+  DE: () => (/* binding */ tunnelRoot)
+});
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = require("node:os");
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+;// CONCATENATED MODULE: ./tunnel/files.ts
+
+
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelRoot() {
+    return process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)();
+}
+function tunnelFiles(dir) {
+    return {
+        logPath: (0,external_node_path_.join)(dir, 'tunnel.log'),
+        statsPath: (0,external_node_path_.join)(dir, 'stats.json'),
+        stopPath: (0,external_node_path_.join)(dir, 'stop')
+    };
+}
+function isTunnelDir(dir, root) {
+    return ((0,external_node_path_.resolve)((0,external_node_path_.dirname)(dir)) === (0,external_node_path_.resolve)(root) &&
+        new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test((0,external_node_path_.basename)(dir)));
 }
 
 
@@ -1566,10 +1821,31 @@ module.exports = require("net");
 
 /***/ }),
 
+/***/ 421:
+/***/ ((module) => {
+
+module.exports = require("node:child_process");
+
+/***/ }),
+
+/***/ 24:
+/***/ ((module) => {
+
+module.exports = require("node:fs");
+
+/***/ }),
+
 /***/ 30:
 /***/ ((module) => {
 
 module.exports = require("node:net");
+
+/***/ }),
+
+/***/ 760:
+/***/ ((module) => {
+
+module.exports = require("node:path");
 
 /***/ }),
 
@@ -3491,6 +3767,9 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 		return module.exports;
 /******/ 	}
 /******/ 	
+/******/ 	// expose the modules object (__webpack_modules__)
+/******/ 	__nccwpck_require__.m = __webpack_modules__;
+/******/ 	
 /************************************************************************/
 /******/ 	/* webpack/runtime/asset-relocator-loader */
 /******/ 	if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = __dirname + "/";
@@ -3618,6 +3897,28 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 		};
 /******/ 	})();
 /******/ 	
+/******/ 	/* webpack/runtime/ensure chunk */
+/******/ 	(() => {
+/******/ 		__nccwpck_require__.f = {};
+/******/ 		// This file contains only the entry chunk.
+/******/ 		// The chunk loading function for additional chunks
+/******/ 		__nccwpck_require__.e = (chunkId) => {
+/******/ 			return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 				__nccwpck_require__.f[key](chunkId, promises);
+/******/ 				return promises;
+/******/ 			}, []));
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/get javascript chunk filename */
+/******/ 	(() => {
+/******/ 		// This function allow to reference async chunks
+/******/ 		__nccwpck_require__.u = (chunkId) => {
+/******/ 			// return url for filenames based on template
+/******/ 			return "" + chunkId + ".index.js";
+/******/ 		};
+/******/ 	})();
+/******/ 	
 /******/ 	/* webpack/runtime/hasOwnProperty shorthand */
 /******/ 	(() => {
 /******/ 		__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
@@ -3632,6 +3933,48 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 			}
 /******/ 			Object.defineProperty(exports, '__esModule', { value: true });
 /******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/require chunk loading */
+/******/ 	(() => {
+/******/ 		// no baseURI
+/******/ 		
+/******/ 		// object to store loaded chunks
+/******/ 		// "1" means "loaded", otherwise not loaded yet
+/******/ 		var installedChunks = {
+/******/ 			792: 1
+/******/ 		};
+/******/ 		
+/******/ 		// no on chunks loaded
+/******/ 		
+/******/ 		var installChunk = (chunk) => {
+/******/ 			var moreModules = chunk.modules, chunkIds = chunk.ids, runtime = chunk.runtime;
+/******/ 			for(var moduleId in moreModules) {
+/******/ 				if(__nccwpck_require__.o(moreModules, moduleId)) {
+/******/ 					__nccwpck_require__.m[moduleId] = moreModules[moduleId];
+/******/ 				}
+/******/ 			}
+/******/ 			if(runtime) runtime(__nccwpck_require__);
+/******/ 			for(var i = 0; i < chunkIds.length; i++)
+/******/ 				installedChunks[chunkIds[i]] = 1;
+/******/ 		
+/******/ 		};
+/******/ 		
+/******/ 		// require() chunk loading for javascript
+/******/ 		__nccwpck_require__.f.require = (chunkId, promises) => {
+/******/ 			// "1" is the signal for "already loaded"
+/******/ 			if(!installedChunks[chunkId]) {
+/******/ 				if(true) { // all chunks have JS
+/******/ 					installChunk(require("./" + __nccwpck_require__.u(chunkId)));
+/******/ 				} else installedChunks[chunkId] = 1;
+/******/ 			}
+/******/ 		};
+/******/ 		
+/******/ 		// no external install chunk
+/******/ 		
+/******/ 		// no HMR
+/******/ 		
+/******/ 		// no HMR manifest
 /******/ 	})();
 /******/ 	
 /************************************************************************/

@@ -9,25 +9,46 @@
  */
 import ncc from '@vercel/ncc'
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { repoRoot } from './node24.js'
 
 const src = join(repoRoot, 'src')
 const dist = join(repoRoot, 'dist')
 
 process.chdir(src)
-const { code, assets } = await ncc(join(src, 'index.ts'), {
-  esm: false,
-  license: 'licenses.txt',
-  cache: false,
-  quiet: true
-})
+
+/** One bundle: its code as `<dir>/index.cjs`, and its assets (chunks, licenses) beside it. */
+async function bundle(entry: string, dir: string, externals: string[] = []): Promise<void> {
+  const { code, assets } = await ncc(join(src, entry), {
+    esm: false,
+    license: 'licenses.txt',
+    externals,
+    cache: false,
+    quiet: true
+  })
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'index.cjs'), code)
+  for (const [name, asset] of Object.entries(assets)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true })
+    writeFileSync(join(dir, name), asset.source)
+  }
+}
 
 // Whatever an earlier bundle left (an index.js, a package.json with "type") must not linger.
 mkdirSync(dist, { recursive: true })
 for (const name of readdirSync(dist)) rmSync(join(dist, name), { recursive: true, force: true })
-writeFileSync(join(dist, 'index.cjs'), code)
-for (const [name, asset] of Object.entries(assets)) writeFileSync(join(dist, name), asset.source)
-for (const name of readdirSync(dist).sort()) {
+await bundle('index.ts', dist)
+// The steps load their tunnel code as a chunk (`<id>.index.js`) only with `expose`. ncc names it
+// .js and require()s it; under the repository's "type": "module" Node would read it as an ES
+// module, so dist/ says plainly that its .js files are CommonJS.
+writeFileSync(join(dist, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)
+// The tunnel process, loaded only by steps with `expose`, so a plain step never loads ssh2. Its
+// native addons stay out, so dist/ is the same whether or not they were built on this machine,
+// and loads on any OS: ssh2 falls back to its JavaScript code when sshcrypto.node is missing, and
+// cpu-features is mapped to a stub in tsconfig.json.
+await bundle('tunnel/keeper-entry.cjs', join(dist, 'tunnel'), [
+  './crypto/build/Release/sshcrypto.node'
+])
+for (const name of readdirSync(dist, { recursive: true }).map(String).sort()) {
   console.log(`dist/${name}`)
 }

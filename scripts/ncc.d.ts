@@ -5,6 +5,8 @@ declare module '@vercel/ncc' {
     esm?: boolean
     /** File name, among the assets, for the bundled packages' licenses. */
     license?: string
+    /** Requests left as they are in the output, for modules that must not be bundled. */
+    externals?: string[]
     cache?: boolean
     quiet?: boolean
   }

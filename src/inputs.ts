@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
 import { DEFAULT_TUNNEL_PORT, holdsSecret, isBareHost } from './credential.js'
 import { hasLineBreak, isWellFormed, printable } from './printable.js'
+import { readTunnelSettings, type TunnelSettings } from './tunnel/expose.js'
 
 export type KindName = 'cicd' | 'free' | 'ssh-key' | 'existing'
 export type CredentialChoice = KindName | 'auto'
@@ -14,6 +15,8 @@ export interface CommonSettings {
   envPrefix: string
   exportEnv: boolean
   http: HttpSettings
+  /** What to expose through the tunnel; absent when `expose` is empty (no tunnel). */
+  tunnel?: TunnelSettings
 }
 
 /** A CI/CD token from credential-provision, with the API key. */
@@ -97,7 +100,8 @@ export function readMainSettings(input: InputReader): MainSettings {
     failOnRevokeError: parseFailOnRevokeError(input),
     envPrefix: parseEnvPrefix(input('env-prefix')),
     exportEnv: parseBoolean(input('export-env'), 'export-env', true),
-    http: readHttpSettings(input)
+    http: readHttpSettings(input),
+    tunnel: readTunnelSettings(input)
   }
   const tunnelHost = parseTunnelHost(input('tunnel-host'))
   const tunnelPort = parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535)

@@ -8,12 +8,17 @@ import { printable } from './printable.js'
 import { maskSecrets, publishObtained, runnerLog } from './publish.js'
 import { createService } from './service-factory.js'
 import { clearCredential, markMainStarted, saveCredential } from './state.js'
+import type { KeeperLaunch } from './tunnel/steps.js'
 
 /**
- * The main step: inputs → the kind obtains its credential and hands it to the runner. Never
- * throws; failures fail the step.
+ * The main step: inputs → the kind obtains its credential and hands it over: to the runner, then
+ * to the tunnel when `expose` is set. Never throws; failures fail the step. `keeperLaunch` is for
+ * tests.
  */
-export async function runMain(clock: Clock = systemClock): Promise<void> {
+export async function runMain(
+  clock: Clock = systemClock,
+  keeperLaunch?: KeeperLaunch
+): Promise<void> {
   markMainStarted()
   // Before anything can print, so not even an error message can show a key or token.
   maskSecrets([core.getInput('api-key'), core.getInput('tunnel-token')].filter(Boolean))
@@ -39,12 +44,17 @@ export async function runMain(clock: Clock = systemClock): Promise<void> {
         core.info(
           `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
         )
+        // Part of the hand-over: a tunnel that fails gives the credential back at once, as any
+        // failure after the credential was issued does. Loaded only here, so a step without
+        // `expose` loads no tunnel code.
+        if (settings.tunnel) {
+          const { openTunnel } = await import('./tunnel/steps.js')
+          await openTunnel(obtained.login, settings, settings.tunnel, keeperLaunch)
+        }
       },
       explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
       env: process.env
     })
-    // The expose tunnel starts here, after the credential is out (a tunnel that fails leaves it
-    // for post to revoke), logging in with what obtainCredential returns: `login`.
   } catch (error) {
     core.setFailed(
       error instanceof ActionError

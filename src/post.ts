@@ -9,7 +9,7 @@ import { describeCredential, giveBackCredential } from './kinds/registry.js'
 import { printable } from './printable.js'
 import { maskSecrets, runnerLog } from './publish.js'
 import { createService } from './service-factory.js'
-import { hasSavedCredential, loadCredential } from './state.js'
+import { hasSavedCredential, loadCredential, loadTunnel } from './state.js'
 
 const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.'
 
@@ -21,6 +21,11 @@ const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behin
  */
 export async function runPost(clock: Clock = systemClock): Promise<void> {
   maskSecrets([core.getInput('api-key'), core.getInput('tunnel-token')].filter(Boolean))
+  // The tunnel first: it holds a connection with the credential, which revoking would cut anyway.
+  if (loadTunnel() !== undefined) {
+    const { closeTunnel } = await import('./tunnel/steps.js')
+    await closeTunnel()
+  }
   if (!hasSavedCredential()) {
     core.info(NOTHING_SAVED)
     return

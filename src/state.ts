@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { isCleanIdentifier } from './credential.js'
 import type { KindName } from './inputs.js'
 import type { SavedCredential } from './kinds/kind.js'
+import { isTunnelDir, tunnelRoot } from './tunnel/files.js'
 
 const POST_MARKER = 'isPost'
 const CREDENTIAL = 'credential'
@@ -77,5 +78,32 @@ export function readSavedCredential(kind: KindName, value: unknown): SavedCreden
       if (!keyId || !fingerprint) return undefined
       return { kind, keyId, fingerprint, ...(keyFolder && { keyFolder }), ...common }
     }
+  }
+}
+
+/** Where post finds the tunnel process main started: its pid and directory, nothing secret. */
+export interface SavedTunnel {
+  pid: number
+  /** `RUNNER_TEMP/tunnel-XXXXXX`, holding its log, stats and stop files. */
+  dir: string
+}
+
+const TUNNEL = 'tunnel'
+
+export function saveTunnel(saved: SavedTunnel): void {
+  core.saveState(TUNNEL, JSON.stringify(saved))
+}
+
+/** The saved tunnel, if it names a positive pid and a tunnel directory under RUNNER_TEMP. */
+export function loadTunnel(): SavedTunnel | undefined {
+  const raw = core.getState(TUNNEL)
+  if (!raw) return undefined
+  try {
+    const { pid, dir } = JSON.parse(raw) as Partial<Record<keyof SavedTunnel, unknown>>
+    if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return undefined
+    if (typeof dir !== 'string' || !isTunnelDir(dir, tunnelRoot())) return undefined
+    return { pid, dir }
+  } catch {
+    return undefined
   }
 }

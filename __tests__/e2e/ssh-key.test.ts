@@ -206,6 +206,58 @@ describe('credential: ssh-key', () => {
   }, 30_000)
 })
 
+describe('expose with credential: ssh-key', () => {
+  it('the tunnel process logs in with the key file; post stops it, revokes the key and deletes the file', async () => {
+    const use = await useAction(
+      sshKeyInputs({
+        expose: `web=${app.port}`,
+        'url-template': `http://{name}-{user}.localhost:${service().tunnel!.frontPort}`,
+        'timeout-seconds': '5'
+      })
+    )
+    const { main } = use
+    expect(main.exitCode).toBe(0)
+    const url = main.outputs.url
+    expect(url).toBe(`http://web-${CLIENT_ID}.localhost:${service().tunnel!.frontPort}`)
+    expect(main.env.SVC_TUNNEL_URL).toBe(url)
+    const keyFile = main.env.SVC_TUNNEL_KEY_FILE
+    const privateLines = readFileSync(keyFile, 'utf8')
+      .split('\n')
+      .filter(line => line && !line.startsWith('-----'))
+    expectNoLeak(main, { secrets: [service().seed.provisionKey, ...privateLines] })
+    // The key logged in: a public-key login for the client id, no password tried.
+    expect(
+      service()
+        .tunnel!.loginAttempts()
+        .filter(attempt => attempt.user === CLIENT_ID)
+        .map(attempt => attempt.method)
+    ).toContain('publickey')
+    expect(
+      service()
+        .tunnel!.loginAttempts()
+        .filter(attempt => attempt.user === CLIENT_ID && attempt.method === 'password')
+    ).toEqual([])
+
+    const host = new URL(url).hostname
+    expect(await getThroughFront(service().tunnel!.frontPort, host)).toEqual({
+      status: 200,
+      body: 'answer from your local app (GET /)\n'
+    })
+
+    const post = await use.post()
+    expect(post.exitCode).toBe(0)
+    expect(annotations(post, 'warning')).toEqual([])
+    const info = post.lines.map(line => line.text).filter(text => !text.startsWith('::'))
+    expect(info[0]).toMatch(/^Tunnel: up \d+ s, 0 reconnects, 1 connections? served/)
+    expect(info[1]).toBe(
+      `Revoked the SSH key ${main.outputs['key-fingerprint']} (id ${main.outputs['key-id']}).`
+    )
+    expect(keyById(main.outputs['key-id'])?.status).toBe('revoked')
+    expect(existsSync(keyFile)).toBe(false)
+    expect((await getThroughFront(service().tunnel!.frontPort, host)).status).toBe(502)
+  }, 60_000)
+})
+
 describe('credential: existing', () => {
   it('a project token from project-register is exported, tunnels, and is not revoked by post', async () => {
     const response = await fetch(`${service().baseUrl}/project-register`, {
@@ -257,4 +309,39 @@ describe('credential: existing', () => {
       askpass.remove()
     }
   }, 40_000)
+
+  it('with expose, the held token opens the tunnel; post stops it and revokes nothing', async () => {
+    const response = await fetch(`${service().baseUrl}/project-register`, {
+      method: 'POST',
+      headers: { 'X-API-Key': service().seed.provisionKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        slug: 'held-token-expose',
+        name: 'Held token expose',
+        create_token: true
+      })
+    })
+    const { token } = (await response.json()) as { token: { token: string; tunnel_user: string } }
+    service().clearRequests()
+    const use = await useAction({
+      credential: 'existing',
+      'tunnel-token': token.token,
+      'tunnel-user': token.tunnel_user,
+      'tunnel-host': service().tunnelHost,
+      'tunnel-port': String(service().tunnel!.port),
+      expose: String(app.port),
+      'url-template': `http://{name}-{user}.localhost:${service().tunnel!.frontPort}`
+    })
+    expect(use.main.exitCode).toBe(0)
+    expectNoLeak(use.main, { secrets: [token.token], maskFirst: [token.token] })
+    const host = new URL(use.main.outputs.url).hostname
+    expect(host).toBe(`app-${token.tunnel_user}.localhost`)
+    expect((await getThroughFront(service().tunnel!.frontPort, host)).status).toBe(200)
+    const post = await use.post()
+    expect(post.exitCode).toBe(0)
+    expect(annotations(post, 'warning')).toEqual([])
+    expect(statusOf(service(), token.tunnel_user)).toBe('active')
+    // The tunnel is stopped, the token lives on; neither step sent a request to the service.
+    expect((await getThroughFront(service().tunnel!.frontPort, host)).status).toBe(502)
+    expect(requestPaths(service())).toEqual([])
+  }, 60_000)
 })

@@ -57,13 +57,36 @@ export interface RunningTunnel {
   fingerprint: string
   /** `http://<name>-<user>.localhost:<front port>/` */
   urlFor(name: string, user: string): string
+  /**
+   * `http://{name}-{user}.localhost:<front port>`: the action's `url-template` that forms the
+   * URLs this front serves (the default template names an https host the stand-in has not).
+   */
+  urlTemplate: string
+  /**
+   * Closes every open SSH connection, logged in or not, as a network drop would: the sockets
+   * are destroyed, nothing is revoked, and the same credential may log in again at once.
+   * Returns how many logged-in sessions it ended.
+   */
+  dropSessions(): number
   /** Open forwards, as the front routes them. */
   forwards(): Array<{ user: string; name: string; host: string }>
   /** Authenticated connections still open. */
   sessions(): Array<{ user: string; connectedAt: string; forwards: string[] }>
   /** What happened, oldest first: logins refused and why, forwards, server-side closes. */
   events(): TunnelEvent[]
+  /**
+   * Every authentication request, oldest first, with its user and method: proof that a client
+   * which left at the host key check sent no token.
+   */
+  loginAttempts(): LoginAttempt[]
   close(): Promise<void>
+}
+
+export interface LoginAttempt {
+  at: string
+  user: string
+  /** `none`, `password`, `publickey`, `keyboard-interactive`, … as the client sent it. */
+  method: string
 }
 
 /** What a session logged in with: a token, or an uploaded SSH key. */
@@ -115,6 +138,7 @@ export async function startTunnelServer(
   const table = new ForwardTable<Session>()
   const sessions = new Set<Session>()
   const log: TunnelEvent[] = []
+  const attempts: LoginAttempt[] = []
   const note = (user: string, event: TunnelEvent['event'], detail: string): void => {
     log.push({ at: isoTime(now()), user, event, detail })
   }
@@ -224,6 +248,7 @@ export async function startTunnelServer(
     connection => {
       let session: Session | undefined
       connection.on('authentication', ctx => {
+        attempts.push({ at: isoTime(now()), user: ctx.username, method: ctx.method })
         if (session !== undefined) return ctx.accept()
         session = authenticate(ctx, connection)
         // After the assignment: accept() may emit 'ready' before it returns.
@@ -273,6 +298,9 @@ export async function startTunnelServer(
   const listener = createServer(socket => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
+    // No Nagle delay: small replies held back for an ACK would add up to 40 ms per request
+    // through the tunnel, a cost of the stand-in rather than of the client being measured.
+    socket.setNoDelay(true)
     ssh.injectSocket(socket)
   })
 
@@ -329,6 +357,19 @@ export async function startTunnelServer(
       hostKey: hostKey.publicKey,
       fingerprint: hostKey.fingerprint,
       urlFor: (name, user) => `http://${name}-${user}.localhost:${frontPort}/`,
+      urlTemplate: `http://{name}-{user}.localhost:${frontPort}`,
+      dropSessions: () => {
+        const dropped = sessions.size
+        for (const session of sessions) {
+          session.ended = true
+          table.removeSession(session)
+          note(session.user, 'closed', 'dropped (admin tunnel/drop)')
+        }
+        sessions.clear()
+        // Destroyed, not ended: no SSH disconnect message, so the client sees a lost connection.
+        for (const socket of sockets) socket.destroy()
+        return dropped
+      },
       forwards: () =>
         table.all().map(({ user, name, label }) => ({ user, name, host: `${label}.localhost` })),
       sessions: () =>
@@ -341,6 +382,7 @@ export async function startTunnelServer(
             .map(forward => forward.name)
         })),
       events: () => log.map(event => ({ ...event })),
+      loginAttempts: () => attempts.map(attempt => ({ ...attempt })),
       close: () => {
         closing ??= (async () => {
           clearInterval(timer)

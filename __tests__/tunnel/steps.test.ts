@@ -1,0 +1,236 @@
+/**
+ * Main with `expose` and its post step, run in this process against the local service and its
+ * tunnel stand-in; the keeper runs detached from its TypeScript source (tsx). The bundled
+ * action is proved the same way in __tests__/e2e/expose.test.ts.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
+import { startCredentialService, type RunningService } from '../../service/server.js'
+import { runMain } from '../../src/main.js'
+import { runPost } from '../../src/post.js'
+import { isProcessAlive } from '../../src/tunnel/process.js'
+import { tunnelFiles } from '../../src/tunnel/files.js'
+import { closeTunnel } from '../../src/tunnel/steps.js'
+import { runInProcess, linesLeaking } from '../helpers/in-process-step.js'
+
+const launch = {
+  keeperPath: fileURLToPath(new URL('../../src/tunnel/keeper-main.ts', import.meta.url)),
+  execArgv: ['--import', 'tsx']
+}
+let service: RunningService
+let app: Awaited<ReturnType<typeof startLocalApp>>
+let runnerTemp: string
+
+beforeAll(async () => {
+  service = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
+  app = await startLocalApp('answer from the local app')
+  runnerTemp = mkdtempSync(join(tmpdir(), 'steps-test-'))
+})
+afterAll(async () => {
+  await app.close()
+  await service.close()
+  rmSync(runnerTemp, { recursive: true, force: true })
+})
+
+const template = () => `http://{name}-{user}.localhost:${service.tunnel!.frontPort}`
+const inputs = (extra: Record<string, string> = {}) => ({
+  'api-key': service.seed.provisionKey,
+  project: service.seed.project,
+  'base-url': service.baseUrl,
+  'url-template': template(),
+  'timeout-seconds': '5',
+  ...extra
+})
+const env = () => ({ RUNNER_TEMP: runnerTemp })
+const main = (extra: Record<string, string> = {}) =>
+  runInProcess(() => runMain(undefined, launch), inputs(extra), { env: env() })
+const post = (state: Record<string, string>, extra: Record<string, string> = {}) =>
+  runInProcess(() => runPost(), inputs(extra), { state, env: env() })
+const hostOf = (url: string) => new URL(url).hostname
+
+describe('main with expose, then post', () => {
+  it('publishes the URLs once the tunnel serves, and post stops it before revoking', async () => {
+    const step = await main({ expose: `web=${app.port}\napi=127.0.0.1:${app.port}` })
+    expect(step.errors).toEqual([])
+    const user = step.outputs['tunnel-user']
+    const urls = {
+      web: `http://web-${user}.localhost:${service.tunnel!.frontPort}`,
+      api: `http://api-${user}.localhost:${service.tunnel!.frontPort}`
+    }
+    expect(step.outputs.url).toBe(urls.web)
+    expect(JSON.parse(step.outputs.urls)).toEqual(urls)
+    expect(step.env.SVC_TUNNEL_URL).toBe(urls.web)
+    expect(step.summary).toContain('Tunnel URLs')
+    expect(step.summary).toContain(`<td>api</td><td>${urls.api}</td>`)
+    expect(step.lines).toContain(`Exposed web: ${urls.web}`)
+    const fingerprint = service.tunnel!.fingerprint
+    expect(step.commands.filter(c => c.name === 'notice').map(c => c.message)).toEqual([
+      `The tunnel server's host key is ${fingerprint}; it was accepted because tunnel-host-key is empty. To refuse any other key, set tunnel-host-key: ${fingerprint}`
+    ])
+    expect(linesLeaking(step, step.outputs.token)).toEqual([])
+    const saved = JSON.parse(step.state.tunnel) as { pid: number }
+    expect(Object.keys(saved).sort()).toEqual(['dir', 'pid'])
+    expect(step.state.tunnel).not.toContain(step.outputs.token)
+
+    for (const url of Object.values(urls)) {
+      expect(await getThroughFront(service.tunnel!.frontPort, hostOf(url))).toMatchObject({
+        status: 200
+      })
+    }
+
+    const after = await post(step.state)
+    expect(after.warnings).toEqual([])
+    const info = after.lines.filter(line => !line.startsWith('::'))
+    expect(info).toEqual([
+      expect.stringMatching(
+        /^Tunnel: up \d+ s, 0 reconnects, 2 connections served, \d+ B in \/ \d+ B out, 0 local connection errors\.$/
+      ),
+      `Revoked the tunnel token of user ${user}.`
+    ])
+    expect(isProcessAlive(saved.pid)).toBe(false)
+    expect((await getThroughFront(service.tunnel!.frontPort, hostOf(urls.web))).status).toBe(502)
+  }, 30_000)
+
+  it('says the free credential ends the tunnel after 5 minutes', async () => {
+    const step = await main({ credential: 'free', 'api-key': '', expose: String(app.port) })
+    expect(step.errors).toEqual([])
+    expect(step.lines).toContain(
+      `The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes), at ${step.outputs['expires-at']}.`
+    )
+    expect(JSON.parse(step.outputs.urls)).toEqual({ app: step.outputs.url })
+    const after = await post(step.state, { credential: 'free', 'api-key': '' })
+    expect(after.lines).toContain(
+      'Nothing to revoke: free credentials cannot be revoked. It expires by itself at ' +
+        `${step.outputs['expires-at']}.`
+    )
+    expect(after.lines.some(line => line.startsWith('Tunnel: up '))).toBe(true)
+  }, 30_000)
+
+  it('fails main on a refused name, naming it, and revokes the credential it could not use', async () => {
+    const long = `n${'x'.repeat(60)}`
+    const step = await main({ expose: `${long}=${app.port}`, 'export-env': 'false' })
+    expect(step.failed).toBe(true)
+    expect(step.errors).toEqual([
+      expect.stringContaining(
+        `The tunnel did not start: the tunnel server refused the forward for "${long}".`
+      )
+    ])
+    const user = step.outputs['tunnel-user']
+    expect(step.lines).toContain(
+      `Revoked the credential of tunnel user ${user}, which this step could not use.`
+    )
+    expect(service.tokens().find(t => t.tunnel_user === user)?.status).toBe('revoked')
+    expect(step.state.tunnel).toBeUndefined()
+    expect(step.outputs.url).toBeUndefined()
+    const after = await post(step.state)
+    expect(after.lines).toContain('Nothing to revoke: the main step left no credential behind.')
+  }, 30_000)
+
+  it('checks the tunnel inputs before anything is sent', async () => {
+    service.clearRequests()
+    const step = await main({ expose: 'web=3000,web=3001' })
+    expect(step.errors).toEqual([
+      expect.stringContaining('Input expose names "web" more than once')
+    ])
+    expect(service.requests()).toEqual([])
+  })
+
+  it('fails when the URL template cannot form a URL with the tunnel host', async () => {
+    // Fine with a host name, but an IPv6 address needs brackets the template does not give.
+    const step = await main({
+      expose: '3000',
+      'url-template': 'http://{host}/{name}',
+      'tunnel-host': '::1'
+    })
+    expect(step.errors).toEqual([
+      'Input url-template does not form a URL for "app" with tunnel host ::1: adjust url-template.'
+    ])
+    expect(step.state.tunnel).toBeUndefined()
+  })
+})
+
+describe('closeTunnel', () => {
+  function savedTunnel(stats?: object): Record<string, string> {
+    const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
+    const files = tunnelFiles(dir)
+    if (stats) writeFileSync(files.statsPath, JSON.stringify(stats))
+    writeFileSync(files.logPath, '2026-11-23T10:04:00.000Z Ended: the credential expired\n')
+    return { isPost: 'true', tunnel: JSON.stringify({ pid: 2147483646, dir }) }
+  }
+  const stats = {
+    pid: 2147483646,
+    startedAt: '2026-11-23T10:00:00.000Z',
+    readyAt: '2026-11-23T10:00:00.000Z',
+    updatedAt: '2026-11-23T10:04:00.000Z',
+    state: 'ended',
+    reconnects: 0,
+    connections: 3,
+    bytesIn: 10,
+    bytesOut: 20,
+    localErrors: 0,
+    endedAt: '2026-11-23T10:04:00.000Z',
+    endReason: 'the credential expired at 2026-11-23T10:04:00.000Z'
+  }
+
+  it('warns when the tunnel process ended during the job, with when and why', async () => {
+    const state = savedTunnel(stats)
+    const step = await runInProcess(() => closeTunnel(), {}, { state, env: env() })
+    expect(step.warnings).toEqual([
+      expect.stringMatching(
+        /^The tunnel process ended during the job, at 2026-11-23T10:04:00.000Z: the credential expired at 2026-11-23T10:04:00.000Z\. Its log is .*tunnel\.log\.$/
+      )
+    ])
+    expect(step.lines).toContain(
+      'Tunnel: up 4 min 0 s, 0 reconnects, 3 connections served, 10 B in / 20 B out, 0 local connection errors.'
+    )
+  })
+
+  const { endedAt: _e, endReason: _r, ...ended } = stats
+  const running = { ...ended, state: 'ready' }
+
+  it('warns when it had to kill the process', async () => {
+    const state = savedTunnel(running)
+    let alive = true
+    const step = await runInProcess(
+      () =>
+        closeTunnel({
+          graceMs: 0,
+          isAlive: () => alive,
+          kill: () => {
+            alive = false
+          }
+        }),
+      {},
+      { state, env: env() }
+    )
+    expect(step.warnings).toEqual([
+      'The tunnel process 2147483646 did not stop within 5 s of being asked, so it was killed.'
+    ])
+  })
+
+  it('warns instead of failing when stopping throws, and does nothing without a saved tunnel', async () => {
+    const step = await runInProcess(
+      () =>
+        closeTunnel({
+          isAlive: () => {
+            throw new Error('no process table')
+          }
+        }),
+      {},
+      { state: savedTunnel(running), env: env() }
+    )
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toEqual([
+      'Could not stop the tunnel process 2147483646: no process table'
+    ])
+    const none = await runInProcess(
+      () => closeTunnel(),
+      {},
+      { state: { isPost: 'true' }, env: env() }
+    )
+    expect(none.lines).toEqual([])
+  })
+})

@@ -1,0 +1,40 @@
+/**
+ * The detached tunnel process (bundled on its own as dist/tunnel/index.cjs, so a step without
+ * `expose` never loads ssh2). Main sends the configuration, token included, as the first IPC
+ * message: never on the command line or in the environment, where other processes can read it.
+ * stdout and stderr go to the keeper's log file (main opens it), never to the step's pipes.
+ */
+import { appendFileSync } from 'node:fs'
+import { Keeper, type KeeperConfig, type KeeperReport } from './keeper.js'
+
+/** Main sends the configuration right after spawning; a keeper that gets none leaves. */
+const CONFIG_WAIT_MS = 30_000
+
+const noConfig = setTimeout(() => process.exit(2), CONFIG_WAIT_MS)
+
+process.once('message', (config: KeeperConfig) => {
+  clearTimeout(noConfig)
+  let ready = false
+  // Main lets go only after ready. A main that went away before (killed by a step timeout)
+  // saved no pid for post, so nobody would ever stop this process: leave with it.
+  process.once('disconnect', () => {
+    if (!ready) process.exit(3)
+  })
+  const keeper = new Keeper(config, {
+    // After ready, main disconnects and exits; nothing is sent after that.
+    report: (report: KeeperReport) => {
+      ready = report.type === 'ready'
+      if (process.connected) process.send!(report)
+    },
+    now: () => Date.now(),
+    random: () => Math.random(),
+    pid: process.pid
+  })
+  const crash = (error: Error): never => {
+    appendFileSync(config.logPath, `${new Date().toISOString()} Crashed: ${error.stack}\n`)
+    keeper.crashed(error)
+    process.exit(1)
+  }
+  process.on('uncaughtException', crash)
+  keeper.run().then(() => process.exit(0), crash)
+})

@@ -1,0 +1,144 @@
+/**
+ * The tunnel's part of the main and post steps: the runner I/O around process.ts. Loaded only
+ * when a step has a tunnel (main with `expose`, post with a saved tunnel), so a step without
+ * one loads nothing new.
+ */
+import * as core from '@actions/core'
+import { dirname, join } from 'node:path'
+import { ActionError } from '../errors.js'
+import type { MainSettings } from '../inputs.js'
+import type { TunnelLogin } from '../kinds/kind.js'
+import { loadTunnel, saveTunnel } from '../state.js'
+import { formatUrl, type TunnelSettings } from './expose.js'
+import { tunnelFiles, tunnelRoot } from './files.js'
+import { formatStatsLine, startTunnel, stopTunnel, type StopOptions } from './process.js'
+
+/** How main starts the keeper; tests run the TypeScript source through a loader instead. */
+export interface KeeperLaunch {
+  keeperPath: string
+  execArgv?: string[]
+}
+
+/** The bundle's keeper sits next to the running dist/index.cjs (process.argv[1]). */
+export function bundledKeeper(): KeeperLaunch {
+  return { keeperPath: join(dirname(process.argv[1]), 'tunnel', 'index.cjs') }
+}
+
+/** Public URLs by entry name, in the order of `expose`. */
+export function urlsFor(tunnel: TunnelSettings, login: TunnelLogin): Record<string, string> {
+  const urls: Record<string, string> = {}
+  for (const entry of tunnel.entries) {
+    const url = formatUrl(tunnel.urlTemplate, {
+      name: entry.name,
+      user: login.user,
+      host: login.host,
+      port: login.port
+    })
+    if (url === undefined) {
+      throw new ActionError(
+        `Input url-template does not form a URL for "${entry.name}" with tunnel host ${login.host}: adjust url-template.`
+      )
+    }
+    urls[entry.name] = url
+  }
+  return urls
+}
+
+/** Main: start the tunnel, wait for every forward, then publish the URLs. */
+export async function openTunnel(
+  login: TunnelLogin,
+  settings: MainSettings,
+  tunnel: TunnelSettings,
+  launch: KeeperLaunch = bundledKeeper()
+): Promise<void> {
+  const urls = urlsFor(tunnel, login)
+  const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ')
+  core.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
+  const started = await startTunnel({
+    ...launch,
+    runnerTemp: tunnelRoot(),
+    config: {
+      host: login.host,
+      port: login.port,
+      user: login.user,
+      // A token is the SSH password; an ssh-key credential logs in with its private key file,
+      // which the keeper reads itself: the key never crosses the IPC channel.
+      ...(login.secret.type === 'password'
+        ? { token: login.secret.token }
+        : { privateKeyPath: login.secret.path }),
+      entries: tunnel.entries,
+      hostKeyPins: tunnel.hostKeyPins,
+      ...(login.expiresAt && { expiresAt: login.expiresAt }),
+      attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
+      maxAttempts: settings.http.maxAttempts
+    }
+  })
+  saveTunnel({ pid: started.pid, dir: started.dir })
+  if (tunnel.hostKeyPins.length === 0) {
+    core.notice(
+      `The tunnel server's host key is ${started.fingerprint}; it was accepted because tunnel-host-key is empty. ` +
+        `To refuse any other key, set tunnel-host-key: ${started.fingerprint}`
+    )
+  }
+  for (const [name, url] of Object.entries(urls)) core.info(`Exposed ${name}: ${url}`)
+  core.info(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`)
+  if (login.kind === 'free') {
+    core.info(
+      'The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
+        `${login.expiresAt ? `, at ${login.expiresAt}` : ''}.`
+    )
+  }
+  const first = Object.values(urls)[0]
+  core.setOutput('url', first)
+  core.setOutput('urls', JSON.stringify(urls))
+  if (settings.exportEnv) core.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first)
+  try {
+    if (process.env.GITHUB_STEP_SUMMARY) {
+      await core.summary
+        .addHeading('Tunnel URLs', 3)
+        .addTable([
+          [
+            { data: 'Name', header: true },
+            { data: 'URL', header: true }
+          ],
+          ...Object.entries(urls).map(([name, url]) => [name, escapeHtml(url)])
+        ])
+        .write()
+    }
+  } catch (error) {
+    core.warning(
+      `Could not write the tunnel URLs to the job summary: ${error instanceof Error ? error.message : String(error)}`
+    )
+  }
+}
+
+/** Post: stop the tunnel main started, and say what it did. Never throws. */
+export async function closeTunnel(options: StopOptions = {}): Promise<void> {
+  const saved = loadTunnel()
+  if (saved === undefined) return
+  try {
+    const result = await stopTunnel(saved, options)
+    if (result.died) {
+      core.warning(
+        `The tunnel process ended during the job, at ${result.died.at}: ${result.died.reason}. Its log is ${tunnelFiles(saved.dir).logPath}.`
+      )
+    }
+    if (result.killed) {
+      core.warning(
+        `The tunnel process ${saved.pid} did not stop within 5 s of being asked, so it was killed.`
+      )
+    }
+    if (result.stats) {
+      const endedAt = result.stats.endedAt ? Date.parse(result.stats.endedAt) : Date.now()
+      core.info(formatStatsLine(result.stats, endedAt))
+    }
+  } catch (error) {
+    core.warning(
+      `Could not stop the tunnel process ${saved.pid}: ${error instanceof Error ? error.message : String(error)}`
+    )
+  }
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`)
+}
