@@ -23,10 +23,10 @@ var external_node_path_ = __webpack_require__(760);
 var errors = __webpack_require__(169);
 // EXTERNAL MODULE: ./state.ts
 var state = __webpack_require__(877);
-// EXTERNAL MODULE: ./tunnel/expose.ts + 1 modules
-var expose = __webpack_require__(156);
-// EXTERNAL MODULE: ./tunnel/files.ts + 1 modules
-var tunnel_files = __webpack_require__(301);
+// EXTERNAL MODULE: ./tunnel/expose.ts
+var expose = __webpack_require__(515);
+// EXTERNAL MODULE: ./tunnel/files.ts
+var tunnel_files = __webpack_require__(384);
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(421);
 // EXTERNAL MODULE: external "node:fs"
@@ -244,37 +244,39 @@ function formatBytes(bytes) {
 function bundledKeeper() {
     return { keeperPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs') };
 }
-function urlsFor(tunnel, credential) {
+function urlsFor(tunnel, login) {
     const urls = {};
     for (const entry of tunnel.entries) {
         const url = (0,expose/* formatUrl */.J1)(tunnel.urlTemplate, {
             name: entry.name,
-            user: credential.tunnelUser,
-            host: credential.tunnelHost,
-            port: credential.tunnelPort
+            user: login.user,
+            host: login.host,
+            port: login.port
         });
         if (url === undefined) {
-            throw new errors/* ActionError */.l(`Input url-template does not form a URL for "${entry.name}" with tunnel host ${credential.tunnelHost}: adjust url-template.`);
+            throw new errors/* ActionError */.l(`Input url-template does not form a URL for "${entry.name}" with tunnel host ${login.host}: adjust url-template.`);
         }
         urls[entry.name] = url;
     }
     return urls;
 }
-async function openTunnel(credential, settings, tunnel, launch = bundledKeeper()) {
-    const urls = urlsFor(tunnel, credential);
+async function openTunnel(login, settings, tunnel, launch = bundledKeeper()) {
+    const urls = urlsFor(tunnel, login);
     const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ');
-    core/* info */.pq(`Opening the tunnel to ${credential.tunnelHost}:${credential.tunnelPort} for ${names}`);
+    core/* info */.pq(`Opening the tunnel to ${login.host}:${login.port} for ${names}`);
     const started = await startTunnel({
         ...launch,
         runnerTemp: (0,tunnel_files/* tunnelRoot */.DE)(),
         config: {
-            host: credential.tunnelHost,
-            port: credential.tunnelPort,
-            user: credential.tunnelUser,
-            token: credential.token,
+            host: login.host,
+            port: login.port,
+            user: login.user,
+            ...(login.secret.type === 'password'
+                ? { token: login.secret.token }
+                : { privateKeyPath: login.secret.path }),
             entries: tunnel.entries,
             hostKeyPins: tunnel.hostKeyPins,
-            ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
+            ...(login.expiresAt && { expiresAt: login.expiresAt }),
             attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
             maxAttempts: settings.http.maxAttempts
         }
@@ -287,9 +289,9 @@ async function openTunnel(credential, settings, tunnel, launch = bundledKeeper()
     for (const [name, url] of Object.entries(urls))
         core/* info */.pq(`Exposed ${name}: ${url}`);
     core/* info */.pq(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`);
-    if (credential.flavour === 'free') {
+    if (login.kind === 'free') {
         core/* info */.pq('The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
-            `${credential.expiresAt ? `, at ${credential.expiresAt}` : ''}.`);
+            `${login.expiresAt ? `, at ${login.expiresAt}` : ''}.`);
     }
     const first = Object.values(urls)[0];
     core/* setOutput */.uH('url', first);

@@ -295,11 +295,12 @@ const systemClock = {
 /* harmony export */   PT: () => (/* binding */ issuedCredential),
 /* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
 /* harmony export */   VY: () => (/* binding */ secretsIn),
+/* harmony export */   hK: () => (/* binding */ holdsSecret),
+/* harmony export */   hg: () => (/* binding */ DEFAULT_TUNNEL_PORT),
 /* harmony export */   jY: () => (/* binding */ isBareHost),
 /* harmony export */   nx: () => (/* binding */ parseCredential),
 /* harmony export */   oN: () => (/* binding */ hasExpired)
 /* harmony export */ });
-/* unused harmony exports DEFAULT_TUNNEL_PORT, holdsSecret */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
@@ -510,7 +511,23 @@ class ActionError extends Error {
 const RATE_LIMITS = {
     'credential-provision': 'credential-provision allows 60 requests per hour per API key',
     'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
-    'revoke-token': 'revoke-token is rate limited by the service'
+    'revoke-token': 'revoke-token is rate limited by the service',
+    'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+    'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
+};
+const INVALID_REQUEST_HINTS = {
+    'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
+    'create-ephemeral-token': 'Check base-url.',
+    'revoke-token': 'Check base-url.',
+    'keys-upload': 'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+    'revoke-ssh-key': 'Check base-url.'
+};
+const FORBIDDEN_HINTS = {
+    'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
+    'create-ephemeral-token': 'Check base-url.',
+    'revoke-token': 'Use a key of the account that owns the token.',
+    'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+    'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
 };
 function explainFailure(error, context) {
     if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .RetryAfterTooLong */ .Zt && error.cause instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
@@ -549,11 +566,11 @@ function explainServiceError(error, context) {
     const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
     switch (error.status) {
         case 400:
-            return `The credential service rejected the request as invalid (${status}).${said} Check the inputs project, environment and ttl-minutes.`;
+            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`;
         case 401:
             return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`;
         case 403:
-            return `The API key is not allowed to do this (${status}).${said} ${error.endpoint === 'credential-provision' ? 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.' : 'Use a key of the account that owns the token.'}`;
+            return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
             return error.endpoint === 'credential-provision'
                 ? `Project "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .printable */ .g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
@@ -603,6 +620,7 @@ __webpack_async_result__();
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Ne: () => (/* binding */ readMainSettings),
 /* harmony export */   VP: () => (/* binding */ parseFailOnRevokeError),
+/* harmony export */   h: () => (/* binding */ readPostKind),
 /* harmony export */   mR: () => (/* binding */ readPostSettings)
 /* harmony export */ });
 /* unused harmony exports parseBaseUrl, isLoopback */
@@ -610,8 +628,8 @@ __webpack_async_result__();
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
 /* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-/* harmony import */ var _tunnel_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(156);
 /* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
+/* harmony import */ var _tunnel_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(515);
 
 
 
@@ -619,53 +637,131 @@ __webpack_async_result__();
 
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
 const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
+const CHOICES = ['cicd', 'free', 'auto', 'ssh-key', 'existing'];
+const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u;
 function readMainSettings(input) {
     const choice = parseChoice(input('credential'));
     const apiKey = input('api-key').trim();
-    const flavour = flavourFor(choice, apiKey);
-    const project = parseOneLine(input('project'), 'project');
-    if (flavour === 'cicd') {
-        if (!apiKey) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input api-key is empty, and credential is "cicd", which needs it. ' +
-                'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
-                'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
-        }
-        if (!API_KEY_PATTERN.test(apiKey)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
-                'Check that the secret holds the whole key, with no quotes or extra text.');
-        }
-        if (!project) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input project is empty: set it to the project slug to provision for.');
-        }
-    }
-    return {
-        flavour,
-        fellBackToFree: choice === 'auto' && flavour === 'free',
-        apiKey,
-        project,
-        environment: parseOneLine(input('environment'), 'environment'),
-        ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
-        baseUrl: parseBaseUrl(input('base-url')),
+    const kind = kindFor(choice, apiKey);
+    const common = {
         revoke: parseBoolean(input('revoke'), 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(input),
-        tunnelHost: parseTunnelHost(input('tunnel-host')),
-        tunnelPort: parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535),
         envPrefix: parseEnvPrefix(input('env-prefix')),
         exportEnv: parseBoolean(input('export-env'), 'export-env', true),
         http: readHttpSettings(input),
         tunnel: (0,_tunnel_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .readTunnelSettings */ .ij)(input)
     };
+    const tunnelHost = parseTunnelHost(input('tunnel-host'));
+    const tunnelPort = parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535);
+    switch (kind) {
+        case 'cicd': {
+            checkApiKey(apiKey, kind);
+            const project = parseOneLine(input('project'), 'project');
+            if (!project) {
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input project is empty: set it to the project slug to provision for.');
+            }
+            return {
+                ...common,
+                kind,
+                apiKey,
+                project,
+                environment: parseOneLine(input('environment'), 'environment'),
+                ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
+                baseUrl: parseBaseUrl(input('base-url')),
+                tunnelHost,
+                tunnelPort
+            };
+        }
+        case 'free':
+            return {
+                ...common,
+                kind,
+                fellBackToFree: choice === 'auto',
+                baseUrl: parseBaseUrl(input('base-url')),
+                tunnelHost,
+                tunnelPort
+            };
+        case 'ssh-key':
+            checkApiKey(apiKey, kind);
+            return {
+                ...common,
+                kind,
+                apiKey,
+                clientId: parseTunnelUser(input('client-id'), 'client-id', kind),
+                baseUrl: parseBaseUrl(input('base-url')),
+                tunnelHost: requireTunnelHost(tunnelHost, kind),
+                tunnelPort: tunnelPort ?? _credential_js__WEBPACK_IMPORTED_MODULE_2__/* .DEFAULT_TUNNEL_PORT */ .hg
+            };
+        case 'existing': {
+            const tunnelToken = parseTunnelToken(input('tunnel-token'));
+            return {
+                ...common,
+                kind,
+                tunnelToken,
+                tunnelUser: parseTunnelUser(input('tunnel-user'), 'tunnel-user', kind, [tunnelToken]),
+                tunnelHost: requireTunnelHost(tunnelHost, kind),
+                tunnelPort: tunnelPort ?? _credential_js__WEBPACK_IMPORTED_MODULE_2__/* .DEFAULT_TUNNEL_PORT */ .hg
+            };
+        }
+    }
+}
+function checkApiKey(apiKey, kind) {
+    if (!apiKey) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input api-key is empty, and credential is "${kind}", which needs it. ` +
+            'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
+            'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
+    }
+    if (!API_KEY_PATTERN.test(apiKey)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
+            'Check that the secret holds the whole key, with no quotes or extra text.');
+    }
+}
+function requireTunnelHost(tunnelHost, kind) {
+    if (tunnelHost)
+        return tunnelHost;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(kind === 'ssh-key'
+        ? 'Input tunnel-host is empty, and credential is "ssh-key", which needs it: the key upload answer names no tunnel server, so set it to the tunnel server\'s hostname.'
+        : 'Input tunnel-host is empty, and credential is "existing", which needs it: set it to the hostname of the tunnel server your token is for.');
+}
+function parseTunnelToken(raw) {
+    const value = raw.trim();
+    if (!value) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.');
+    }
+    if (UNSAFE_CHARACTER.test(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.');
+    }
+    return value;
+}
+function parseTunnelUser(raw, name, kind, secrets = []) {
+    const value = raw.trim();
+    if (!value) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(name === 'client-id'
+            ? `Input client-id is empty, and credential is "${kind}", which needs it: set it to the tunnel user (client id) the uploaded key logs in as.`
+            : `Input tunnel-user is empty, and credential is "${kind}", which needs it: set it to the tunnel user your token belongs to.`);
+    }
+    if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .holdsSecret */ .hK)(value, secrets)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+    }
+    if (value.length > 200 || UNSAFE_CHARACTER.test(value) || /##\[|::/.test(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
+    }
+    return value;
 }
 function readPostSettings(input) {
     const apiKey = input('api-key').trim();
+    const kind = readPostKind(input);
     return {
-        flavour: flavourFor(parseChoice(input('credential')), apiKey),
+        kind,
         apiKey,
-        baseUrl: parseBaseUrl(input('base-url')),
+        ...(kind !== 'existing' && { baseUrl: parseBaseUrl(input('base-url')) }),
         revoke: parseBoolean(input('revoke'), 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(input),
         http: readHttpSettings(input)
     };
+}
+function readPostKind(input) {
+    return kindFor(parseChoice(input('credential')), input('api-key').trim());
 }
 function parseFailOnRevokeError(input) {
     return parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false);
@@ -676,14 +772,14 @@ function readHttpSettings(input) {
         timeoutSeconds: parseOptionalWholeNumber(input('timeout-seconds'), 'timeout-seconds', 1, 600) ?? 30
     };
 }
-function flavourFor(choice, apiKey) {
+function kindFor(choice, apiKey) {
     return choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice;
 }
 function parseChoice(raw) {
     const value = raw.trim().toLowerCase() || 'cicd';
-    if (value === 'cicd' || value === 'free' || value === 'auto')
+    if (CHOICES.includes(value))
         return value;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input credential is ${quote(raw)}: expected one of cicd, free or auto.`);
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input credential is ${quote(raw)}: expected one of cicd, free, auto, ssh-key or existing.`);
 }
 function parseBaseUrl(raw) {
     const value = raw.trim();
@@ -771,6 +867,607 @@ function quote(value) {
 
 /***/ }),
 
+/***/ 778:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  t8: () => (/* binding */ describeCredential),
+  w_: () => (/* binding */ giveBackCredential),
+  HR: () => (/* binding */ obtainCredential)
+});
+
+// EXTERNAL MODULE: ./credential.ts
+var credential_0 = __nccwpck_require__(251);
+// EXTERNAL MODULE: ./errors.ts
+var errors = __nccwpck_require__(169);
+// EXTERNAL MODULE: ./printable.ts
+var printable = __nccwpck_require__(775);
+;// CONCATENATED MODULE: ./kinds/expiry-note.ts
+
+function until(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+}
+
+;// CONCATENATED MODULE: ./kinds/give-back-unused.ts
+async function giveBackUnused(what, revoke, { log, clearSaved, explain }, saved = true) {
+    try {
+        await revoke();
+    }
+    catch (error) {
+        if (saved) {
+            log.info(`Could not revoke ${what} yet (${explain(error)}); the post step will try again.`);
+        }
+        else {
+            log.warning(`Could not revoke ${what} (${explain(error)}). It cannot be saved for the post step, so it stays valid until it expires.`);
+        }
+        return;
+    }
+    log.info(`Revoked ${what}, which this step could not use.`);
+    try {
+        clearSaved();
+    }
+    catch {
+    }
+}
+
+;// CONCATENATED MODULE: ./kinds/token.ts
+const KIND_LABELS = {
+    cicd: 'cicd',
+    free: 'free (5 minutes, not revocable)',
+    existing: 'existing (a token you hold; not created or revoked by this step)'
+};
+function tokenObtained(credential, context = {}) {
+    const project = credential.projectSlug ?? context.project ?? '';
+    return {
+        env: {
+            TUNNEL_TOKEN: credential.token,
+            TUNNEL_USER: credential.tunnelUser,
+            TUNNEL_HOST: credential.tunnelHost,
+            TUNNEL_PORT: String(credential.tunnelPort)
+        },
+        outputs: {
+            token: credential.token,
+            'tunnel-user': credential.tunnelUser,
+            'client-id': credential.clientId,
+            'tunnel-host': credential.tunnelHost,
+            'tunnel-port': String(credential.tunnelPort),
+            'expires-at': credential.expiresAt ?? '',
+            'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
+            'project-slug': project,
+            credential: credential.flavour
+        },
+        summary: [
+            ['Project', project],
+            ['Environment', context.environment ?? ''],
+            ['Tunnel user', credential.tunnelUser],
+            ['Tunnel host', credential.tunnelHost],
+            ['Tunnel port', String(credential.tunnelPort)],
+            ['Expires at', credential.expiresAt ?? 'not given'],
+            ['Credential', KIND_LABELS[credential.flavour]]
+        ],
+        announcement: `${credential.flavour === 'existing' ? 'Using' : 'Provisioned'} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
+            `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
+        login: {
+            kind: credential.flavour,
+            user: credential.tunnelUser,
+            host: credential.tunnelHost,
+            port: credential.tunnelPort,
+            secret: { type: 'password', token: credential.token },
+            ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./kinds/cicd.ts
+
+
+
+
+
+
+const cicdKind = {
+    async obtain(settings, context) {
+        const { service, log, mask, save, publish } = context;
+        const environment = settings.environment ? ` (${settings.environment})` : '';
+        log.info(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
+        const client = service();
+        const raw = await client.provisionCredential(settings);
+        mask((0,credential_0/* secretsIn */.VY)(raw));
+        const issued = (0,credential_0/* issuedCredential */.PT)(raw);
+        try {
+            if (issued?.nameable) {
+                save({
+                    kind: 'cicd',
+                    tunnelUser: issued.tunnelUser,
+                    baseUrl: settings.baseUrl,
+                    rejected: true
+                });
+            }
+            const credential = (0,credential_0/* parseCredential */.nx)(raw, 'cicd', settings);
+            if (credential.portDefaulted) {
+                log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
+            }
+            save({
+                kind: 'cicd',
+                tunnelUser: credential.tunnelUser,
+                baseUrl: settings.baseUrl,
+                ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+            });
+            const obtained = tokenObtained(credential, settings);
+            await publish(obtained);
+            return obtained;
+        }
+        catch (error) {
+            if (issued !== undefined) {
+                await giveBackUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.nameable);
+            }
+            throw error;
+        }
+    },
+    async giveBack(saved, { settings, service, log }) {
+        if (!settings.revoke && !saved.rejected) {
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: input revoke is false.${until(saved)}`);
+            return;
+        }
+        if (!settings.apiKey) {
+            throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
+        }
+        const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
+        log.info(outcome === 'revoked'
+            ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
+            : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+    },
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+;// CONCATENATED MODULE: ./kinds/existing.ts
+
+
+const existingKind = {
+    async obtain(settings, { log, mask, save, publish }) {
+        mask([settings.tunnelToken]);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from input tunnel-token; no request is sent to the credential service.`);
+        save({ kind: 'existing', tunnelUser: settings.tunnelUser });
+        const obtained = tokenObtained({
+            flavour: 'existing',
+            token: settings.tunnelToken,
+            tunnelUser: settings.tunnelUser,
+            clientId: settings.tunnelUser,
+            tunnelHost: settings.tunnelHost,
+            tunnelPort: settings.tunnelPort,
+            portDefaulted: false
+        });
+        await publish(obtained);
+        return obtained;
+    },
+    async giveBack(saved, { log }) {
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from input tunnel-token ` +
+            '(credential: existing), so this step did not create it and leaves it valid.');
+    },
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+;// CONCATENATED MODULE: ./kinds/free.ts
+
+
+
+
+const freeKind = {
+    async obtain(settings, { service, log, mask, save, publish }) {
+        if (settings.fellBackToFree) {
+            log.warning('Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
+                'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
+        }
+        log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
+        const raw = await service().createFreeCredential();
+        mask((0,credential_0/* secretsIn */.VY)(raw));
+        const credential = (0,credential_0/* parseCredential */.nx)(raw, 'free', settings);
+        if (credential.portDefaulted) {
+            log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
+        }
+        save({
+            kind: 'free',
+            tunnelUser: credential.tunnelUser,
+            baseUrl: settings.baseUrl,
+            ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+        });
+        const obtained = tokenObtained(credential);
+        await publish(obtained);
+        return obtained;
+    },
+    async giveBack(saved, { log }) {
+        log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`);
+    },
+    describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+// EXTERNAL MODULE: ./failures.ts
+var failures = __nccwpck_require__(577);
+;// CONCATENATED MODULE: ./kinds/key-name.ts
+const MAX_KEY_NAME_LENGTH = 100;
+function keyNameFor(run) {
+    const repository = (run.repository || 'local').replace(/[^A-Za-z0-9._-]/g, '-');
+    const runId = safePart(run.runId, '0');
+    const runAttempt = safePart(run.runAttempt, '1');
+    return `ci-${repository}-${runId}-${runAttempt}`.slice(0, MAX_KEY_NAME_LENGTH);
+}
+function runIdentityFrom(env) {
+    return {
+        repository: env.GITHUB_REPOSITORY,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT
+    };
+}
+function safePart(value, fallback) {
+    const trimmed = (value ?? '').trim();
+    return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(161);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+;// CONCATENATED MODULE: ./kinds/key-file.ts
+
+
+
+const KEY_FILE_NAME = 'id_ed25519';
+const FOLDER_PREFIX = 'tunnel-key-';
+const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/;
+function createKeyFolder(env) {
+    return (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot(env), FOLDER_PREFIX));
+}
+function isKeyFolder(folder, env) {
+    const path = (0,external_node_path_.resolve)(folder);
+    return (0,external_node_path_.dirname)(path) === (0,external_node_path_.resolve)(tempRoot(env)) && FOLDER_NAME.test((0,external_node_path_.basename)(path));
+}
+function tempRoot(env) {
+    return env.RUNNER_TEMP || (0,external_node_os_.tmpdir)();
+}
+function writeKeyFile(folder, privateKeyFile) {
+    const path = (0,external_node_path_.join)(folder, KEY_FILE_NAME);
+    (0,external_node_fs_.writeFileSync)(path, privateKeyFile, { mode: 0o600, flag: 'wx' });
+    return path;
+}
+function removeKeyFolder(folder) {
+    (0,external_node_fs_.rmSync)((0,external_node_path_.join)(folder, KEY_FILE_NAME), { force: true });
+    try {
+        (0,external_node_fs_.rmdirSync)(folder);
+    }
+    catch (error) {
+        if (error.code !== 'ENOENT')
+            throw error;
+    }
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(598);
+;// CONCATENATED MODULE: ./kinds/ssh-key-pair.ts
+
+const KEY_TYPE = 'ssh-ed25519';
+const AUTH_MAGIC = 'openssh-key-v1\0';
+const NONE_CIPHER_BLOCK_SIZE = 8;
+const PEM_LINE_LENGTH = 70;
+const UNSAFE_COMMENT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+function generateSshKeyPair(comment) {
+    const { privateKey } = (0,external_node_crypto_.generateKeyPairSync)('ed25519');
+    const jwk = privateKey.export({ format: 'jwk' });
+    return encodeSshKeyPair({
+        seed: Buffer.from(jwk.d, 'base64url'),
+        publicKey: Buffer.from(jwk.x, 'base64url'),
+        comment,
+        checkInt: (0,external_node_crypto_.randomBytes)(4).readUInt32BE(0)
+    });
+}
+function ed25519PublicKeyOf(seed) {
+    const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+    const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    const jwk = createPublicKey(privateKey).export({
+        format: 'jwk'
+    });
+    return Buffer.from(jwk.x, 'base64url');
+}
+function encodeSshKeyPair(material) {
+    const { seed, publicKey, comment, checkInt } = material;
+    if (seed.length !== 32 || publicKey.length !== 32) {
+        throw new Error('an ed25519 seed and public key are 32 bytes each');
+    }
+    if (UNSAFE_COMMENT.test(comment)) {
+        throw new Error('an SSH key comment must not hold line breaks or control characters');
+    }
+    const blob = publicKeyBlob(publicKey);
+    return {
+        publicKeyLine: `${KEY_TYPE} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
+        privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
+        fingerprint: fingerprintOf(blob)
+    };
+}
+function fingerprintOf(blob) {
+    return `SHA256:${(0,external_node_crypto_.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+function publicKeyBlob(publicKey) {
+    return Buffer.concat([sshString(KEY_TYPE), sshString(publicKey)]);
+}
+function privateKeyFile(blob, seed, publicKey, comment, checkInt) {
+    const check = Buffer.alloc(4);
+    check.writeUInt32BE(checkInt >>> 0);
+    const unpadded = Buffer.concat([
+        check,
+        check,
+        sshString(KEY_TYPE),
+        sshString(publicKey),
+        sshString(Buffer.concat([seed, publicKey])),
+        sshString(comment)
+    ]);
+    const padLength = (NONE_CIPHER_BLOCK_SIZE - (unpadded.length % NONE_CIPHER_BLOCK_SIZE)) % NONE_CIPHER_BLOCK_SIZE;
+    const padding = Buffer.from(Array.from({ length: padLength }, (_, index) => index + 1));
+    const body = Buffer.concat([
+        Buffer.from(AUTH_MAGIC, 'latin1'),
+        sshString('none'),
+        sshString('none'),
+        sshString(''),
+        uint32(1),
+        sshString(blob),
+        sshString(Buffer.concat([unpadded, padding]))
+    ]);
+    const base64 = body.toString('base64');
+    const lines = [];
+    for (let start = 0; start < base64.length; start += PEM_LINE_LENGTH) {
+        lines.push(base64.slice(start, start + PEM_LINE_LENGTH));
+    }
+    return [
+        '-----BEGIN OPENSSH PRIVATE KEY-----',
+        ...lines,
+        '-----END OPENSSH PRIVATE KEY-----',
+        ''
+    ].join('\n');
+}
+function sshString(value) {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+    return Buffer.concat([uint32(bytes.length), bytes]);
+}
+function uint32(value) {
+    const bytes = Buffer.alloc(4);
+    bytes.writeUInt32BE(value);
+    return bytes;
+}
+
+;// CONCATENATED MODULE: ./kinds/uploaded-key.ts
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/;
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+function readKeyId(raw) {
+    if (typeof raw !== 'object' || raw === null)
+        return undefined;
+    const keyId = raw.key_id;
+    return typeof keyId === 'string' && SAFE_ID.test(keyId) ? keyId : undefined;
+}
+function parseUploadedKey(raw) {
+    const keyId = readKeyId(raw);
+    if (keyId === undefined)
+        throw invalidUpload('key_id is missing or not a plain identifier');
+    const answer = raw;
+    const fingerprint = answer.public_key_fingerprint;
+    if (typeof fingerprint !== 'string' || !FINGERPRINT.test(fingerprint)) {
+        throw invalidUpload('public_key_fingerprint is missing or not of the form SHA256:<base64>');
+    }
+    const expiresAt = answer.expires_at;
+    if (expiresAt !== undefined && expiresAt !== null) {
+        if (typeof expiresAt !== 'string' ||
+            !ISO_8601.test(expiresAt) ||
+            !Number.isFinite(Date.parse(expiresAt))) {
+            throw invalidUpload('expires_at is not an ISO 8601 time');
+        }
+    }
+    return { keyId, fingerprint, ...(typeof expiresAt === 'string' && { expiresAt }) };
+}
+function sameFingerprint(fromService, computed) {
+    return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '');
+}
+function invalidUpload(what) {
+    return new errors/* ActionError */.l(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
+        'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+;// CONCATENATED MODULE: ./kinds/ssh-key.ts
+
+
+
+
+
+
+
+
+
+const KEY_LIFETIME_DAYS = 1;
+const sshKeyKind = {
+    async obtain(settings, context) {
+        const { service, log, save, publish, env } = context;
+        const name = keyNameFor(runIdentityFrom(env));
+        const pair = generateSshKeyPair(name);
+        log.info(`Uploading a new ed25519 SSH key "${name}" (${pair.fingerprint}) for tunnel user ` +
+            `${settings.clientId} to ${settings.baseUrl}`);
+        const client = service();
+        const raw = await client.uploadKey({
+            apiKey: settings.apiKey,
+            publicKeyLine: pair.publicKeyLine,
+            name,
+            expiresInDays: KEY_LIFETIME_DAYS,
+            clientId: settings.clientId
+        });
+        const keyId = readKeyId(raw);
+        if (keyId === undefined) {
+            throw invalidUpload(`key_id is missing or not a plain identifier, so the key cannot be revoked by this step; ` +
+                `find the key named "${name}" in user-keys-list and revoke it`);
+        }
+        const issued = {
+            kind: 'ssh-key',
+            keyId,
+            fingerprint: pair.fingerprint,
+            baseUrl: settings.baseUrl
+        };
+        let keyFolder;
+        try {
+            save({ ...issued, rejected: true });
+            const uploaded = parseUploadedKey(raw);
+            if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
+                throw new errors/* ActionError */.l(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
+                    `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
+                    'the key that was sent. Nothing was exported. Check that base-url points at the ' +
+                    'credential service; if it does, report this to the service operator.');
+            }
+            const accepted = {
+                ...issued,
+                ...(uploaded.expiresAt && { expiresAt: uploaded.expiresAt })
+            };
+            save(accepted);
+            keyFolder = createKeyFolder(env);
+            save({ ...accepted, keyFolder });
+            const keyFile = writeKeyFile(keyFolder, pair.privateKeyFile);
+            const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded);
+            await publish(obtained);
+            return obtained;
+        }
+        catch (error) {
+            if (keyFolder)
+                deleteKeyFolder(keyFolder, env, log);
+            await giveBackUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, () => client.revokeKey(settings.apiKey, keyId), context);
+            throw error;
+        }
+    },
+    async giveBack(saved, { settings, service, log, env }) {
+        try {
+            if (!settings.revoke && !saved.rejected) {
+                log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`);
+                return;
+            }
+            if (!settings.apiKey) {
+                throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
+            }
+            const outcome = await service().revokeKey(settings.apiKey, saved.keyId);
+            log.info(outcome === 'revoked'
+                ? `Revoked ${describeKey(saved)}.`
+                : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
+        }
+        finally {
+            if (saved.keyFolder)
+                deleteKeyFolder(saved.keyFolder, env, log);
+        }
+    },
+    describe: describeKey
+};
+function describeKey(saved) {
+    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)} (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+function deleteKeyFolder(folder, env, log) {
+    if (!isKeyFolder(folder, env)) {
+        log.warning(`Not deleting ${(0,printable/* printable */.g$)(folder, 200)}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`);
+        return;
+    }
+    try {
+        removeKeyFolder(folder);
+        log.info(`Deleted the private key file and its folder ${folder}.`);
+    }
+    catch (error) {
+        log.warning(`Could not delete the private key folder ${folder}: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
+            'On a self-hosted runner, delete it by hand.');
+    }
+}
+function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
+    const { expiresAt } = uploaded;
+    return {
+        env: {
+            TUNNEL_KEY_FILE: keyFile,
+            TUNNEL_USER: settings.clientId,
+            TUNNEL_HOST: settings.tunnelHost,
+            TUNNEL_PORT: String(settings.tunnelPort)
+        },
+        outputs: {
+            'key-id': keyId,
+            'key-fingerprint': fingerprint,
+            'key-file': keyFile,
+            'expires-at': expiresAt ?? '',
+            'tunnel-user': settings.clientId,
+            'tunnel-host': settings.tunnelHost,
+            'tunnel-port': String(settings.tunnelPort),
+            credential: 'ssh-key'
+        },
+        summary: [
+            ['Key name', name],
+            ['Key fingerprint', fingerprint],
+            ['Tunnel user', settings.clientId],
+            ['Tunnel host', settings.tunnelHost],
+            ['Tunnel port', String(settings.tunnelPort)],
+            ['Expires at', expiresAt ?? 'not given'],
+            ['Credential', 'ssh-key (revoked when the job ends)']
+        ],
+        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
+            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
+            `Its private key is in ${keyFile}, readable by this user only.`,
+        login: {
+            kind: 'ssh-key',
+            user: settings.clientId,
+            host: settings.tunnelHost,
+            port: settings.tunnelPort,
+            secret: { type: 'key-file', path: keyFile },
+            ...(expiresAt && { expiresAt })
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./kinds/registry.ts
+
+
+
+
+function obtainCredential(settings, context) {
+    switch (settings.kind) {
+        case 'cicd':
+            return cicdKind.obtain(settings, context);
+        case 'free':
+            return freeKind.obtain(settings, context);
+        case 'ssh-key':
+            return sshKeyKind.obtain(settings, context);
+        case 'existing':
+            return existingKind.obtain(settings, context);
+    }
+}
+function giveBackCredential(saved, context) {
+    switch (saved.kind) {
+        case 'cicd':
+            return cicdKind.giveBack(saved, context);
+        case 'free':
+            return freeKind.giveBack(saved, context);
+        case 'ssh-key':
+            return sshKeyKind.giveBack(saved, context);
+        case 'existing':
+            return existingKind.giveBack(saved, context);
+    }
+}
+function describeCredential(saved) {
+    switch (saved.kind) {
+        case 'cicd':
+            return cicdKind.describe(saved);
+        case 'free':
+            return freeKind.describe(saved);
+        case 'ssh-key':
+            return sshKeyKind.describe(saved);
+        case 'existing':
+            return existingKind.describe(saved);
+    }
+}
+
+
+/***/ }),
+
 /***/ 702:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -799,12 +1496,13 @@ function reportUnexpected(step, error) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ runMain)
 /* harmony export */ });
+/* unused harmony export listExported */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(174);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
-/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(169);
+/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(577);
+/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(759);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(778);
 /* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
 /* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
 /* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
@@ -821,98 +1519,49 @@ function reportUnexpected(step, error) {
 
 async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m, keeperLaunch) {
     (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .markMainStarted */ .UM)();
-    (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
+    (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
     let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url'));
     let project;
     try {
-        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readMainSettings */ .Ne)(name => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name));
-        baseUrl = settings.baseUrl;
-        project = settings.project;
-        if (settings.fellBackToFree) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e('Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
-                'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
-        }
-        const service = (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
-        const raw = await requestCredential(service, settings);
-        (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .secretsIn */ .VY)(raw));
-        await acceptCredential(raw, settings, service, clock, keeperLaunch);
-    }
-    catch (error) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
-            ? error.message
-            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }));
-    }
-}
-function requestCredential(service, settings) {
-    if (settings.flavour === 'free') {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
-        return service.createFreeCredential();
-    }
-    const environment = settings.environment ? ` (${settings.environment})` : '';
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
-    return service.provisionCredential(settings);
-}
-async function acceptCredential(raw, settings, service, clock, keeperLaunch) {
-    const issued = settings.flavour === 'cicd' ? (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .issuedCredential */ .PT)(raw) : undefined;
-    try {
-        if (issued?.nameable) {
-            (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg)({
-                flavour: 'cicd',
-                tunnelUser: issued.tunnelUser,
-                baseUrl: settings.baseUrl,
-                rejected: true
-            });
-        }
-        const credential = (0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .parseCredential */ .nx)(raw, settings.flavour, settings);
-        if (credential.portDefaulted) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
-        }
-        (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg)({
-            flavour: credential.flavour,
-            tunnelUser: credential.tunnelUser,
-            baseUrl: settings.baseUrl,
-            ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_4__/* .readMainSettings */ .Ne)(name => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name));
+        if ('baseUrl' in settings)
+            baseUrl = settings.baseUrl;
+        if (settings.kind === 'cicd')
+            project = settings.project;
+        await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__/* .obtainCredential */ .HR)(settings, {
+            service: () => {
+                if (!('baseUrl' in settings))
+                    throw new Error(`credential ${settings.kind} sends no request`);
+                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
+            },
+            log: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .runnerLog */ .t1,
+            mask: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU,
+            save: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg,
+            clearSaved: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4,
+            publish: async (obtained) => {
+                const exported = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishObtained */ .Mp)(obtained, settings);
+                _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
+                if (settings.tunnel) {
+                    const { openTunnel } = await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522));
+                    await openTunnel(obtained.login, settings, settings.tunnel, keeperLaunch);
+                }
+            },
+            explain: error => (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }),
+            env: process.env
         });
-        await (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishCredential */ .ZC)(credential, settings);
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Provisioned tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
-            `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.` +
-            (settings.exportEnv
-                ? ` Exported ${settings.envPrefix}_TUNNEL_TOKEN, _USER, _HOST and _PORT.`
-                : ''));
-        if (settings.tunnel) {
-            const { openTunnel } = await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522));
-            await openTunnel(credential, settings, settings.tunnel, keeperLaunch);
-        }
     }
     catch (error) {
-        if (issued !== undefined)
-            await revokeUnused(service, settings, issued, clock);
-        throw error;
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l
+            ? error.message
+            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }));
     }
 }
-async function revokeUnused(service, settings, issued, clock) {
-    const who = issued.nameable
-        ? `tunnel user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(issued.tunnelUser)}`
-        : 'a tunnel user that holds the token';
-    try {
-        await service.revokeCredential(settings.apiKey, issued.tunnelUser);
-    }
-    catch (error) {
-        const reason = (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl: settings.baseUrl, nowMs: clock.now() });
-        if (issued.nameable) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Could not revoke the credential of ${who} yet (${reason}); the post step will try again.`);
-        }
-        else {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not revoke the credential of ${who} (${reason}). It cannot be saved for the post step, so it stays valid until it expires.`);
-        }
-        return;
-    }
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Revoked the credential of ${who}, which this step could not use.`);
-    try {
-        (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4)();
-    }
-    catch {
-    }
+function listExported(names, prefix) {
+    const [first, ...rest] = names;
+    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
+    if (short.length === 0)
+        return first;
+    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
 }
 
 
@@ -930,10 +1579,11 @@ async function revokeUnused(service, settings, issued, clock) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
 /* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
-/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(778);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(775);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(779);
+/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(784);
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(877);
 
 
 
@@ -944,73 +1594,76 @@ async function revokeUnused(service, settings, issued, clock) {
 
 
 
+
+const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.';
 async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
-    (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key')].filter(Boolean));
-    if ((0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .loadTunnel */ .Lc)() !== undefined) {
+    (0,_publish_js__WEBPACK_IMPORTED_MODULE_7__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
+    if ((0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .loadTunnel */ .Lc)() !== undefined) {
         const { closeTunnel } = await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522));
         await closeTunnel();
     }
-    const saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .loadCredential */ .SS)();
-    if (!saved) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq('Nothing to revoke: the main step left no credential behind.');
+    if (!(0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .hasSavedCredential */ .p7)()) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
         return;
     }
     const input = (name) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name);
     let failOnRevokeError = false;
-    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(input('base-url'));
+    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(input('base-url'));
+    let saved;
     try {
         failOnRevokeError = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .parseFailOnRevokeError */ .VP)(input);
-        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(input);
-        baseUrl = settings.baseUrl;
-        if (!shouldRevoke(saved, settings))
+        saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .loadCredential */ .SS)((0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostKind */ .h)(input));
+        if (!saved) {
+            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
             return;
-        warnIfStateMoved(saved, settings.baseUrl);
-        const service = (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
-        const outcome = await service.revokeCredential(settings.apiKey, saved.tunnelUser);
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(outcome === 'revoked'
-            ? `Revoked the tunnel token of user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.tunnelUser)}.`
-            : `The tunnel token of user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+        }
+        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(input);
+        if (settings.baseUrl !== undefined)
+            baseUrl = settings.baseUrl;
+        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
+        await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .giveBackCredential */ .w_)(saved, {
+            settings,
+            service: () => {
+                if (settings.baseUrl === undefined) {
+                    throw new Error(`credential ${settings.kind} sends no request`);
+                }
+                warnIfStateMoved(stateBaseUrl, settings.baseUrl);
+                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_8__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
+            },
+            log: _publish_js__WEBPACK_IMPORTED_MODULE_7__/* .runnerLog */ .t1,
+            env: process.env
+        });
     }
     catch (error) {
         const reason = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
             ? error.message
             : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
-        reportRevokeFailure(`Could not revoke the tunnel token of user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.tunnelUser)}: ${reason}`, saved, failOnRevokeError, clock);
+        if (!saved) {
+            report(`Could not revoke what the main step saved: ${reason}`, failOnRevokeError);
+            return;
+        }
+        reportRevokeFailure(`Could not revoke ${(0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .describeCredential */ .t8)(saved)}: ${reason}`, saved, failOnRevokeError, clock);
     }
 }
-function shouldRevoke(saved, settings) {
-    if (settings.flavour === 'free') {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
-        return false;
-    }
-    if (!settings.revoke && !saved.rejected) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Not revoking tunnel user ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.tunnelUser)}: input revoke is false.${expiryNote(saved)}`);
-        return false;
-    }
-    if (!settings.apiKey) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
-    }
-    return true;
-}
-function warnIfStateMoved(saved, baseUrl) {
-    if (saved.baseUrl === undefined || saved.baseUrl === baseUrl)
+function warnIfStateMoved(stateBaseUrl, baseUrl) {
+    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`The saved state names the credential service at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.baseUrl)}, but input base-url is ${baseUrl}. ` +
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`The saved state names the credential service at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(stateBaseUrl)}, but input base-url is ${baseUrl}. ` +
         'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
 }
 function reportRevokeFailure(message, saved, failOnRevokeError, clock) {
-    if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(saved.expiresAt, clock.now())) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${message} It should already have expired at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.expiresAt ?? '')}.`);
+    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
+    if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(expiresAt, clock.now())) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${message} It should already have expired at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(expiresAt ?? '')}.`);
         return;
     }
-    const full = `${message}${expiryNote(saved) || ' Its expiry is unknown.'}`;
-    if (failOnRevokeError)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(full);
-    else
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(full);
+    report(`${message}${expiresAt ? ` It expires by itself at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(expiresAt, 40)}.` : ' Its expiry is unknown.'}`, failOnRevokeError);
 }
-function expiryNote(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(saved.expiresAt, 40)}.` : '';
+function report(message, failOnRevokeError) {
+    if (failOnRevokeError)
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
+    else
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
 }
 
 
@@ -1066,10 +1719,11 @@ function redactCredentials(text) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Mp: () => (/* binding */ publishObtained),
 /* harmony export */   QU: () => (/* binding */ maskSecrets),
-/* harmony export */   ZC: () => (/* binding */ publishCredential)
+/* harmony export */   t1: () => (/* binding */ runnerLog)
 /* harmony export */ });
-/* unused harmony exports environmentFor, outputsFor */
+/* unused harmony export environmentFor */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
@@ -1077,60 +1731,36 @@ function redactCredentials(text) {
 
 
 
+const runnerLog = {
+    info: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(message),
+    notice: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(message),
+    warning: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message)
+};
 function maskSecrets(secrets) {
     for (const secret of secrets)
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(secret);
 }
-function environmentFor(credential, prefix) {
-    return {
-        [`${prefix}_TUNNEL_TOKEN`]: credential.token,
-        [`${prefix}_TUNNEL_USER`]: credential.tunnelUser,
-        [`${prefix}_TUNNEL_HOST`]: credential.tunnelHost,
-        [`${prefix}_TUNNEL_PORT`]: String(credential.tunnelPort)
-    };
+function environmentFor(obtained, prefix) {
+    return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
 }
-function outputsFor(credential, settings) {
-    return {
-        token: credential.token,
-        'tunnel-user': credential.tunnelUser,
-        'client-id': credential.clientId,
-        'tunnel-host': credential.tunnelHost,
-        'tunnel-port': String(credential.tunnelPort),
-        'expires-at': credential.expiresAt ?? '',
-        'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
-        'project-slug': credential.projectSlug ?? (credential.flavour === 'cicd' ? settings.project : ''),
-        credential: credential.flavour
-    };
-}
-async function publishCredential(credential, settings) {
-    if (settings.exportEnv) {
-        for (const [name, value] of Object.entries(environmentFor(credential, settings.envPrefix))) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value);
-        }
-    }
-    for (const [name, value] of Object.entries(outputsFor(credential, settings))) {
+function publishObtained(obtained, settings) {
+    const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
+    for (const [name, value] of Object.entries(environment))
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value);
+    for (const [name, value] of Object.entries(obtained.outputs))
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value);
-    }
     try {
-        writeSummary(credential, settings);
+        writeSummary(obtained.summary);
     }
     catch (error) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
     }
+    return Object.keys(environment);
 }
-function writeSummary(credential, settings) {
+function writeSummary(rows) {
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (!summaryFile)
         return;
-    const rows = [
-        ['Project', credential.projectSlug ?? settings.project],
-        ['Environment', settings.environment],
-        ['Tunnel user', credential.tunnelUser],
-        ['Tunnel host', credential.tunnelHost],
-        ['Tunnel port', String(credential.tunnelPort)],
-        ['Expires at', credential.expiresAt ?? 'not given'],
-        ['Credential', credential.flavour === 'free' ? 'free (5 minutes, not revocable)' : 'cicd']
-    ];
     const html = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z
         .addHeading('Tunnel credentials', 3)
         .addTable([
@@ -1322,6 +1952,27 @@ class CredentialService {
             throw error;
         }
     }
+    uploadKey(request) {
+        const body = {
+            public_key_ssh: request.publicKeyLine,
+            name: request.name,
+            expires_in_days: request.expiresInDays
+        };
+        if (request.clientId)
+            body.client_id = request.clientId;
+        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey });
+    }
+    async revokeKey(apiKey, keyId) {
+        try {
+            await this.call('revoke-ssh-key', { key_id: keyId }, { 'X-API-Key': apiKey });
+            return 'revoked';
+        }
+        catch (error) {
+            if (error instanceof ServiceError && error.status === 404)
+                return 'already-gone';
+            throw error;
+        }
+    }
     call(endpoint, body, headers) {
         const url = `${this.options.baseUrl}/${endpoint}`;
         const payload = body === undefined ? '' : JSON.stringify(body);
@@ -1492,12 +2143,14 @@ function shortBody(text) {
 /* harmony export */   UM: () => (/* binding */ markMainStarted),
 /* harmony export */   Y_: () => (/* binding */ saveTunnel),
 /* harmony export */   n4: () => (/* binding */ clearCredential),
+/* harmony export */   p7: () => (/* binding */ hasSavedCredential),
 /* harmony export */   pq: () => (/* binding */ isPostStep),
 /* harmony export */   xg: () => (/* binding */ saveCredential)
 /* harmony export */ });
+/* unused harmony export readSavedCredential */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 /* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(251);
-/* harmony import */ var _tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(301);
+/* harmony import */ var _tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(384);
 
 
 
@@ -1515,24 +2168,46 @@ function saveCredential(saved) {
 function clearCredential() {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, '');
 }
-function loadCredential() {
+function hasSavedCredential() {
+    return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(CREDENTIAL) !== '';
+}
+function loadCredential(kind) {
     const raw = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(CREDENTIAL);
     if (!raw)
         return undefined;
     try {
-        const value = JSON.parse(raw);
-        if (!(0,_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isCleanIdentifier */ .VS)(value.tunnelUser))
-            return undefined;
-        return {
-            flavour: value.flavour === 'free' ? 'free' : 'cicd',
-            tunnelUser: value.tunnelUser,
-            ...(typeof value.baseUrl === 'string' && { baseUrl: value.baseUrl }),
-            ...(typeof value.expiresAt === 'string' && { expiresAt: value.expiresAt }),
-            ...(value.rejected === true && { rejected: true })
-        };
+        return readSavedCredential(kind, JSON.parse(raw));
     }
     catch {
         return undefined;
+    }
+}
+function readSavedCredential(kind, value) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return undefined;
+    const saved = value;
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const identifier = (field) => (0,_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isCleanIdentifier */ .VS)(saved[field]) ? saved[field] : undefined;
+    const common = {
+        ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
+        ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
+        ...(saved.rejected === true && { rejected: true })
+    };
+    const tunnelUser = identifier('tunnelUser');
+    switch (kind) {
+        case 'cicd':
+        case 'free':
+            return tunnelUser ? { kind, tunnelUser, ...common } : undefined;
+        case 'existing':
+            return tunnelUser ? { kind, tunnelUser } : undefined;
+        case 'ssh-key': {
+            const keyId = identifier('keyId');
+            const fingerprint = identifier('fingerprint');
+            const keyFolder = text('keyFolder');
+            if (!keyId || !fingerprint)
+                return undefined;
+            return { kind, keyId, fingerprint, ...(keyFolder && { keyFolder }), ...common };
+        }
     }
 }
 const TUNNEL = 'tunnel';
@@ -1559,27 +2234,20 @@ function loadTunnel() {
 
 /***/ }),
 
-/***/ 156:
+/***/ 515:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  J1: () => (/* binding */ formatUrl),
-  ij: () => (/* binding */ readTunnelSettings)
-});
-
-// UNUSED EXPORTS: DEFAULT_ENTRY_NAME, DEFAULT_URL_TEMPLATE, fingerprintOf, parseExpose, parseHostKeyPins, parseUrlTemplate
-
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = require("node:crypto");
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(30);
-// EXTERNAL MODULE: ./credential.ts
-var credential = __nccwpck_require__(251);
-// EXTERNAL MODULE: ./errors.ts
-var errors = __nccwpck_require__(169);
-;// CONCATENATED MODULE: ./tunnel/expose.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J1: () => (/* binding */ formatUrl),
+/* harmony export */   ij: () => (/* binding */ readTunnelSettings)
+/* harmony export */ });
+/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins, fingerprintOf */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
 
 
 
@@ -1598,7 +2266,7 @@ function parseExpose(raw) {
     const seen = new Set();
     for (const entry of entries) {
         if (seen.has(entry.name)) {
-            throw new errors/* ActionError */.l(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
         }
         seen.add(entry.name);
     }
@@ -1627,7 +2295,7 @@ function parseTarget(target, entry) {
         return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
     const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
     if (bracketed) {
-        if ((0,external_node_net_.isIP)(bracketed[1]) !== 6) {
+        if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(bracketed[1]) !== 6) {
             throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
         }
         return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
@@ -1638,10 +2306,10 @@ function parseTarget(target, entry) {
     if (!host || !/^\d+$/.test(port)) {
         throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
     }
-    if ((0,external_node_net_.isIP)(host) === 6) {
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(host) === 6) {
         throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
     }
-    if (!(0,credential/* isBareHost */.jY)(host)) {
+    if (!(0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(host)) {
         throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
     }
     return { host, port: parsePort(port, entry) };
@@ -1654,13 +2322,13 @@ function parsePort(text, entry) {
     return port;
 }
 function entryError(entry, needs) {
-    return new errors/* ActionError */.l(`Input expose has the entry ${quote(entry)}: ${needs}.`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose has the entry ${quote(entry)}: ${needs}.`);
 }
 function parseUrlTemplate(raw) {
     const template = raw.trim() || DEFAULT_URL_TEMPLATE;
     for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
         if (!PLACEHOLDERS.includes(inner)) {
-            throw new errors/* ActionError */.l(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
         }
     }
     const sample = formatUrl(template, {
@@ -1670,7 +2338,7 @@ function parseUrlTemplate(raw) {
         port: 22
     });
     if (sample === undefined) {
-        throw new errors/* ActionError */.l(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
     }
     return template;
 }
@@ -1729,10 +2397,10 @@ function keyTypeOf(blob) {
         : undefined;
 }
 function fingerprintOf(blob) {
-    return `SHA256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 function pinError(line, needs) {
-    return new errors/* ActionError */.l(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
 }
 function readTunnelSettings(input) {
     const urlTemplate = parseUrlTemplate(input('url-template'));
@@ -1748,39 +2416,35 @@ function quote(value) {
 
 /***/ }),
 
-/***/ 301:
+/***/ 384:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
-  _1: () => (/* binding */ isTunnelDir),
-  yJ: () => (/* binding */ tunnelFiles),
-  DE: () => (/* binding */ tunnelRoot)
-});
-
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = require("node:os");
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(760);
-;// CONCATENATED MODULE: ./tunnel/files.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   DE: () => (/* binding */ tunnelRoot),
+/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
+/* harmony export */   _1: () => (/* binding */ isTunnelDir),
+/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
+/* harmony export */ });
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 
 
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelRoot() {
-    return process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)();
+    return process.env.RUNNER_TEMP || (0,node_os__WEBPACK_IMPORTED_MODULE_0__.tmpdir)();
 }
 function tunnelFiles(dir) {
     return {
-        logPath: (0,external_node_path_.join)(dir, 'tunnel.log'),
-        statsPath: (0,external_node_path_.join)(dir, 'stats.json'),
-        stopPath: (0,external_node_path_.join)(dir, 'stop')
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop')
     };
 }
 function isTunnelDir(dir, root) {
-    return ((0,external_node_path_.resolve)((0,external_node_path_.dirname)(dir)) === (0,external_node_path_.resolve)(root) &&
-        new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test((0,external_node_path_.basename)(dir)));
+    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(dir)) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
+        new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test((0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(dir)));
 }
 
 
@@ -1828,6 +2492,13 @@ module.exports = require("node:child_process");
 
 /***/ }),
 
+/***/ 598:
+/***/ ((module) => {
+
+module.exports = require("node:crypto");
+
+/***/ }),
+
 /***/ 24:
 /***/ ((module) => {
 
@@ -1839,6 +2510,13 @@ module.exports = require("node:fs");
 /***/ ((module) => {
 
 module.exports = require("node:net");
+
+/***/ }),
+
+/***/ 161:
+/***/ ((module) => {
+
+module.exports = require("node:os");
 
 /***/ }),
 
