@@ -21,12 +21,14 @@ import { pass } from './numbers.js'
 import type { BenchContext, BenchSection, Runtime, Target } from './section.js'
 import { startupSection } from './startup.js'
 import { timeToFailSection } from './time-to-fail.js'
+import { tunnelSection } from './tunnel.js'
 
 /** In report order. Add a section here: one import, one entry. */
 const SECTIONS: Record<string, BenchSection> = {
   startup: startupSection,
   failures: timeToFailSection,
-  dist: distSection
+  dist: distSection,
+  tunnel: tunnelSection
 }
 
 const resultsFile = join(repoRoot, 'bench', 'results.json')

@@ -23,7 +23,7 @@ import { startCredentialService } from '../service/server.js'
 const CURL = '/usr/bin/curl'
 
 /** curl's answer for the URL as a person would type it; Node's request when curl is missing. */
-function curl(url: string, frontPort: number, host: string): Promise<string> {
+export function curl(url: string, frontPort: number, host: string): Promise<string> {
   if (!existsSync(CURL)) {
     return getThroughFront(frontPort, host).then(answer => `${answer.body} (HTTP ${answer.status})`)
   }

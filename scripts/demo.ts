@@ -14,6 +14,7 @@ import {
   type StepResult
 } from './runner.js'
 import { startCredentialService } from '../service/server.js'
+import { runExposeDemo } from './demo-expose.js'
 import { runTunnelDemo } from './demo-tunnel.js'
 
 const failures: string[] = []
@@ -85,12 +86,15 @@ try {
   await service.close()
 }
 
+// ── expose (scripts/demo-expose.ts): the action opens the tunnel, heals a drop, post closes it.
+failures.push(...(await runExposeDemo(node)))
+
 // ── Tunnel (scripts/demo-tunnel.ts): the exported variables open a tunnel; post takes it back.
 failures.push(...(await runTunnelDemo(node)))
 
 console.log()
 if (failures.length === 0) {
-  console.log('Demo OK: provisioned, masked, exported, summarised and revoked.')
+  console.log('Demo OK: provisioned, masked, exported, summarised, exposed and revoked.')
 } else {
   console.log(`Demo FAILED: ${failures.map(f => `not true: ${f}`).join('\n             ')}`)
   process.exitCode = 1

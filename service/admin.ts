@@ -25,6 +25,11 @@ export interface AdminControls {
   /** A snapshot of the requests received under /functions/v1, oldest first, secrets redacted. */
   requests(): RequestLogEntry[]
   clearRequests(): void
+  /**
+   * Closes every open tunnel SSH connection without revoking anything, so a client's
+   * reconnection can be tested; returns how many sessions it ended. Throws without the tunnel.
+   */
+  dropTunnelSessions(): number
 }
 
 const ok = (body: unknown): Reply => ({ status: 200, body })
@@ -80,6 +85,15 @@ export function handleAdmin(
     case 'DELETE /requests':
       controls.clearRequests()
       return ok({ success: true, message: 'Request log cleared' })
+    case 'POST /tunnel/drop': {
+      let dropped: number
+      try {
+        dropped = controls.dropTunnelSessions()
+      } catch (error) {
+        throw notFound((error as Error).message)
+      }
+      return ok({ success: true, dropped, message: `Dropped ${dropped} tunnel session(s)` })
+    }
     default:
       throw new ServiceError(404, 'NOT_FOUND', `No admin endpoint ${key}`)
   }

@@ -30,7 +30,9 @@ function describeService(service: RunningService, options: ServiceOptions): stri
       : [
           `tunnel host key: ${service.tunnel.fingerprint}`,
           `tunnel known_hosts: ${service.tunnel.knownHostsPath}`,
-          `tunnel http front: ${service.tunnel.frontUrl} (http://<name>-<user>.localhost:${service.tunnel.frontPort}/)`
+          `tunnel http front: ${service.tunnel.frontUrl} (http://<name>-<user>.localhost:${service.tunnel.frontPort}/)`,
+          // Alone after its name, so a script can paste it into the action's url-template input.
+          `tunnel url-template: ${service.tunnel.urlTemplate}`
         ]),
     'Press Ctrl+C to stop.'
   ]

@@ -212,7 +212,12 @@ export async function startCredentialService(
     },
     tokens: () => state.tokens.list(now()),
     requests: () => log.snapshot(),
-    clearRequests: () => log.clear()
+    clearRequests: () => log.clear(),
+    dropTunnelSessions: () => {
+      if (tunnel === null)
+        throw new Error('The tunnel stand-in is not running: start the service with `tunnel`')
+      return tunnel.dropSessions()
+    }
   }
   for (const fault of options.faults ?? []) controls.injectFault(fault)
 

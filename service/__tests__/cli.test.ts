@@ -77,6 +77,11 @@ describe('the service command', () => {
           expect.stringMatching(/^tunnel: 127\.0\.0\.1:\d+$/)
         ])
       )
+      // The template a user pastes into url-template names the front's own port.
+      const frontPort = /^tunnel http front: http:\/\/127\.0\.0\.1:(\d+) /m.exec(
+        service.stdout()
+      )?.[1]
+      expect(lines).toContain(`tunnel url-template: http://{name}-{user}.localhost:${frontPort}`)
 
       const response = await fetch(`${baseUrl}/credential-provision`, {
         method: 'POST',

@@ -71,6 +71,15 @@ describe('routing', () => {
     expect(((await response.json()) as { code: string }).code).toBe('NOT_FOUND')
   })
 
+  it('answers 404 to POST /__admin/tunnel/drop when the tunnel stand-in is not running', async () => {
+    const response = await fetch(`${service.adminUrl}/tunnel/drop`, { method: 'POST' })
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({
+      error: 'The tunnel stand-in is not running: start the service with `tunnel`',
+      code: 'NOT_FOUND'
+    })
+  })
+
   it('serves base URLs that end in /functions/v1 on 127.0.0.1', () => {
     expect(service.baseUrl).toBe(`http://127.0.0.1:${service.port}/functions/v1`)
     expect(service.adminUrl).toBe(`http://127.0.0.1:${service.port}/__admin`)

@@ -57,6 +57,8 @@ export function createFront(route: (host: string) => FrontRoute | undefined): Fr
   const sockets = new Set<Socket>()
   const server = createServer(socket => {
     sockets.add(socket)
+    // As on the SSH side (tunnel.ts): no Nagle delay on the answers passed back.
+    socket.setNoDelay(true)
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => socket.destroy())
     socket.setTimeout(HEAD_TIMEOUT_MS, () => socket.destroy())

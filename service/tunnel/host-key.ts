@@ -17,8 +17,24 @@ export interface HostKey {
   fingerprint: string
 }
 
-export function generateHostKey(): HostKey {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519')
+type KeyPair = { private: string; public: string }
+const generateEd25519 = (): KeyPair => ssh2.utils.generateKeyPairSync('ed25519')
+
+/**
+ * ssh2 1.17.0 writes a malformed private key when the ed25519 public key starts with a zero
+ * byte (it drops that byte, so 1 key in 256): its own Server then refuses the key at start.
+ * Such a key is thrown away and another made; `generate` is injectable for the test.
+ */
+function generateParsableKeyPair(generate: () => KeyPair): KeyPair {
+  for (let attempt = 1; ; attempt++) {
+    const pair = generate()
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair
+    if (attempt === 20) throw new Error('could not make a host key that ssh2 can read')
+  }
+}
+
+export function generateHostKey(generate: () => KeyPair = generateEd25519): HostKey {
+  const pair = generateParsableKeyPair(generate)
   const [type, blob] = pair.public.trim().split(/\s+/)
   const digest = createHash('sha256').update(Buffer.from(blob, 'base64')).digest('base64')
   return {

@@ -57,6 +57,17 @@ export interface RunningTunnel {
   fingerprint: string
   /** `http://<name>-<user>.localhost:<front port>/` */
   urlFor(name: string, user: string): string
+  /**
+   * `http://{name}-{user}.localhost:<front port>`: the action's `url-template` that forms the
+   * URLs this front serves (the default template names an https host the stand-in has not).
+   */
+  urlTemplate: string
+  /**
+   * Closes every open SSH connection, logged in or not, as a network drop would: the sockets
+   * are destroyed, nothing is revoked, and the same credential may log in again at once.
+   * Returns how many logged-in sessions it ended.
+   */
+  dropSessions(): number
   /** Open forwards, as the front routes them. */
   forwards(): Array<{ user: string; name: string; host: string }>
   /** Authenticated connections still open. */
@@ -287,6 +298,9 @@ export async function startTunnelServer(
   const listener = createServer(socket => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
+    // No Nagle delay: small replies held back for an ACK would add up to 40 ms per request
+    // through the tunnel, a cost of the stand-in rather than of the client being measured.
+    socket.setNoDelay(true)
     ssh.injectSocket(socket)
   })
 
@@ -343,6 +357,19 @@ export async function startTunnelServer(
       hostKey: hostKey.publicKey,
       fingerprint: hostKey.fingerprint,
       urlFor: (name, user) => `http://${name}-${user}.localhost:${frontPort}/`,
+      urlTemplate: `http://{name}-{user}.localhost:${frontPort}`,
+      dropSessions: () => {
+        const dropped = sessions.size
+        for (const session of sessions) {
+          session.ended = true
+          table.removeSession(session)
+          note(session.user, 'closed', 'dropped (admin tunnel/drop)')
+        }
+        sessions.clear()
+        // Destroyed, not ended: no SSH disconnect message, so the client sees a lost connection.
+        for (const socket of sockets) socket.destroy()
+        return dropped
+      },
       forwards: () =>
         table.all().map(({ user, name, label }) => ({ user, name, host: `${label}.localhost` })),
       sessions: () =>
