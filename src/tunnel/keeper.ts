@@ -79,7 +79,7 @@ export interface KeeperIo {
 }
 
 /** Bytes through the tunnel between two young collections: see KeeperIo.collectYoung. */
-export const COLLECT_EVERY_BYTES = 4 * 1024 * 1024
+export const COLLECT_EVERY_BYTES = 2 * 1024 * 1024
 
 const FORWARD_PORT = 80
 /** How often the stop file is looked for; stats are written at most once a second. */
