@@ -57,7 +57,7 @@ function keeperEnvironment(env) {
     }
     return kept;
 }
-const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1'];
+const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc'];
 const BETWEEN_ATTEMPTS_MS = 30_000 * 1.25 + 1_000;
 function readyWaitMs(attemptTimeoutMs, maxAttempts) {
     return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;

@@ -14,7 +14,9 @@ import type { ExposeEntry } from '../../src/tunnel/expose.js'
 import {
   Keeper,
   reconnectDelayMs,
+  COLLECT_EVERY_BYTES,
   type KeeperConfig,
+  type KeeperIo,
   type KeeperReport,
   type KeeperStats
 } from '../../src/tunnel/keeper.js'
@@ -78,7 +80,11 @@ interface Started {
   stats(): KeeperStats
 }
 
-function startKeeper(credential: Credential, overrides: Partial<KeeperConfig> = {}): Started {
+function startKeeper(
+  credential: Credential,
+  overrides: Partial<KeeperConfig> = {},
+  io: Partial<KeeperIo> = {}
+): Started {
   const dir = mkdtempSync(join(tmpdir(), 'keeper-test-'))
   dirs.push(dir)
   const config: KeeperConfig = {
@@ -102,7 +108,8 @@ function startKeeper(credential: Credential, overrides: Partial<KeeperConfig> = 
     now: () => Date.now(),
     // No jitter, shortest waits: 750 ms before the first retry.
     random: () => 0,
-    pid: 4242
+    pid: 4242,
+    ...io
   })
   const done = keeper.run()
   running.push({ keeper, done })
@@ -244,9 +251,12 @@ describe('the keeper', () => {
     servers.push(big)
     await new Promise<void>(resolve => big.listen(0, '127.0.0.1', resolve))
     const credential = await provision()
-    const started = startKeeper(credential, {
-      entries: [{ name: 'big', host: '127.0.0.1', port: (big.address() as AddressInfo).port }]
-    })
+    let collections = 0
+    const started = startKeeper(
+      credential,
+      { entries: [{ name: 'big', host: '127.0.0.1', port: (big.address() as AddressInfo).port }] },
+      { collectYoung: () => (collections += 1) }
+    )
     expect(await started.report).toMatchObject({ type: 'ready' })
     const received = await new Promise<number>((resolve, reject) => {
       const req = request(
@@ -270,6 +280,9 @@ describe('the keeper', () => {
       req.end()
     })
     expect(received).toBe(size)
+    // The young generation is collected every few MiB through the tunnel (see KeeperIo).
+    expect(collections).toBeGreaterThanOrEqual(Math.floor(size / COLLECT_EVERY_BYTES) - 1)
+    expect(collections).toBeLessThanOrEqual(Math.ceil(size / COLLECT_EVERY_BYTES))
   }, 30_000)
 
   it('accepts a pinned host key', async () => {

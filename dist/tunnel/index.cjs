@@ -23557,7 +23557,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 82:
+/***/ 563:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -23571,6 +23571,49 @@ var lib = __nccwpck_require__(362);
 var lib_default = /*#__PURE__*/__nccwpck_require__.n(lib);
 ;// CONCATENATED MODULE: external "node:crypto"
 const external_node_crypto_namespaceObject = require("node:crypto");
+;// CONCATENATED MODULE: ./tunnel/cipher-keys.ts
+
+const KEY_FIELDS = ['_encKey', '_decipherKey', '_macKey'];
+function keysAsKeyObjects(client) {
+    const protocol = client._protocol;
+    let converted = 0;
+    for (const holder of [protocol?._cipher, protocol?._decipher]) {
+        if (holder === undefined)
+            continue;
+        for (const field of KEY_FIELDS) {
+            const key = holder[field];
+            if (Buffer.isBuffer(key) && key.length > 0) {
+                holder[field] = (0,external_node_crypto_namespaceObject.createSecretKey)(key);
+                converted += 1;
+            }
+        }
+    }
+    return converted;
+}
+
+;// CONCATENATED MODULE: ./tunnel/coalesced-socket.ts
+
+function connectCoalesced(port, host) {
+    const socket = new external_node_net_namespaceObject.Socket();
+    socket.setNoDelay(true);
+    socket.connect(port, host);
+    const write = socket.write;
+    let corked = false;
+    const flush = () => {
+        corked = false;
+        socket.uncork();
+    };
+    socket.write = function (...args) {
+        if (!corked) {
+            corked = true;
+            socket.cork();
+            process.nextTick(flush);
+        }
+        return write.apply(this, args);
+    };
+    return socket;
+}
+
 ;// CONCATENATED MODULE: ./errors.ts
 class errors_ActionError extends Error {
     constructor(message) {
@@ -23917,11 +23960,57 @@ function quote(value) {
     return JSON.stringify(shown);
 }
 
+;// CONCATENATED MODULE: external "node:dns"
+const external_node_dns_namespaceObject = require("node:dns");
+;// CONCATENATED MODULE: ./tunnel/lookup-cache.ts
+
+const LOOKUP_TTL_MS = 1_000;
+function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now = Date.now, ttlMs = LOOKUP_TTL_MS) {
+    const answers = new Map();
+    const pending = new Map();
+    const resolve = (hostname, options, done) => {
+        const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+        const key = `${family ?? 0}/${options.hints ?? 0}/${hostname}`;
+        const known = answers.get(key);
+        if (known !== undefined && now() - known.at < ttlMs)
+            return done(null, known.addresses);
+        const waiting = pending.get(key);
+        if (waiting !== undefined)
+            return void waiting.push(done);
+        pending.set(key, [done]);
+        const lookupOptions = { all: true };
+        if (typeof family === 'number')
+            lookupOptions.family = family;
+        if (options.hints !== undefined)
+            lookupOptions.hints = options.hints;
+        lookupAll(hostname, lookupOptions, (error, addresses) => {
+            const callbacks = pending.get(key) ?? [];
+            pending.delete(key);
+            if (error === null)
+                answers.set(key, { at: now(), addresses });
+            else
+                answers.delete(key);
+            for (const callback of callbacks)
+                callback(error, addresses);
+        });
+    };
+    return ((hostname, options, callback) => resolve(hostname, options, (error, addresses) => {
+        if (options.all === true)
+            return void callback(error, addresses);
+        const first = addresses?.[0];
+        callback(error, first?.address ?? '', first?.family ?? 0);
+    }));
+}
+
 ;// CONCATENATED MODULE: ./tunnel/keeper.ts
 
 
 
 
+
+
+
+const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 const FORWARD_PORT = 80;
 const TICK_MS = 250;
 const HEARTBEAT_MS = 5_000;
@@ -23942,6 +24031,8 @@ class Keeper {
     dirty = true;
     lastWrite = 0;
     open = new Set();
+    lookup = cachedLookup();
+    sinceCollect = 0;
     constructor(config, io) {
         this.config = config;
         this.io = io;
@@ -24090,6 +24181,7 @@ class Keeper {
                 detail: `no connection with every forward accepted within ${config.attemptTimeoutMs / 1000} s`
             }), config.attemptTimeoutMs);
             client.on('keyboard-interactive', (_name, _instructions, _lang, prompts, finish) => finish(prompts.map(() => config.token ?? '')));
+            client.on('handshake', () => keysAsKeyObjects(client));
             client.on('tcp connection', (details, accept, reject) => this.serve(details, accept, reject));
             client.on('error', error => {
                 const level = error.level;
@@ -24116,8 +24208,6 @@ class Keeper {
                 this.requestForwards(client).then(settle, (error) => settle({ ok: false, cause: 'connect', detail: error.message }));
             });
             const connectConfig = {
-                host: config.host,
-                port: config.port,
                 username: config.user,
                 readyTimeout: config.attemptTimeoutMs,
                 keepaliveInterval: KEEPALIVE_MS,
@@ -24149,11 +24239,12 @@ class Keeper {
             if (config.privateKeyPath !== undefined) {
                 connectConfig.privateKey = (0,external_node_fs_namespaceObject.readFileSync)(config.privateKeyPath);
             }
+            const socket = connectCoalesced(config.port, config.host);
             try {
-                client.connect(connectConfig);
-                client.setNoDelay(true);
+                client.connect({ ...connectConfig, sock: socket });
             }
             catch (error) {
+                socket.destroy();
                 settle({ ok: false, cause: 'connect', detail: error.message });
             }
         });
@@ -24180,7 +24271,12 @@ class Keeper {
         const entry = this.config.entries.find(e => e.name === details.destIP.toLowerCase());
         if (entry === undefined)
             return reject();
-        const local = (0,external_node_net_namespaceObject.connect)({ host: entry.host, port: entry.port, noDelay: true });
+        const local = (0,external_node_net_namespaceObject.connect)({
+            host: entry.host,
+            port: entry.port,
+            noDelay: true,
+            lookup: this.lookup
+        });
         let channel;
         local.once('connect', () => {
             channel = accept();
@@ -24225,6 +24321,11 @@ class Keeper {
     count(field, bytes) {
         this.stats[field] += bytes;
         this.dirty = true;
+        this.sinceCollect += bytes;
+        if (this.sinceCollect >= COLLECT_EVERY_BYTES) {
+            this.sinceCollect = 0;
+            this.io.collectYoung?.();
+        }
     }
     hasExpired() {
         if (this.config.expiresAt === undefined)
@@ -24318,7 +24419,10 @@ process.once('message', (config) => {
         },
         now: () => Date.now(),
         random: () => Math.random(),
-        pid: process.pid
+        pid: process.pid,
+        ...(typeof globalThis.gc === 'function' && {
+            collectYoung: () => globalThis.gc({ type: 'minor', execution: 'sync' })
+        })
     });
     const crash = (error) => {
         (0,external_node_fs_namespaceObject.appendFileSync)(config.logPath, `${new Date().toISOString()} Crashed: ${error.stack}\n`);
@@ -24550,7 +24654,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(82)
+__nccwpck_require__(563)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -28,7 +28,11 @@ process.once('message', (config: KeeperConfig) => {
     },
     now: () => Date.now(),
     random: () => Math.random(),
-    pid: process.pid
+    pid: process.pid,
+    // process.ts starts the keeper with --expose-gc for this.
+    ...(typeof globalThis.gc === 'function' && {
+      collectYoung: () => globalThis.gc!({ type: 'minor', execution: 'sync' })
+    })
   })
   const crash = (error: Error): never => {
     appendFileSync(config.logPath, `${new Date().toISOString()} Crashed: ${error.stack}\n`)

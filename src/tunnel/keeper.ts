@@ -8,7 +8,10 @@ import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } f
 import { connect as connectTcp, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import ssh2, { type ClientChannel, type ConnectConfig, type TcpConnectionDetails } from 'ssh2'
+import { keysAsKeyObjects } from './cipher-keys.js'
+import { connectCoalesced } from './coalesced-socket.js'
 import { fingerprintOf, type ExposeEntry } from './expose.js'
+import { cachedLookup } from './lookup-cache.js'
 
 /** What main sends the keeper over IPC (never on its command line or in its environment). */
 export interface KeeperConfig {
@@ -65,7 +68,18 @@ export interface KeeperIo {
   now(): number
   random(): number
   pid: number
+  /**
+   * Collects the young generation now, when the process can (keeper-main.ts). V8 starts a young
+   * collection when its own small objects fill the young space, not when the Buffers they hold
+   * do: every 32 KiB SSH packet is three Buffers outside V8's heap (the data read, the packet,
+   * its ciphertext) held by a few hundred bytes inside it, so between two collections tens of
+   * megabytes of dead packets piled up, which the keeper's resident memory kept after the load.
+   */
+  collectYoung?(): void
 }
+
+/** Bytes through the tunnel between two young collections: see KeeperIo.collectYoung. */
+export const COLLECT_EVERY_BYTES = 2 * 1024 * 1024
 
 const FORWARD_PORT = 80
 /** How often the stop file is looked for; stats are written at most once a second. */
@@ -98,6 +112,8 @@ export class Keeper {
   private dirty = true
   private lastWrite = 0
   private readonly open = new Set<Duplex | Socket>()
+  private readonly lookup = cachedLookup()
+  private sinceCollect = 0
 
   constructor(
     private readonly config: KeeperConfig,
@@ -259,6 +275,8 @@ export class Keeper {
       client.on('keyboard-interactive', (_name, _instructions, _lang, prompts, finish) =>
         finish(prompts.map(() => config.token ?? ''))
       )
+      // After every key exchange (the first one and any rekey): see cipher-keys.ts.
+      client.on('handshake', () => keysAsKeyObjects(client))
       client.on('tcp connection', (details, accept, reject) => this.serve(details, accept, reject))
       client.on('error', error => {
         const level = (error as Error & { level?: string }).level
@@ -287,8 +305,6 @@ export class Keeper {
       })
 
       const connectConfig: ConnectConfig = {
-        host: config.host,
-        port: config.port,
         username: config.user,
         readyTimeout: config.attemptTimeoutMs,
         keepaliveInterval: KEEPALIVE_MS,
@@ -324,12 +340,12 @@ export class Keeper {
       if (config.privateKeyPath !== undefined) {
         connectConfig.privateKey = readFileSync(config.privateKeyPath)
       }
+      // Our own socket, so that the pieces ssh2 writes per packet leave together.
+      const socket = connectCoalesced(config.port, config.host)
       try {
-        client.connect(connectConfig)
-        // No Nagle delay on the SSH connection either: every request and answer is small
-        // packets first, and waiting to batch them costs a delayed ACK (tens of ms) each.
-        client.setNoDelay(true)
+        client.connect({ ...connectConfig, sock: socket })
       } catch (error) {
+        socket.destroy()
         settle({ ok: false, cause: 'connect', detail: (error as Error).message })
       }
     })
@@ -368,8 +384,14 @@ export class Keeper {
   ): void {
     const entry = this.config.entries.find(e => e.name === details.destIP.toLowerCase())
     if (entry === undefined) return reject()
-    // No Nagle delay: small answers go out at once, as through OpenSSH.
-    const local = connectTcp({ host: entry.host, port: entry.port, noDelay: true })
+    // No Nagle delay: small answers go out at once, as through OpenSSH. The host is looked up
+    // at most once a second (lookup-cache.ts), not once per connection.
+    const local = connectTcp({
+      host: entry.host,
+      port: entry.port,
+      noDelay: true,
+      lookup: this.lookup
+    })
     let channel: ClientChannel | undefined
     local.once('connect', () => {
       channel = accept()
@@ -417,6 +439,11 @@ export class Keeper {
   private count(field: 'bytesIn' | 'bytesOut', bytes: number): void {
     this.stats[field] += bytes
     this.dirty = true
+    this.sinceCollect += bytes
+    if (this.sinceCollect >= COLLECT_EVERY_BYTES) {
+      this.sinceCollect = 0
+      this.io.collectYoung?.()
+    }
   }
 
   private hasExpired(): boolean {
