@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import ssh2 from 'ssh2'
+import { ed25519KeyPair } from '../../service/__tests__/helpers/ed25519.js'
 import {
   DEFAULT_URL_TEMPLATE,
   fingerprintOf,
@@ -117,7 +117,7 @@ describe('parseUrlTemplate and formatUrl', () => {
 })
 
 describe('parseHostKeyPins', () => {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519')
+  const pair = ed25519KeyPair()
   const [type, base64] = pair.public.trim().split(/\s+/)
   const blob = Buffer.from(base64, 'base64')
   const expected = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`

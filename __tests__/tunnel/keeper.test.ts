@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ssh2 from 'ssh2'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
+import { ed25519KeyPair } from '../../service/__tests__/helpers/ed25519.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import type { ExposeEntry } from '../../src/tunnel/expose.js'
 import {
@@ -460,7 +461,7 @@ describe('the keeper', () => {
     const dir = mkdtempSync(join(tmpdir(), 'keeper-key-'))
     dirs.push(dir)
     const keyPath = join(dir, 'id_ed25519')
-    writeFileSync(keyPath, ssh2.utils.generateKeyPairSync('ed25519').private)
+    writeFileSync(keyPath, ed25519KeyPair().private)
     const started = startKeeper(credential, { token: undefined, privateKeyPath: keyPath })
     // The stand-in takes passwords only, so the key is offered and refused.
     expect(await started.report).toMatchObject({ type: 'failed', cause: 'auth' })
@@ -481,7 +482,7 @@ describe('the keeper against a server that holds back the SSH window', () => {
     const app = createServer(socket => socket.end(Buffer.alloc(size, 120)))
     servers.push(app)
     await new Promise<void>(resolve => app.listen(0, '127.0.0.1', resolve))
-    const hostKey = ssh2.utils.generateKeyPairSync('ed25519')
+    const hostKey = ed25519KeyPair()
     let received: Promise<number> | undefined
     const server = new ssh2.Server({ hostKeys: [hostKey.private] }, connection => {
       connection.on('authentication', ctx => ctx.accept())
@@ -522,7 +523,7 @@ describe('the keeper against a server that holds back the SSH window', () => {
 
 describe('the keeper against a server that asks keyboard-interactive questions', () => {
   it('answers every prompt with the token', async () => {
-    const hostKey = ssh2.utils.generateKeyPairSync('ed25519')
+    const hostKey = ed25519KeyPair()
     const token = 'tok_keyboard'
     const server = new ssh2.Server({ hostKeys: [hostKey.private] }, connection => {
       connection.on('authentication', ctx => {
