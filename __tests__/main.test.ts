@@ -180,7 +180,7 @@ describe('main step, service errors', () => {
     [
       400,
       'BAD_REQUEST',
-      /rejected the request as invalid \(400 BAD_REQUEST\)\. The service said: ttl too big Check the inputs project, environment and ttl-minutes\./
+      /rejected the request as invalid \(400 BAD_REQUEST\)\. The service said: ttl too big\. Check the inputs project, environment and ttl-minutes\./
     ],
     [
       401,
@@ -246,7 +246,7 @@ describe('main step, service errors', () => {
     expect(scope.isDone()).toBe(true)
     expect(clock.sleeps).toEqual([750, 1500])
     expect(step.errors).toEqual([
-      "The credential service failed (503 INTERNAL_ERROR). The service said: down This is on the service's side; re-run the job later. Gave up after 3 attempts (input max-attempts)."
+      "The credential service failed (503 INTERNAL_ERROR). The service said: down. This is on the service's side; re-run the job later. Gave up after 3 attempts (input max-attempts)."
     ])
   })
 
@@ -700,7 +700,7 @@ describe('main step, gaps the property-based suite found', () => {
       .reply(301, { error: `=token ${TOKEN} refused` })
     const step = await run()
     expect(step.errors).toEqual([
-      'The credential service answered credential-provision with an unexpected status (301). The service said: =token *** refused Check base-url.'
+      'The credential service answered credential-provision with an unexpected status (301). The service said: =token *** refused. Check base-url.'
     ])
     expect(tokenParts(step.lines)).toEqual([])
   })

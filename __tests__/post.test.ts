@@ -110,7 +110,7 @@ describe('when revoking fails for good', () => {
     expect(clock.sleeps).toHaveLength(2)
     expect(step.failed).toBe(false)
     expect(step.warnings).toEqual([
-      "Could not revoke the tunnel token of user ab12c: The credential service failed (500 INTERNAL_ERROR). The service said: boom This is on the service's side; re-run the job later. Gave up after 3 attempts (input max-attempts). It expires by itself at 2026-11-23T11:00:00Z."
+      "Could not revoke the tunnel token of user ab12c: The credential service failed (500 INTERNAL_ERROR). The service said: boom. This is on the service's side; re-run the job later. Gave up after 3 attempts (input max-attempts). It expires by itself at 2026-11-23T11:00:00Z."
     ])
   })
 
@@ -224,7 +224,7 @@ describe('the service, not the runner clock, decides', () => {
     expect(step.failed).toBe(false)
     expect(step.warnings).toEqual([])
     expect(infoLines(step.lines)).toEqual([
-      'Could not revoke the tunnel token of user ab12c: The credential service rejected the request as invalid (400 BAD_REQUEST). The service said: bad Check base-url. It should already have expired at 2026-11-23T10:00:00Z.'
+      'Could not revoke the tunnel token of user ab12c: The credential service rejected the request as invalid (400 BAD_REQUEST). The service said: bad. Check base-url. It should already have expired at 2026-11-23T10:00:00Z.'
     ])
   })
 

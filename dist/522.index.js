@@ -6,14 +6,17 @@ exports.modules = {
 /***/ 522:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
+// ESM COMPAT FLAG
+__webpack_require__.r(__webpack_exports__);
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
+  bundledKeeper: () => (/* binding */ bundledKeeper),
   closeTunnel: () => (/* binding */ closeTunnel),
-  openTunnel: () => (/* binding */ openTunnel)
+  launchTunnelKeeper: () => (/* binding */ launchTunnelKeeper),
+  openTunnel: () => (/* binding */ openTunnel),
+  urlsFor: () => (/* binding */ urlsFor)
 });
-
-// UNUSED EXPORTS: bundledKeeper, urlsFor
 
 // EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
 var core = __webpack_require__(391);
@@ -62,7 +65,7 @@ const BETWEEN_ATTEMPTS_MS = 30_000 * 1.25 + 1_000;
 function readyWaitMs(attemptTimeoutMs, maxAttempts) {
     return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
 }
-async function startTunnel(options) {
+function launchKeeper(options) {
     const dir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(options.runnerTemp, tunnel_files/* TUNNEL_DIR_PREFIX */.SS));
     const paths = (0,tunnel_files/* tunnelFiles */.yJ)(dir);
     const log = (0,external_node_fs_.openSync)(paths.logPath, 'a');
@@ -75,42 +78,70 @@ async function startTunnel(options) {
             env: keeperEnvironment(process.env)
         });
     }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        throw error;
+    }
     finally {
         (0,external_node_fs_.closeSync)(log);
     }
-    const started = child;
-    const pid = started.pid;
-    const waitMs = readyWaitMs(options.config.attemptTimeoutMs, options.config.maxAttempts);
-    const outcome = await new Promise(resolve => {
-        const timer = setTimeout(() => resolve({
-            type: 'failed',
-            cause: 'timeout',
-            detail: `the tunnel process was not ready within ${Math.round(waitMs / 1000)} s`
-        }), waitMs);
-        const done = (result) => {
-            clearTimeout(timer);
-            resolve(result);
-        };
-        started.once('message', (report) => done(report));
-        started.once('error', error => done({ type: 'died', detail: error.message }));
-        started.once('exit', (code, signal) => done({
+    const launched = child;
+    const ended = new Promise(resolve => {
+        launched.once('error', error => resolve({ type: 'died', detail: error.message }));
+        launched.once('exit', (code, signal) => resolve({
             type: 'died',
             detail: `the tunnel process exited before it was ready (${signal ?? `exit code ${code}`})`
         }));
-        started.send({ ...options.config, ...paths });
     });
-    if (outcome.type === 'ready' && pid !== undefined) {
-        started.removeAllListeners();
-        started.disconnect();
-        started.unref();
-        return { pid, dir, ...paths, fingerprint: outcome.fingerprint };
-    }
-    await killAndWait(started);
-    throw new errors/* ActionError */.l(describeStartFailure(outcome, paths.logPath));
+    let used = false;
+    return {
+        pid: launched.pid,
+        async start(config) {
+            if (used)
+                throw new Error('this tunnel process was already started or abandoned');
+            used = true;
+            const waitMs = readyWaitMs(config.attemptTimeoutMs, config.maxAttempts);
+            let timer;
+            const outcome = await Promise.race([
+                ended,
+                new Promise(resolve => {
+                    timer = setTimeout(() => resolve({
+                        type: 'failed',
+                        cause: 'timeout',
+                        detail: `the tunnel process was not ready within ${Math.round(waitMs / 1000)} s`
+                    }), waitMs);
+                    launched.once('message', (report) => resolve(report));
+                    if (launched.connected)
+                        launched.send({ ...config, ...paths });
+                })
+            ]);
+            clearTimeout(timer);
+            const pid = launched.pid;
+            if (outcome.type === 'ready' && pid !== undefined) {
+                launched.removeAllListeners();
+                launched.disconnect();
+                launched.unref();
+                return { pid, dir, ...paths, fingerprint: outcome.fingerprint };
+            }
+            await killAndWait(launched);
+            throw new errors/* ActionError */.l(describeStartFailure(outcome, paths.logPath));
+        },
+        async abandon() {
+            if (used)
+                return;
+            used = true;
+            await killAndWait(launched);
+            (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        }
+    };
+}
+function startTunnel(options) {
+    return launchKeeper(options).start(options.config);
 }
 function killAndWait(child) {
-    if (child.exitCode !== null || child.signalCode !== null)
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
         return Promise.resolve();
+    }
     return new Promise(resolve => {
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
@@ -260,26 +291,31 @@ function urlsFor(tunnel, login) {
     }
     return urls;
 }
-async function openTunnel(login, settings, tunnel, launch = bundledKeeper()) {
+function launchTunnelKeeper(launch = bundledKeeper()) {
+    try {
+        return launchKeeper({ ...launch, runnerTemp: (0,tunnel_files/* tunnelRoot */.DE)() });
+    }
+    catch (error) {
+        throw new errors/* ActionError */.l(`Could not start the tunnel process: ${error instanceof Error ? error.message : String(error)}. ` +
+            'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.');
+    }
+}
+async function openTunnel(login, settings, tunnel, keeper) {
     const urls = urlsFor(tunnel, login);
     const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ');
     core/* info */.pq(`Opening the tunnel to ${login.host}:${login.port} for ${names}`);
-    const started = await startTunnel({
-        ...launch,
-        runnerTemp: (0,tunnel_files/* tunnelRoot */.DE)(),
-        config: {
-            host: login.host,
-            port: login.port,
-            user: login.user,
-            ...(login.secret.type === 'password'
-                ? { token: login.secret.token }
-                : { privateKeyPath: login.secret.path }),
-            entries: tunnel.entries,
-            hostKeyPins: tunnel.hostKeyPins,
-            ...(login.expiresAt && { expiresAt: login.expiresAt }),
-            attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
-            maxAttempts: settings.http.maxAttempts
-        }
+    const started = await keeper.start({
+        host: login.host,
+        port: login.port,
+        user: login.user,
+        ...(login.secret.type === 'password'
+            ? { token: login.secret.token }
+            : { privateKeyPath: login.secret.path }),
+        entries: tunnel.entries,
+        hostKeyPins: tunnel.hostKeyPins,
+        ...(login.expiresAt && { expiresAt: login.expiresAt }),
+        attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
+        maxAttempts: settings.http.maxAttempts
     });
     (0,state/* saveTunnel */.Y_)({ pid: started.pid, dir: started.dir });
     if (tunnel.hostKeyPins.length === 0) {

@@ -552,7 +552,9 @@ function retryTime(nowMs, retryAfterSeconds) {
     return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
 }
 function explainServiceError(error, context) {
-    const said = error.serviceMessage ? ` The service said: ${error.serviceMessage}` : '';
+    const said = error.serviceMessage
+        ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
+        : '';
     switch (error.kind) {
         case 'network':
             return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`;
@@ -1528,27 +1530,33 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
             baseUrl = settings.baseUrl;
         if (settings.kind === 'cicd')
             project = settings.project;
-        await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__/* .obtainCredential */ .HR)(settings, {
-            service: () => {
-                if (!('baseUrl' in settings))
-                    throw new Error(`credential ${settings.kind} sends no request`);
-                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
-            },
-            log: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .runnerLog */ .t1,
-            mask: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU,
-            save: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg,
-            clearSaved: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4,
-            publish: async (obtained) => {
-                const exported = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishObtained */ .Mp)(obtained, settings);
-                _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
-                if (settings.tunnel) {
-                    const { openTunnel } = await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522));
-                    await openTunnel(obtained.login, settings, settings.tunnel, keeperLaunch);
-                }
-            },
-            explain: error => (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }),
-            env: process.env
-        });
+        const tunnelSteps = settings.tunnel ? await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522)) : undefined;
+        const keeper = tunnelSteps?.launchTunnelKeeper(keeperLaunch);
+        try {
+            await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__/* .obtainCredential */ .HR)(settings, {
+                service: () => {
+                    if (!('baseUrl' in settings))
+                        throw new Error(`credential ${settings.kind} sends no request`);
+                    return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
+                },
+                log: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .runnerLog */ .t1,
+                mask: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU,
+                save: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg,
+                clearSaved: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4,
+                publish: async (obtained) => {
+                    const exported = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishObtained */ .Mp)(obtained, settings);
+                    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
+                    if (settings.tunnel && tunnelSteps && keeper) {
+                        await tunnelSteps.openTunnel(obtained.login, settings, settings.tunnel, keeper);
+                    }
+                },
+                explain: error => (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }),
+                env: process.env
+            });
+        }
+        finally {
+            await keeper?.abandon();
+        }
     }
     catch (error) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l

@@ -76,7 +76,10 @@ function retryTime(nowMs: number, retryAfterSeconds: number): string {
 }
 
 function explainServiceError(error: ServiceError, context: FailureContext): string {
-  const said = error.serviceMessage ? ` The service said: ${error.serviceMessage}` : ''
+  // Its own sentence, so the advice after it does not read as part of what the service said.
+  const said = error.serviceMessage
+    ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
+    : ''
   switch (error.kind) {
     case 'network':
       return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`

@@ -28,33 +28,40 @@ export async function runMain(
     const settings = readMainSettings(name => core.getInput(name))
     if ('baseUrl' in settings) baseUrl = settings.baseUrl
     if (settings.kind === 'cicd') project = settings.project
-    await obtainCredential(settings, {
-      service: () => {
-        // Only kinds that read base-url call the service; `existing` never does.
-        if (!('baseUrl' in settings))
-          throw new Error(`credential ${settings.kind} sends no request`)
-        return createService(settings.baseUrl, settings.http, clock)
-      },
-      log: runnerLog,
-      mask: maskSecrets,
-      save: saveCredential,
-      clearSaved: clearCredential,
-      publish: async obtained => {
-        const exported = publishObtained(obtained, settings)
-        core.info(
-          `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
-        )
-        // Part of the hand-over: a tunnel that fails gives the credential back at once, as any
-        // failure after the credential was issued does. Loaded only here, so a step without
-        // `expose` loads no tunnel code.
-        if (settings.tunnel) {
-          const { openTunnel } = await import('./tunnel/steps.js')
-          await openTunnel(obtained.login, settings, settings.tunnel, keeperLaunch)
-        }
-      },
-      explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
-      env: process.env
-    })
+    // Loaded only with `expose`, so a step without it loads no tunnel code. The keeper starts
+    // now, so that its start overlaps the request for the credential (see launchKeeper).
+    const tunnelSteps = settings.tunnel ? await import('./tunnel/steps.js') : undefined
+    const keeper = tunnelSteps?.launchTunnelKeeper(keeperLaunch)
+    try {
+      await obtainCredential(settings, {
+        service: () => {
+          // Only kinds that read base-url call the service; `existing` never does.
+          if (!('baseUrl' in settings))
+            throw new Error(`credential ${settings.kind} sends no request`)
+          return createService(settings.baseUrl, settings.http, clock)
+        },
+        log: runnerLog,
+        mask: maskSecrets,
+        save: saveCredential,
+        clearSaved: clearCredential,
+        publish: async obtained => {
+          const exported = publishObtained(obtained, settings)
+          core.info(
+            `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
+          )
+          // Part of the hand-over: a tunnel that fails gives the credential back at once, as any
+          // failure after the credential was issued does.
+          if (settings.tunnel && tunnelSteps && keeper) {
+            await tunnelSteps.openTunnel(obtained.login, settings, settings.tunnel, keeper)
+          }
+        },
+        explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
+        env: process.env
+      })
+    } finally {
+      // No credential (or a failure before the tunnel was configured): no process is left.
+      await keeper?.abandon()
+    }
   } catch (error) {
     core.setFailed(
       error instanceof ActionError

@@ -308,7 +308,7 @@ describe('main with credential: ssh-key', () => {
     nock(ORIGIN).post(UPLOAD).reply(403, { error: 'plan', code: 'FORBIDDEN' })
     const step = await runMainWith()
     expect(step.errors[0]).toMatch(
-      /^The API key is not allowed to do this \(403 FORBIDDEN\)\. The service said: plan Uploading SSH keys needs an account on the Developer plan or above/
+      /^The API key is not allowed to do this \(403 FORBIDDEN\)\. The service said: plan\. Uploading SSH keys needs an account on the Developer plan or above/
     )
   })
 
@@ -384,7 +384,7 @@ describe('post with credential: ssh-key', () => {
     expect(post.failed).toBe(false)
     expect(post.warnings).toEqual([
       `Could not revoke the SSH key ${main.outputs['key-fingerprint']} (id ${KEY_ID}): The API key is not allowed to do this (403 FORBIDDEN). ` +
-        'The service said: not your key The key belongs to another account than the api-key of the post step: use the same api-key in both steps. ' +
+        'The service said: not your key. The key belongs to another account than the api-key of the post step: use the same api-key in both steps. ' +
         'It expires by itself at 2026-11-24T10:00:00Z.'
     ])
     expect(existsSync(main.env.SVC_TUNNEL_KEY_FILE)).toBe(false)

@@ -18,6 +18,7 @@ import {
   formatStatsLine,
   isProcessAlive,
   keeperEnvironment,
+  launchKeeper,
   readyWaitMs,
   startTunnel,
   stopTunnel,
@@ -143,7 +144,64 @@ describe('startTunnel and stopTunnel', () => {
   }, 15_000)
 })
 
+describe('launchKeeper', () => {
+  const exitOf = (pid: number) =>
+    new Promise<void>(resolve => {
+      const poll = setInterval(() => {
+        if (!isProcessAlive(pid)) resolve(clearInterval(poll))
+      }, 20)
+    })
+
+  it('starts a keeper that waits for its configuration, then serves once started', async () => {
+    const start = await options()
+    const keeper = launchKeeper(start)
+    // Waiting, as during main's request for the credential: alive, but holding nothing yet.
+    await new Promise(resolve => setTimeout(resolve, 500))
+    expect(isProcessAlive(keeper.pid!)).toBe(true)
+    const started = await keeper.start(start.config)
+    expect(started.pid).toBe(keeper.pid)
+    const host = `web-${start.config.user}.localhost`
+    expect(await getThroughFront(service.tunnel!.frontPort, host)).toMatchObject({ status: 200 })
+    await keeper.abandon() // once started, abandoning does nothing
+    expect(isProcessAlive(started.pid)).toBe(true)
+    await stopTunnel(started)
+    expect(isProcessAlive(started.pid)).toBe(false)
+  }, 30_000)
+
+  it('leaves no process and no directory when abandoned before it was started', async () => {
+    const start = await options()
+    const keeper = launchKeeper(start)
+    expect(readdirSync(start.runnerTemp)).toHaveLength(1)
+    await keeper.abandon()
+    expect(isProcessAlive(keeper.pid!)).toBe(false)
+    expect(readdirSync(start.runnerTemp)).toEqual([])
+    await expect(keeper.start(start.config)).rejects.toThrow('already started or abandoned')
+  })
+
+  it('fails start() saying so when the keeper died while it waited', async () => {
+    const dir = scratch()
+    const script = join(dir, 'exits.cjs')
+    writeFileSync(script, 'process.exit(4)\n')
+    const start = await options()
+    const keeper = launchKeeper({ ...start, keeperPath: script, execArgv: [] })
+    await exitOf(keeper.pid!)
+    await expect(keeper.start(start.config)).rejects.toThrow(
+      /^The tunnel did not start: the tunnel process exited before it was ready \(exit code 4\)\./
+    )
+  })
+})
+
 describe('the keeper process', () => {
+  it('leaves when main goes away before sending its configuration', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', keeperSource], {
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc']
+    })
+    const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
+    await new Promise(resolve => setTimeout(resolve, 1_000))
+    child.disconnect()
+    expect(await exited).toBe(3)
+  }, 15_000)
+
   it('leaves when main goes away before it was ready, since no post step would stop it', async () => {
     const silent = createServer(() => undefined)
     await new Promise<void>(resolve => silent.listen(0, '127.0.0.1', resolve))

@@ -3,7 +3,7 @@
  * tunnel stand-in; the keeper runs detached from its TypeScript source (tsx). The bundled
  * action is proved the same way in __tests__/e2e/expose.test.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -128,6 +128,15 @@ describe('main with expose, then post', () => {
     const after = await post(step.state)
     expect(after.lines).toContain('Nothing to revoke: the main step left no credential behind.')
   }, 30_000)
+
+  it('leaves no tunnel process or directory when the credential is refused', async () => {
+    const before = readdirSync(runnerTemp)
+    const step = await main({ expose: `web=${app.port}`, 'api-key': `sk_${'0'.repeat(64)}` })
+    expect(step.errors).toEqual([expect.stringContaining('The API key was rejected (401 UNAUTHORIZED)')])
+    expect(step.state.tunnel).toBeUndefined()
+    // The keeper started before the request (to overlap it) is gone with its directory.
+    expect(readdirSync(runnerTemp)).toEqual(before)
+  })
 
   it('checks the tunnel inputs before anything is sent', async () => {
     service.clearRequests()

@@ -7,19 +7,15 @@
 import { appendFileSync } from 'node:fs'
 import { Keeper, type KeeperConfig, type KeeperReport } from './keeper.js'
 
-/** Main sends the configuration right after spawning; a keeper that gets none leaves. */
-const CONFIG_WAIT_MS = 30_000
-
-const noConfig = setTimeout(() => process.exit(2), CONFIG_WAIT_MS)
+let ready = false
+// Main starts this process before it has the credential, and lets go only after ready. A main
+// that went away before then (its credential refused, or killed by a step timeout) saved no pid
+// for post, so nobody would ever stop this process: leave with it.
+process.once('disconnect', () => {
+  if (!ready) process.exit(3)
+})
 
 process.once('message', (config: KeeperConfig) => {
-  clearTimeout(noConfig)
-  let ready = false
-  // Main lets go only after ready. A main that went away before (killed by a step timeout)
-  // saved no pid for post, so nobody would ever stop this process: leave with it.
-  process.once('disconnect', () => {
-    if (!ready) process.exit(3)
-  })
   const keeper = new Keeper(config, {
     // After ready, main disconnects and exits; nothing is sent after that.
     report: (report: KeeperReport) => {

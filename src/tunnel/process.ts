@@ -1,11 +1,20 @@
 /**
- * The tunnel process as the steps see it. Main starts the keeper detached, sends it its
- * configuration over IPC, waits for ready or a failure, then lets go so the step can exit.
+ * The tunnel process as the steps see it. Main starts the keeper detached before it asks for the
+ * credential, then sends it its configuration over IPC, waits for ready or a failure, and lets
+ * go so the step can exit.
  * Post asks it to stop (a stop file, which works on every OS: a signal runs no handler on
  * Windows), kills it after 5 s if it has not left, and reads what it counted.
  */
-import { spawn } from 'node:child_process'
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
 import { ActionError } from '../errors.js'
 import { TUNNEL_DIR_PREFIX, tunnelFiles, type TunnelFiles } from './files.js'
@@ -18,14 +27,30 @@ export interface TunnelProcess {
   dir: string
 }
 
-export interface StartOptions {
+export interface LaunchOptions {
   /** dist/tunnel/index.cjs in the bundle. */
   keeperPath: string
   /** Node options before the script, e.g. a TypeScript loader in tests. */
   execArgv?: string[]
   /** RUNNER_TEMP: the keeper's log, stats and stop file go in a fresh directory under it. */
   runnerTemp: string
-  config: Omit<KeeperConfig, 'logPath' | 'statsPath' | 'stopPath'>
+}
+
+/** What the keeper is told once the credential is known (its file paths are added here). */
+export type KeeperSettings = Omit<KeeperConfig, 'logPath' | 'statsPath' | 'stopPath'>
+
+export interface StartOptions extends LaunchOptions {
+  config: KeeperSettings
+}
+
+/** A keeper that has started and waits, holding nothing secret, for its configuration. */
+export interface LaunchedKeeper {
+  /** Undefined when the process could not be started (start() then says why). */
+  readonly pid: number | undefined
+  /** Sends the configuration and waits until every forward is accepted; on failure no process is left. */
+  start(config: KeeperSettings): Promise<StartedTunnel>
+  /** Ends a keeper that was never started (the credential never came), and removes its directory. */
+  abandon(): Promise<void>
 }
 
 export interface StartedTunnel extends TunnelProcess, TunnelFiles {
@@ -78,12 +103,19 @@ export function readyWaitMs(attemptTimeoutMs: number, maxAttempts: number): numb
   return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000
 }
 
-/** Starts the keeper and waits until every forward is accepted; on failure no process is left. */
-export async function startTunnel(options: StartOptions): Promise<StartedTunnel> {
+type StartOutcome = KeeperReport | { type: 'died'; detail: string }
+
+/**
+ * Starts the keeper process, which waits for its configuration. Main does this before it asks
+ * for the credential, so Node's start and the loading of the tunnel bundle overlap the request
+ * instead of following it. The process holds no secret until start(); a main step that goes away
+ * before then closes the IPC channel, and the keeper leaves with it (keeper-main.ts).
+ */
+export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
   const dir = mkdtempSync(join(options.runnerTemp, TUNNEL_DIR_PREFIX))
   const paths = tunnelFiles(dir)
   const log = openSync(paths.logPath, 'a')
-  let child
+  let child: ChildProcess
   try {
     child = spawn(
       process.execPath,
@@ -96,51 +128,79 @@ export async function startTunnel(options: StartOptions): Promise<StartedTunnel>
         env: keeperEnvironment(process.env)
       }
     )
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    throw error
   } finally {
     closeSync(log)
   }
-  const started = child
-  const pid = started.pid
-  const waitMs = readyWaitMs(options.config.attemptTimeoutMs, options.config.maxAttempts)
-
-  const outcome = await new Promise<KeeperReport | { type: 'died'; detail: string }>(resolve => {
-    const timer = setTimeout(
-      () =>
-        resolve({
-          type: 'failed',
-          cause: 'timeout',
-          detail: `the tunnel process was not ready within ${Math.round(waitMs / 1000)} s`
-        }),
-      waitMs
-    )
-    const done = (result: KeeperReport | { type: 'died'; detail: string }): void => {
-      clearTimeout(timer)
-      resolve(result)
-    }
-    started.once('message', (report: KeeperReport) => done(report))
-    started.once('error', error => done({ type: 'died', detail: error.message }))
-    started.once('exit', (code, signal) =>
-      done({
+  const launched = child
+  // Listened for from the start: a keeper can die (or fail to spawn) before it is configured.
+  const ended = new Promise<StartOutcome>(resolve => {
+    launched.once('error', error => resolve({ type: 'died', detail: error.message }))
+    launched.once('exit', (code, signal) =>
+      resolve({
         type: 'died',
         detail: `the tunnel process exited before it was ready (${signal ?? `exit code ${code}`})`
       })
     )
-    started.send({ ...options.config, ...paths } satisfies KeeperConfig)
   })
+  let used = false
 
-  if (outcome.type === 'ready' && pid !== undefined) {
-    // Let go: the step exits while the keeper runs on, detached, until post stops it.
-    started.removeAllListeners()
-    started.disconnect()
-    started.unref()
-    return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
+  return {
+    pid: launched.pid,
+    async start(config) {
+      if (used) throw new Error('this tunnel process was already started or abandoned')
+      used = true
+      const waitMs = readyWaitMs(config.attemptTimeoutMs, config.maxAttempts)
+      let timer: NodeJS.Timeout | undefined
+      const outcome = await Promise.race([
+        ended,
+        new Promise<StartOutcome>(resolve => {
+          timer = setTimeout(
+            () =>
+              resolve({
+                type: 'failed',
+                cause: 'timeout',
+                detail: `the tunnel process was not ready within ${Math.round(waitMs / 1000)} s`
+              }),
+            waitMs
+          )
+          launched.once('message', (report: KeeperReport) => resolve(report))
+          if (launched.connected) launched.send({ ...config, ...paths } satisfies KeeperConfig)
+        })
+      ])
+      clearTimeout(timer)
+      const pid = launched.pid
+      if (outcome.type === 'ready' && pid !== undefined) {
+        // Let go: the step exits while the keeper runs on, detached, until post stops it.
+        launched.removeAllListeners()
+        launched.disconnect()
+        launched.unref()
+        return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
+      }
+      await killAndWait(launched)
+      throw new ActionError(describeStartFailure(outcome, paths.logPath))
+    },
+    async abandon() {
+      if (used) return
+      used = true
+      await killAndWait(launched)
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
-  await killAndWait(started)
-  throw new ActionError(describeStartFailure(outcome, paths.logPath))
 }
 
-function killAndWait(child: ReturnType<typeof spawn>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+/** Starts the keeper and waits until every forward is accepted; on failure no process is left. */
+export function startTunnel(options: StartOptions): Promise<StartedTunnel> {
+  return launchKeeper(options).start(options.config)
+}
+
+function killAndWait(child: ChildProcess): Promise<void> {
+  // No pid: it never started, so no exit will come.
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve()
+  }
   return new Promise(resolve => {
     child.once('exit', () => resolve())
     child.kill('SIGKILL')
@@ -148,10 +208,7 @@ function killAndWait(child: ReturnType<typeof spawn>): Promise<void> {
 }
 
 /** One message per cause: what happened and what to do. */
-export function describeStartFailure(
-  outcome: KeeperReport | { type: 'died'; detail: string },
-  logPath: string
-): string {
+export function describeStartFailure(outcome: StartOutcome, logPath: string): string {
   if (outcome.type === 'ready') return 'The tunnel started.'
   if (outcome.type === 'died') {
     return `The tunnel did not start: ${outcome.detail}. Its log is ${logPath}; please report this with the log if it recurs.`

@@ -11,7 +11,13 @@ import type { TunnelLogin } from '../kinds/kind.js'
 import { loadTunnel, saveTunnel } from '../state.js'
 import { formatUrl, type TunnelSettings } from './expose.js'
 import { tunnelFiles, tunnelRoot } from './files.js'
-import { formatStatsLine, startTunnel, stopTunnel, type StopOptions } from './process.js'
+import {
+  formatStatsLine,
+  launchKeeper,
+  stopTunnel,
+  type LaunchedKeeper,
+  type StopOptions
+} from './process.js'
 
 /** How main starts the keeper; tests run the TypeScript source through a loader instead. */
 export interface KeeperLaunch {
@@ -44,34 +50,42 @@ export function urlsFor(tunnel: TunnelSettings, login: TunnelLogin): Record<stri
   return urls
 }
 
-/** Main: start the tunnel, wait for every forward, then publish the URLs. */
+/** Main, before it asks for the credential: the keeper process starts and waits for it. */
+export function launchTunnelKeeper(launch: KeeperLaunch = bundledKeeper()): LaunchedKeeper {
+  try {
+    return launchKeeper({ ...launch, runnerTemp: tunnelRoot() })
+  } catch (error) {
+    throw new ActionError(
+      `Could not start the tunnel process: ${error instanceof Error ? error.message : String(error)}. ` +
+        'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.'
+    )
+  }
+}
+
+/** Main: configure the launched keeper, wait for every forward, then publish the URLs. */
 export async function openTunnel(
   login: TunnelLogin,
   settings: MainSettings,
   tunnel: TunnelSettings,
-  launch: KeeperLaunch = bundledKeeper()
+  keeper: LaunchedKeeper
 ): Promise<void> {
   const urls = urlsFor(tunnel, login)
   const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ')
   core.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
-  const started = await startTunnel({
-    ...launch,
-    runnerTemp: tunnelRoot(),
-    config: {
-      host: login.host,
-      port: login.port,
-      user: login.user,
-      // A token is the SSH password; an ssh-key credential logs in with its private key file,
-      // which the keeper reads itself: the key never crosses the IPC channel.
-      ...(login.secret.type === 'password'
-        ? { token: login.secret.token }
-        : { privateKeyPath: login.secret.path }),
-      entries: tunnel.entries,
-      hostKeyPins: tunnel.hostKeyPins,
-      ...(login.expiresAt && { expiresAt: login.expiresAt }),
-      attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
-      maxAttempts: settings.http.maxAttempts
-    }
+  const started = await keeper.start({
+    host: login.host,
+    port: login.port,
+    user: login.user,
+    // A token is the SSH password; an ssh-key credential logs in with its private key file,
+    // which the keeper reads itself: the key never crosses the IPC channel.
+    ...(login.secret.type === 'password'
+      ? { token: login.secret.token }
+      : { privateKeyPath: login.secret.path }),
+    entries: tunnel.entries,
+    hostKeyPins: tunnel.hostKeyPins,
+    ...(login.expiresAt && { expiresAt: login.expiresAt }),
+    attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
+    maxAttempts: settings.http.maxAttempts
   })
   saveTunnel({ pid: started.pid, dir: started.dir })
   if (tunnel.hostKeyPins.length === 0) {
