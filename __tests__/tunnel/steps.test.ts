@@ -132,7 +132,9 @@ describe('main with expose, then post', () => {
   it('leaves no tunnel process or directory when the credential is refused', async () => {
     const before = readdirSync(runnerTemp)
     const step = await main({ expose: `web=${app.port}`, 'api-key': `sk_${'0'.repeat(64)}` })
-    expect(step.errors).toEqual([expect.stringContaining('The API key was rejected (401 UNAUTHORIZED)')])
+    expect(step.errors).toEqual([
+      expect.stringContaining('The API key was rejected (401 UNAUTHORIZED)')
+    ])
     expect(step.state.tunnel).toBeUndefined()
     // The keeper started before the request (to overlap it) is gone with its directory.
     expect(readdirSync(runnerTemp)).toEqual(before)
