@@ -1,4 +1,12 @@
-import { cleanText, hasLineBreak, printable, redactCredentials } from '../src/printable.js'
+import fc from 'fast-check'
+import {
+  cleanText,
+  hasControlCharacter,
+  hasLineBreak,
+  hasUnsafeCharacter,
+  printable,
+  redactCredentials
+} from '../src/printable.js'
 
 describe('printable', () => {
   it.each([
@@ -49,4 +57,43 @@ it('hides credential-shaped runs and leaves ordinary words', () => {
   expect(redactCredentials('Internal server error: project not found')).toBe(
     'Internal server error: project not found'
   )
+})
+
+describe('the printable-ASCII shortcut', () => {
+  // Strings from every corner: printable ASCII, ASCII controls, and any UTF-16 code unit, so that
+  // both the shortcut and the Unicode classes are taken.
+  const text = fc.oneof(
+    fc.string({ unit: fc.constantFrom(...' az~#[:\t\n\r\u0000\u007f') }),
+    fc.string({ unit: 'binary' }),
+    fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map(c => String.fromCharCode(c)) })
+  )
+  const run = <T>(property: fc.IProperty<T>) =>
+    fc.assert(property, { seed: 20261124, numRuns: 500 })
+
+  it('finds whitespace, control and format characters as the Unicode classes do', () => {
+    run(
+      fc.property(text, value => {
+        expect(hasUnsafeCharacter(value)).toBe(/[\s\p{Cc}\p{Cf}]/u.test(value))
+        expect(hasControlCharacter(value)).toBe(/\p{Cc}/u.test(value))
+      })
+    )
+  })
+
+  it('leaves printable ASCII as it is, apart from the ##[ escape', () => {
+    run(
+      fc.property(fc.string({ unit: fc.constantFrom(...' az~#[:-') }), value => {
+        expect(printable(value, 1000)).toBe(value.replace(/##\[/g, '\\u0023#['))
+      })
+    )
+  })
+
+  it('names the cases the shortcut must not miss', () => {
+    expect(hasUnsafeCharacter('tok abc')).toBe(true)
+    expect(hasUnsafeCharacter('tok\u00a0abc')).toBe(true) // no-break space
+    expect(hasUnsafeCharacter('tok\u200babc')).toBe(true) // zero-width space (format)
+    expect(hasUnsafeCharacter('tok_abc~')).toBe(false)
+    expect(hasControlCharacter('a\u0085b')).toBe(true) // C1 next line
+    expect(hasControlCharacter('plain text')).toBe(false)
+    expect(printable('a\u200bb')).toBe('a\\u200bb')
+  })
 })

@@ -311,7 +311,6 @@ const systemClock = {
 const DEFAULT_TUNNEL_PORT = 2223;
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u;
 const WORKFLOW_COMMAND_MARKER = /##\[|::/;
 function secretsIn(raw) {
     if (!isObject(raw))
@@ -432,7 +431,7 @@ function secretLikeProblem(value) {
         return 'is missing';
     if (typeof value !== 'string')
         return 'is not a string';
-    if (UNSAFE_CHARACTER.test(value))
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value))
         return 'holds whitespace or control characters';
     if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value))
         return 'is not well-formed Unicode';
@@ -465,7 +464,7 @@ function isPositiveInteger(value) {
 function isSafeText(value) {
     return (typeof value === 'string' &&
         value.length <= 200 &&
-        !UNSAFE_CHARACTER.test(value) &&
+        !(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value) &&
         (0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value));
 }
 function isObject(value) {
@@ -640,7 +639,6 @@ __webpack_async_result__();
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
 const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 const CHOICES = ['cicd', 'free', 'auto', 'ssh-key', 'existing'];
-const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u;
 function readMainSettings(input) {
     const choice = parseChoice(input('credential'));
     const apiKey = input('api-key').trim();
@@ -730,7 +728,7 @@ function parseTunnelToken(raw) {
     if (!value) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.');
     }
-    if (UNSAFE_CHARACTER.test(value)) {
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(value)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.');
     }
     return value;
@@ -745,7 +743,7 @@ function parseTunnelUser(raw, name, kind, secrets = []) {
     if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .holdsSecret */ .hK)(value, secrets)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || UNSAFE_CHARACTER.test(value) || /##\[|::/.test(value)) {
+    if (value.length > 200 || (0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(value) || /##\[|::/.test(value)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
     }
     return value;
@@ -838,7 +836,7 @@ function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER)
 }
 function parseOneLine(raw, name) {
     const value = raw.trim();
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasLineBreak */ .wT)(value) || /\p{Cc}/u.test(value) || !(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .isWellFormed */ .UC)(value)) {
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasLineBreak */ .wT)(value) || (0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasControlCharacter */ .Fd)(value) || !(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .isWellFormed */ .UC)(value)) {
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`);
     }
     if (value.includes('##[')) {
@@ -1681,6 +1679,8 @@ function report(message, failOnRevokeError) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Fd: () => (/* binding */ hasControlCharacter),
+/* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
 /* harmony export */   UC: () => (/* binding */ isWellFormed),
 /* harmony export */   UY: () => (/* binding */ redactCredentials),
 /* harmony export */   X5: () => (/* binding */ cleanText),
@@ -1688,6 +1688,15 @@ function report(message, failOnRevokeError) {
 /* harmony export */   wT: () => (/* binding */ hasLineBreak)
 /* harmony export */ });
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function hasUnsafeCharacter(value) {
+    if (PRINTABLE_ASCII.test(value))
+        return value.includes(' ');
+    return /[\s\p{Cc}\p{Cf}]/u.test(value);
+}
+function hasControlCharacter(value) {
+    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
+}
 function hasLineBreak(value) {
     return /[\r\n\u0085\u2028\u2029]/.test(value);
 }
@@ -1696,17 +1705,19 @@ function isWellFormed(value) {
 }
 const LEGACY_COMMAND = /##\[/g;
 function printable(value, max = 200) {
-    const escaped = value
-        .replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
-        .replace(LEGACY_COMMAND, '\\u0023#[');
+    const escaped = (PRINTABLE_ASCII.test(value)
+        ? value
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replace(LEGACY_COMMAND, '\\u0023#[');
     if (escaped.length <= max)
         return escaped;
     const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
     return `${escaped.slice(0, end)}...`;
 }
 function cleanText(value, max) {
-    const flat = redactCredentials(value)
-        .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
+    const redacted = redactCredentials(value);
+    const flat = (PRINTABLE_ASCII.test(redacted)
+        ? redacted
+        : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
         .replace(/\s+/g, ' ')
         .trim();
     return printable(flat, max);

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
-import { isWellFormed } from './printable.js'
+import { hasUnsafeCharacter, isWellFormed } from './printable.js'
 
 export type Flavour = 'cicd' | 'free' | 'existing'
 
@@ -30,8 +30,6 @@ const HOSTNAME_PATTERN =
   /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/
 const ISO_8601_PATTERN =
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/
-// Whitespace or control characters in a token would break the KEY=value lines of GITHUB_ENV.
-const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u
 // What makes the runner read a line as a command: `##[name]` anywhere, `::name::` at a line's start.
 const WORKFLOW_COMMAND_MARKER = /##\[|::/
 
@@ -218,7 +216,7 @@ export function isCleanIdentifier(value: unknown): value is string {
 function secretLikeProblem(value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return 'is missing'
   if (typeof value !== 'string') return 'is not a string'
-  if (UNSAFE_CHARACTER.test(value)) return 'holds whitespace or control characters'
+  if (hasUnsafeCharacter(value)) return 'holds whitespace or control characters'
   // UTF-8 cannot carry a lone surrogate: the runner's files would hold U+FFFD instead, a value
   // the service does not know.
   if (!isWellFormed(value)) return 'is not well-formed Unicode'
@@ -263,7 +261,7 @@ function isSafeText(value: unknown): value is string {
   return (
     typeof value === 'string' &&
     value.length <= 200 &&
-    !UNSAFE_CHARACTER.test(value) &&
+    !hasUnsafeCharacter(value) &&
     isWellFormed(value)
   )
 }

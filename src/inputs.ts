@@ -1,7 +1,13 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
 import { DEFAULT_TUNNEL_PORT, holdsSecret, isBareHost } from './credential.js'
-import { hasLineBreak, isWellFormed, printable } from './printable.js'
+import {
+  hasControlCharacter,
+  hasLineBreak,
+  hasUnsafeCharacter,
+  isWellFormed,
+  printable
+} from './printable.js'
 import { readTunnelSettings, type TunnelSettings } from './tunnel/expose.js'
 
 export type KindName = 'cicd' | 'free' | 'ssh-key' | 'existing'
@@ -88,8 +94,6 @@ export type InputReader = (name: string) => string
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i
 const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/
 const CHOICES: CredentialChoice[] = ['cicd', 'free', 'auto', 'ssh-key', 'existing']
-// Whitespace or control characters would break the KEY=value lines of GITHUB_ENV.
-const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u
 
 export function readMainSettings(input: InputReader): MainSettings {
   const choice = parseChoice(input('credential'))
@@ -196,7 +200,7 @@ function parseTunnelToken(raw: string): string {
     )
   }
   // It is written to GITHUB_ENV as KEY=value; a line break would let it write other variables.
-  if (UNSAFE_CHARACTER.test(value)) {
+  if (hasUnsafeCharacter(value)) {
     throw new ActionError(
       'Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.'
     )
@@ -228,7 +232,7 @@ function parseTunnelUser(
       `Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`
     )
   }
-  if (value.length > 200 || UNSAFE_CHARACTER.test(value) || /##\[|::/.test(value)) {
+  if (value.length > 200 || hasUnsafeCharacter(value) || /##\[|::/.test(value)) {
     throw new ActionError(
       `Input ${name} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`
     )
@@ -356,7 +360,7 @@ function parseOptionalWholeNumber(
  */
 function parseOneLine(raw: string, name: string): string {
   const value = raw.trim()
-  if (hasLineBreak(value) || /\p{Cc}/u.test(value) || !isWellFormed(value)) {
+  if (hasLineBreak(value) || hasControlCharacter(value) || !isWellFormed(value)) {
     throw new ActionError(
       `Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`
     )

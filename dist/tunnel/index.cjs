@@ -21507,7 +21507,6 @@ class errors_ActionError extends Error {
 const DEFAULT_TUNNEL_PORT = 2223;
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-const UNSAFE_CHARACTER = /[\s\p{Cc}\p{Cf}]/u;
 const WORKFLOW_COMMAND_MARKER = /##\[|::/;
 function secretsIn(raw) {
     if (!isObject(raw))
@@ -21628,7 +21627,7 @@ function secretLikeProblem(value) {
         return 'is missing';
     if (typeof value !== 'string')
         return 'is not a string';
-    if (UNSAFE_CHARACTER.test(value))
+    if (hasUnsafeCharacter(value))
         return 'holds whitespace or control characters';
     if (!isWellFormed(value))
         return 'is not well-formed Unicode';
@@ -21661,7 +21660,7 @@ function isPositiveInteger(value) {
 function isSafeText(value) {
     return (typeof value === 'string' &&
         value.length <= 200 &&
-        !UNSAFE_CHARACTER.test(value) &&
+        !hasUnsafeCharacter(value) &&
         isWellFormed(value));
 }
 function isObject(value) {
