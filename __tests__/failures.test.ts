@@ -1,4 +1,4 @@
-import { explainFailure } from '../src/failures.js'
+import { describeUnexpected, explainFailure } from '../src/failures.js'
 import { AttemptsExhausted, RetryAfterTooLong } from '../src/retry.js'
 import { ServiceError } from '../src/service.js'
 
@@ -84,4 +84,16 @@ it('hides credentials and line breaks in an unexpected error', () => {
   expect(explainFailure(error, context)).toBe(
     'Unexpected error: Unexpected token in "{"token":"***"\\u000a::warning::x. Please report it with the step\'s log.'
   )
+})
+
+describe('describeUnexpected', () => {
+  it("gives an error's message, whatever realm made it, with credentials redacted", () => {
+    expect(describeUnexpected(new Error('boom'))).toBe('boom')
+    // What Node's own errors look like from inside a test sandbox: no `instanceof Error` there.
+    expect(describeUnexpected({ name: 'Error', message: 'ENOENT: no such file' })).toBe(
+      'ENOENT: no such file'
+    )
+    expect(describeUnexpected(`leaked tok_${'a'.repeat(48)}`)).toBe('leaked ***')
+    expect(describeUnexpected(null)).toBe('null')
+  })
 })

@@ -24,6 +24,8 @@ var core = __webpack_require__(391);
 var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./errors.ts
 var errors = __webpack_require__(169);
+// EXTERNAL MODULE: ./failures.ts
+var failures = __webpack_require__(577);
 // EXTERNAL MODULE: ./state.ts
 var state = __webpack_require__(877);
 // EXTERNAL MODULE: ./tunnel/expose.ts
@@ -87,7 +89,7 @@ function launchKeeper(options) {
     }
     const launched = child;
     const ended = new Promise(resolve => {
-        launched.once('error', error => resolve({ type: 'died', detail: error.message }));
+        launched.on('error', error => resolve({ type: 'died', detail: error.message }));
         launched.once('exit', (code, signal) => resolve({
             type: 'died',
             detail: `the tunnel process exited before it was ready (${signal ?? `exit code ${code}`})`
@@ -272,6 +274,7 @@ function formatBytes(bytes) {
 
 
 
+
 function bundledKeeper() {
     return { keeperPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs') };
 }
@@ -296,7 +299,7 @@ function launchTunnelKeeper(launch = bundledKeeper()) {
         return launchKeeper({ ...launch, runnerTemp: (0,tunnel_files/* tunnelRoot */.DE)() });
     }
     catch (error) {
-        throw new errors/* ActionError */.l(`Could not start the tunnel process: ${error instanceof Error ? error.message : String(error)}. ` +
+        throw new errors/* ActionError */.l(`Could not start the tunnel process: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
             'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.');
     }
 }

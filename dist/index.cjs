@@ -543,7 +543,8 @@ function explainFailure(error, context) {
     return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`;
 }
 function describeUnexpected(error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const message = error?.message;
+    const detail = typeof message === 'string' ? message : String(error);
     return (0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .printable */ .g$)((0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .redactCredentials */ .UY)(detail), 300);
 }
 function retryTime(nowMs, retryAfterSeconds) {

@@ -62,7 +62,10 @@ export function explainFailure(error: unknown, context: FailureContext): string 
  * message may quote data this action was handling when it broke.
  */
 export function describeUnexpected(error: unknown): string {
-  const detail = error instanceof Error ? error.message : String(error)
+  // Duck-typed: an error made in another realm (Node's own fs errors, seen from a test's sandbox)
+  // is no `instanceof Error` there, and String() would prefix its name.
+  const message = (error as { message?: unknown } | null)?.message
+  const detail = typeof message === 'string' ? message : String(error)
   return printable(redactCredentials(detail), 300)
 }
 

@@ -140,6 +140,22 @@ describe('main with expose, then post', () => {
     expect(readdirSync(runnerTemp)).toEqual(before)
   })
 
+  it('fails before asking for a credential when the tunnel process cannot start', async () => {
+    service.clearRequests()
+    const step = await runInProcess(
+      () => runMain(undefined, launch),
+      inputs({ expose: `web=${app.port}` }),
+      { env: { RUNNER_TEMP: join(runnerTemp, 'missing', 'folder') } }
+    )
+    expect(step.errors).toEqual([
+      expect.stringMatching(
+        /^Could not start the tunnel process: ENOENT.*Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested\.$/
+      )
+    ])
+    expect(service.requests()).toEqual([])
+    expect(step.env).toEqual({})
+  })
+
   it('checks the tunnel inputs before anything is sent', async () => {
     service.clearRequests()
     const step = await main({ expose: 'web=3000,web=3001' })

@@ -137,7 +137,9 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
   const launched = child
   // Listened for from the start: a keeper can die (or fail to spawn) before it is configured.
   const ended = new Promise<StartOutcome>(resolve => {
-    launched.once('error', error => resolve({ type: 'died', detail: error.message }))
+    // `on`, not `once`: a failed spawn and a failed send can each emit one, and an 'error' with
+    // no listener would end main itself.
+    launched.on('error', error => resolve({ type: 'died', detail: error.message }))
     launched.once('exit', (code, signal) =>
       resolve({
         type: 'died',

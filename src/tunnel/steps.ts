@@ -6,6 +6,7 @@
 import * as core from '@actions/core'
 import { dirname, join } from 'node:path'
 import { ActionError } from '../errors.js'
+import { describeUnexpected } from '../failures.js'
 import type { MainSettings } from '../inputs.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import { loadTunnel, saveTunnel } from '../state.js'
@@ -56,7 +57,7 @@ export function launchTunnelKeeper(launch: KeeperLaunch = bundledKeeper()): Laun
     return launchKeeper({ ...launch, runnerTemp: tunnelRoot() })
   } catch (error) {
     throw new ActionError(
-      `Could not start the tunnel process: ${error instanceof Error ? error.message : String(error)}. ` +
+      `Could not start the tunnel process: ${describeUnexpected(error)}. ` +
         'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.'
     )
   }
