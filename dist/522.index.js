@@ -13,8 +13,7 @@ __webpack_require__.r(__webpack_exports__);
 __webpack_require__.d(__webpack_exports__, {
   bundledKeeper: () => (/* binding */ bundledKeeper),
   closeTunnel: () => (/* binding */ closeTunnel),
-  launchTunnelKeeper: () => (/* binding */ launchTunnelKeeper),
-  openTunnel: () => (/* binding */ openTunnel),
+  prepareTunnel: () => (/* binding */ prepareTunnel),
   urlsFor: () => (/* binding */ urlsFor)
 });
 
@@ -294,14 +293,19 @@ function urlsFor(tunnel, login) {
     }
     return urls;
 }
-function launchTunnelKeeper(launch = bundledKeeper()) {
+function prepareTunnel(tunnel, launch = bundledKeeper()) {
+    let keeper;
     try {
-        return launchKeeper({ ...launch, runnerTemp: (0,tunnel_files/* tunnelRoot */.DE)() });
+        keeper = launchKeeper({ ...launch, runnerTemp: (0,tunnel_files/* tunnelRoot */.DE)() });
     }
     catch (error) {
         throw new errors/* ActionError */.l(`Could not start the tunnel process: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
             'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.');
     }
+    return {
+        open: (login, settings) => openTunnel(login, settings, tunnel, keeper),
+        abandon: () => keeper.abandon()
+    };
 }
 async function openTunnel(login, settings, tunnel, keeper) {
     const urls = urlsFor(tunnel, login);

@@ -914,6 +914,7 @@ async function giveBackUnused(what, revoke, { log, clearSaved, explain }, saved 
 }
 
 ;// CONCATENATED MODULE: ./kinds/token.ts
+
 const KIND_LABELS = {
     cicd: 'cicd',
     free: 'free (5 minutes, not revocable)',
@@ -960,6 +961,19 @@ function tokenObtained(credential, context = {}) {
         }
     };
 }
+function acceptIssuedToken(raw, kind, settings, { log, save }) {
+    const credential = (0,credential_0/* parseCredential */.nx)(raw, kind, settings);
+    if (credential.portDefaulted) {
+        log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
+    }
+    save({
+        kind,
+        tunnelUser: credential.tunnelUser,
+        baseUrl: settings.baseUrl,
+        ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+    });
+    return credential;
+}
 
 ;// CONCATENATED MODULE: ./kinds/cicd.ts
 
@@ -986,16 +1000,7 @@ const cicdKind = {
                     rejected: true
                 });
             }
-            const credential = (0,credential_0/* parseCredential */.nx)(raw, 'cicd', settings);
-            if (credential.portDefaulted) {
-                log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
-            }
-            save({
-                kind: 'cicd',
-                tunnelUser: credential.tunnelUser,
-                baseUrl: settings.baseUrl,
-                ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-            });
+            const credential = acceptIssuedToken(raw, 'cicd', settings, context);
             const obtained = tokenObtained(credential, settings);
             await publish(obtained);
             return obtained;
@@ -1056,7 +1061,8 @@ const existingKind = {
 
 
 const freeKind = {
-    async obtain(settings, { service, log, mask, save, publish }) {
+    async obtain(settings, context) {
+        const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
             log.warning('Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
                 'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
@@ -1064,16 +1070,7 @@ const freeKind = {
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
         const raw = await service().createFreeCredential();
         mask((0,credential_0/* secretsIn */.VY)(raw));
-        const credential = (0,credential_0/* parseCredential */.nx)(raw, 'free', settings);
-        if (credential.portDefaulted) {
-            log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
-        }
-        save({
-            kind: 'free',
-            tunnelUser: credential.tunnelUser,
-            baseUrl: settings.baseUrl,
-            ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-        });
+        const credential = acceptIssuedToken(raw, 'free', settings, context);
         const obtained = tokenObtained(credential);
         await publish(obtained);
         return obtained;
@@ -1529,8 +1526,9 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
             baseUrl = settings.baseUrl;
         if (settings.kind === 'cicd')
             project = settings.project;
-        const tunnelSteps = settings.tunnel ? await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522)) : undefined;
-        const keeper = tunnelSteps?.launchTunnelKeeper(keeperLaunch);
+        const tunnel = settings.tunnel
+            ? (await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522))).prepareTunnel(settings.tunnel, keeperLaunch)
+            : undefined;
         try {
             await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__/* .obtainCredential */ .HR)(settings, {
                 service: () => {
@@ -1545,16 +1543,15 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
                 publish: async (obtained) => {
                     const exported = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishObtained */ .Mp)(obtained, settings);
                     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
-                    if (settings.tunnel && tunnelSteps && keeper) {
-                        await tunnelSteps.openTunnel(obtained.login, settings, settings.tunnel, keeper);
-                    }
+                    if (tunnel)
+                        await tunnel.open(obtained.login, settings);
                 },
                 explain: error => (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }),
                 env: process.env
             });
         }
         finally {
-            await keeper?.abandon();
+            await tunnel?.abandon();
         }
     }
     catch (error) {

@@ -28,10 +28,11 @@ export async function runMain(
     const settings = readMainSettings(name => core.getInput(name))
     if ('baseUrl' in settings) baseUrl = settings.baseUrl
     if (settings.kind === 'cicd') project = settings.project
-    // Loaded only with `expose`, so a step without it loads no tunnel code. The keeper starts
+    // Loaded only with `expose`, so a step without it loads no tunnel code. Its process starts
     // now, so that its start overlaps the request for the credential (see launchKeeper).
-    const tunnelSteps = settings.tunnel ? await import('./tunnel/steps.js') : undefined
-    const keeper = tunnelSteps?.launchTunnelKeeper(keeperLaunch)
+    const tunnel = settings.tunnel
+      ? (await import('./tunnel/steps.js')).prepareTunnel(settings.tunnel, keeperLaunch)
+      : undefined
     try {
       await obtainCredential(settings, {
         service: () => {
@@ -51,16 +52,14 @@ export async function runMain(
           )
           // Part of the hand-over: a tunnel that fails gives the credential back at once, as any
           // failure after the credential was issued does.
-          if (settings.tunnel && tunnelSteps && keeper) {
-            await tunnelSteps.openTunnel(obtained.login, settings, settings.tunnel, keeper)
-          }
+          if (tunnel) await tunnel.open(obtained.login, settings)
         },
         explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
         env: process.env
       })
     } finally {
       // No credential (or a failure before the tunnel was configured): no process is left.
-      await keeper?.abandon()
+      await tunnel?.abandon()
     }
   } catch (error) {
     core.setFailed(

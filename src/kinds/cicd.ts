@@ -1,11 +1,11 @@
-import { issuedCredential, parseCredential, secretsIn } from '../credential.js'
+import { issuedCredential, secretsIn } from '../credential.js'
 import { ActionError } from '../errors.js'
 import type { CicdSettings } from '../inputs.js'
 import { printable } from '../printable.js'
 import { until } from './expiry-note.js'
 import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, SavedToken } from './kind.js'
-import { tokenObtained } from './token.js'
+import { acceptIssuedToken, tokenObtained } from './token.js'
 
 /** A CI/CD token: provisioned with the API key, revoked by tunnel user in post. */
 export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
@@ -33,20 +33,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
           rejected: true
         })
       }
-      const credential = parseCredential(raw, 'cicd', settings)
-      if (credential.portDefaulted) {
-        log.notice(
-          `The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`
-        )
-      }
-      // Accepted: post now honours the revoke input. Saved before publishing, so a publish that
-      // fails halfway still leaves post what it needs.
-      save({
-        kind: 'cicd',
-        tunnelUser: credential.tunnelUser,
-        baseUrl: settings.baseUrl,
-        ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-      })
+      const credential = acceptIssuedToken(raw, 'cicd', settings, context)
       const obtained = tokenObtained(credential, settings)
       await publish(obtained)
       return obtained

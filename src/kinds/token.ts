@@ -1,5 +1,5 @@
-import type { Credential } from '../credential.js'
-import type { Obtained } from './kind.js'
+import { parseCredential, type Credential, type Overrides } from '../credential.js'
+import type { ObtainContext, Obtained, SavedToken } from './kind.js'
 
 /** What a token credential (cicd, free, existing) shows the step's summary as its kind. */
 const KIND_LABELS: Record<Credential['flavour'], string> = {
@@ -56,4 +56,28 @@ export function tokenObtained(
       ...(credential.expiresAt && { expiresAt: credential.expiresAt })
     }
   }
+}
+
+/**
+ * A token answer the service issued, checked and accepted: a defaulted port is said, and what post
+ * needs is saved before anything is published, so a publish that fails halfway still leaves post
+ * the credential to give back (and the revoke input is honoured from here on).
+ */
+export function acceptIssuedToken(
+  raw: unknown,
+  kind: SavedToken['kind'],
+  settings: Overrides & { baseUrl: string },
+  { log, save }: Pick<ObtainContext, 'log' | 'save'>
+): Credential {
+  const credential = parseCredential(raw, kind, settings)
+  if (credential.portDefaulted) {
+    log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`)
+  }
+  save({
+    kind,
+    tunnelUser: credential.tunnelUser,
+    baseUrl: settings.baseUrl,
+    ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+  })
+  return credential
 }

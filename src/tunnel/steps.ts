@@ -51,20 +51,36 @@ export function urlsFor(tunnel: TunnelSettings, login: TunnelLogin): Record<stri
   return urls
 }
 
+/** Main's tunnel: its process started, waiting for the credential. */
+export interface PreparedTunnel {
+  /** Hands the credential to the process, waits for every forward, then publishes the URLs. */
+  open(login: TunnelLogin, settings: MainSettings): Promise<void>
+  /** Ends the process if it was never opened; does nothing once it was. */
+  abandon(): Promise<void>
+}
+
 /** Main, before it asks for the credential: the keeper process starts and waits for it. */
-export function launchTunnelKeeper(launch: KeeperLaunch = bundledKeeper()): LaunchedKeeper {
+export function prepareTunnel(
+  tunnel: TunnelSettings,
+  launch: KeeperLaunch = bundledKeeper()
+): PreparedTunnel {
+  let keeper: LaunchedKeeper
   try {
-    return launchKeeper({ ...launch, runnerTemp: tunnelRoot() })
+    keeper = launchKeeper({ ...launch, runnerTemp: tunnelRoot() })
   } catch (error) {
     throw new ActionError(
       `Could not start the tunnel process: ${describeUnexpected(error)}. ` +
         'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.'
     )
   }
+  return {
+    open: (login, settings) => openTunnel(login, settings, tunnel, keeper),
+    abandon: () => keeper.abandon()
+  }
 }
 
 /** Main: configure the launched keeper, wait for every forward, then publish the URLs. */
-export async function openTunnel(
+async function openTunnel(
   login: TunnelLogin,
   settings: MainSettings,
   tunnel: TunnelSettings,
