@@ -2395,7 +2395,7 @@ function parseKnownHostsLine(line) {
     const type = fields[typeAt];
     const encoded = fields[typeAt + 1];
     if (typeAt === -1 || encoded === undefined) {
-        throw pinError(line, 'expected a SHA256:… fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA…"');
+        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
     }
     const blob = Buffer.from(encoded, 'base64');
     if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
@@ -2914,7 +2914,7 @@ var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { access, appendFile, writeFile } = external_fs_namespaceObject.promises;
+const access = (...args) => external_fs_namespaceObject.promises.access(...args), appendFile = (...args) => external_fs_namespaceObject.promises.appendFile(...args), writeFile = (...args) => external_fs_namespaceObject.promises.writeFile(...args);
 const SUMMARY_ENV_VAR = 'GITHUB_STEP_SUMMARY';
 const SUMMARY_DOCS_URL = 'https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary';
 class Summary {

@@ -10,6 +10,7 @@
 import ncc from '@vercel/ncc'
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { deferFsPromises } from './defer-fs-promises.js'
 import { repoRoot } from './node24.js'
 
 const src = join(repoRoot, 'src')
@@ -18,7 +19,12 @@ const dist = join(repoRoot, 'dist')
 process.chdir(src)
 
 /** One bundle: its code as `<dir>/index.cjs`, and its assets (chunks, licenses) beside it. */
-async function bundle(entry: string, dir: string, externals: string[] = []): Promise<void> {
+async function bundle(
+  entry: string,
+  dir: string,
+  externals: string[] = [],
+  patch: (code: string) => string = code => code
+): Promise<void> {
   const { code, assets } = await ncc(join(src, entry), {
     esm: false,
     license: 'licenses.txt',
@@ -27,7 +33,7 @@ async function bundle(entry: string, dir: string, externals: string[] = []): Pro
     quiet: true
   })
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'index.cjs'), code)
+  writeFileSync(join(dir, 'index.cjs'), patch(code))
   for (const [name, asset] of Object.entries(assets)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true })
     writeFileSync(join(dir, name), asset.source)
@@ -37,7 +43,7 @@ async function bundle(entry: string, dir: string, externals: string[] = []): Pro
 // Whatever an earlier bundle left (an index.js, a package.json with "type") must not linger.
 mkdirSync(dist, { recursive: true })
 for (const name of readdirSync(dist)) rmSync(join(dist, name), { recursive: true, force: true })
-await bundle('index.ts', dist)
+await bundle('index.ts', dist, [], deferFsPromises)
 // The steps load their tunnel code as a chunk (`<id>.index.js`) only with `expose`. ncc names it
 // .js and require()s it; under the repository's "type": "module" Node would read it as an ES
 // module, so dist/ says plainly that its .js files are CommonJS.

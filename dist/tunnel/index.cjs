@@ -21802,7 +21802,7 @@ function parseKnownHostsLine(line) {
     const type = fields[typeAt];
     const encoded = fields[typeAt + 1];
     if (typeAt === -1 || encoded === undefined) {
-        throw pinError(line, 'expected a SHA256:… fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA…"');
+        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
     }
     const blob = Buffer.from(encoded, 'base64');
     if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
