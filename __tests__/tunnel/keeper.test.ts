@@ -3,7 +3,7 @@
  * real HTTP front). The detached process around it is tested in process.test.ts and e2e.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { connect, createServer, Socket, type AddressInfo, type Server } from 'node:net'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -285,6 +285,35 @@ describe('the keeper', () => {
     expect(collections).toBeGreaterThanOrEqual(Math.floor(size / COLLECT_EVERY_BYTES) - 1)
     expect(collections).toBeLessThanOrEqual(Math.ceil(size / COLLECT_EVERY_BYTES))
   }, 30_000)
+
+  it('sends EOF and CLOSE in one write once the local app has answered and closed', async () => {
+    const credential = await provision()
+    const started = startKeeper(credential)
+    expect(await started.report).toMatchObject({ type: 'ready' })
+    // Every batch of buffered writes, by any socket in this process: the keeper's own are among them.
+    const batches: number[][] = []
+    const writev = Socket.prototype._writev!
+    Socket.prototype._writev = function (this: Socket, chunks, callback) {
+      batches.push(chunks.map(({ chunk }) => (chunk as Buffer).length))
+      return writev.call(this, chunks, callback)
+    }
+    try {
+      // The local app answers with Connection: close, so it closes right after the answer.
+      expect(await getThroughFront(tunnel().frontPort, hostOf('web', credential.user))).toEqual({
+        status: 200,
+        body: 'answer from the local app (GET /)\n'
+      })
+      await eventually(
+        () => batches,
+        found => found.some(sizes => sizes.reduce((sum, size) => sum + size, 0) === 72)
+      )
+    } finally {
+      Socket.prototype._writev = writev
+    }
+    // AES-GCM: 36 bytes per packet for CHANNEL_EOF and CHANNEL_CLOSE (in 3 pieces each without
+    // ssh2's native addon, whole with it), leaving together rather than in two writes.
+    expect(batches.map(sizes => sizes.reduce((sum, size) => sum + size, 0))).toContain(72)
+  })
 
   it('accepts a pinned host key', async () => {
     const started = startKeeper(await provision(), { hostKeyPins: [tunnel().fingerprint] })

@@ -22178,6 +22178,10 @@ class Keeper {
                     opened.once('finish', () => opened.close());
             });
             channel.pipe(local).pipe(channel);
+            local.once('end', () => {
+                if (channel.writableLength === 0)
+                    channel.close();
+            });
         });
         local.on('error', error => {
             if (channel === undefined) {

@@ -417,6 +417,14 @@ export class Keeper {
         else opened.once('finish', () => opened.close())
       })
       channel.pipe(local).pipe(channel)
+      // The app ended its side (after pipe has ended the channel, which sent EOF): with nothing
+      // left to send, close the channel now, so EOF and CLOSE leave in one write instead of two
+      // (the 'close' above comes a turn later). The local socket does not stay half-open (Node's
+      // default), so nothing could come back on it anyway; data still on its way to the app is
+      // not cut (the channel's 'close' above ends the local socket gently).
+      local.once('end', () => {
+        if (channel!.writableLength === 0) channel!.close()
+      })
     })
     local.on('error', error => {
       if (channel === undefined) {
