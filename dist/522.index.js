@@ -25,6 +25,8 @@ var external_node_path_ = __webpack_require__(760);
 var errors = __webpack_require__(169);
 // EXTERNAL MODULE: ./failures.ts
 var failures = __webpack_require__(577);
+// EXTERNAL MODULE: ./publish.ts
+var publish = __webpack_require__(779);
 // EXTERNAL MODULE: ./state.ts
 var state = __webpack_require__(877);
 // EXTERNAL MODULE: ./tunnel/expose.ts
@@ -274,6 +276,7 @@ function formatBytes(bytes) {
 
 
 
+
 function bundledKeeper() {
     return { keeperPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs') };
 }
@@ -342,18 +345,7 @@ async function openTunnel(login, settings, tunnel, keeper) {
     if (settings.exportEnv)
         core/* exportVariable */.dN(`${settings.envPrefix}_TUNNEL_URL`, first);
     try {
-        if (process.env.GITHUB_STEP_SUMMARY) {
-            await core/* summary */.z
-                .addHeading('Tunnel URLs', 3)
-                .addTable([
-                [
-                    { data: 'Name', header: true },
-                    { data: 'URL', header: true }
-                ],
-                ...Object.entries(urls).map(([name, url]) => [name, escapeHtml(url)])
-            ])
-                .write();
-        }
+        (0,publish/* appendSummaryTable */.dy)('Tunnel URLs', ['Name', 'URL'], Object.entries(urls));
     }
     catch (error) {
         core/* warning */.$e(`Could not write the tunnel URLs to the job summary: ${error instanceof Error ? error.message : String(error)}`);
@@ -379,9 +371,6 @@ async function closeTunnel(options = {}) {
     catch (error) {
         core/* warning */.$e(`Could not stop the tunnel process ${saved.pid}: ${error instanceof Error ? error.message : String(error)}`);
     }
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
 }
 
 

@@ -1738,6 +1738,7 @@ function redactCredentials(text) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Mp: () => (/* binding */ publishObtained),
 /* harmony export */   QU: () => (/* binding */ maskSecrets),
+/* harmony export */   dy: () => (/* binding */ appendSummaryTable),
 /* harmony export */   t1: () => (/* binding */ runnerLog)
 /* harmony export */ });
 /* unused harmony export environmentFor */
@@ -1775,17 +1776,20 @@ function publishObtained(obtained, settings) {
     return Object.keys(environment);
 }
 function writeSummary(rows) {
+    appendSummaryTable('Tunnel credentials', ['Field', 'Value'], rows.filter(([, value]) => value));
+}
+function appendSummaryTable(heading, [first, second], rows) {
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;
     if (!summaryFile)
         return;
     const html = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z
-        .addHeading('Tunnel credentials', 3)
+        .addHeading(heading, 3)
         .addTable([
         [
-            { data: 'Field', header: true },
-            { data: 'Value', header: true }
+            { data: first, header: true },
+            { data: second, header: true }
         ],
-        ...rows.filter(([, value]) => value).map(([field, value]) => [field, escapeHtml(value)])
+        ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
     ])
         .stringify();
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.emptyBuffer();

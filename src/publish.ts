@@ -44,23 +44,35 @@ export function publishObtained(obtained: Obtained, settings: CommonSettings): s
   return Object.keys(environment)
 }
 
-/**
- * Built with core.summary, but appended synchronously: core.summary.write() goes through
- * fs.promises, whose first call starts libuv's thread pool, a few milliseconds on every run
- * for one small append.
- */
 function writeSummary(rows: [string, string][]): void {
-  // Outside a runner (a local run) there is no summary file; that is not an error.
+  appendSummaryTable(
+    'Tunnel credentials',
+    ['Field', 'Value'],
+    rows.filter(([, value]) => value)
+  )
+}
+
+/**
+ * Appends a heading and a table to the job summary; cells are escaped here. Built with
+ * core.summary, but appended synchronously: core.summary.write() goes through fs.promises, whose
+ * first call starts libuv's thread pool, a few milliseconds for one small append. Outside a
+ * runner (a local run) there is no summary file, and nothing is written.
+ */
+export function appendSummaryTable(
+  heading: string,
+  [first, second]: [string, string],
+  rows: [string, string][]
+): void {
   const summaryFile = process.env.GITHUB_STEP_SUMMARY
   if (!summaryFile) return
   const html = core.summary
-    .addHeading('Tunnel credentials', 3)
+    .addHeading(heading, 3)
     .addTable([
       [
-        { data: 'Field', header: true },
-        { data: 'Value', header: true }
+        { data: first, header: true },
+        { data: second, header: true }
       ],
-      ...rows.filter(([, value]) => value).map(([field, value]) => [field, escapeHtml(value)])
+      ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
     ])
     .stringify()
   core.summary.emptyBuffer()

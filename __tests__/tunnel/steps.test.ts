@@ -94,6 +94,26 @@ describe('main with expose, then post', () => {
     expect((await getThroughFront(service.tunnel!.frontPort, hostOf(urls.web))).status).toBe(502)
   }, 30_000)
 
+  it('keeps the tunnel and its outputs when the job summary cannot be written', async () => {
+    // A directory where the summary file should be: appending to it fails with EISDIR.
+    const step = await runInProcess(
+      () => runMain(undefined, launch),
+      inputs({ expose: `web=${app.port}` }),
+      { env: { ...env(), GITHUB_STEP_SUMMARY: runnerTemp } }
+    )
+    expect(step.errors).toEqual([])
+    expect(step.warnings).toEqual([
+      expect.stringMatching(/^Could not write the job summary: .*EISDIR/),
+      expect.stringMatching(/^Could not write the tunnel URLs to the job summary: .*EISDIR/)
+    ])
+    expect(step.outputs.url).toMatch(/^http:\/\/web-/)
+    const after = await post(step.state)
+    expect(after.warnings).toEqual([])
+    expect(after.lines).toContain(
+      `Revoked the tunnel token of user ${step.outputs['tunnel-user']}.`
+    )
+  }, 30_000)
+
   it('says the free credential ends the tunnel after 5 minutes', async () => {
     const step = await main({ credential: 'free', 'api-key': '', expose: String(app.port) })
     expect(step.errors).toEqual([])

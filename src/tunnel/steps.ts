@@ -9,6 +9,7 @@ import { ActionError } from '../errors.js'
 import { describeUnexpected } from '../failures.js'
 import type { MainSettings } from '../inputs.js'
 import type { TunnelLogin } from '../kinds/kind.js'
+import { appendSummaryTable } from '../publish.js'
 import { loadTunnel, saveTunnel } from '../state.js'
 import { formatUrl, type TunnelSettings } from './expose.js'
 import { tunnelFiles, tunnelRoot } from './files.js'
@@ -124,18 +125,7 @@ async function openTunnel(
   core.setOutput('urls', JSON.stringify(urls))
   if (settings.exportEnv) core.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first)
   try {
-    if (process.env.GITHUB_STEP_SUMMARY) {
-      await core.summary
-        .addHeading('Tunnel URLs', 3)
-        .addTable([
-          [
-            { data: 'Name', header: true },
-            { data: 'URL', header: true }
-          ],
-          ...Object.entries(urls).map(([name, url]) => [name, escapeHtml(url)])
-        ])
-        .write()
-    }
+    appendSummaryTable('Tunnel URLs', ['Name', 'URL'], Object.entries(urls))
   } catch (error) {
     core.warning(
       `Could not write the tunnel URLs to the job summary: ${error instanceof Error ? error.message : String(error)}`
@@ -168,8 +158,4 @@ export async function closeTunnel(options: StopOptions = {}): Promise<void> {
       `Could not stop the tunnel process ${saved.pid}: ${error instanceof Error ? error.message : String(error)}`
     )
   }
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`)
 }
