@@ -1768,15 +1768,12 @@ function publishObtained(obtained, settings) {
     for (const [name, value] of Object.entries(obtained.outputs))
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value);
     try {
-        writeSummary(obtained.summary);
+        appendSummaryTable('Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
     }
     catch (error) {
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
     }
     return Object.keys(environment);
-}
-function writeSummary(rows) {
-    appendSummaryTable('Tunnel credentials', ['Field', 'Value'], rows.filter(([, value]) => value));
 }
 function appendSummaryTable(heading, [first, second], rows) {
     const summaryFile = process.env.GITHUB_STEP_SUMMARY;

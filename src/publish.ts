@@ -36,20 +36,16 @@ export function publishObtained(obtained: Obtained, settings: CommonSettings): s
   for (const [name, value] of Object.entries(environment)) core.exportVariable(name, value)
   for (const [name, value] of Object.entries(obtained.outputs)) core.setOutput(name, value)
   try {
-    writeSummary(obtained.summary)
+    appendSummaryTable(
+      'Tunnel credentials',
+      ['Field', 'Value'],
+      obtained.summary.filter(([, value]) => value)
+    )
   } catch (error) {
     // The credential is already out; a summary is a courtesy and must not fail the step.
     core.warning(`Could not write the job summary: ${describeUnexpected(error)}`)
   }
   return Object.keys(environment)
-}
-
-function writeSummary(rows: [string, string][]): void {
-  appendSummaryTable(
-    'Tunnel credentials',
-    ['Field', 'Value'],
-    rows.filter(([, value]) => value)
-  )
 }
 
 /**
