@@ -348,7 +348,7 @@ async function openTunnel(login, settings, tunnel, keeper) {
         (0,publish/* appendSummaryTable */.dy)('Tunnel URLs', ['Name', 'URL'], Object.entries(urls));
     }
     catch (error) {
-        core/* warning */.$e(`Could not write the tunnel URLs to the job summary: ${error instanceof Error ? error.message : String(error)}`);
+        core/* warning */.$e(`Could not write the tunnel URLs to the job summary: ${(0,failures/* describeUnexpected */.V)(error)}`);
     }
 }
 async function closeTunnel(options = {}) {
@@ -369,7 +369,7 @@ async function closeTunnel(options = {}) {
         }
     }
     catch (error) {
-        core/* warning */.$e(`Could not stop the tunnel process ${saved.pid}: ${error instanceof Error ? error.message : String(error)}`);
+        core/* warning */.$e(`Could not stop the tunnel process ${saved.pid}: ${(0,failures/* describeUnexpected */.V)(error)}`);
     }
 }
 

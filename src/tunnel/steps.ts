@@ -127,9 +127,7 @@ async function openTunnel(
   try {
     appendSummaryTable('Tunnel URLs', ['Name', 'URL'], Object.entries(urls))
   } catch (error) {
-    core.warning(
-      `Could not write the tunnel URLs to the job summary: ${error instanceof Error ? error.message : String(error)}`
-    )
+    core.warning(`Could not write the tunnel URLs to the job summary: ${describeUnexpected(error)}`)
   }
 }
 
@@ -154,8 +152,6 @@ export async function closeTunnel(options: StopOptions = {}): Promise<void> {
       core.info(formatStatsLine(result.stats, endedAt))
     }
   } catch (error) {
-    core.warning(
-      `Could not stop the tunnel process ${saved.pid}: ${error instanceof Error ? error.message : String(error)}`
-    )
+    core.warning(`Could not stop the tunnel process ${saved.pid}: ${describeUnexpected(error)}`)
   }
 }
