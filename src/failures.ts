@@ -1,4 +1,5 @@
-import { printable, redactCredentials } from './printable.js'
+import { printable } from './printable.js'
+import { redactErrorText } from './redact-error.js'
 import { AttemptsExhausted, MAX_RETRY_AFTER_SECONDS, RetryAfterTooLong } from './retry.js'
 import { ServiceError, type Endpoint } from './service.js'
 
@@ -59,14 +60,15 @@ export function explainFailure(error: unknown, context: FailureContext): string 
 
 /**
  * An error nobody expected, told in one line with anything shaped like a credential hidden: its
- * message may quote data this action was handling when it broke.
+ * message may quote data this action was handling when it broke. File paths stay: they are
+ * usually what explains the failure.
  */
 export function describeUnexpected(error: unknown): string {
   // Duck-typed: an error made in another realm (Node's own fs errors, seen from a test's sandbox)
   // is no `instanceof Error` there, and String() would prefix its name.
   const message = (error as { message?: unknown } | null)?.message
   const detail = typeof message === 'string' ? message : String(error)
-  return printable(redactCredentials(detail), 300)
+  return printable(redactErrorText(detail), 300)
 }
 
 /**
