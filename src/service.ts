@@ -315,7 +315,9 @@ function networkDetail(error: unknown): string {
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text)
+    // A leading byte order mark is not part of the JSON: the WHATWG fetch standard's json() drops
+    // it too, and some gateways add one.
+    return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text)
   } catch {
     return undefined
   }
