@@ -14,6 +14,7 @@ const RATE_LIMITS: Record<Endpoint, string> = {
   'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
   'revoke-token': 'revoke-token is rate limited by the service',
   'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+  'user-keys-list': 'user-keys-list is rate limited by the service',
   'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
 }
 
@@ -23,6 +24,7 @@ const INVALID_REQUEST_HINTS: Record<Endpoint, string> = {
   'revoke-token': 'Check base-url.',
   'keys-upload':
     'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+  'user-keys-list': 'Check base-url.',
   'revoke-ssh-key': 'Check base-url.'
 }
 
@@ -33,6 +35,7 @@ const FORBIDDEN_HINTS: Record<Endpoint, string> = {
   'revoke-token': 'Use a key of the account that owns the token.',
   'keys-upload':
     'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+  'user-keys-list': 'Use the api-key that uploaded the key.',
   // The spec's 403 for revoke-ssh-key: the key exists but another account uploaded it.
   'revoke-ssh-key':
     'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
