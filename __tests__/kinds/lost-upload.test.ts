@@ -114,8 +114,8 @@ function lostAnswerService(answers: Array<'lost' | 'ok' | 'no-key-id'>, listStat
 
 const runMainStep = () =>
   runInProcess(() => runMain(fakeClock()), INPUTS, { env: { ...RUN, RUNNER_TEMP: runnerTemp } })
-const runPostAfter = (main: StepOutcome) =>
-  runInProcess(() => runPost(fakeClock()), INPUTS, {
+const runPostAfter = (main: StepOutcome, inputs: Record<string, string> = INPUTS) =>
+  runInProcess(() => runPost(fakeClock()), inputs, {
     state: { ...main.state },
     env: { RUNNER_TEMP: runnerTemp }
   })
@@ -157,6 +157,16 @@ describe('a keys-upload retried after a 500 with no body', () => {
     expect(post.warnings).toEqual([])
     expect(service.live()).toEqual([])
     expect(service.revoked.sort()).toEqual([FIRST, SECOND])
+  })
+  it('with revoke: false, post keeps the key but revokes the copy main could not', async () => {
+    const service = lostAnswerService(['lost', 'ok'], 503)
+    const main = await runMainStep()
+    expect(service.live()).toEqual([FIRST, SECOND])
+    service.setListStatus(200)
+    const post = await runPostAfter(main, { ...INPUTS, revoke: 'false' })
+    expect(post.warnings).toEqual([])
+    expect(service.live()).toEqual([SECOND])
+    expect(service.revoked).toEqual([FIRST])
   })
 })
 

@@ -93,6 +93,10 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
     try {
       // A key main refused was never handed out: it goes, whatever the revoke input says.
       if (!settings.revoke && !saved.rejected) {
+        // The key stays, but not the copies a retried upload left: nobody would know to revoke them.
+        if (saved.mayHaveCopies && settings.apiKey) {
+          await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId)
+        }
         log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`)
         return
       }
@@ -136,10 +140,11 @@ function describeKey(saved: Pick<SavedSshKey, 'keyId' | 'fingerprint'>): string 
 async function revokeOtherRecords(
   client: CredentialService,
   saved: SavedSshKey,
-  { settings, log }: Pick<GiveBackContext, 'settings' | 'log'>
+  { settings, log }: Pick<GiveBackContext, 'settings' | 'log'>,
+  keep?: string
 ): Promise<void> {
   try {
-    const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint)
+    const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint, keep)
     if (revoked.length > 0) {
       log.info(
         `Revoked ${revoked.length} record${revoked.length === 1 ? '' : 's'} of ${describeKey(saved)} ` +
