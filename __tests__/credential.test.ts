@@ -113,7 +113,7 @@ describe('parseCredential', () => {
 })
 
 describe('issuedCredential', () => {
-  const named = (tunnelUser: string) => ({ tunnelUser, nameable: true })
+  const named = (tunnelUser: string) => ({ tunnelUser, nameable: true, savable: true })
   it('names the user once token and user pass their own checks, whatever else is wrong', () => {
     expect(issuedCredential({ ...RAW, tunnel_host: undefined, expires_at: 'x' })).toEqual(
       named('ab12c')
@@ -131,13 +131,31 @@ describe('issuedCredential', () => {
     [{ ...RAW, tunnel_user: 'u-tok_abc-1' }, 'u-tok_abc-1'],
     [{ ...RAW, tunnel_client_secret: 'tok_other', tunnel_user: 'tok_other' }, 'tok_other']
   ])('marks a user that holds a secret as not to be named: %j', (raw, tunnelUser) => {
-    expect(issuedCredential(raw)).toEqual({ tunnelUser, nameable: false })
+    expect(issuedCredential(raw)).toEqual({ tunnelUser, nameable: false, savable: false })
   })
   it.each([
     [{ ...RAW, token: '' }],
+    [{ ...RAW, token: undefined }],
     [{ ...RAW, token: 'tok_\ud800' }],
-    [{ ...RAW, tunnel_user: 'a b' }],
+    [{ ...RAW, token: 'tok_ab\u200bcd' }],
+    [{ ...RAW, token: 'tok_ab\u202ecd' }]
+  ])('names the user whatever its token, since the service issued it: %j', raw => {
+    expect(issuedCredential(raw)).toEqual(named('ab12c'))
+  })
+  it.each(['a b', 'b\u00e9la\u202ecod', 'ab\u200b', 'ab\udc00'])(
+    'names a user that state cannot carry, to revoke at once only: %j',
+    tunnelUser => {
+      expect(issuedCredential({ ...RAW, tunnel_user: tunnelUser })).toEqual({
+        tunnelUser,
+        nameable: true,
+        savable: false
+      })
+    }
+  )
+  it.each([
+    [{ ...RAW, tunnel_user: '' }],
     [{ ...RAW, tunnel_user: 7 }],
+    [{ ...RAW, tunnel_user: ['ab12c', 'cd34e'] }],
     [[RAW]],
     [null]
   ])('names none for %j', raw => expect(issuedCredential(raw)).toBeUndefined())

@@ -198,6 +198,15 @@ describe('proxies', () => {
 })
 
 describe('interpretAnswer', () => {
+  it('reads a body that starts with a byte order mark as JSON, as fetch json() does', () => {
+    expect(interpretAnswer('credential-provision', 200, '\uFEFF{"tunnel_user":"ab12c"}')).toEqual({
+      tunnel_user: 'ab12c'
+    })
+    // Only one mark is dropped, and only at the start.
+    expect(() => interpretAnswer('credential-provision', 200, '\uFEFF\uFEFF{}')).toThrow(
+      'HTTP 200 with a body that is not JSON'
+    )
+  })
   const NOW = Date.parse('2026-11-23T10:00:00Z')
   const thrownBy = (status: number, header: string): ServiceError => {
     try {

@@ -35,9 +35,17 @@ describe('readSavedCredential', () => {
     ['cicd', { kind: 'cicd', tunnelUser: 7 }],
     ['cicd', { kind: 'cicd', tunnelUser: 'a\nb' }],
     ['ssh-key', { kind: 'ssh-key', keyId: 'k' }],
-    ['ssh-key', { kind: 'ssh-key', fingerprint: 'SHA256:f' }],
-    ['ssh-key', { kind: 'ssh-key', keyId: 'k 1', fingerprint: 'SHA256:f' }]
+    ['ssh-key', { kind: 'ssh-key', keyId: 'k', fingerprint: 'SHA256 f' }]
   ] as const)('reads %s state %j as nothing saved', (kind, value) => {
     expect(readSavedCredential(kind, value)).toBeUndefined()
+  })
+
+  it.each([
+    [{ kind: 'ssh-key', fingerprint: 'SHA256:f', keyName: 'ci-1', rejected: true }],
+    [{ kind: 'ssh-key', keyId: 'k 1', fingerprint: 'SHA256:f', keyName: 'ci 1' }]
+  ])('reads ssh-key state without a usable key id as a key to find by fingerprint: %j', value => {
+    const saved = readSavedCredential('ssh-key', value)
+    expect(saved).toMatchObject({ kind: 'ssh-key', fingerprint: 'SHA256:f' })
+    expect(saved).not.toHaveProperty('keyId')
   })
 })

@@ -12,7 +12,8 @@ export const FAULT_KINDS = [
   'non-json',
   'hostile',
   'missing',
-  'no-body'
+  'no-body',
+  'handled-hang'
 ] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
@@ -36,6 +37,11 @@ export type FaultBehaviour =
    * some gateways answer: 204, or a 200 whose body they dropped. Default 204.
    */
   | { kind: 'no-body'; status: number }
+  /**
+   * The request is handled for real (a key upload stores the key), then never answered: the
+   * answer is lost, as when a gateway times out after the service did the work.
+   */
+  | { kind: 'handled-hang' }
 
 export type Fault = FaultBehaviour & {
   /** How many matching requests this fault answers; default 1. */
@@ -110,7 +116,7 @@ export function parseFault(input: unknown, knownEndpoints: readonly string[]): F
       return { kind: 'no-body', status, ...scope }
     }
     default:
-      return { kind: kind as '500' | 'hang' | 'close' | 'non-json', ...scope }
+      return { kind: kind as '500' | 'hang' | 'close' | 'non-json' | 'handled-hang', ...scope }
   }
 }
 

@@ -280,6 +280,9 @@ export async function startCredentialService(
       case 'hang':
         // Never answer; close() ends the socket so nothing outlives the service.
         return
+      case 'handled-hang':
+        routeServiceRequest(request, endpointName, rawBody, state)
+        return
       case 'close':
         request.socket.destroy()
         return

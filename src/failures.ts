@@ -1,4 +1,5 @@
-import { printable, redactCredentials } from './printable.js'
+import { printable } from './printable.js'
+import { redactErrorText } from './redact-error.js'
 import { AttemptsExhausted, MAX_RETRY_AFTER_SECONDS, RetryAfterTooLong } from './retry.js'
 import { ServiceError, type Endpoint } from './service.js'
 
@@ -13,6 +14,7 @@ const RATE_LIMITS: Record<Endpoint, string> = {
   'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
   'revoke-token': 'revoke-token is rate limited by the service',
   'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+  'user-keys-list': 'user-keys-list is rate limited by the service',
   'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
 }
 
@@ -22,6 +24,7 @@ const INVALID_REQUEST_HINTS: Record<Endpoint, string> = {
   'revoke-token': 'Check base-url.',
   'keys-upload':
     'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+  'user-keys-list': 'Check base-url.',
   'revoke-ssh-key': 'Check base-url.'
 }
 
@@ -32,6 +35,7 @@ const FORBIDDEN_HINTS: Record<Endpoint, string> = {
   'revoke-token': 'Use a key of the account that owns the token.',
   'keys-upload':
     'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+  'user-keys-list': 'Use the api-key that uploaded the key.',
   // The spec's 403 for revoke-ssh-key: the key exists but another account uploaded it.
   'revoke-ssh-key':
     'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
@@ -59,14 +63,15 @@ export function explainFailure(error: unknown, context: FailureContext): string 
 
 /**
  * An error nobody expected, told in one line with anything shaped like a credential hidden: its
- * message may quote data this action was handling when it broke.
+ * message may quote data this action was handling when it broke. File paths stay: they are
+ * usually what explains the failure.
  */
 export function describeUnexpected(error: unknown): string {
   // Duck-typed: an error made in another realm (Node's own fs errors, seen from a test's sandbox)
   // is no `instanceof Error` there, and String() would prefix its name.
   const message = (error as { message?: unknown } | null)?.message
   const detail = typeof message === 'string' ? message : String(error)
-  return printable(redactCredentials(detail), 300)
+  return printable(redactErrorText(detail), 300)
 }
 
 /**

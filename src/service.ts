@@ -3,34 +3,16 @@ import { HttpClient } from '@actions/http-client'
 import type { HttpClientResponse } from '@actions/http-client'
 import type { RequestHandler } from '@actions/http-client/lib/interfaces'
 import { cleanText } from './printable.js'
+import { interpretAnswer } from './service-answer.js'
+import { ServiceError, type Endpoint } from './service-error.js'
 import { withRetries, type AttemptFailure, type RetryOptions } from './retry.js'
 import { ACTION_NAME, ACTION_VERSION } from './version.js'
 
+export { interpretAnswer }
+export { ServiceError, type Endpoint }
+
 /** Largest response body read; a credential is a few hundred bytes, so more is a wrong endpoint or an attack. */
 export const MAX_BODY_BYTES = 1024 * 1024
-
-export type Endpoint =
-  | 'credential-provision'
-  | 'create-ephemeral-token'
-  | 'revoke-token'
-  | 'keys-upload'
-  | 'revoke-ssh-key'
-
-/** A failed call to the service: an HTTP answer outside 2xx, or no usable answer at all. */
-export class ServiceError extends Error {
-  constructor(
-    readonly kind: 'http' | 'network' | 'timeout' | 'bad-response',
-    readonly endpoint: Endpoint,
-    detail: string,
-    readonly status?: number,
-    readonly code?: string,
-    readonly serviceMessage?: string,
-    readonly retryAfterSeconds?: number
-  ) {
-    super(detail)
-    this.name = 'ServiceError'
-  }
-}
 
 export interface ServiceClientOptions {
   baseUrl: string
@@ -57,6 +39,11 @@ export interface KeyUploadRequest {
   expiresInDays: number
   /** The tunnel user the key logs in as; not sent when empty. */
   clientId?: string
+  /**
+   * Told before each retry: an attempt whose answer was lost may have stored the key, so the
+   * caller must look for copies of it once the upload settles.
+   */
+  onRetry?: () => void
 }
 
 /** The credential service's endpoints that this action calls. Bodies come back unvalidated. */
@@ -93,7 +80,12 @@ export class CredentialService {
       expires_in_days: request.expiresInDays
     }
     if (request.clientId) body.client_id = request.clientId
-    return this.call('keys-upload', body, { 'X-API-Key': request.apiKey })
+    return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry)
+  }
+
+  /** The caller's SSH keys, `{ keys: [...] }`, unvalidated. */
+  listKeys(apiKey: string): Promise<unknown> {
+    return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET')
   }
 
   /**
@@ -113,7 +105,9 @@ export class CredentialService {
   private call(
     endpoint: Endpoint,
     body: unknown,
-    headers: Record<string, string>
+    headers: Record<string, string>,
+    onRetry?: () => void,
+    method: 'GET' | 'POST' = 'POST'
   ): Promise<unknown> {
     const url = `${this.options.baseUrl}/${endpoint}`
     const payload = body === undefined ? '' : JSON.stringify(body)
@@ -122,12 +116,19 @@ export class CredentialService {
       Accept: 'application/json',
       ...(body !== undefined && { 'Content-Type': 'application/json' })
     }
-    return withRetries(() => this.attempt(endpoint, url, payload, allHeaders), classifyFailure, {
-      maxAttempts: this.options.maxAttempts,
-      sleep: this.options.sleep,
-      random: this.options.random,
-      onRetry: this.options.onRetry
-    })
+    return withRetries(
+      () => this.attempt(endpoint, method, url, payload, allHeaders),
+      classifyFailure,
+      {
+        maxAttempts: this.options.maxAttempts,
+        sleep: this.options.sleep,
+        random: this.options.random,
+        onRetry: info => {
+          onRetry?.()
+          this.options.onRetry?.(info)
+        }
+      }
+    )
   }
 
   /**
@@ -137,6 +138,7 @@ export class CredentialService {
    */
   private async attempt(
     endpoint: Endpoint,
+    method: 'GET' | 'POST',
     url: string,
     payload: string,
     headers: Record<string, string>
@@ -164,7 +166,10 @@ export class CredentialService {
     })
     try {
       const now = this.options.now ?? Date.now
-      return await Promise.race([exchange(http, endpoint, url, payload, headers, now), deadline])
+      return await Promise.race([
+        exchange(http, endpoint, method, url, payload, headers, now),
+        deadline
+      ])
     } finally {
       clearTimeout(timer)
       http.dispose()
@@ -175,6 +180,7 @@ export class CredentialService {
 async function exchange(
   http: HttpClient,
   endpoint: Endpoint,
+  method: 'GET' | 'POST',
   url: string,
   payload: string,
   headers: Record<string, string>,
@@ -182,7 +188,7 @@ async function exchange(
 ): Promise<unknown> {
   let response: HttpClientResponse
   try {
-    response = await http.request('POST', url, payload, headers)
+    response = await http.request(method, url, method === 'GET' ? null : payload, headers)
   } catch (error) {
     throw new ServiceError('network', endpoint, networkDetail(error))
   }
@@ -221,47 +227,6 @@ const unbracketIpv6Host: RequestHandler = {
   },
   canHandleAuthentication: () => false,
   handleAuthentication: () => Promise.reject(new Error('not used'))
-}
-
-/**
- * Decides from status and body whether the call succeeded; pure, so every case is testable.
- * `nowMs` turns a Retry-After date into seconds.
- */
-export function interpretAnswer(
-  endpoint: Endpoint,
-  status: number,
-  text: string,
-  retryAfterHeader?: string | string[],
-  nowMs = Date.now()
-): unknown {
-  const parsed = parseJson(text)
-  if (status >= 200 && status < 300) {
-    // A revoke's answer carries nothing this action needs: any 2xx says it is done, body or not.
-    if (endpoint === 'revoke-token') return parsed
-    if (parsed === undefined) {
-      // Not a word of a 2xx body is shown: it may be a credential cut short, not yet masked.
-      throw new ServiceError(
-        'bad-response',
-        endpoint,
-        text.trim()
-          ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
-          : `HTTP ${status} with an empty body`,
-        status
-      )
-    }
-    return parsed
-  }
-  const errorObject =
-    typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {}
-  // cleanText hides credential-shaped runs: a service may echo the token in its error or code.
-  const code = typeof errorObject.code === 'string' ? cleanText(errorObject.code, 40) : undefined
-  const message =
-    typeof errorObject.error === 'string' ? cleanText(errorObject.error, 300) : undefined
-  const retryAfter =
-    readRetryAfter(errorObject.retry_after) ??
-    readRetryAfterHeader(firstValue(retryAfterHeader), nowMs)
-  const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`
-  throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter)
 }
 
 export function classifyFailure(error: unknown): AttemptFailure {
@@ -311,46 +276,4 @@ function networkDetail(error: unknown): string {
   if (typeof message !== 'string') return 'unknown network error'
   const shown = cleanText(message, 200)
   return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-/** The body's `retry_after`: whole seconds, as the service documents it. */
-function readRetryAfter(value: unknown): number | undefined {
-  const number =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\d+$/.test(value.trim())
-        ? Number(value)
-        : NaN
-  return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined
-}
-
-/** The Retry-After header: seconds, or an HTTP date (which starts with the day's name). */
-function readRetryAfterHeader(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim())) return readRetryAfter(value)
-  const at = Date.parse(value)
-  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined
-}
-
-function firstValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value
-}
-
-/**
- * An error answer's body, only when short enough to help and not flood the log, and with anything
- * shaped like a credential hidden: a proxy's or a broken service's page might hold one.
- */
-function shortBody(text: string): string {
-  const trimmed = text.trim()
-  if (!trimmed) return ' (empty body)'
-  return trimmed.length <= 120
-    ? ` (body: ${cleanText(trimmed, 120)})`
-    : ` (${Buffer.byteLength(text)} bytes, not shown)`
 }

@@ -74,9 +74,19 @@ export function readSavedCredential(kind: KindName, value: unknown): SavedCreden
     case 'ssh-key': {
       const keyId = identifier('keyId')
       const fingerprint = identifier('fingerprint')
+      const keyName = identifier('keyName')
       const keyFolder = text('keyFolder')
-      if (!keyId || !fingerprint) return undefined
-      return { kind, keyId, fingerprint, ...(keyFolder && { keyFolder }), ...common }
+      // Without a key id, the fingerprint alone finds the key's records (an upload that got no answer).
+      if (!fingerprint) return undefined
+      return {
+        kind,
+        fingerprint,
+        ...(keyId && { keyId }),
+        ...(keyName && { keyName }),
+        ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
+        ...(keyFolder && { keyFolder }),
+        ...common
+      }
     }
   }
 }

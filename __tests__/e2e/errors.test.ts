@@ -7,6 +7,7 @@ import {
   expectNoLeak,
   inputsFor,
   requestPaths,
+  statusOf,
   runAction,
   useService
 } from './helpers.js'
@@ -94,12 +95,42 @@ describe('hostile answers', () => {
     expect(service().requests().at(-1)?.body).toEqual({ tunnel_user: token })
   })
 
-  it('a token with a space, or no token at all, exports nothing', async () => {
+  it('a token with a space, or no token at all, exports nothing and its user is revoked', async () => {
     service().injectFault({ kind: 'hostile', override: { token: 'tok_a b' } })
     expectFailedMain((await runAction(inputsFor(service()))).main, /token/)
     service().injectFault({ kind: 'missing', fields: ['token'] })
     expectFailedMain((await runAction(inputsFor(service()))).main, /token/)
+    const revoked = service()
+      .requests()
+      .filter(r => r.path.endsWith('/revoke-token'))
+      .map(r => (r.body as { tunnel_user: string }).tunnel_user)
+    expect(revoked).toHaveLength(2)
+    for (const user of revoked) expect(statusOf(service(), user)).toBe('revoked')
   })
+
+  it.each([
+    ['a zero-width space', { token: 'tok_0123\u200b4567' }],
+    ['a bidi override', { token: 'tok_0123\u202e4567' }],
+    ['a non-ASCII user with a bidi mark', { tunnel_user: 'b\u00e9la\u200f7' }]
+  ])(
+    'an answer holding %s is refused, and the user it names is revoked',
+    async (_name, override) => {
+      service().injectFault({ kind: 'hostile', override })
+      const { main } = await runAction(inputsFor(service()))
+      expectFailedMain(
+        main,
+        /failed validation: (token|tunnel_user) holds whitespace or control characters/
+      )
+      expect(requestPaths(service())).toEqual(['credential-provision', 'revoke-token'])
+      const sent = service().requests().at(-1)?.body as { tunnel_user: string }
+      if ('tunnel_user' in override) {
+        // Exactly the user the answer named, JSON-encoded (the stand-in issued another one).
+        expect(sent).toEqual({ tunnel_user: override.tunnel_user })
+      } else {
+        expect(statusOf(service(), sent.tunnel_user)).toBe('revoked')
+      }
+    }
+  )
 })
 
 it('an empty api-key with credential cicd fails before any request and points to auto', async () => {

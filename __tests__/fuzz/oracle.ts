@@ -135,6 +135,15 @@ function either(body: Record<string, unknown>, ...keys: string[]): unknown {
   return undefined
 }
 
+/** The user an answer names (a non-empty string): the service issued a credential to revoke. */
+export function issuedUser(answer: ServiceAnswer | undefined): string | undefined {
+  if (!answer || answer.status < 200 || answer.status > 299) return undefined
+  const body = parseBody(answer.body)
+  if (!isObject(body)) return undefined
+  const tunnelUser = either(body, 'tunnel_user', 'tunnel_client_id')
+  return typeof tunnelUser === 'string' && tunnelUser !== '' ? tunnelUser : undefined
+}
+
 /** A token and user that pass their own checks: the service issued something usable. */
 export function issuedCredential(
   answer: ServiceAnswer | undefined
@@ -319,13 +328,12 @@ export function findProblems(observed: Observed, context: Context): string[] {
       if (!revokedInPost) problems.push(`post did not revoke the exported user ${show(user)}`)
     }
   }
-  if (issued && main.failed) {
-    const revoked = observed.revokes.some(
-      r => isObject(r.body) && r.body.tunnel_user === issued.tunnelUser
-    )
+  const named = issuedUser(observed.lastAnswer)
+  if (named !== undefined && main.failed) {
+    const revoked = observed.revokes.some(r => isObject(r.body) && r.body.tunnel_user === named)
     if (!revoked) {
       problems.push(
-        `the service issued user ${show(issued.tunnelUser)}, main rejected the answer, and nobody revoked it`
+        `the service issued user ${show(named)}, main rejected the answer, and nobody revoked it`
       )
     }
   }

@@ -156,6 +156,7 @@ describe('main with credential: ssh-key', () => {
       kind: 'ssh-key',
       keyId: KEY_ID,
       fingerprint,
+      keyName: 'ci-octo-org-web-shop-4242-2',
       baseUrl: BASE_URL,
       keyFolder: join(keyFile, '..'),
       expiresAt: '2026-11-24T10:00:00Z'
@@ -279,14 +280,19 @@ describe('main with credential: ssh-key', () => {
     expect(step.env).toEqual({})
   })
 
-  it('names the key to look for when the answer has no key id to revoke by', async () => {
-    acceptUpload(() => ({ key_id: undefined }))
+  it('names the key to look for when the answer has no key id and the key list fails too', async () => {
+    const { sent } = acceptUpload(() => ({ key_id: undefined }))
+    nock(ORIGIN).get('/functions/v1/user-keys-list').times(3).reply(503)
     const step = await runMainWith()
     expect(step.failed).toBe(true)
+    const fingerprint = fingerprintOfLine(sent[0].public_key_ssh)
     expect(step.errors[0]).toContain(
-      'key_id is missing or not a plain identifier, so the key cannot be revoked by this step; find the key named "ci-octo-org-web-shop-4242-2" in user-keys-list and revoke it.'
+      `key_id is missing or not a plain identifier, so the key cannot be revoked by its id; a key with fingerprint ${fingerprint} and name "ci-octo-org-web-shop-4242-2" may still be active: find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key with its id) using the same api-key. Nothing was exported.`
     )
     expect(step.env).toEqual({})
+    // Post looks again, by fingerprint.
+    expect(JSON.parse(step.state.credential)).toMatchObject({ fingerprint, rejected: true })
+    expect(JSON.parse(step.state.credential)).not.toHaveProperty('keyId')
   })
 
   it('explains a 429 on upload, with the keys-upload limit', async () => {
@@ -301,7 +307,8 @@ describe('main with credential: ssh-key', () => {
         'It asks to wait 1800 s, longer than this step waits (60 s), so it stopped instead of sleeping: re-run the job after 2026-11-23T10:30:00.000Z.'
     ])
     expect(step.env).toEqual({})
-    expect(step.state.credential).toBeUndefined()
+    // Saved before the upload, cleared once the 429 said nothing was stored.
+    expect(step.state.credential).toBe('')
   })
 
   it('explains a 403 on upload by the plan rule', async () => {

@@ -110,6 +110,14 @@ describe('fault kinds', () => {
       )
     }
   )
+  it('handled-hang handles the request for real, then never answers', async () => {
+    service.injectFault({ kind: 'handled-hang', endpoint: 'credential-provision' })
+    const before = service.tokens().length
+    await expect(provision(AbortSignal.timeout(300))).rejects.toThrow()
+    // The credential was made although its answer never came.
+    expect(service.tokens()).toHaveLength(before + 1)
+    expect(service.requests().at(-1)).toMatchObject({ fault: 'handled-hang', status: null })
+  })
 })
 
 describe('fault queue', () => {

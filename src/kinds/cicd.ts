@@ -20,12 +20,12 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
     const raw = await client.provisionCredential(settings)
     // Masked while still raw, so that even a response that fails validation cannot leak it later.
     mask(secretsIn(raw))
-    // Once the answer holds a usable token and user, the service has issued a credential: any
-    // failure from there on revokes it before the step fails, and state names it first, so that
-    // post revokes it if that revoke fails too. A user that holds the token is never saved.
+    // Once the answer names a user, the service has issued a credential: any failure from there
+    // on revokes it before the step fails, and state names it first, so that post revokes it if
+    // that revoke fails too. A user that holds the token, or that state cannot carry, is not saved.
     const issued = issuedCredential(raw)
     try {
-      if (issued?.nameable) {
+      if (issued?.savable) {
         save({
           kind: 'cicd',
           tunnelUser: issued.tunnelUser,
@@ -40,10 +40,10 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
     } catch (error) {
       if (issued !== undefined) {
         await giveBackUnused(
-          `the credential of ${issued.nameable ? `tunnel user ${printable(issued.tunnelUser)}` : 'a tunnel user that holds the token'}`,
+          `the credential of ${issued.nameable ? `tunnel user ${printable(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`,
           () => client.revokeCredential(settings.apiKey, issued.tunnelUser),
           context,
-          issued.nameable
+          issued.savable
         )
       }
       throw error

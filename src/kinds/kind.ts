@@ -36,8 +36,14 @@ export interface SavedToken extends SavedIssued {
 
 export interface SavedSshKey extends SavedIssued {
   kind: 'ssh-key'
-  keyId: string
+  /** Absent while the upload is under way or when its answer was lost: post then goes by fingerprint. */
+  keyId?: string
+  /** Computed on the runner: it finds every record of the key, whatever the service answered. */
   fingerprint: string
+  /** The name the key was uploaded under, for the message that asks to revoke it by hand. */
+  keyName?: string
+  /** A retried upload may have left other records of the key: post looks them up by fingerprint. */
+  mayHaveCopies?: boolean
   /** The folder that holds the private key file; absent until it is made. */
   keyFolder?: string
 }

@@ -1,23 +1,17 @@
 import { ActionError } from '../errors.js'
-import { describeUnexpected } from '../failures.js'
+import { describeUnexpected, explainFailure } from '../failures.js'
+import type { CredentialService } from '../service.js'
 import { printable } from '../printable.js'
 import type { SshKeySettings } from '../inputs.js'
 import { keyNameFor, runIdentityFrom } from './key-name.js'
 import { createKeyFolder, isKeyFolder, removeKeyFolder, writeKeyFile } from './key-file.js'
 import { until } from './expiry-note.js'
 import { giveBackUnused } from './give-back-unused.js'
-import type { CredentialKind, Obtained, SavedSshKey, StepLog } from './kind.js'
+import type { CredentialKind, GiveBackContext, Obtained, SavedSshKey, StepLog } from './kind.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
-import {
-  invalidUpload,
-  parseUploadedKey,
-  readKeyId,
-  sameFingerprint,
-  type UploadedKey
-} from './uploaded-key.js'
-
-/** The shortest life keys-upload offers in whole days; post revokes the key long before. */
-const KEY_LIFETIME_DAYS = 1
+import { parseUploadedKey, sameFingerprint, type UploadedKey } from './uploaded-key.js'
+import { uploadKeySettled } from './upload-key.js'
+import { revokeByHand, revokeKeyRecords } from './key-records.js'
 
 /**
  * An SSH key per run: made on the runner, its public half uploaded, its private half kept in a
@@ -33,29 +27,28 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
         `${settings.clientId} to ${settings.baseUrl}`
     )
     const client = service()
-    const raw = await client.uploadKey({
-      apiKey: settings.apiKey,
-      publicKeyLine: pair.publicKeyLine,
-      name,
-      expiresInDays: KEY_LIFETIME_DAYS,
-      clientId: settings.clientId
-    })
-    const keyId = readKeyId(raw)
-    if (keyId === undefined) {
-      throw invalidUpload(
-        `key_id is missing or not a plain identifier, so the key cannot be revoked by this step; ` +
-          `find the key named "${name}" in user-keys-list and revoke it`
-      )
+    // Saved before the upload: an attempt whose answer is lost (a timeout, a cancelled job) may
+    // still have stored the key, and post then finds it by its fingerprint.
+    const pending: SavedSshKey = {
+      kind: 'ssh-key',
+      fingerprint: pair.fingerprint,
+      keyName: name,
+      baseUrl: settings.baseUrl,
+      rejected: true
     }
+    save(pending)
+    const { raw, keyId, mayHaveCopies } = await uploadKeySettled(
+      client,
+      settings,
+      pair,
+      name,
+      context
+    )
 
     // From here the service holds a key: any failure revokes it at once, and state names it
     // first, so that post revokes it if that revoke fails too.
-    const issued: SavedSshKey = {
-      kind: 'ssh-key',
-      keyId,
-      fingerprint: pair.fingerprint,
-      baseUrl: settings.baseUrl
-    }
+    const { rejected: _pending, ...uploaded } = pending
+    const issued: SavedSshKey = { ...uploaded, keyId, ...(mayHaveCopies && { mayHaveCopies }) }
     let keyFolder: string | undefined
     try {
       save({ ...issued, rejected: true })
@@ -86,7 +79,10 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       if (keyFolder) deleteKeyFolder(keyFolder, env, log)
       await giveBackUnused(
         `the uploaded SSH key ${pair.fingerprint} (id ${keyId})`,
-        () => client.revokeKey(settings.apiKey, keyId),
+        async () => {
+          await client.revokeKey(settings.apiKey, keyId)
+          if (mayHaveCopies) await revokeKeyRecords(client, settings.apiKey, pair.fingerprint)
+        },
         context
       )
       throw error
@@ -97,6 +93,10 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
     try {
       // A key main refused was never handed out: it goes, whatever the revoke input says.
       if (!settings.revoke && !saved.rejected) {
+        // The key stays, but not the copies a retried upload left: nobody would know to revoke them.
+        if (saved.mayHaveCopies && settings.apiKey) {
+          await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId)
+        }
         log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`)
         return
       }
@@ -105,12 +105,22 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
           'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
         )
       }
-      const outcome = await service().revokeKey(settings.apiKey, saved.keyId)
-      log.info(
-        outcome === 'revoked'
-          ? `Revoked ${describeKey(saved)}.`
-          : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`
-      )
+      const client = service()
+      const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined
+      // Without an id (the upload's answer was lost), or after a retried upload, only the
+      // fingerprint finds every record of the key.
+      if (saved.keyId === undefined || saved.mayHaveCopies) {
+        await revokeOtherRecords(client, saved, { settings, log })
+      }
+      if (outcome !== undefined) {
+        log.info(
+          outcome === 'revoked'
+            ? `Revoked ${describeKey(saved)}.`
+            : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`
+        )
+      } else {
+        log.info(`No record of ${describeKey(saved)} is left active.`)
+      }
     } finally {
       // Whatever became of the key, its private half leaves the runner (self-hosted ones keep files).
       if (saved.keyFolder) deleteKeyFolder(saved.keyFolder, env, log)
@@ -122,7 +132,36 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
 
 function describeKey(saved: Pick<SavedSshKey, 'keyId' | 'fingerprint'>): string {
   // Both come from saved state, which is text anyone before this step could write.
-  return `the SSH key ${printable(saved.fingerprint)} (id ${printable(saved.keyId)})`
+  const id = saved.keyId === undefined ? '' : ` (id ${printable(saved.keyId)})`
+  return `the SSH key ${printable(saved.fingerprint)}${id}`
+}
+
+/** Revokes every live record of the saved key's fingerprint; says how to finish by hand if it cannot. */
+async function revokeOtherRecords(
+  client: CredentialService,
+  saved: SavedSshKey,
+  { settings, log }: Pick<GiveBackContext, 'settings' | 'log'>,
+  keep?: string
+): Promise<void> {
+  try {
+    const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint, keep)
+    if (revoked.length > 0) {
+      log.info(
+        `Revoked ${revoked.length} record${revoked.length === 1 ? '' : 's'} of ${describeKey(saved)} ` +
+          `found by its fingerprint (${revoked.join(', ')}).`
+      )
+    }
+  } catch (error) {
+    const why =
+      error instanceof ActionError
+        ? error.message
+        : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() })
+    const hint = revokeByHand(
+      printable(saved.fingerprint),
+      saved.keyName && printable(saved.keyName)
+    )
+    throw new ActionError(`${why} So ${hint}.`)
+  }
 }
 
 function capitalise(text: string): string {
