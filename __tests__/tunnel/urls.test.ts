@@ -120,9 +120,14 @@ describe('checkUrlsBeforeRequest', () => {
     ).not.toThrow()
   })
 
-  it('says which user stood in when the service names the real one', () => {
+  it('says which user stood in when the service names the real one, and does not blame it', () => {
     expect(() => checkUrlsBeforeRequest(cicd('t.example', 'https://{name}_{user}.{host}'))).toThrow(
-      'Nothing was requested from the credential service. (The service names the tunnel user; "u" stood in for it here.)'
+      new Error(
+        'Input url-template forms "https://web_u.t.example" for "web", whose host is not a valid host name: ' +
+          'the label "web_u" holds an underscore, which a host name cannot. Change url-template so that every ' +
+          'dot-separated label of the host is letters, digits and inner hyphens. Nothing was requested from the ' +
+          'credential service. (The service names the tunnel user; "u" stood in for it here.)'
+      )
     )
   })
 })

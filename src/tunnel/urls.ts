@@ -18,6 +18,8 @@ export interface UrlTarget {
   port: number
   /** The input that names the tunnel user, when one does (ssh-key: client-id). */
   userInput?: 'client-id' | 'tunnel-user'
+  /** The user is a stand-in for one the service will name, so no message blames it. */
+  standIn?: boolean
 }
 
 /** A URL that cannot work; `showsUrl` when the message quotes the URL, and so the user in it. */
@@ -68,13 +70,13 @@ export function checkUrlsBeforeRequest(settings: MainSettings): void {
       : settings.kind === 'existing'
         ? { user: settings.tunnelUser, host: settings.tunnelHost, port, userInput: 'tunnel-user' }
         : // One letter: any real user is as long or longer, so this fails only where all would.
-          { user: STAND_IN_USER, host: settings.tunnelHost, port }
+          { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true }
   try {
     urlsFor(settings.tunnel, target)
   } catch (error) {
     if (!(error instanceof UrlError)) throw error
     const standIn =
-      target.userInput === undefined && error.showsUrl
+      target.standIn === true && error.showsUrl
         ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
         : ''
     throw new ActionError(
@@ -143,7 +145,13 @@ function noUrl(template: string, name: string, host: string): UrlError {
 }
 
 function badHost(url: string, name: string, problem: string, target: UrlTarget): UrlError {
-  const fromUser = target.user !== '' && problem.includes(target.user.toLowerCase())
+  // The user is to blame when a label that holds it is a bad one.
+  const user = target.user.toLowerCase()
+  const fromUser =
+    target.standIn !== true &&
+    new URL(url).hostname
+      .split('.')
+      .some(label => label.includes(user) && labelProblem(label) !== undefined)
   const advice =
     fromUser && target.userInput !== undefined
       ? `The tunnel user comes from input ${target.userInput}: set it to lower-case letters, digits and inner hyphens, or change url-template so that {user} is not part of the host name.`
