@@ -130,4 +130,21 @@ describe('checkUrlsBeforeRequest', () => {
       )
     )
   })
+
+  it('with credential existing, checks the tunnel-user it holds and does not ask to rename it', () => {
+    const existing: MainSettings = {
+      ...base,
+      kind: 'existing',
+      tunnelToken: 'tok_x',
+      tunnelUser: 'proj_user',
+      tunnelHost: 't.example',
+      tunnelPort: 2223,
+      tunnel: tunnel('https://{name}-{user}.{host}')
+    }
+    expect(() => checkUrlsBeforeRequest(existing)).toThrow(
+      'the label "web-proj_user" holds an underscore, which a host name cannot. The tunnel user comes from ' +
+        'input tunnel-user, and your token belongs to it: change url-template so that {user} is not part of ' +
+        'the host name. Nothing was requested from the credential service.'
+    )
+  })
 })

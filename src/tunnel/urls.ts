@@ -152,12 +152,14 @@ function badHost(url: string, name: string, problem: string, target: UrlTarget):
     new URL(url).hostname
       .split('.')
       .some(label => label.includes(user) && labelProblem(label) !== undefined)
-  const advice =
-    fromUser && target.userInput !== undefined
-      ? `The tunnel user comes from input ${target.userInput}: set it to lower-case letters, digits and inner hyphens, or change url-template so that {user} is not part of the host name.`
-      : fromUser
-        ? `The tunnel user ${quote(target.user)} comes from the credential service: change url-template so that {user} is not part of the host name.`
-        : 'Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
+  const keepUserOut = 'change url-template so that {user} is not part of the host name'
+  const advice = !fromUser
+    ? 'Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
+    : target.userInput === 'client-id'
+      ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+      : target.userInput === 'tunnel-user'
+        ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
+        : `The tunnel user ${quote(target.user)} comes from the credential service: ${keepUserOut}.`
   return new UrlError(
     `Input url-template forms ${quote(url)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`,
     true
