@@ -93,18 +93,18 @@ describe('readMainSettings', () => {
   })
 
   it.each([
-    ['project', 'a\nb', 'a\\u000ab'],
-    ['project', 'a\u2028b', 'a\\u2028b'],
-    ['environment', 'a\u0085b', 'a\\u0085b'],
-    ['environment', 'a\u0007b', 'a\\u0007b'],
-    ['environment', 'a\ud800b', 'a\\ud800b']
-  ])('rejects %s %j, quoting it escaped', (name, value, shown) => {
+    ['project', 'a\nb', 'a\\u000ab', 'a line break (U+000A)'],
+    ['project', 'a\u2028b', 'a\\u2028b', 'a line break (U+2028)'],
+    ['environment', 'a\u0085b', 'a\\u0085b', 'a line break (U+0085)'],
+    ['environment', 'a\u0007b', 'a\\u0007b', 'a control character (U+0007)'],
+    ['environment', 'a\ud800b', 'a\\ud800b', 'an unpaired UTF-16 surrogate (U+D800)']
+  ])('rejects %s %j, quoting it escaped', (name, value, shown, kind) => {
     expect(() =>
       readMainSettings(
         reader({ 'api-key': KEY, project: 'p', 'base-url': 'https://s.test', [name]: value })
       )
     ).toThrow(
-      `Input ${name} is "${shown}": it holds a line break or another control character. Set it to a single line of plain text.`
+      `Input ${name} is "${shown}": it holds ${kind} at character 2. Set it to a single line of plain text.`
     )
   })
 
@@ -195,7 +195,7 @@ describe('readMainSettings for ssh-key and existing', () => {
     ],
     [
       { ...EXISTING, 'tunnel-user': 'u\nX=1' },
-      'Input tunnel-user is "u\\u000aX=1": expected a user name'
+      'Input tunnel-user is "u\\u000aX=1": it holds a line break (U+000A) at character 2.'
     ],
     [
       { ...EXISTING, 'tunnel-host': '' },
@@ -309,5 +309,87 @@ describe('isLoopback', () => {
     ['10.0.0.1', false]
   ])('%s → %s', (host, expected) => {
     expect(isLoopback(host)).toBe(expected)
+  })
+})
+
+describe('readMainSettings, the raw text of every input', () => {
+  const free = { credential: 'free', 'base-url': 'https://s.test' }
+  const read = (values: Record<string, string>) => () => readMainSettings(reader(values))
+
+  // new URL() drops tabs and line breaks, so the template used to pass its check and be printed.
+  it.each([
+    [
+      'url-template',
+      'https://{name}-{user}.{host}\n::error::pwned',
+      'a line break (U+000A) at character 29'
+    ],
+    [
+      'url-template',
+      'https://{name}-{user}.{host}\t::add-mask::x',
+      'a control character (U+0009) at character 29'
+    ],
+    [
+      'url-template',
+      'https://{name}.{host}/\u202eevil',
+      'a bidirectional text control (U+202E) at character 23'
+    ],
+    ['base-url', 'https://s.test/\n::stop-commands::x', 'a line break (U+000A) at character 16'],
+    ['tunnel-host', 'tunnel.example\r\n', 'a line break (U+000D) at character 15'],
+    ['env-prefix', 'SVC\u0000', 'a control character (U+0000) at character 4'],
+    ['revoke', 'true\u2029', 'a line break (U+2029) at character 5']
+  ])('refuses %s %j, saying what and where', (name, value, what) => {
+    expect(read({ ...free, expose: '3000', [name]: value })).toThrow(
+      new RegExp(
+        `^Input ${name} is ".*": it holds ${what.replace(/[()+]/g, '\\$&')}\\. Set it to a single line of plain text\\.$`
+      )
+    )
+  })
+
+  it('checks each line of expose and tunnel-host-key the same way, naming the line', () => {
+    expect(read({ ...free, expose: 'web=3000\napi=\u00073001' })).toThrow(
+      'Input expose, line 2, is "api=\\u00073001": it holds a control character (U+0007) at character 5. Write each entry as plain text on a line of its own.'
+    )
+    expect(read({ ...free, expose: '3000', 'tunnel-host-key': 'SHA256:x\u2028y' })).toThrow(
+      /^Input tunnel-host-key, line 1, is .*: it holds a line break \(U\+2028\)/
+    )
+  })
+
+  it('accepts CRLF line ends and tabs inside the lines of a list', () => {
+    const line = `[t.example]:2223\tssh-ed25519\t${'A'.repeat(4)}`
+    expect(() =>
+      readMainSettings(reader({ ...free, expose: 'web=3000\r\napi=3001\r\n' }))
+    ).not.toThrow()
+    // The line reaches the known_hosts parser, which refuses its key, not its tabs.
+    expect(read({ ...free, expose: '3000', 'tunnel-host-key': line })).toThrow(
+      'the key after ssh-ed25519 is not a valid ssh-ed25519 key in base64'
+    )
+  })
+
+  it('names a secret input with a line break but never shows any of it', () => {
+    const secret = `sk_${'ab'.repeat(32)}`
+    for (const [name, values] of [
+      ['api-key', { 'api-key': `${secret}\nX=1`, project: 'p', 'base-url': 'https://s.test' }],
+      [
+        'tunnel-token',
+        {
+          credential: 'existing',
+          'tunnel-token': `${secret}\u0085`,
+          'tunnel-user': 'u',
+          'tunnel-host': 't.example'
+        }
+      ]
+    ] as const) {
+      let message = ''
+      try {
+        readMainSettings(reader(values))
+      } catch (error) {
+        message = (error as Error).message
+      }
+      expect(message).toMatch(
+        new RegExp(`^Input ${name} holds a line break \\(U\\+00(0A|85)\\): check that the secret`)
+      )
+      expect(message).not.toContain('abab')
+      expect(message).not.toMatch(/character \d/)
+    }
   })
 })

@@ -536,20 +536,36 @@ describe('main step, free and auto credentials', () => {
 })
 
 describe('main step, inputs that could start a log line', () => {
-  const lineBreaks: [string, string, string][] = [
-    ['environment', 'staging\n::stop-commands::x', 'staging\\u000a::stop-commands::x'],
-    ['environment', 'staging\r::stop-commands::x', 'staging\\u000d::stop-commands::x'],
-    ['project', 'web-shop\u2028::stop-commands::x', 'web-shop\\u2028::stop-commands::x'],
-    ['project', 'web-shop\u2029x', 'web-shop\\u2029x'],
-    ['environment', 'staging\u0085x', 'staging\\u0085x']
+  const lineBreaks: [string, string, string, string][] = [
+    [
+      'environment',
+      'staging\n::stop-commands::x',
+      'staging\\u000a::stop-commands::x',
+      'U+000A at character 8'
+    ],
+    [
+      'environment',
+      'staging\r::stop-commands::x',
+      'staging\\u000d::stop-commands::x',
+      'U+000D at character 8'
+    ],
+    [
+      'project',
+      'web-shop\u2028::stop-commands::x',
+      'web-shop\\u2028::stop-commands::x',
+      'U+2028 at character 9'
+    ],
+    ['project', 'web-shop\u2029x', 'web-shop\\u2029x', 'U+2029 at character 9'],
+    ['environment', 'staging\u0085x', 'staging\\u0085x', 'U+0085 at character 8']
   ]
   it.each(lineBreaks)(
     'rejects a line break in %s, quoting it escaped, and sends nothing',
-    async (name, value, shown) => {
+    async (name, value, shown, where) => {
+      const [code, at] = where.split(' at ')
       const step = await run({ ...INPUTS, [name]: value })
       expect(step.failed).toBe(true)
       expect(step.errors).toEqual([
-        `Input ${name} is "${shown}": it holds a line break or another control character. Set it to a single line of plain text.`
+        `Input ${name} is "${shown}": it holds a line break (${code}) at ${at}. Set it to a single line of plain text.`
       ])
       expect(step.lines.filter(line => line.startsWith('::stop-commands'))).toEqual([])
       expect(step.masks).toEqual([API_KEY])

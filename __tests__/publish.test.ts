@@ -2,7 +2,7 @@
 import type { Credential } from '../src/credential.js'
 import type { CommonSettings } from '../src/inputs.js'
 import { tokenObtained } from '../src/kinds/token.js'
-import { publishObtained } from '../src/publish.js'
+import { holdWrites, publishObtained } from '../src/publish.js'
 import { runInProcess } from './helpers/in-process-step.js'
 
 const TOKEN = `tok_${'5eed'.repeat(12)}`
@@ -55,4 +55,28 @@ it('warns and still publishes when the summary file cannot be written', async ()
   expect(step.warnings).toEqual([expect.stringMatching(/^Could not write the job summary: /)])
   expect(step.env.SVC_TUNNEL_USER).toBe('ab12c')
   expect(step.failed).toBe(false)
+})
+
+it('holds every variable, output and summary back until flush, then writes them in order', async () => {
+  let beforeFlush: { env: string; outputs: string; summary: string } | undefined
+  const step = await runInProcess(async () => {
+    const writes = holdWrites()
+    publishObtained(obtained('ab12c'), settings, writes)
+    writes.setOutput('url', 'https://web-ab12c.tunnel.example.test')
+    const { readFileSync } = await import('node:fs')
+    const read = (name: string) => readFileSync(process.env[name]!, 'utf8')
+    beforeFlush = {
+      env: read('GITHUB_ENV'),
+      outputs: read('GITHUB_OUTPUT'),
+      summary: read('GITHUB_STEP_SUMMARY')
+    }
+    writes.flush()
+    writes.flush()
+  }, {})
+  expect(beforeFlush).toEqual({ env: '', outputs: '', summary: '' })
+  expect(step.env.SVC_TUNNEL_TOKEN).toBe(TOKEN)
+  expect(Object.keys(step.outputs).at(-1)).toBe('url')
+  expect(step.outputs.url).toBe('https://web-ab12c.tunnel.example.test')
+  // Flushed once: a second flush writes nothing again.
+  expect(step.summary.match(/<h3>Tunnel credentials<\/h3>/g)).toHaveLength(1)
 })

@@ -22,6 +22,8 @@ export function newTunnelUser(isTaken: (candidate: string) => boolean): string {
 
 export const newTokenValue = (): string => `tok_${randomBytes(24).toString('hex')}`
 export const newClientSecret = (): string => `sec_${randomBytes(24).toString('hex')}`
-export const newClientId = (): string => `cid_${randomBytes(8).toString('hex')}`
+// A hyphen, not an underscore: a key's client id is its tunnel user, which the front routes on as
+// part of a DNS label (`<name>-<user>.localhost`), and a label cannot hold an underscore.
+export const newClientId = (): string => `cid-${randomBytes(8).toString('hex')}`
 export const newApiKey = (): string => `sk_${randomBytes(32).toString('hex')}`
 export const newUuid = (): string => randomUUID()

@@ -1,13 +1,8 @@
 import { isIP } from 'node:net'
 import { ActionError } from './errors.js'
 import { DEFAULT_TUNNEL_PORT, holdsSecret, isBareHost } from './credential.js'
-import {
-  hasControlCharacter,
-  hasLineBreak,
-  hasUnsafeCharacter,
-  isWellFormed,
-  printable
-} from './printable.js'
+import { checkedInputs } from './input-text.js'
+import { hasUnsafeCharacter, printable } from './printable.js'
 import { readTunnelSettings, type TunnelSettings } from './tunnel/expose.js'
 
 export type KindName = 'cicd' | 'free' | 'ssh-key' | 'existing'
@@ -95,7 +90,9 @@ const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i
 const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/
 const CHOICES: CredentialChoice[] = ['cicd', 'free', 'auto', 'ssh-key', 'existing']
 
-export function readMainSettings(input: InputReader): MainSettings {
+export function readMainSettings(read: InputReader): MainSettings {
+  // Every value's text is checked before any parser sees it (see input-text.ts).
+  const input = checkedInputs(read)
   const choice = parseChoice(input('credential'))
   const apiKey = input('api-key').trim()
   const kind = kindFor(choice, apiKey)
@@ -355,16 +352,11 @@ function parseOptionalWholeNumber(
 }
 
 /**
- * A value that is printed and sent as it is: a line break in it would start a new log line,
- * which the runner reads as a workflow command, and so would `##[` anywhere in a line.
+ * A value that is printed and sent as it is. Line breaks and control characters were refused with
+ * the raw text (checkedInputs); `##[` is plain text, but the runner obeys it anywhere in a line.
  */
 function parseOneLine(raw: string, name: string): string {
   const value = raw.trim()
-  if (hasLineBreak(value) || hasControlCharacter(value) || !isWellFormed(value)) {
-    throw new ActionError(
-      `Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`
-    )
-  }
   if (value.includes('##[')) {
     throw new ActionError(
       `Input ${name} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`

@@ -5,10 +5,11 @@ import { explainFailure } from './failures.js'
 import { readMainSettings } from './inputs.js'
 import { obtainCredential } from './kinds/registry.js'
 import { printable } from './printable.js'
-import { maskSecrets, publishObtained, runnerLog } from './publish.js'
+import { holdWrites, maskSecrets, publishObtained, runnerLog } from './publish.js'
 import { createService } from './service-factory.js'
 import { clearCredential, markMainStarted, saveCredential } from './state.js'
 import type { KeeperLaunch } from './tunnel/steps.js'
+import { checkUrlsBeforeRequest } from './tunnel/urls.js'
 
 /**
  * The main step: inputs → the kind obtains its credential and hands it over: to the runner, then
@@ -28,6 +29,7 @@ export async function runMain(
     const settings = readMainSettings(name => core.getInput(name))
     if ('baseUrl' in settings) baseUrl = settings.baseUrl
     if (settings.kind === 'cicd') project = settings.project
+    checkUrlsBeforeRequest(settings)
     // Loaded only with `expose`, so a step without it loads no tunnel code. Its process starts
     // now, so that its start overlaps the request for the credential (see launchKeeper).
     const tunnel = settings.tunnel
@@ -46,13 +48,17 @@ export async function runMain(
         save: saveCredential,
         clearSaved: clearCredential,
         publish: async obtained => {
-          const exported = publishObtained(obtained, settings)
+          // All or nothing: later steps get no variable, output or summary unless the whole
+          // hand-over succeeds. Secrets were masked as they arrived, and state for post is saved.
+          const writes = holdWrites()
+          const exported = publishObtained(obtained, settings, writes)
+          // Part of the hand-over: a tunnel that fails gives the credential back at once, as any
+          // failure after the credential was issued does.
+          if (tunnel) await tunnel.open(obtained.login, settings, writes)
+          writes.flush()
           core.info(
             `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
           )
-          // Part of the hand-over: a tunnel that fails gives the credential back at once, as any
-          // failure after the credential was issued does.
-          if (tunnel) await tunnel.open(obtained.login, settings)
         },
         explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
         env: process.env

@@ -26,25 +26,73 @@ export function environmentFor(obtained: Obtained, prefix: string): Record<strin
   )
 }
 
+/** What main writes for later steps: variables, outputs and the summary's tables. */
+export interface RunnerWrites {
+  exportVariable(name: string, value: string): void
+  setOutput(name: string, value: string): void
+  /** `what` is what the warning says could not be written, e.g. "the job summary". */
+  summaryTable(
+    what: string,
+    heading: string,
+    columns: [string, string],
+    rows: [string, string][]
+  ): void
+}
+
+/** Writes at once; for a caller that has nothing left that could fail. */
+export const immediateWrites: RunnerWrites = {
+  exportVariable: (name, value) => core.exportVariable(name, value),
+  setOutput: (name, value) => core.setOutput(name, value),
+  summaryTable: (what, heading, columns, rows) => {
+    try {
+      appendSummaryTable(heading, columns, rows)
+    } catch (error) {
+      // The credential is already out; a summary is a courtesy and must not fail the step.
+      core.warning(`Could not write ${what}: ${describeUnexpected(error)}`)
+    }
+  }
+}
+
 /**
- * Writes what the kind obtained to the runner and returns the names of the exported variables.
+ * Writes held back until `flush`, in the order they were asked for. Main flushes only once the
+ * whole step has succeeded (the credential, and the tunnel with `expose`): a step that fails
+ * leaves later steps no variable, output or summary, not even a token it has just revoked.
+ */
+export interface HeldWrites extends RunnerWrites {
+  flush(): void
+}
+
+export function holdWrites(target: RunnerWrites = immediateWrites): HeldWrites {
+  const held: ((to: RunnerWrites) => void)[] = []
+  return {
+    exportVariable: (...args) => held.push(to => to.exportVariable(...args)),
+    setOutput: (...args) => held.push(to => to.setOutput(...args)),
+    summaryTable: (...args) => held.push(to => to.summaryTable(...args)),
+    flush: () => {
+      for (const write of held.splice(0)) write(target)
+    }
+  }
+}
+
+/**
+ * Writes what the kind obtained (to `writes`) and returns the names of the exported variables.
  * Host, port and user are deliberately not masked: they are not secret, and the runner blanks
  * masked values in outputs that other jobs read.
  */
-export function publishObtained(obtained: Obtained, settings: CommonSettings): string[] {
+export function publishObtained(
+  obtained: Obtained,
+  settings: CommonSettings,
+  writes: RunnerWrites = immediateWrites
+): string[] {
   const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {}
-  for (const [name, value] of Object.entries(environment)) core.exportVariable(name, value)
-  for (const [name, value] of Object.entries(obtained.outputs)) core.setOutput(name, value)
-  try {
-    appendSummaryTable(
-      'Tunnel credentials',
-      ['Field', 'Value'],
-      obtained.summary.filter(([, value]) => value)
-    )
-  } catch (error) {
-    // The credential is already out; a summary is a courtesy and must not fail the step.
-    core.warning(`Could not write the job summary: ${describeUnexpected(error)}`)
-  }
+  for (const [name, value] of Object.entries(environment)) writes.exportVariable(name, value)
+  for (const [name, value] of Object.entries(obtained.outputs)) writes.setOutput(name, value)
+  writes.summaryTable(
+    'the job summary',
+    'Tunnel credentials',
+    ['Field', 'Value'],
+    obtained.summary.filter(([, value]) => value)
+  )
   return Object.keys(environment)
 }
 

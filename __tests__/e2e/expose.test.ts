@@ -58,14 +58,22 @@ function isAlive(pid: number): boolean {
 
 const get = (url: string) => getThroughFront(service().tunnel!.frontPort, new URL(url).hostname)
 
-/** What a user sees of a failed main step: one error, exit 1, and no tunnel left behind. */
+/**
+ * What a user sees of a failed main step: one error, exit 1, no tunnel left behind, and nothing
+ * for later steps: no line of ours in GITHUB_ENV or GITHUB_OUTPUT, no summary.
+ */
 function expectTunnelFailure(main: StepResult, runnerTemp: string, message: string): void {
   expect(main.exitCode).toBe(1)
   expect(annotations(main, 'error')).toEqual([expect.stringContaining(message)])
-  expect(main.outputs.url).toBeUndefined()
+  expect(main.env).toEqual({})
+  expect(main.outputs).toEqual({})
+  expect(main.summary).toBe('')
   expect(main.state.tunnel).toBeUndefined()
   for (const pid of tunnelPids(runnerTemp)) expect(isAlive(pid)).toBe(false)
 }
+
+/** The tunnel user of the credential main was issued last; main exported nothing that names it. */
+const lastIssuedUser = () => service().tokens().at(-1)!.tunnel_user
 
 describe('expose', () => {
   it('two entries reach their local apps after main exited; post stops the process, revokes, and the URL answers 502', async () => {
@@ -120,7 +128,7 @@ describe('expose', () => {
       runnerTemp,
       `The tunnel did not start: the tunnel server's host key is ${service().tunnel!.fingerprint}, which tunnel-host-key does not list, so the connection was left before the token was sent.`
     )
-    const user = main.outputs['tunnel-user'] ?? main.env.SVC_TUNNEL_USER
+    const user = lastIssuedUser()
     expect(
       service()
         .tunnel!.loginAttempts()
@@ -143,20 +151,67 @@ describe('expose', () => {
     await job.end()
   }, 60_000)
 
-  it('fails main naming the entry the server refuses, and leaves no process', async () => {
+  it('fails main naming the entry the server refuses, exports nothing, and leaves no process', async () => {
     const { job, runnerTemp } = newJob()
-    const long = `n${'x'.repeat(60)}`
-    const { main } = await job.uses(exposeInputs({ expose: `web=${web.port},${long}=${web.port}` }))
+    // The stand-in refuses a sixth forward of one tunnel user.
+    const entries = ['a', 'b', 'c', 'd', 'e', 'f'].map(name => `${name}=${web.port}`).join('\n')
+    const { main } = await job.uses(exposeInputs({ expose: entries }))
     expectTunnelFailure(
       main,
       runnerTemp,
-      `The tunnel did not start: the tunnel server refused the forward for "${long}".`
+      'The tunnel did not start: the tunnel server refused the forward for "f".'
     )
     expect(tunnelPids(runnerTemp)).toHaveLength(1)
     const [post] = await job.end()
-    expect(statusOf(service(), main.env.SVC_TUNNEL_USER)).toBe('revoked')
+    expect(statusOf(service(), lastIssuedUser())).toBe('revoked')
     expect(post.exitCode).toBe(0)
   }, 60_000)
+
+  it('fails before any request when the default url-template meets an IP tunnel-host', async () => {
+    const { job, runnerTemp } = newJob()
+    service().clearRequests()
+    const { main } = await job.uses(
+      inputsFor(service(), { expose: String(web.port), 'tunnel-host': '127.0.0.1' })
+    )
+    expectTunnelFailure(
+      main,
+      runnerTemp,
+      'Input url-template "https://{name}-{user}.{host}" does not form a URL for "app" with tunnel host 127.0.0.1: the tunnel host is an IPv4 address'
+    )
+    expect(annotations(main, 'error')[0]).toContain(
+      'Nothing was requested from the credential service.'
+    )
+    expect(service().requests()).toEqual([])
+    expect(tunnelPids(runnerTemp)).toEqual([])
+    await job.end()
+  }, 60_000)
+
+  it.each([
+    ['\n::error::pwned', 'a line break (U+000A)'],
+    ['\n::add-mask::localhost', 'a line break (U+000A)'],
+    ['\n::stop-commands::x', 'a line break (U+000A)'],
+    ['\r::warning::pwned', 'a line break (U+000D)']
+  ])(
+    'refuses a url-template ending in %j: no injected command obeyed, nothing sent or exported',
+    async (tail, what) => {
+      const { job, runnerTemp } = newJob()
+      service().clearRequests()
+      const template = `http://{name}-{user}.localhost:${service().tunnel!.frontPort}`
+      const { main } = await job.uses(
+        exposeInputs({ expose: String(web.port), 'url-template': `${template}${tail}` })
+      )
+      expectTunnelFailure(main, runnerTemp, `Input url-template is "${template}\\u000`)
+      expect(annotations(main, 'error')[0]).toContain(
+        `: it holds ${what} at character ${template.length + 1}.`
+      )
+      // Only the step's own commands: no annotation, mask or stop from the injected text.
+      expect(main.commands.map(command => command.name)).toEqual(['add-mask', 'error'])
+      expect(main.masks).toEqual([service().seed.provisionKey])
+      expect(service().requests()).toEqual([])
+      await job.end()
+    },
+    60_000
+  )
 
   it('works with a free credential', async () => {
     const { job } = newJob()

@@ -258,6 +258,61 @@ describe('expose with credential: ssh-key', () => {
   }, 60_000)
 })
 
+describe("expose with credential: ssh-key and a project's default client id", () => {
+  const frontTemplate = () => `http://{name}-{user}.localhost:${service().tunnel!.frontPort}`
+
+  it('works end to end: the URL it outputs answers', async () => {
+    const response = await fetch(`${service().baseUrl}/project-register`, {
+      method: 'POST',
+      headers: { 'X-API-Key': service().seed.provisionKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ slug: 'keyed-expose', name: 'Keyed expose' })
+    })
+    const { project } = (await response.json()) as { project: { default_client_id: string } }
+    const use = await useAction(
+      sshKeyInputs({
+        'client-id': project.default_client_id,
+        expose: `web=${app.port}`,
+        'url-template': frontTemplate(),
+        'timeout-seconds': '5'
+      })
+    )
+    expect(use.main.exitCode).toBe(0)
+    const url = use.main.outputs.url
+    expect(url).toBe(
+      `http://web-${project.default_client_id}.localhost:${service().tunnel!.frontPort}`
+    )
+    expect(await getThroughFront(service().tunnel!.frontPort, new URL(url).hostname)).toEqual({
+      status: 200,
+      body: 'answer from your local app (GET /)\n'
+    })
+    expect((await use.post()).exitCode).toBe(0)
+  }, 60_000)
+
+  it('a tunnel that fails exports nothing, not even the path of the deleted key file', async () => {
+    const wrong = 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU'
+    const use = await useAction(
+      sshKeyInputs({
+        expose: `web=${app.port}`,
+        'url-template': frontTemplate(),
+        'tunnel-host-key': wrong,
+        'timeout-seconds': '5'
+      })
+    )
+    const { main } = use
+    expect(main.exitCode).toBe(1)
+    expect(annotations(main, 'error')).toEqual([
+      expect.stringContaining("The tunnel did not start: the tunnel server's host key is")
+    ])
+    expect(main.env).toEqual({})
+    expect(main.outputs).toEqual({})
+    expect(main.summary).toBe('')
+    const key = service().sshKeys().at(-1)!
+    expect(key.status).toBe('revoked')
+    expect(main.stdout).toMatch(/Deleted the private key file and its folder /)
+    expect((await use.post()).exitCode).toBe(0)
+  }, 60_000)
+})
+
 describe('credential: existing', () => {
   it('a project token from project-register is exported, tunnels, and is not revoked by post', async () => {
     const response = await fetch(`${service().baseUrl}/project-register`, {

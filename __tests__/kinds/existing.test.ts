@@ -103,7 +103,7 @@ describe('main with credential: existing', () => {
     })
     expect(step.failed).toBe(true)
     expect(step.errors).toEqual([
-      'Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.'
+      'Input tunnel-token holds a line break (U+000A): check that the secret holds the value alone, on one line, with nothing pasted around it.'
     ])
     expect(step.env).toEqual({})
     expect(

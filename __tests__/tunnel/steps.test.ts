@@ -129,24 +129,69 @@ describe('main with expose, then post', () => {
     expect(after.lines.some(line => line.startsWith('Tunnel: up '))).toBe(true)
   }, 30_000)
 
-  it('fails main on a refused name, naming it, and revokes the credential it could not use', async () => {
-    const long = `n${'x'.repeat(60)}`
-    const step = await main({ expose: `${long}=${app.port}`, 'export-env': 'false' })
+  // The stand-in refuses a sixth forward of one tunnel user.
+  const sixEntries = () => ['a', 'b', 'c', 'd', 'e', 'f'].map(n => `${n}=${app.port}`).join('\n')
+
+  it('fails main on a refused name, naming it, revokes the credential, and leaves later steps nothing', async () => {
+    const step = await main({ expose: sixEntries() })
     expect(step.failed).toBe(true)
     expect(step.errors).toEqual([
       expect.stringContaining(
-        `The tunnel did not start: the tunnel server refused the forward for "${long}".`
+        'The tunnel did not start: the tunnel server refused the forward for "f".'
       )
     ])
-    const user = step.outputs['tunnel-user']
+    const user = service.tokens().at(-1)!.tunnel_user
     expect(step.lines).toContain(
       `Revoked the credential of tunnel user ${user}, which this step could not use.`
     )
     expect(service.tokens().find(t => t.tunnel_user === user)?.status).toBe('revoked')
     expect(step.state.tunnel).toBeUndefined()
-    expect(step.outputs.url).toBeUndefined()
+    // All or nothing: not the revoked token, nor any output or summary of the failed step.
+    expect(step.env).toEqual({})
+    expect(step.outputs).toEqual({})
+    expect(step.summary).toBe('')
     const after = await post(step.state)
     expect(after.lines).toContain('Nothing to revoke: the main step left no credential behind.')
+  }, 30_000)
+
+  it('with ssh-key, a tunnel that fails exports no path of the deleted key file', async () => {
+    const step = await main({
+      credential: 'ssh-key',
+      'client-id': 'runner-steps',
+      'tunnel-host': service.tunnelHost,
+      'tunnel-port': String(service.tunnel!.port),
+      expose: sixEntries()
+    })
+    expect(step.errors).toEqual([
+      expect.stringContaining(
+        'The tunnel did not start: the tunnel server refused the forward for "f".'
+      )
+    ])
+    const key = service.sshKeys().at(-1)!
+    expect(key.status).toBe('revoked')
+    expect(step.lines).toContain(
+      `Revoked the uploaded SSH key ${key.fingerprint} (id ${key.id}), which this step could not use.`
+    )
+    expect(step.env).toEqual({})
+    expect(step.outputs).toEqual({})
+    expect(step.summary).toBe('')
+  }, 30_000)
+
+  it('fails on a URL whose host label the real tunnel user makes too long, and revokes at once', async () => {
+    // 61 characters: with a one-letter user the label would fit; with the service's 5 it does not.
+    const long = `n${'x'.repeat(60)}`
+    const step = await main({ expose: `${long}=${app.port}` })
+    const user = service.tokens().at(-1)!.tunnel_user
+    expect(step.errors).toEqual([
+      `Input url-template forms "http://${long}-${user}.localhost:${service.tunnel!.frontPort}" for "${long}", ` +
+        `whose host is not a valid host name: the label "${long}-${user}" is 67 characters long, and a label has at most 63. ` +
+        `The tunnel user "${user}" comes from the credential service: change url-template so that {user} is not part of the host name.`
+    ])
+    expect(service.tokens().find(t => t.tunnel_user === user)?.status).toBe('revoked')
+    expect(step.env).toEqual({})
+    expect(step.outputs).toEqual({})
+    // The keeper never logged in: the URLs are checked before it is given the credential.
+    expect(service.tunnel!.loginAttempts().filter(a => a.user === user)).toEqual([])
   }, 30_000)
 
   it('leaves no tunnel process or directory when the credential is refused', async () => {
@@ -185,7 +230,8 @@ describe('main with expose, then post', () => {
     expect(service.requests()).toEqual([])
   })
 
-  it('fails when the URL template cannot form a URL with the tunnel host', async () => {
+  it('fails before any request when the URL template cannot form a URL with the tunnel host', async () => {
+    service.clearRequests()
     // Fine with a host name, but an IPv6 address needs brackets the template does not give.
     const step = await main({
       expose: '3000',
@@ -193,9 +239,44 @@ describe('main with expose, then post', () => {
       'tunnel-host': '::1'
     })
     expect(step.errors).toEqual([
-      'Input url-template does not form a URL for "app" with tunnel host ::1: adjust url-template.'
+      'Input url-template "http://{host}/{name}" does not form a URL for "app" with tunnel host ::1: ' +
+        'the tunnel host is an IPv6 address, which a URL holds only in square brackets. ' +
+        'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
+        'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name. ' +
+        'Nothing was requested from the credential service.'
     ])
+    expect(service.requests()).toEqual([])
     expect(step.state.tunnel).toBeUndefined()
+  })
+
+  it('fails before any request when the default template meets an IPv4 tunnel host', async () => {
+    service.clearRequests()
+    const step = await main({ expose: '3000', 'url-template': '', 'tunnel-host': '10.0.0.5' })
+    expect(step.errors).toEqual([
+      expect.stringMatching(
+        /^Input url-template "https:\/\/\{name\}-\{user\}\.\{host\}" does not form a URL for "app" with tunnel host 10\.0\.0\.5: the tunnel host is an IPv4 address, .* Nothing was requested from the credential service\.$/
+      )
+    ])
+    expect(service.requests()).toEqual([])
+    expect(step.env).toEqual({})
+  })
+
+  it('fails before the key upload when client-id cannot be part of the URL host name', async () => {
+    service.clearRequests()
+    const step = await main({
+      credential: 'ssh-key',
+      'client-id': 'ci_runner',
+      'tunnel-host': service.tunnelHost,
+      expose: `web=${app.port}`
+    })
+    expect(step.errors).toEqual([
+      `Input url-template forms "http://web-ci_runner.localhost:${service.tunnel!.frontPort}" for "web", ` +
+        'whose host is not a valid host name: the label "web-ci_runner" holds an underscore, which a host name cannot. ' +
+        'The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, ' +
+        'or change url-template so that {user} is not part of the host name. ' +
+        'Nothing was requested from the credential service.'
+    ])
+    expect(service.requests()).toEqual([])
   })
 })
 

@@ -219,7 +219,7 @@ describe('project-list', () => {
           id: demo.id,
           slug: service.seed.project,
           name: service.seed.project,
-          default_client_id: expect.stringMatching(/^cid_[0-9a-f]{16}$/),
+          default_client_id: expect.stringMatching(/^cid-[0-9a-f]{16}$/),
           tokens: [
             expect.objectContaining({
               tunnel_user: user,

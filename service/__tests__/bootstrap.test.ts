@@ -104,7 +104,7 @@ describe('project-register', () => {
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         slug: 'new-app',
         name: 'New app',
-        default_client_id: expect.stringMatching(/^cid_/)
+        default_client_id: expect.stringMatching(/^cid-/)
       },
       token: {
         token: expect.stringMatching(/^tok_/),

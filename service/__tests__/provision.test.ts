@@ -41,7 +41,7 @@ describe('credential-provision', () => {
     expect(body).toEqual({
       token: expect.stringMatching(/^tok_[0-9a-f]{48}$/),
       tunnel_user: expect.stringMatching(/^[a-z0-9]{5}$/),
-      client_id: expect.stringMatching(/^cid_/),
+      client_id: expect.stringMatching(/^cid-/),
       expires_at: new Date(clock + 30 * 60_000).toISOString(),
       ttl_minutes: 30,
       tunnel_host: 'tunnel.test',

@@ -101,6 +101,34 @@ describe('public-key login as the client_id the key was uploaded with', () => {
     })
   })
 
+  it("forwards as the project's default client id, and the front routes to it", async () => {
+    const registered = await fetch(`${service.baseUrl}/project-register`, {
+      method: 'POST',
+      headers: { 'x-api-key': service.seed.provisionKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'routed-keys', name: 'Routed keys' })
+    })
+    const clientId = ((await registered.json()) as { project: { default_client_id: string } })
+      .project.default_client_id
+    const key = await uploadKey({ client_id: clientId })
+    const client = await connect(clientId, key.privateKey)
+    await forward(client, 'app')
+    expect(tunnel().forwards()).toContainEqual({
+      user: clientId,
+      name: 'app',
+      host: `app-${clientId}.localhost`
+    })
+  })
+
+  it('refuses a forward of a client id no host name can hold, saying why', async () => {
+    const key = await uploadKey({ client_id: 'ci_runner' })
+    const client = await connect('ci_runner', key.privateKey)
+    await expect(forward(client, 'app')).rejects.toBeDefined()
+    expect(lastEventOf('ci_runner')).toMatchObject({
+      event: 'forward refused',
+      detail: expect.stringContaining('the tunnel user ci_runner is not a lower-case DNS label')
+    })
+  })
+
   it('accepts RSA and ECDSA keys too', async () => {
     for (const [type, bits] of [
       ['rsa', 2048],

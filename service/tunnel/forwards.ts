@@ -39,6 +39,13 @@ export class ForwardTable<Session> {
       return { ok: false, reason: 'the name must be letters, digits and dashes (a DNS label)' }
     }
     const label = `${name}-${user}`
+    // Said apart from a long name: the user can never forward anything, whatever the name.
+    if (!LABEL.test(user)) {
+      return {
+        ok: false,
+        reason: `the tunnel user ${user} is not a lower-case DNS label (letters, digits and inner dashes), so no host name can route to its forwards`
+      }
+    }
     if (!LABEL.test(label)) return { ok: false, reason: 'the name is too long' }
     if (this.byLabel.has(label)) return { ok: false, reason: `${label} is already forwarded` }
     if (this.ofUser(user).length >= MAX_FORWARDS_PER_USER) {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
 import { isBareHost } from '../credential.js'
 import { ActionError } from '../errors.js'
+import { hasUnsafeCharacter } from '../printable.js'
 
 /** One forward: the server serves `name`; the runner reaches the app at `host:port`. */
 export interface ExposeEntry {
@@ -126,6 +127,12 @@ export function parseUrlTemplate(raw: string): string {
       )
     }
   }
+  // Plain text to the URL parser, but the runner obeys it anywhere in the line `Exposed …` prints.
+  if (template.includes('##[')) {
+    throw new ActionError(
+      `Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
+    )
+  }
   const sample = formatUrl(template, {
     name: 'app',
     user: 'user',
@@ -140,7 +147,10 @@ export function parseUrlTemplate(raw: string): string {
   return template
 }
 
-/** Fills a checked template; undefined when the result is not an http(s) URL. */
+/**
+ * Fills a checked template; undefined when the result is not an http(s) URL. The text is returned
+ * as formed, not as `new URL()` rewrites it, so it must hold nothing the parser would drop.
+ */
 export function formatUrl(
   template: string,
   values: Record<Placeholder, string | number>
@@ -148,6 +158,7 @@ export function formatUrl(
   const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key: Placeholder) =>
     String(values[key])
   )
+  if (hasUnsafeCharacter(text)) return undefined
   try {
     const url = new URL(text)
     return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined

@@ -9,9 +9,9 @@ import { ActionError } from '../errors.js'
 import { describeUnexpected } from '../failures.js'
 import type { MainSettings } from '../inputs.js'
 import type { TunnelLogin } from '../kinds/kind.js'
-import { appendSummaryTable } from '../publish.js'
+import type { RunnerWrites } from '../publish.js'
 import { loadTunnel, saveTunnel } from '../state.js'
-import { formatUrl, type TunnelSettings } from './expose.js'
+import type { TunnelSettings } from './expose.js'
 import { tunnelFiles, tunnelRoot } from './files.js'
 import {
   formatStatsLine,
@@ -20,6 +20,7 @@ import {
   type LaunchedKeeper,
   type StopOptions
 } from './process.js'
+import { targetOf, urlsFor } from './urls.js'
 
 /** How main starts the keeper; tests run the TypeScript source through a loader instead. */
 export interface KeeperLaunch {
@@ -32,30 +33,10 @@ export function bundledKeeper(): KeeperLaunch {
   return { keeperPath: join(dirname(process.argv[1]), 'tunnel', 'index.cjs') }
 }
 
-/** Public URLs by entry name, in the order of `expose`. */
-export function urlsFor(tunnel: TunnelSettings, login: TunnelLogin): Record<string, string> {
-  const urls: Record<string, string> = {}
-  for (const entry of tunnel.entries) {
-    const url = formatUrl(tunnel.urlTemplate, {
-      name: entry.name,
-      user: login.user,
-      host: login.host,
-      port: login.port
-    })
-    if (url === undefined) {
-      throw new ActionError(
-        `Input url-template does not form a URL for "${entry.name}" with tunnel host ${login.host}: adjust url-template.`
-      )
-    }
-    urls[entry.name] = url
-  }
-  return urls
-}
-
 /** Main's tunnel: its process started, waiting for the credential. */
 export interface PreparedTunnel {
   /** Hands the credential to the process, waits for every forward, then publishes the URLs. */
-  open(login: TunnelLogin, settings: MainSettings): Promise<void>
+  open(login: TunnelLogin, settings: MainSettings, writes: RunnerWrites): Promise<void>
   /** Ends the process if it was never opened; does nothing once it was. */
   abandon(): Promise<void>
 }
@@ -75,19 +56,24 @@ export function prepareTunnel(
     )
   }
   return {
-    open: (login, settings) => openTunnel(login, settings, tunnel, keeper),
+    open: (login, settings, writes) => openTunnel(login, settings, tunnel, keeper, writes),
     abandon: () => keeper.abandon()
   }
 }
 
-/** Main: configure the launched keeper, wait for every forward, then publish the URLs. */
+/**
+ * Main: configure the launched keeper, wait for every forward, then publish the URLs (to
+ * `writes`, which main holds back until the whole step has succeeded).
+ */
 async function openTunnel(
   login: TunnelLogin,
   settings: MainSettings,
   tunnel: TunnelSettings,
-  keeper: LaunchedKeeper
+  keeper: LaunchedKeeper,
+  writes: RunnerWrites
 ): Promise<void> {
-  const urls = urlsFor(tunnel, login)
+  // Before the keeper logs in: a URL that cannot work is no reason to open the tunnel.
+  const urls = urlsFor(tunnel, targetOf(login))
   const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ')
   core.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
   const started = await keeper.start({
@@ -121,14 +107,15 @@ async function openTunnel(
     )
   }
   const first = Object.values(urls)[0]
-  core.setOutput('url', first)
-  core.setOutput('urls', JSON.stringify(urls))
-  if (settings.exportEnv) core.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first)
-  try {
-    appendSummaryTable('Tunnel URLs', ['Name', 'URL'], Object.entries(urls))
-  } catch (error) {
-    core.warning(`Could not write the tunnel URLs to the job summary: ${describeUnexpected(error)}`)
-  }
+  writes.setOutput('url', first)
+  writes.setOutput('urls', JSON.stringify(urls))
+  if (settings.exportEnv) writes.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first)
+  writes.summaryTable(
+    'the tunnel URLs to the job summary',
+    'Tunnel URLs',
+    ['Name', 'URL'],
+    Object.entries(urls)
+  )
 }
 
 /** Post: stop the tunnel main started, and say what it did. Never throws. */
