@@ -316,14 +316,19 @@ describe('the keeper', () => {
   })
 
   it('accepts a pinned host key', async () => {
-    const started = startKeeper(await provision(), { hostKeyPins: [tunnel().fingerprint] })
+    const started = startKeeper(await provision(), {
+      hostKeyPins: [{ fingerprint: tunnel().fingerprint }]
+    })
     expect(await started.report).toMatchObject({ type: 'ready' })
   })
 
   it('leaves a server whose key is not pinned before sending the token', async () => {
     const credential = await provision()
     const wrong = 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU'
-    const started = startKeeper(credential, { hostKeyPins: [wrong], maxAttempts: 3 })
+    const started = startKeeper(credential, {
+      hostKeyPins: [{ fingerprint: wrong }],
+      maxAttempts: 3
+    })
     expect(await started.report).toEqual({
       type: 'failed',
       cause: 'host-key',
