@@ -103,7 +103,10 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
 
 /** A server that speaks SSH only to say goodbye: a DISCONNECT with `text`, before any kex. */
 export async function startDisconnectingServer(text: string): Promise<number> {
+  const sockets = new Set<Socket>()
   const server = createServer(socket => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => undefined)
     socket.write('SSH-2.0-OpenSSH_9.6\r\n')
     const description = Buffer.from(text, 'utf8')
@@ -122,7 +125,9 @@ export async function startDisconnectingServer(text: string): Promise<number> {
     payload.copy(packet, 5)
     socket.end(packet)
   })
-  return listen(server)
+  return listen(server, () => {
+    for (const socket of sockets) socket.destroy()
+  })
 }
 
 /** A TCP relay; to() picks the server the next connections reach. */
