@@ -7,7 +7,8 @@ import { cleanUp, runKeeper, startDisconnectingServer } from './helpers/ssh-stan
 
 afterEach(cleanUp)
 
-const HOSTILE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+// Control characters (C0, DEL, C1) and bidi overrides and isolates.
+const HOSTILE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u
 
 describe('a tunnel server that disconnects with hostile text', () => {
   it('reaches the report and the log clean and short', async () => {
