@@ -65,6 +65,19 @@ describe('pins on a server with several host keys', () => {
     }
   )
 
+  it('reports a refused login as such once the pinned key was found', async () => {
+    const server = await startStandIn({ hostKeys: allKeys(), accept: () => false })
+    const keeper = runKeeper(server.port, {
+      hostKeyPins: [{ fingerprint: keys.rsa.fingerprint }]
+    })
+    expect(await keeper.report).toMatchObject({
+      type: 'failed',
+      cause: 'auth',
+      fingerprint: keys.rsa.fingerprint
+    })
+    expect(server.logins).toHaveLength(1)
+  })
+
   it('connects with a known_hosts line of its RSA key, offering that type first', async () => {
     const server = await startStandIn({ hostKeys: allKeys() })
     const keeper = runKeeper(server.port, {

@@ -130,7 +130,7 @@ export async function reconnect(context: LoopContext): Promise<Reconnected> {
       if (refusals >= REFUSALS_BEFORE_GIVING_UP) {
         return {
           type: 'end',
-          reason: `the tunnel server refused the credential of ${context.user} ${refusals} times in a row since the connection was lost, so the keeper stopped trying; it was probably revoked (last answer: ${result.detail})`
+          reason: `the tunnel server refused the credential of ${context.user} ${refusals} times in a row since the connection was lost; it was probably revoked or has expired, so the tunnel ended`
         }
       }
     } else {

@@ -63,8 +63,11 @@ export async function attemptConnection(context: AttemptContext): Promise<Attemp
   for (;;) {
     const offered = hostKeyAlgorithms(config.hostKeyPins, shown)
     const result = await connectOnce(context, offered, deadline)
-    if (result.ok) return result
-    if (result.keyType === undefined) return refusal ?? result
+    if (result.keyType === undefined) {
+      // A trusted key (then whatever followed, a refused login too) is the outcome. A probe that
+      // was shown no key (the server has none of the types left) ends with the first refusal.
+      return result.keyTrusted || refusal === undefined ? result : refusal
+    }
     refusal ??= result
     shown.add(result.keyType)
     // Another key type can only help while a pin may be of a type not yet shown.
@@ -79,7 +82,8 @@ export async function attemptConnection(context: AttemptContext): Promise<Attemp
   }
 }
 
-type Outcome = Attempt & { keyType?: string }
+/** keyType: of a key that was refused; keyTrusted: the key check passed. */
+type Outcome = Attempt & { keyType?: string; keyTrusted?: boolean }
 
 function connectOnce(
   context: AttemptContext,
@@ -89,12 +93,14 @@ function connectOnce(
   const { config, trust } = context
   const client = new Client()
   let hostKeyRefused: Outcome | undefined
+  let keyTrusted = false
   let settled = false
   return new Promise<Outcome>(resolve => {
     const settle = (result: Outcome): void => {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      result.keyTrusted = keyTrusted
       if (result.ok) {
         result.client = client
         // A stop that came while this attempt ran: leave now rather than stay connected.
@@ -167,6 +173,7 @@ function connectOnce(
         const verdict = trust.check(key)
         context.sawKey(verdict.fingerprint)
         if (verdict.trusted) {
+          keyTrusted = true
           context.trustedKey(verdict.fingerprint)
           return true
         }
