@@ -90,7 +90,8 @@ describe('the keeper against a server that accepts the login and drops the conne
     // The pause grew to its longest (30 s less a quarter of jitter) and stayed there.
     const gaps = loginTimes.slice(1).map((time, i) => time - loginTimes[i])
     expect(gaps.slice(-5).every(gap => gap >= 22_500)).toBe(true)
-    expect(stats.reconnects).toBeGreaterThanOrEqual(13)
+    // Up again after each drop (the last login or two may still be under way at the stop).
+    expect(stats.reconnects).toBeGreaterThanOrEqual(11)
     expect(keeper.log()).toContain(`at most ${LOGINS_PER_MINUTE} connection attempts a minute`)
   })
 })
