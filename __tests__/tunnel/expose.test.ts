@@ -137,9 +137,10 @@ describe('parseHostKeyPins', () => {
       `${type} ${base64} user@host`,
       'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU'
     ].join('\r\n')
+    // The key's type comes from its known_hosts line, though a bare fingerprint named it first.
     expect(parseHostKeyPins(raw)).toEqual([
-      expected,
-      'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU'
+      { fingerprint: expected, keyType: type },
+      { fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' }
     ])
   })
 
@@ -194,7 +195,7 @@ describe('readTunnelSettings', () => {
     ).toEqual({
       entries: [{ name: 'app', host: 'localhost', port: 8080 }],
       urlTemplate: 'http://{name}.{host}',
-      hostKeyPins: ['SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU']
+      hostKeyPins: [{ fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' }]
     })
   })
 })

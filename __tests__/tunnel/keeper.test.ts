@@ -14,7 +14,6 @@ import { startCredentialService, type RunningService } from '../../service/serve
 import type { ExposeEntry } from '../../src/tunnel/expose.js'
 import {
   Keeper,
-  reconnectDelayMs,
   COLLECT_EVERY_BYTES,
   type KeeperConfig,
   type KeeperIo,
@@ -170,16 +169,6 @@ async function startRelay(): Promise<{ port: number; drop(): void; to(port: numb
   }
 }
 
-describe('reconnectDelayMs', () => {
-  it('doubles from 1 s to 30 s, with jitter of a quarter either way', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 20].map(n => reconnectDelayMs(n, () => 0.5))).toEqual([
-      1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000
-    ])
-    expect(reconnectDelayMs(1, () => 0)).toBe(750)
-    expect(reconnectDelayMs(1, () => 1)).toBe(1250)
-  })
-})
-
 describe('the keeper', () => {
   it('reports ready once every forward is accepted, serves both entries, and stops on the stop file', async () => {
     const credential = await provision()
@@ -316,14 +305,19 @@ describe('the keeper', () => {
   })
 
   it('accepts a pinned host key', async () => {
-    const started = startKeeper(await provision(), { hostKeyPins: [tunnel().fingerprint] })
+    const started = startKeeper(await provision(), {
+      hostKeyPins: [{ fingerprint: tunnel().fingerprint }]
+    })
     expect(await started.report).toMatchObject({ type: 'ready' })
   })
 
   it('leaves a server whose key is not pinned before sending the token', async () => {
     const credential = await provision()
     const wrong = 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU'
-    const started = startKeeper(credential, { hostKeyPins: [wrong], maxAttempts: 3 })
+    const started = startKeeper(credential, {
+      hostKeyPins: [{ fingerprint: wrong }],
+      maxAttempts: 3
+    })
     expect(await started.report).toEqual({
       type: 'failed',
       cause: 'host-key',
@@ -446,9 +440,11 @@ describe('the keeper', () => {
 
   it('ends when the server refuses the credential on reconnecting', async () => {
     const credential = await provision()
-    const started = startKeeper(credential)
+    // The pauses between the refused reconnects (see reconnect.test.ts), a hundred times shorter.
+    const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms / 100))
+    const started = startKeeper(credential, {}, { sleep })
     expect(await started.report).toMatchObject({ type: 'ready' })
-    // Revoking closes the session; the reconnect is then refused.
+    // Revoking closes the session; the reconnects are then refused.
     await revoke(credential.user)
     const stats = await started.done
     expect(stats).toMatchObject({

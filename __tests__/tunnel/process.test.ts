@@ -106,7 +106,7 @@ describe('startTunnel and stopTunnel', () => {
 
   it('fails with the cause and leaves no process when the host key is not pinned', async () => {
     const start = await options({
-      hostKeyPins: ['SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU']
+      hostKeyPins: [{ fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' }]
     })
     await expect(startTunnel(start)).rejects.toThrow(
       `The tunnel did not start: the tunnel server's host key is ${service.tunnel!.fingerprint}, which tunnel-host-key does not list, so the connection was left before the token was sent.`

@@ -20,8 +20,20 @@ export interface ExposeEntry {
 export interface TunnelSettings {
   entries: ExposeEntry[]
   urlTemplate: string
-  /** Trusted host key fingerprints (`SHA256:…`); empty: accept any key and say which one. */
-  hostKeyPins: string[]
+  /** Trusted host keys; empty: accept the first key seen and say which one. */
+  hostKeyPins: HostKeyPin[]
+}
+
+/**
+ * One trusted host key: its fingerprint, and its type when the pin was a known_hosts line. With
+ * the type the keeper offers that key type first, as OpenSSH does, so a server that also holds a
+ * key of another type shows the pinned one.
+ */
+export interface HostKeyPin {
+  /** `SHA256:…`, as OpenSSH prints it. */
+  fingerprint: string
+  /** `ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256`, …; absent for a bare fingerprint. */
+  keyType?: string
 }
 
 export const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}'
@@ -169,14 +181,19 @@ export function formatUrl(
 
 /**
  * Reads `tunnel-host-key`: lines of `SHA256:…` fingerprints or known_hosts lines (also the
- * `type base64` form of a .pub file). Returns the fingerprints to trust; empty input: none.
+ * `type base64` form of a .pub file). Returns the keys to trust; empty input: none.
  */
-export function parseHostKeyPins(raw: string): string[] {
-  const pins: string[] = []
+export function parseHostKeyPins(raw: string): HostKeyPin[] {
+  const pins: HostKeyPin[] = []
   for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
     if (line === '' || line.startsWith('#')) continue
-    const pin = line.startsWith('SHA256:') ? parseFingerprint(line) : parseKnownHostsLine(line)
-    if (!pins.includes(pin)) pins.push(pin)
+    const pin: HostKeyPin = line.startsWith('SHA256:')
+      ? { fingerprint: parseFingerprint(line) }
+      : parseKnownHostsLine(line)
+    const same = pins.find(known => known.fingerprint === pin.fingerprint)
+    // The same key as a fingerprint and as a known_hosts line: keep the one that knows its type.
+    if (same === undefined) pins.push(pin)
+    else same.keyType ??= pin.keyType
   }
   return pins
 }
@@ -192,7 +209,7 @@ function parseFingerprint(line: string): string {
   return line.replace(/=$/, '')
 }
 
-function parseKnownHostsLine(line: string): string {
+function parseKnownHostsLine(line: string): HostKeyPin {
   const fields = line.split(/\s+/)
   if (fields[0].startsWith('@')) {
     throw pinError(
@@ -219,14 +236,14 @@ function parseKnownHostsLine(line: string): string {
   ) {
     throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`)
   }
-  return fingerprintOf(blob)
+  return { fingerprint: fingerprintOf(blob), keyType: type }
 }
 
 const isKeyType = (field: string | undefined): boolean =>
   field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field)
 
 /** The key type an SSH public key blob starts with (a length-prefixed string). */
-function keyTypeOf(blob: Buffer): string | undefined {
+export function keyTypeOf(blob: Buffer): string | undefined {
   if (blob.length < 4) return undefined
   const length = blob.readUInt32BE(0)
   return length > 0 && 4 + length <= blob.length
