@@ -1,8 +1,10 @@
 import { jest } from '@jest/globals'
 import { KeyObject, randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { repoRoot } from '../../scripts/runner.js'
 import { keysAsKeyObjects, SSH2_CHECKED_VERSION } from '../../src/tunnel/cipher-keys.js'
 
 const require = createRequire(import.meta.url)
@@ -85,6 +87,26 @@ describe('the ssh2 release keysAsKeyObjects was written for', () => {
     expect(source).toContain('this._decipherKey = dec.decipherKey;')
     expect(source).toContain('this._macKey = enc.macKey;')
     expect(source).toContain('this._macKey = dec.macKey;')
+  })
+})
+
+describe('the tunnel bundle (dist/tunnel/)', () => {
+  const dir = join(repoRoot, 'dist', 'tunnel')
+  const bundle = () => readFileSync(join(dir, 'index.cjs'), 'utf8')
+
+  it("holds no native addon, so the keeper takes ssh2's JavaScript ciphers on every machine", () => {
+    const files = readdirSync(dir, { recursive: true }).map(String)
+    expect(files.filter(name => name.endsWith('.node'))).toEqual([])
+    expect(bundle()).toContain('cpu-features is not bundled with this action')
+  })
+
+  it("gives keysAsKeyObjects the bundled ssh2's version", () => {
+    // webpack keeps the one field both ssh2 and cipher-keys.ts read, under a short name.
+    const inlined = /^module\.exports = \{"(\w+)":"([\d.]+)"\};$/m.exec(bundle())
+    expect(inlined?.[2]).toBe(installedSsh2)
+    expect(bundle()).toMatch(
+      new RegExp(`ssh2Version = \\w+(/\\* version \\*/)?\\.${inlined?.[1]}\\)`)
+    )
   })
 })
 
