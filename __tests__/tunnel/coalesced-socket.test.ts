@@ -1,4 +1,5 @@
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { jest } from '@jest/globals'
+import { createServer, Socket, type AddressInfo, type Server } from 'node:net'
 import { connectCoalesced } from '../../src/tunnel/coalesced-socket.js'
 
 let server: Server
@@ -102,6 +103,18 @@ describe('connectCoalesced', () => {
       'first packet',
       ' second'
     ])
+  })
+
+  it('turns Nagle off, so a small packet never waits for the last one to be acknowledged', async () => {
+    const setNoDelay = jest.spyOn(Socket.prototype, 'setNoDelay')
+    try {
+      const socket = connect()
+      await new Promise(resolve => socket.once('connect', resolve))
+      expect(setNoDelay.mock.contexts).toContain(socket)
+      expect(setNoDelay.mock.calls[setNoDelay.mock.contexts.indexOf(socket)]).toEqual([true])
+    } finally {
+      setNoDelay.mockRestore()
+    }
   })
 
   it('delivers what was written before the connection was up, and later writes too', async () => {
