@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { deferFsPromises } from '../scripts/defer-fs-promises.js'
-import { pbkdf } from '../src/bundle/bcrypt-pbkdf-stub.js'
 import { repoRoot } from '../scripts/runner.js'
 
 const SUMMARY_LINE =
@@ -93,19 +92,5 @@ describe('deferFsPromises', () => {
     expect(() => deferFsPromises(code)).toThrow(
       "bundle: expected @actions/core's summary module to read fs.promises once at load"
     )
-  })
-})
-
-describe('the bcrypt-pbkdf stub in the tunnel bundle', () => {
-  it('says why a passphrase-protected key cannot be read', () => {
-    expect(() => pbkdf()).toThrow(
-      'bcrypt-pbkdf is not bundled with the tunnel process: a passphrase-protected private key cannot be read.'
-    )
-  })
-
-  it('keeps bcrypt-pbkdf and tweetnacl out of dist/tunnel/index.cjs', () => {
-    const bundle = readFileSync(join(repoRoot, 'dist', 'tunnel', 'index.cjs'), 'utf8')
-    expect(bundle).toContain('bcrypt-pbkdf is not bundled with the tunnel process')
-    expect(bundle).not.toContain('crypto_hash_sha512')
   })
 })
