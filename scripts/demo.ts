@@ -1,8 +1,13 @@
 /**
  * `npm run demo`: the whole lifecycle on this machine, no account needed. Starts the local
- * credential service, runs the bundled action's main and post steps as the runner does (Node 24,
- * INPUT_* variables, file commands), and prints what a workflow author would see. Exits 1 when
- * any part of the lifecycle did not happen.
+ * credential service and runs the bundled action as the runner does (Node 24, INPUT_* variables,
+ * file commands), in three parts, printing what a workflow author would see:
+ * 1. main and post without `expose`: masked, exported, summarised, revoked;
+ * 2. main with `expose` (demo-expose.ts): the URL answers, heals a dropped connection, and is gone
+ *    after post;
+ * 3. the exported variables with OpenSSH's `ssh -R` (demo-tunnel.ts): the session ends and a new
+ *    login is refused once post has revoked the token.
+ * Exits 1 when any part of the lifecycle did not happen.
  */
 import { Job } from './job.js'
 import {

@@ -143,12 +143,11 @@ describe('a tunnel opened with the exported variables', () => {
   }, 30_000)
 })
 
-/** The README's "Using the variables" workflow, its steps by name. */
+/** The plain-ssh recipe's workflow (docs/plain-ssh.md, its first yaml block), its steps by name. */
 function readmeSteps(): Map<string, { run: string; env?: Record<string, string> }> {
-  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8')
-  const section = readme.split('\n## Using the variables\n')[1]?.split('\n## ')[0] ?? ''
-  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1]
-  if (block === undefined) throw new Error('README.md: no yaml block under "Using the variables"')
+  const recipe = readFileSync(join(process.cwd(), 'docs', 'plain-ssh.md'), 'utf8')
+  const block = /```yaml\n([\s\S]*?)```/.exec(recipe)?.[1]
+  if (block === undefined) throw new Error('docs/plain-ssh.md: no yaml block')
   const steps = parse(block) as Array<{ name?: string; run?: string; env?: Record<string, string> }>
   return new Map(
     steps.flatMap(step => (step.name && step.run ? [[step.name, { ...step, run: step.run }]] : []))
@@ -174,7 +173,7 @@ function runShell(
   )
 }
 
-describe("the README's workflow steps, run as written", () => {
+describe("the plain-ssh recipe's workflow steps (docs/plain-ssh.md), run as written", () => {
   let runnerTemp: string | undefined
   let close: (() => Promise<unknown>) | undefined
   afterAll(async () => {
