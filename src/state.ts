@@ -76,6 +76,7 @@ export function readSavedCredential(kind: KindName, value: unknown): SavedCreden
       const fingerprint = identifier('fingerprint')
       const keyName = identifier('keyName')
       const keyFolder = text('keyFolder')
+      const keyFolderId = text('keyFolderId')
       // Without a key id, the fingerprint alone finds the key's records (an upload that got no answer).
       if (!fingerprint) return undefined
       return {
@@ -85,6 +86,7 @@ export function readSavedCredential(kind: KindName, value: unknown): SavedCreden
         ...(keyName && { keyName }),
         ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
         ...(keyFolder && { keyFolder }),
+        ...(keyFolderId && { keyFolderId }),
         ...common
       }
     }
