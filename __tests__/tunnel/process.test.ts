@@ -372,6 +372,38 @@ describe('stopTunnel without a real process', () => {
     })
   })
 
+  it('without a way to prove the pid, asks a keeper that was never ready by file, quietly', async () => {
+    const paths = { ...saved(), started: false }
+    const result = await stopTunnel(paths, {
+      ...instant,
+      lookUp: () => ({ state: 'unknown', reason: 'no proof' }),
+      signal: mustNotSignal
+    })
+    expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
+    expect(result).toEqual({ killed: false })
+  })
+
+  it('reports the end a keeper recorded on its own just before post stopped it', async () => {
+    const ended = {
+      ...stats,
+      state: 'ended' as const,
+      endedAt: '2026-11-23T10:06:00.000Z',
+      endReason: 'the credential expired'
+    }
+    const paths = saved(ended)
+    let gone = false
+    const result = await stopTunnel(paths, {
+      ...instant,
+      lookUp: () => (gone ? { state: 'gone' } : keeperLook(paths.dir)),
+      signal: () => (gone = true)
+    })
+    expect(result).toEqual({
+      stats: ended,
+      killed: false,
+      died: { at: '2026-11-23T10:06:00.000Z', reason: 'the credential expired' }
+    })
+  })
+
   it('does not write the stop file through a link planted in its place', async () => {
     const paths = saved(stats)
     const target = join(scratch(), 'precious')

@@ -474,6 +474,30 @@ describe('closeTunnel', () => {
     await prepared?.abandon()
   }, 15_000)
 
+  it('warns, sending no signal, where the pid cannot be proven and the stop is not recorded', async () => {
+    const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
+    writeFileSync(tunnelFiles(dir).statsPath, JSON.stringify({ ...running, pid: 2147483646 }))
+    const step = await runInProcess(
+      () =>
+        closeTunnel({
+          graceMs: 0,
+          lookUp: () => ({
+            state: 'unknown',
+            reason: 'Windows offers no start time to check the pid against'
+          }),
+          signal: () => {
+            throw new Error('must not signal')
+          }
+        }),
+      {},
+      { state: stateFor(2147483646, dir, '1'), env: env() }
+    )
+    expect(step.warnings).toEqual([
+      'The tunnel process 2147483646 was asked to stop but not made to: Windows offers no start time to check the pid against, and it did not record a stop, ' +
+        'so no signal was sent in case the pid now belongs to another process. If the tunnel URL still answers, end the process by hand; on a hosted runner the job end does it.'
+    ])
+  })
+
   it('warns instead of failing when stopping throws, and does nothing without a saved tunnel', async () => {
     const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
     const step = await runInProcess(

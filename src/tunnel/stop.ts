@@ -76,6 +76,8 @@ export async function stopTunnel(
   return {
     ...(after && { stats: after }),
     killed,
+    // Ended on its own just before post came (an end post asks for records no endedAt).
+    ...(after?.endedAt !== undefined && { died: describeEnd(after, files.logPath) }),
     ...(!dir.ours && { recordMissing: dir.reason })
   }
 
@@ -92,6 +94,11 @@ export async function stopTunnel(
   /** No proof (Windows): the stop file alone, and its record to see that it was heeded. */
   async function askWithoutProof(why: string): Promise<StopResult> {
     if (before?.endedAt !== undefined) return gone()
+    // Never configured, it writes no record to wait for; it left with main in all likelihood.
+    if (!saved.started) {
+      if (dir.ours) askByFile(files.stopPath)
+      return { killed: false }
+    }
     if (!dir.ours) return { killed: false, unproven: `${why}, and its directory ${dir.reason}` }
     askByFile(files.stopPath)
     const deadline = now() + graceMs
