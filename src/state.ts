@@ -76,6 +76,7 @@ export function readSavedCredential(kind: KindName, value: unknown): SavedCreden
       const fingerprint = identifier('fingerprint')
       const keyName = identifier('keyName')
       const keyFolder = text('keyFolder')
+      const keyFolderId = text('keyFolderId')
       // Without a key id, the fingerprint alone finds the key's records (an upload that got no answer).
       if (!fingerprint) return undefined
       return {
@@ -85,17 +86,27 @@ export function readSavedCredential(kind: KindName, value: unknown): SavedCreden
         ...(keyName && { keyName }),
         ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
         ...(keyFolder && { keyFolder }),
+        ...(keyFolderId && { keyFolderId }),
         ...common
       }
     }
   }
 }
 
-/** Where post finds the tunnel process main started: its pid and directory, nothing secret. */
+/**
+ * Where post finds the tunnel process main started, and how it recognises it: nothing secret.
+ * Saved right after the process starts, and again once it is ready.
+ */
 export interface SavedTunnel {
   pid: number
-  /** `RUNNER_TEMP/tunnel-XXXXXX`, holding its log, stats and stop files. */
+  /** `RUNNER_TEMP/tunnel-XXXXXX`, holding its log, stats and stop files; also ends its command line. */
   dir: string
+  /** The directory's device and inode (owned-dir.ts): post writes in no other. */
+  dirId?: string
+  /** The process's start time as the OS gives it (identity.ts); absent where none can be read. */
+  startTime?: string
+  /** True once it was ready: a keeper gone before that left with main, and is no news. */
+  started: boolean
 }
 
 const TUNNEL = 'tunnel'
@@ -104,15 +115,29 @@ export function saveTunnel(saved: SavedTunnel): void {
   core.saveState(TUNNEL, JSON.stringify(saved))
 }
 
+/** Main ended the process it started: nothing is left for post. */
+export function clearTunnel(): void {
+  core.saveState(TUNNEL, '')
+}
+
 /** The saved tunnel, if it names a positive pid and a tunnel directory under RUNNER_TEMP. */
 export function loadTunnel(): SavedTunnel | undefined {
   const raw = core.getState(TUNNEL)
   if (!raw) return undefined
   try {
-    const { pid, dir } = JSON.parse(raw) as Partial<Record<keyof SavedTunnel, unknown>>
+    const saved = JSON.parse(raw) as Partial<Record<keyof SavedTunnel, unknown>>
+    const { pid, dir, dirId, startTime } = saved
     if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return undefined
     if (typeof dir !== 'string' || !isTunnelDir(dir, tunnelRoot())) return undefined
-    return { pid, dir }
+    // Compared, never printed or run: any string will do, but only a string.
+    const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+    return {
+      pid,
+      dir,
+      ...(text(dirId) && { dirId: text(dirId) }),
+      ...(text(startTime) && { startTime: text(startTime) }),
+      started: saved.started === true
+    }
   } catch {
     return undefined
   }

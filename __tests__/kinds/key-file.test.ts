@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -17,49 +26,89 @@ afterEach(() => rmSync(runnerTemp, { recursive: true, force: true }))
 
 it('makes a fresh private folder under RUNNER_TEMP and a file only its owner can read', () => {
   const folder = createKeyFolder({ RUNNER_TEMP: runnerTemp })
-  expect(dirname(folder)).toBe(runnerTemp)
-  expect(statSync(folder).mode & 0o777).toBe(0o700)
-  expect(createKeyFolder({ RUNNER_TEMP: runnerTemp })).not.toBe(folder)
-  const path = writeKeyFile(folder, 'secret\n')
-  expect(path).toBe(join(folder, 'id_ed25519'))
+  expect(dirname(folder.path)).toBe(runnerTemp)
+  expect(statSync(folder.path).mode & 0o777).toBe(0o700)
+  const stats = statSync(folder.path, { bigint: true })
+  expect(folder.id).toBe(`${stats.dev}:${stats.ino}`)
+  expect(createKeyFolder({ RUNNER_TEMP: runnerTemp }).path).not.toBe(folder.path)
+  const path = writeKeyFile(folder.path, 'secret\n')
+  expect(path).toBe(join(folder.path, 'id_ed25519'))
   expect(statSync(path).mode & 0o777).toBe(0o600)
   expect(readFileSync(path, 'utf8')).toBe('secret\n')
 })
 
 it('uses the system temporary folder outside a runner', () => {
   const folder = createKeyFolder({})
-  expect(dirname(folder)).toBe(tmpdir())
-  removeKeyFolder(folder)
-  expect(existsSync(folder)).toBe(false)
+  expect(dirname(folder.path)).toBe(tmpdir())
+  expect(removeKeyFolder(folder)).toBeUndefined()
+  expect(existsSync(folder.path)).toBe(false)
 })
 
 it('refuses to write through a file that is already there', () => {
   const folder = createKeyFolder({ RUNNER_TEMP: runnerTemp })
-  writeFileSync(join(folder, 'id_ed25519'), 'planted')
-  expect(() => writeKeyFile(folder, 'secret\n')).toThrow(/EEXIST/)
-  expect(readFileSync(join(folder, 'id_ed25519'), 'utf8')).toBe('planted')
+  writeFileSync(join(folder.path, 'id_ed25519'), 'planted')
+  expect(() => writeKeyFile(folder.path, 'secret\n')).toThrow(/EEXIST/)
+  expect(readFileSync(join(folder.path, 'id_ed25519'), 'utf8')).toBe('planted')
 })
 
 it('removes the key file and its folder, and is quiet when they are gone', () => {
   const folder = createKeyFolder({ RUNNER_TEMP: runnerTemp })
-  writeKeyFile(folder, 'secret\n')
-  removeKeyFolder(folder)
-  expect(existsSync(folder)).toBe(false)
-  expect(() => removeKeyFolder(folder)).not.toThrow()
+  writeKeyFile(folder.path, 'secret\n')
+  expect(removeKeyFolder(folder)).toBeUndefined()
+  expect(existsSync(folder.path)).toBe(false)
+  expect(removeKeyFolder(folder)).toBeUndefined()
 })
 
 it('never deletes anything but the key file: a folder with other files stays', () => {
-  const folder = join(runnerTemp, 'not-ours')
-  mkdirSync(folder)
-  writeFileSync(join(folder, 'precious'), 'keep')
+  const folder = createKeyFolder({ RUNNER_TEMP: runnerTemp })
+  writeFileSync(join(folder.path, 'precious'), 'keep')
   expect(() => removeKeyFolder(folder)).toThrow(/ENOTEMPTY|EEXIST/)
-  expect(readFileSync(join(folder, 'precious'), 'utf8')).toBe('keep')
+  expect(readFileSync(join(folder.path, 'precious'), 'utf8')).toBe('keep')
+})
+
+describe('removeKeyFolder refuses a folder it cannot prove it made', () => {
+  const dotSsh = () => {
+    const target = join(runnerTemp, 'dot-ssh')
+    mkdirSync(target)
+    writeFileSync(join(target, 'id_ed25519'), 'the user key')
+    return target
+  }
+
+  it('a link in its place', () => {
+    const folder = createKeyFolder({ RUNNER_TEMP: runnerTemp })
+    const target = dotSsh()
+    rmdirSync(folder.path)
+    symlinkSync(target, folder.path)
+    expect(removeKeyFolder(folder)).toBe(
+      'it is a symbolic link, not the directory this action made'
+    )
+    expect(readFileSync(join(target, 'id_ed25519'), 'utf8')).toBe('the user key')
+  })
+
+  it('another directory in its place, or no saved id', () => {
+    const folder = createKeyFolder({ RUNNER_TEMP: runnerTemp })
+    const other = { path: dotSsh(), id: folder.id }
+    expect(removeKeyFolder(other)).toBe('it is another directory than the one this action made')
+    expect(removeKeyFolder({ path: folder.path, id: undefined })).toBe(
+      'the saved state does not say which directory was made'
+    )
+    expect(readFileSync(join(other.path, 'id_ed25519'), 'utf8')).toBe('the user key')
+    expect(existsSync(folder.path)).toBe(true)
+  })
+
+  it('a file in its place', () => {
+    const folder = createKeyFolder({ RUNNER_TEMP: runnerTemp })
+    rmdirSync(folder.path)
+    writeFileSync(folder.path, 'a file')
+    expect(removeKeyFolder(folder)).toBe('it is not a directory')
+    expect(readFileSync(folder.path, 'utf8')).toBe('a file')
+  })
 })
 
 describe('isKeyFolder', () => {
   it('knows a folder createKeyFolder made', () => {
     const env = { RUNNER_TEMP: runnerTemp }
-    const folder = createKeyFolder(env)
+    const folder = createKeyFolder(env).path
     expect(isKeyFolder(folder, env)).toBe(true)
     expect(isKeyFolder(`${folder}/`, env)).toBe(true)
   })

@@ -3,11 +3,14 @@ import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
   existsSync,
+  lstatSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -159,6 +162,7 @@ describe('main with credential: ssh-key', () => {
       keyName: 'ci-octo-org-web-shop-4242-2',
       baseUrl: BASE_URL,
       keyFolder: join(keyFile, '..'),
+      keyFolderId: expect.stringMatching(/^\d+:\d+$/),
       expiresAt: '2026-11-24T10:00:00Z'
     })
     for (const line of privateKeyLines(keyFile)) {
@@ -444,6 +448,43 @@ describe('post with credential: ssh-key', () => {
     } finally {
       rmSync(precious, { recursive: true, force: true })
     }
+  })
+
+  it('deletes nothing through a key folder swapped for a link to ~/.ssh', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'home-'))
+    const dotSsh = join(home, '.ssh')
+    mkdirSync(dotSsh)
+    writeFileSync(join(dotSsh, 'id_ed25519'), 'the user key')
+    try {
+      const main = await mainThatSucceeded()
+      const folder = join(main.env.SVC_TUNNEL_KEY_FILE, '..')
+      // A later step of the job puts a link where the key folder was.
+      rmSync(folder, { recursive: true })
+      symlinkSync(dotSsh, folder)
+      nock(ORIGIN).post(REVOKE).reply(200, { success: true })
+      const post = await runPostAfter(main)
+      expect(readFileSync(join(dotSsh, 'id_ed25519'), 'utf8')).toBe('the user key')
+      expect(lstatSync(folder).isSymbolicLink()).toBe(true)
+      expect(post.warnings).toEqual([
+        `Not deleting anything in the key folder ${folder}: it is a symbolic link, not the directory this action made. Something other than this action changed it; check what it points to.`
+      ])
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  it("deletes nothing in another folder put at the key folder's path", async () => {
+    const main = await mainThatSucceeded()
+    const folder = join(main.env.SVC_TUNNEL_KEY_FILE, '..')
+    rmSync(folder, { recursive: true })
+    mkdirSync(folder)
+    writeFileSync(join(folder, 'id_ed25519'), 'not the action key')
+    nock(ORIGIN).post(REVOKE).reply(200, { success: true })
+    const post = await runPostAfter(main)
+    expect(readFileSync(join(folder, 'id_ed25519'), 'utf8')).toBe('not the action key')
+    expect(post.warnings).toEqual([
+      `Not deleting anything in the key folder ${folder}: it is another directory than the one this action made. Something other than this action changed it; check what it points to.`
+    ])
   })
 
   it('revokes a key main refused even with revoke: false', async () => {

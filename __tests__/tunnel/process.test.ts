@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,14 +16,15 @@ import {
   formatBytes,
   formatDuration,
   formatStatsLine,
-  isProcessAlive,
   keeperEnvironment,
   launchKeeper,
   readyWaitMs,
   startTunnel,
-  stopTunnel,
   type StartOptions
 } from '../../src/tunnel/process.js'
+import { isProcessAlive, stopTunnel } from '../../src/tunnel/stop.js'
+import type { ProcessLook } from '../../src/tunnel/identity.js'
+import { directoryId } from '../../src/owned-dir.js'
 import { isTunnelDir, tunnelFiles } from '../../src/tunnel/files.js'
 
 const keeperSource = fileURLToPath(new URL('../../src/tunnel/keeper-main.ts', import.meta.url))
@@ -77,6 +78,15 @@ async function options(overrides: Partial<StartOptions['config']> = {}): Promise
   }
 }
 
+/** What main saves for a keeper started through startTunnel, rebuilt from what the OS says. */
+function launchedSaved(runnerTemp: string, pid: number) {
+  const [name] = readdirSync(runnerTemp).filter(entry => entry.startsWith('tunnel-'))
+  const dir = join(runnerTemp, name)
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  return { pid, dir, dirId: directoryId(dir), startTime }
+}
+
 /** The pid the keeper wrote into its stats file, found under the RUNNER_TEMP it was given. */
 function keeperPidIn(runnerTemp: string): number {
   const [dir] = readdirSync(runnerTemp).filter(name => name.startsWith('tunnel-'))
@@ -96,7 +106,10 @@ describe('startTunnel and stopTunnel', () => {
     // The token is in no file the keeper writes.
     expect(readFileSync(started.logPath, 'utf8')).not.toContain(start.config.token)
 
-    const stopped = await stopTunnel(started)
+    const stopped = await stopTunnel({
+      ...launchedSaved(start.runnerTemp, started.pid),
+      started: true
+    })
     expect(stopped.killed).toBe(false)
     expect(stopped.died).toBeUndefined()
     expect(stopped.stats).toMatchObject({ pid: started.pid, state: 'stopped', connections: 1 })
@@ -164,7 +177,15 @@ describe('launchKeeper', () => {
     expect(await getThroughFront(service.tunnel!.frontPort, host)).toMatchObject({ status: 200 })
     await keeper.abandon() // once started, abandoning does nothing
     expect(isProcessAlive(started.pid)).toBe(true)
-    await stopTunnel(started)
+    expect(keeper.ready).toBe(true)
+    expect(keeper.saved).toEqual({
+      pid: started.pid,
+      dir: started.dir,
+      dirId: directoryId(started.dir),
+      startTime: expect.stringMatching(/^\d+$/),
+      started: false
+    })
+    await stopTunnel({ ...keeper.saved!, started: true })
     expect(isProcessAlive(started.pid)).toBe(false)
   }, 30_000)
 
@@ -238,29 +259,37 @@ describe('stopTunnel without a real process', () => {
     localErrors: 0
   }
   function saved(written?: KeeperStats) {
-    const dir = scratch()
-    const paths = { pid: 99, dir, ...tunnelFiles(dir) }
-    if (written) writeFileSync(paths.statsPath, JSON.stringify(written))
+    const dir = mkdtempSync(join(scratch(), 'tunnel-'))
+    const paths = { pid: 99, dir, dirId: directoryId(dir), startTime: '4242', started: true }
+    if (written) writeFileSync(tunnelFiles(dir).statsPath, JSON.stringify(written))
     return paths
   }
+  const keeperLook = (dir: string): ProcessLook => ({
+    state: 'running',
+    startTime: '4242',
+    args: `node --expose-gc /action/dist/tunnel/index.cjs ${dir}`
+  })
   const instant = { sleep: async () => undefined }
+  const mustNotSignal = () => {
+    throw new Error('must not signal')
+  }
 
-  it('asks with the stop file, and kills after the grace period', async () => {
+  it('asks with the stop file and SIGTERM, and kills after the grace period', async () => {
     let clock = 0
-    const killed: number[] = []
+    const signals: string[] = []
     const paths = saved(stats)
     const result = await stopTunnel(paths, {
       ...instant,
       now: () => (clock += 1000),
-      isAlive: () => killed.length === 0,
-      kill: pid => killed.push(pid)
+      lookUp: () => (signals.includes('SIGKILL') ? { state: 'gone' } : keeperLook(paths.dir)),
+      signal: (pid, name) => signals.push(`${name} ${pid}`)
     })
-    expect(readFileSync(paths.stopPath, 'utf8')).toBe('stop\n')
-    expect(killed).toEqual([99])
+    expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
+    expect(signals).toEqual(['SIGTERM 99', 'SIGKILL 99'])
     expect(result).toEqual({ stats, killed: true })
   })
 
-  it('does not touch a pid whose keeper recorded its own end', async () => {
+  it('does not touch a pid whose keeper recorded its own end and is gone', async () => {
     const ended = {
       ...stats,
       state: 'ended' as const,
@@ -269,10 +298,8 @@ describe('stopTunnel without a real process', () => {
     }
     const result = await stopTunnel(saved(ended), {
       ...instant,
-      isAlive: () => true,
-      kill: () => {
-        throw new Error('must not kill')
-      }
+      lookUp: () => ({ state: 'gone' }),
+      signal: mustNotSignal
     })
     expect(result).toEqual({
       stats: ended,
@@ -283,8 +310,11 @@ describe('stopTunnel without a real process', () => {
 
   it('says when a keeper vanished, from its last stats and log line', async () => {
     const paths = saved(stats)
-    writeFileSync(paths.logPath, 'first\n2026-11-23T10:04:59.000Z Reconnected (reconnect 1)\n')
-    expect(await stopTunnel(paths, { ...instant, isAlive: () => false })).toEqual({
+    writeFileSync(
+      tunnelFiles(paths.dir).logPath,
+      'first\n2026-11-23T10:04:59.000Z Reconnected (reconnect 1)\n'
+    )
+    expect(await stopTunnel(paths, { ...instant, lookUp: () => ({ state: 'gone' }) })).toEqual({
       stats,
       killed: false,
       died: {
@@ -296,23 +326,96 @@ describe('stopTunnel without a real process', () => {
   })
 
   it.each([
-    ['no stats file', undefined],
-    ['a stats file naming another pid', { ...stats, pid: 100 }]
-  ])('signals no process when the tunnel directory has %s', async (_label, written) => {
-    const result = await stopTunnel(saved(written), {
+    ['another start time', (dir: string) => ({ ...keeperLook(dir), startTime: '4243' })],
+    [
+      'another command line',
+      (dir: string) => ({ ...keeperLook(dir), args: `node ${dir} something-else` })
+    ],
+    ['a zombie', () => ({ state: 'gone' }) as const]
+  ])('signals no process under the pid with %s', async (_label, look) => {
+    const paths = saved(stats)
+    const result = await stopTunnel(paths, {
       ...instant,
-      isAlive: () => true,
-      kill: () => {
-        throw new Error('must not kill')
-      }
+      lookUp: () => look(paths.dir),
+      signal: mustNotSignal
+    })
+    expect(result.killed).toBe(false)
+    expect(result.died?.reason).toMatch(/^it was ended from outside/)
+  })
+
+  it('is quiet about a keeper that never became ready and is gone', async () => {
+    const result = await stopTunnel(
+      { ...saved(), started: false },
+      { ...instant, lookUp: () => ({ state: 'gone' }), signal: mustNotSignal }
+    )
+    expect(result).toEqual({ killed: false })
+  })
+
+  it('without a way to prove the pid, asks by file only and says it could not make sure', async () => {
+    let clock = 0
+    const paths = saved(stats)
+    const result = await stopTunnel(paths, {
+      ...instant,
+      now: () => (clock += 1000),
+      lookUp: () => ({
+        state: 'unknown',
+        reason: 'Windows offers no start time to check the pid against'
+      }),
+      signal: mustNotSignal
+    })
+    expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
+    expect(result).toEqual({
+      stats,
+      killed: false,
+      unproven:
+        'Windows offers no start time to check the pid against, and it did not record a stop'
+    })
+  })
+
+  it('without a way to prove the pid, asks a keeper that was never ready by file, quietly', async () => {
+    const paths = { ...saved(), started: false }
+    const result = await stopTunnel(paths, {
+      ...instant,
+      lookUp: () => ({ state: 'unknown', reason: 'no proof' }),
+      signal: mustNotSignal
+    })
+    expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
+    expect(result).toEqual({ killed: false })
+  })
+
+  it('reports the end a keeper recorded on its own just before post stopped it', async () => {
+    const ended = {
+      ...stats,
+      state: 'ended' as const,
+      endedAt: '2026-11-23T10:06:00.000Z',
+      endReason: 'the credential expired'
+    }
+    const paths = saved(ended)
+    let gone = false
+    const result = await stopTunnel(paths, {
+      ...instant,
+      lookUp: () => (gone ? { state: 'gone' } : keeperLook(paths.dir)),
+      signal: () => (gone = true)
     })
     expect(result).toEqual({
+      stats: ended,
       killed: false,
-      died: {
-        at: 'an unknown time',
-        reason: 'it left no record of process 99 (its last log line: none)'
-      }
+      died: { at: '2026-11-23T10:06:00.000Z', reason: 'the credential expired' }
     })
+  })
+
+  it('does not write the stop file through a link planted in its place', async () => {
+    const paths = saved(stats)
+    const target = join(scratch(), 'precious')
+    writeFileSync(target, 'keep')
+    symlinkSync(target, tunnelFiles(paths.dir).stopPath)
+    let gone = false
+    await stopTunnel(paths, {
+      ...instant,
+      lookUp: () => (gone ? { state: 'gone' } : keeperLook(paths.dir)),
+      signal: () => (gone = true)
+    })
+    expect(readFileSync(target, 'utf8')).toBe('keep')
   })
 })
 

@@ -4,7 +4,13 @@ import { join } from 'node:path'
 import { loadTunnel } from '../../src/state.js'
 
 const runnerTemp = mkdtempSync(join(tmpdir(), 'saved-state-'))
-const good = { pid: 123, dir: join(runnerTemp, 'tunnel-aB3dE9') }
+const good = {
+  pid: 123,
+  dir: join(runnerTemp, 'tunnel-aB3dE9'),
+  dirId: '2049:131',
+  startTime: '8832',
+  started: true
+}
 
 beforeEach(() => {
   process.env.RUNNER_TEMP = runnerTemp
@@ -19,6 +25,28 @@ describe('loadTunnel', () => {
   it('reads what main saved', () => {
     process.env.STATE_tunnel = JSON.stringify({ ...good, extra: 'ignored' })
     expect(loadTunnel()).toEqual(good)
+  })
+
+  it('reads a tunnel saved before it was ready, and one whose start time could not be read', () => {
+    const { startTime: _s, ...unproven } = good
+    process.env.STATE_tunnel = JSON.stringify({ ...unproven, started: false })
+    expect(loadTunnel()).toEqual({ ...unproven, started: false })
+  })
+
+  it.each([
+    ['a start time that is not a string', { startTime: 8832 }],
+    ['a directory id that is not a string', { dirId: ['2049', '131'] }],
+    ['started that is not true', { started: 'yes' }]
+  ])('drops %s, so post proves nothing with it', (_label, bad) => {
+    process.env.STATE_tunnel = JSON.stringify({ ...good, ...bad })
+    const read = loadTunnel()
+    expect(read?.pid).toBe(123)
+    expect(read).not.toMatchObject(bad)
+  })
+
+  it('reads an emptied saved tunnel (main ended its process) as nothing', () => {
+    process.env.STATE_tunnel = ''
+    expect(loadTunnel()).toBeUndefined()
   })
 
   it.each([

@@ -59,7 +59,7 @@ describe('describeStartFailure', () => {
         '/tmp/t/tunnel.log'
       )
     ).toBe(
-      'The tunnel did not start: the tunnel process could not write its record /tmp/t/stats.json (ENOSPC), which the post step needs to stop it. Free some space in RUNNER_TEMP (or make it writable) and run the job again.'
+      'The tunnel did not start: the tunnel process could not write its record /tmp/t/stats.json (ENOSPC), which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.'
     )
   })
 })

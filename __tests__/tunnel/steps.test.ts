@@ -3,7 +3,8 @@
  * tunnel stand-in; the keeper runs detached from its TypeScript source (tsx). The bundled
  * action is proved the same way in __tests__/e2e/expose.test.ts.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,9 +12,10 @@ import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { runMain } from '../../src/main.js'
 import { runPost } from '../../src/post.js'
-import { isProcessAlive } from '../../src/tunnel/process.js'
+import { isProcessAlive } from '../../src/tunnel/stop.js'
 import { tunnelFiles } from '../../src/tunnel/files.js'
-import { closeTunnel } from '../../src/tunnel/steps.js'
+import { closeTunnel, prepareTunnel } from '../../src/tunnel/steps.js'
+import { directoryId as dirIdOf } from '../../src/owned-dir.js'
 import { runInProcess, linesLeaking } from '../helpers/in-process-step.js'
 
 const launch = {
@@ -72,7 +74,7 @@ describe('main with expose, then post', () => {
     ])
     expect(linesLeaking(step, step.outputs.token)).toEqual([])
     const saved = JSON.parse(step.state.tunnel) as { pid: number }
-    expect(Object.keys(saved).sort()).toEqual(['dir', 'pid'])
+    expect(Object.keys(saved).sort()).toEqual(['dir', 'dirId', 'pid', 'startTime', 'started'])
     expect(step.state.tunnel).not.toContain(step.outputs.token)
 
     for (const url of Object.values(urls)) {
@@ -92,6 +94,26 @@ describe('main with expose, then post', () => {
     ])
     expect(isProcessAlive(saved.pid)).toBe(false)
     expect((await getThroughFront(service.tunnel!.frontPort, hostOf(urls.web))).status).toBe(502)
+  }, 30_000)
+
+  it('stops the tunnel when a later step emptied its directory, and says its record is lost', async () => {
+    const step = await main({ expose: `web=${app.port}` })
+    expect(step.errors).toEqual([])
+    const saved = JSON.parse(step.state.tunnel) as { pid: number; dir: string }
+    // A later step of the job cleans RUNNER_TEMP under the running tunnel.
+    rmSync(saved.dir, { recursive: true, force: true })
+    expect(
+      await getThroughFront(service.tunnel!.frontPort, hostOf(step.outputs.url))
+    ).toMatchObject({ status: 200 })
+    const after = await post(step.state)
+    expect(after.warnings).toEqual([
+      `The tunnel process ${saved.pid} was stopped, but its directory ${saved.dir} could not be used (it no longer exists), so its log and counters are lost. ` +
+        'Check whether a step of the job deletes or replaces files in RUNNER_TEMP.'
+    ])
+    expect(isProcessAlive(saved.pid)).toBe(false)
+    expect(
+      (await getThroughFront(service.tunnel!.frontPort, hostOf(step.outputs.url))).status
+    ).toBe(502)
   }, 30_000)
 
   it('keeps the tunnel and its outputs when the job summary cannot be written', async () => {
@@ -145,7 +167,7 @@ describe('main with expose, then post', () => {
       `Revoked the credential of tunnel user ${user}, which this step could not use.`
     )
     expect(service.tokens().find(t => t.tunnel_user === user)?.status).toBe('revoked')
-    expect(step.state.tunnel).toBeUndefined()
+    expect(step.state.tunnel ?? '').toBe('')
     // All or nothing: not the revoked token, nor any output or summary of the failed step.
     expect(step.env).toEqual({})
     expect(step.outputs).toEqual({})
@@ -200,7 +222,7 @@ describe('main with expose, then post', () => {
     expect(step.errors).toEqual([
       expect.stringContaining('The API key was rejected (401 UNAUTHORIZED)')
     ])
-    expect(step.state.tunnel).toBeUndefined()
+    expect(step.state.tunnel).toBe('')
     // The keeper started before the request (to overlap it) is gone with its directory.
     expect(readdirSync(runnerTemp)).toEqual(before)
   })
@@ -246,7 +268,7 @@ describe('main with expose, then post', () => {
         'Nothing was requested from the credential service.'
     ])
     expect(service.requests()).toEqual([])
-    expect(step.state.tunnel).toBeUndefined()
+    expect(step.state.tunnel ?? '').toBe('')
   })
 
   it('fails before any request when the default template meets an IPv4 tunnel host', async () => {
@@ -286,7 +308,16 @@ describe('closeTunnel', () => {
     const files = tunnelFiles(dir)
     if (stats) writeFileSync(files.statsPath, JSON.stringify(stats))
     writeFileSync(files.logPath, '2026-11-23T10:04:00.000Z Ended: the credential expired\n')
-    return { isPost: 'true', tunnel: JSON.stringify({ pid: 2147483646, dir }) }
+    return {
+      isPost: 'true',
+      tunnel: JSON.stringify({
+        pid: 2147483646,
+        dir,
+        dirId: dirIdOf(dir),
+        startTime: '1',
+        started: true
+      })
+    }
   }
   const stats = {
     pid: 2147483646,
@@ -319,36 +350,165 @@ describe('closeTunnel', () => {
   const { endedAt: _e, endReason: _r, ...ended } = stats
   const running = { ...ended, state: 'ready' }
 
-  it('warns when it had to kill the process', async () => {
-    const state = savedTunnel(running)
-    let alive = true
+  /** A process whose command line ends with `dir`, as the keeper's does; its parent may never reap it. */
+  function standIn(
+    dir: string,
+    script: string,
+    neverReaped = false
+  ): Promise<ChildProcess & { keeperPid: number }> {
+    const node = JSON.stringify(process.execPath)
+    const child = neverReaped
+      ? // The shell starts the stand-in, then becomes `sleep`, which never waits for its children.
+        spawn('sh', ['-c', `${node} -e "$0" "$1" & echo $!; exec sleep 30`, script, dir])
+      : spawn(process.execPath, ['-e', script, dir])
+    // Given time to start, so that its command line is node's and SIGTERM has its handler.
+    const started = (pid: number) =>
+      new Promise<ChildProcess & { keeperPid: number }>(resolve =>
+        setTimeout(() => resolve(Object.assign(child, { keeperPid: pid })), 300)
+      )
+    if (!neverReaped) return started(child.pid!)
+    return new Promise(resolve =>
+      child.stdout!.once('data', data => resolve(started(Number(String(data).trim()))))
+    )
+  }
+  const startTimeOf = (pid: number) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  }
+  const idle = 'process.on("SIGTERM", () => process.exit(0)); setInterval(() => {}, 1000)'
+  const stubborn = 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'
+
+  function stateFor(pid: number, dir: string, startTime: string): Record<string, string> {
+    return {
+      isPost: 'true',
+      tunnel: JSON.stringify({ pid, dir, dirId: dirIdOf(dir), startTime, started: true })
+    }
+  }
+
+  it('kills a keeper that does not stop within the grace period, and warns', async () => {
+    const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
+    const keeper = await standIn(dir, stubborn)
+    const stats = { ...running, pid: keeper.keeperPid }
+    writeFileSync(tunnelFiles(dir).statsPath, JSON.stringify(stats))
+    const exited = new Promise(resolve => keeper.once('exit', resolve))
+    const step = await runInProcess(
+      () => closeTunnel({ graceMs: 200 }),
+      {},
+      { state: stateFor(keeper.keeperPid, dir, startTimeOf(keeper.keeperPid)), env: env() }
+    )
+    expect(step.warnings).toEqual([
+      `The tunnel process ${keeper.keeperPid} did not stop within 5 s of being asked, so it was killed.`
+    ])
+    expect(await exited).toBeDefined()
+  })
+
+  it('never signals another process that got the pid of a keeper killed with SIGKILL', async () => {
+    const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
+    // The keeper, killed hard, recorded no end; its pid now belongs to an unrelated process.
+    const unrelated = await standIn(join(runnerTemp, 'elsewhere'), idle)
+    writeFileSync(tunnelFiles(dir).statsPath, JSON.stringify({ ...running, pid: unrelated.pid }))
+    try {
+      const step = await runInProcess(
+        () => closeTunnel({ graceMs: 200 }),
+        {},
+        { state: stateFor(unrelated.pid!, dir, '1'), env: env() }
+      )
+      expect(step.warnings).toEqual([
+        expect.stringMatching(
+          /^The tunnel process ended during the job, at some time after 2026-11-23T10:04:00.000Z: it was ended from outside/
+        )
+      ])
+      expect(isProcessAlive(unrelated.pid!)).toBe(true)
+      expect(unrelated.exitCode).toBeNull()
+      expect(unrelated.signalCode).toBeNull()
+    } finally {
+      unrelated.kill('SIGKILL')
+    }
+  })
+
+  it('takes a stopped keeper nobody reaps (a zombie) as stopped: no wait, no warning', async () => {
+    const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
+    const parent = await standIn(dir, idle, true)
+    const pid = parent.keeperPid
+    writeFileSync(tunnelFiles(dir).statsPath, JSON.stringify({ ...running, pid }))
+    try {
+      const began = Date.now()
+      const step = await runInProcess(
+        () => closeTunnel(),
+        {},
+        { state: stateFor(pid, dir, startTimeOf(pid)), env: env() }
+      )
+      expect(Date.now() - began).toBeLessThan(2_000)
+      expect(step.warnings).toEqual([])
+      // It did stop, and waits unreaped: the case post must not mistake for a running process.
+      expect(readFileSync(`/proc/${pid}/stat`, 'utf8')).toMatch(/\) Z /)
+    } finally {
+      parent.kill('SIGKILL')
+    }
+  })
+
+  it('stops a keeper main started but never configured, when main went away without ending it', async () => {
+    let prepared: ReturnType<typeof prepareTunnel> | undefined
+    const step = await runInProcess(
+      async () => {
+        prepared = prepareTunnel(
+          {
+            entries: [{ name: 'web', host: 'localhost', port: app.port }],
+            hostKeyPins: [],
+            urlTemplate: template()
+          },
+          launch
+        )
+      },
+      {},
+      { env: env() }
+    )
+    const saved = JSON.parse(step.state.tunnel) as { pid: number; started: boolean }
+    expect(saved.started).toBe(false)
+    expect(isProcessAlive(saved.pid)).toBe(true)
+    const after = await runInProcess(() => closeTunnel(), {}, { state: step.state, env: env() })
+    expect(after.warnings).toEqual([])
+    for (let i = 0; i < 50 && isProcessAlive(saved.pid); i++)
+      await new Promise(r => setTimeout(r, 100))
+    expect(isProcessAlive(saved.pid)).toBe(false)
+    await prepared?.abandon()
+  }, 15_000)
+
+  it('warns, sending no signal, where the pid cannot be proven and the stop is not recorded', async () => {
+    const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
+    writeFileSync(tunnelFiles(dir).statsPath, JSON.stringify({ ...running, pid: 2147483646 }))
     const step = await runInProcess(
       () =>
         closeTunnel({
           graceMs: 0,
-          isAlive: () => alive,
-          kill: () => {
-            alive = false
+          lookUp: () => ({
+            state: 'unknown',
+            reason: 'Windows offers no start time to check the pid against'
+          }),
+          signal: () => {
+            throw new Error('must not signal')
           }
         }),
       {},
-      { state, env: env() }
+      { state: stateFor(2147483646, dir, '1'), env: env() }
     )
     expect(step.warnings).toEqual([
-      'The tunnel process 2147483646 did not stop within 5 s of being asked, so it was killed.'
+      'The tunnel process 2147483646 was asked to stop but not made to: Windows offers no start time to check the pid against, and it did not record a stop, ' +
+        'so no signal was sent in case the pid now belongs to another process. If the tunnel URL still answers, end the process by hand; on a hosted runner the job end does it.'
     ])
   })
 
   it('warns instead of failing when stopping throws, and does nothing without a saved tunnel', async () => {
+    const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
     const step = await runInProcess(
       () =>
         closeTunnel({
-          isAlive: () => {
+          lookUp: () => {
             throw new Error('no process table')
           }
         }),
       {},
-      { state: savedTunnel(running), env: env() }
+      { state: stateFor(2147483646, dir, '1'), env: env() }
     )
     expect(step.failed).toBe(false)
     expect(step.warnings).toEqual([

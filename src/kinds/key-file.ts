@@ -1,6 +1,7 @@
-import { mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
+import { checkOwnDirectory, directoryId } from '../owned-dir.js'
 
 /** The file's name in its folder, the one OpenSSH itself would give an ed25519 key. */
 export const KEY_FILE_NAME = 'id_ed25519'
@@ -8,12 +9,22 @@ const FOLDER_PREFIX = 'tunnel-key-'
 // mkdtemp adds six characters to the prefix.
 const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/
 
+export interface KeyFolder {
+  path: string
+  /** Its device and inode (owned-dir.ts), saved so post deletes in this folder and no other. */
+  id: string
+}
+
+/** As read back from saved state, which may lack the id. */
+export type SavedKeyFolder = Pick<KeyFolder, 'path'> & { id: string | undefined }
+
 /**
  * A fresh folder (mode 0700) under the runner's temporary directory, which the runner empties
  * after every job; the system's outside a runner.
  */
-export function createKeyFolder(env: NodeJS.ProcessEnv): string {
-  return mkdtempSync(join(tempRoot(env), FOLDER_PREFIX))
+export function createKeyFolder(env: NodeJS.ProcessEnv): KeyFolder {
+  const path = mkdtempSync(join(tempRoot(env), FOLDER_PREFIX))
+  return { path, id: directoryId(path) }
 }
 
 /**
@@ -41,14 +52,30 @@ export function writeKeyFile(folder: string, privateKeyFile: string): string {
 }
 
 /**
- * Deletes the key file and then its folder. Only those two: the folder's path comes from saved
+ * Deletes the key file and then its folder, once the folder is proven to be the one
+ * createKeyFolder made (a real directory of this user, same device and inode), and returns
+ * undefined; otherwise deletes nothing and returns why. Only those two: the path comes from saved
  * state, and a recursive delete of a wrong path would do harm, while this fails harmlessly.
  */
-export function removeKeyFolder(folder: string): void {
-  rmSync(join(folder, KEY_FILE_NAME), { force: true })
+export function removeKeyFolder(folder: SavedKeyFolder): string | undefined {
+  const check = checkOwnDirectory(folder.path, folder.id)
+  if (!check.ours) return check.missing ? undefined : check.reason
+  const file = join(folder.path, KEY_FILE_NAME)
+  // rm on a link removes the link, never its target; anything else of that name is not ours.
+  if (isFileOrLink(file)) rmSync(file, { force: true })
   try {
-    rmdirSync(folder)
+    rmdirSync(folder.path)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  return undefined
+}
+
+function isFileOrLink(path: string): boolean {
+  try {
+    const stats = lstatSync(path)
+    return stats.isFile() || stats.isSymbolicLink()
+  } catch {
+    return false
   }
 }

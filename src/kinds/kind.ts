@@ -46,6 +46,8 @@ export interface SavedSshKey extends SavedIssued {
   mayHaveCopies?: boolean
   /** The folder that holds the private key file; absent until it is made. */
   keyFolder?: string
+  /** That folder's device and inode, so post deletes in it only while it is still the same one. */
+  keyFolderId?: string
 }
 
 export interface SavedExisting {

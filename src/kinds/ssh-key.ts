@@ -4,7 +4,14 @@ import type { CredentialService } from '../service.js'
 import { printable } from '../printable.js'
 import type { SshKeySettings } from '../inputs.js'
 import { keyNameFor, runIdentityFrom } from './key-name.js'
-import { createKeyFolder, isKeyFolder, removeKeyFolder, writeKeyFile } from './key-file.js'
+import {
+  createKeyFolder,
+  isKeyFolder,
+  removeKeyFolder,
+  writeKeyFile,
+  type KeyFolder,
+  type SavedKeyFolder
+} from './key-file.js'
 import { until } from './expiry-note.js'
 import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, GiveBackContext, Obtained, SavedSshKey, StepLog } from './kind.js'
@@ -49,7 +56,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
     // first, so that post revokes it if that revoke fails too.
     const { rejected: _pending, ...uploaded } = pending
     const issued: SavedSshKey = { ...uploaded, keyId, ...(mayHaveCopies && { mayHaveCopies }) }
-    let keyFolder: string | undefined
+    let keyFolder: KeyFolder | undefined
     try {
       save({ ...issued, rejected: true })
       const uploaded = parseUploadedKey(raw)
@@ -69,8 +76,8 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       }
       save(accepted)
       keyFolder = createKeyFolder(env)
-      save({ ...accepted, keyFolder })
-      const keyFile = writeKeyFile(keyFolder, pair.privateKeyFile)
+      save({ ...accepted, keyFolder: keyFolder.path, keyFolderId: keyFolder.id })
+      const keyFile = writeKeyFile(keyFolder.path, pair.privateKeyFile)
       const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded)
       await publish(obtained)
       return obtained
@@ -123,7 +130,9 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       }
     } finally {
       // Whatever became of the key, its private half leaves the runner (self-hosted ones keep files).
-      if (saved.keyFolder) deleteKeyFolder(saved.keyFolder, env, log)
+      if (saved.keyFolder) {
+        deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, env, log)
+      }
     }
   },
 
@@ -168,19 +177,26 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
-function deleteKeyFolder(folder: string, env: NodeJS.ProcessEnv, log: StepLog): void {
-  if (!isKeyFolder(folder, env)) {
+function deleteKeyFolder(folder: SavedKeyFolder, env: NodeJS.ProcessEnv, log: StepLog): void {
+  const path = printable(folder.path, 200)
+  if (!isKeyFolder(folder.path, env)) {
     log.warning(
-      `Not deleting ${printable(folder, 200)}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`
+      `Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`
     )
     return
   }
   try {
-    removeKeyFolder(folder)
-    log.info(`Deleted the private key file and its folder ${folder}.`)
+    const refused = removeKeyFolder(folder)
+    if (refused !== undefined) {
+      log.warning(
+        `Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`
+      )
+      return
+    }
+    log.info(`Deleted the private key file and its folder ${path}.`)
   } catch (error) {
     log.warning(
-      `Could not delete the private key folder ${folder}: ${describeUnexpected(error)}. ` +
+      `Could not delete the private key folder ${path}: ${describeUnexpected(error)}. ` +
         'On a self-hosted runner, delete it by hand.'
     )
   }

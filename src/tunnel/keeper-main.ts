@@ -9,11 +9,17 @@ import { Keeper, type KeeperConfig, type KeeperReport } from './keeper.js'
 
 let ready = false
 // Main starts this process before it has the credential, and lets go only after ready. A main
-// that went away before then (its credential refused, or killed by a step timeout) saved no pid
-// for post, so nobody would ever stop this process: leave with it.
+// that went away before then (its credential refused, or killed by a step timeout) will never
+// configure it: leave with it, and post, finding it gone and never ready, says nothing.
 process.once('disconnect', () => {
   if (!ready) process.exit(3)
 })
+
+// Post's signal, sent only once it proved this is the process main started (identity.ts): it
+// works where the stop file cannot, in a directory a later step emptied. Before the
+// configuration there is nothing to close.
+let stopOnSignal = (): void => process.exit(0)
+process.on('SIGTERM', () => stopOnSignal())
 
 process.once('message', (config: KeeperConfig) => {
   const keeper = new Keeper(config, {
@@ -36,5 +42,6 @@ process.once('message', (config: KeeperConfig) => {
     process.exit(1)
   }
   process.on('uncaughtException', crash)
+  stopOnSignal = () => keeper.stop()
   keeper.run().then(() => process.exit(0), crash)
 })

@@ -1,7 +1,8 @@
 /**
- * The keeper's record: its stats file, which post reads to find the process (its pid), to know
- * whether it ended on its own, and to say what it did. Without a record post cannot stop the
- * keeper, so a record that cannot be written before ready fails the start (see Keeper.run).
+ * The keeper's record: its stats file, which post reads to know whether the keeper ended on its
+ * own and to say what it did (post finds and proves the process by saved state: stop.ts). A
+ * record that cannot be written before ready fails the start (see Keeper.run): a tunnel whose
+ * end and counters would be unknown is not kept.
  */
 import { renameSync, writeFileSync } from 'node:fs'
 import type { KeeperStats } from './keeper-protocol.js'

@@ -2,23 +2,18 @@
  * The tunnel process as the steps see it. Main starts the keeper detached before it asks for the
  * credential, then sends it its configuration over IPC, waits for ready or a failure, and lets
  * go so the step can exit.
- * Post asks it to stop (a stop file, which works on every OS: a signal runs no handler on
- * Windows), kills it after 5 s if it has not left, and reads what it counted.
+ * Post stops it (stop.ts), knowing it by what launchKeeper saves: its pid, its start time and
+ * its directory, which ends its command line.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync
-} from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ActionError } from '../errors.js'
 import { printable } from '../printable.js'
+import { checkOwnDirectory, directoryId } from '../owned-dir.js'
+import type { SavedTunnel } from '../state.js'
 import { TUNNEL_DIR_PREFIX, tunnelFiles, type TunnelFiles } from './files.js'
+import { startTimeOf } from './identity.js'
 import type { KeeperConfig, KeeperReport, KeeperStats } from './keeper.js'
 
 /** Where post finds the keeper; nothing secret. */
@@ -48,6 +43,10 @@ export interface StartOptions extends LaunchOptions {
 export interface LaunchedKeeper {
   /** Undefined when the process could not be started (start() then says why). */
   readonly pid: number | undefined
+  /** What post needs to find and recognise it (started: false until it is ready). */
+  readonly saved: SavedTunnel | undefined
+  /** True once start() returned: the process runs on after main, until post stops it. */
+  readonly ready: boolean
   /** Sends the configuration and waits until every forward is accepted; on failure no process is left. */
   start(config: KeeperSettings): Promise<StartedTunnel>
   /** Ends a keeper that was never started (the credential never came), and removes its directory. */
@@ -115,27 +114,44 @@ type StartOutcome = KeeperReport | { type: 'died'; detail: string }
 export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
   const dir = mkdtempSync(join(options.runnerTemp, TUNNEL_DIR_PREFIX))
   const paths = tunnelFiles(dir)
-  const log = openSync(paths.logPath, 'a')
   let child: ChildProcess
+  let dirId: string
   try {
-    child = spawn(
-      process.execPath,
-      [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.keeperPath],
-      {
-        detached: true,
-        windowsHide: true,
-        // Never the step's own stdout/stderr: the runner waits for those pipes to close.
-        stdio: ['ignore', log, log, 'ipc'],
-        env: keeperEnvironment(process.env)
-      }
-    )
+    dirId = directoryId(dir)
+    const log = openSync(paths.logPath, 'a')
+    try {
+      // The directory ends the command line: unique to this launch and not secret, it lets post
+      // tell this process from any other that gets its pid later (identity.ts).
+      child = spawn(
+        process.execPath,
+        [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.keeperPath, dir],
+        {
+          detached: true,
+          windowsHide: true,
+          // Never the step's own stdout/stderr: the runner waits for those pipes to close.
+          stdio: ['ignore', log, log, 'ipc'],
+          env: keeperEnvironment(process.env)
+        }
+      )
+    } finally {
+      closeSync(log)
+    }
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true })
+    removeTunnelDir(dir)
     throw error
-  } finally {
-    closeSync(log)
   }
   const launched = child
+  const startTime = launched.pid === undefined ? undefined : startTimeOf(launched.pid)
+  const saved: SavedTunnel | undefined =
+    launched.pid === undefined
+      ? undefined
+      : {
+          pid: launched.pid,
+          dir,
+          dirId,
+          ...(startTime !== undefined && { startTime }),
+          started: false
+        }
   // Listened for from the start: a keeper can die (or fail to spawn) before it is configured.
   const ended = new Promise<StartOutcome>(resolve => {
     // `on`, not `once`: a failed spawn and a failed send can each emit one, and an 'error' with
@@ -149,9 +165,14 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
     )
   })
   let used = false
+  let ready = false
 
   return {
     pid: launched.pid,
+    saved,
+    get ready() {
+      return ready
+    },
     async start(config) {
       if (used) throw new Error('this tunnel process was already started or abandoned')
       used = true
@@ -180,6 +201,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
         launched.removeAllListeners()
         launched.disconnect()
         launched.unref()
+        ready = true
         return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
       }
       await killAndWait(launched)
@@ -189,8 +211,21 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       if (used) return
       used = true
       await killAndWait(launched)
-      rmSync(dir, { recursive: true, force: true })
+      removeTunnelDir(dir, dirId)
     }
+  }
+}
+
+/** The files a keeper writes, and then the directory: nothing else, and only in the one made. */
+function removeTunnelDir(dir: string, dirId?: string): void {
+  if (dirId !== undefined && !checkOwnDirectory(dir, dirId).ours) return
+  const { logPath, statsPath, stopPath } = tunnelFiles(dir)
+  try {
+    for (const file of [logPath, statsPath, `${statsPath}.tmp`, stopPath])
+      rmSync(file, { force: true })
+    rmdirSync(dir)
+  } catch {
+    // Left for the runner, which empties RUNNER_TEMP after the job.
   }
 }
 
@@ -231,108 +266,8 @@ export function describeStartFailure(outcome: StartOutcome, logPath: string): st
       return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`
     case 'record':
       // Without its record post could neither find nor stop the process, so it was not kept.
-      return `The tunnel did not start: ${detail}, which the post step needs to stop it. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
+      return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
   }
-}
-
-export interface StopResult {
-  stats?: KeeperStats
-  /** True when it had to be killed after not leaving within the grace period. */
-  killed: boolean
-  /** Set when the keeper was gone before post: when and why, as far as known. */
-  died?: { at: string; reason: string }
-}
-
-export interface StopOptions {
-  graceMs?: number
-  now?: () => number
-  sleep?: (ms: number) => Promise<void>
-  isAlive?: (pid: number) => boolean
-  kill?: (pid: number) => void
-}
-
-/**
- * Asks the keeper to leave, waits up to 5 s, then kills it. A pid is signalled only when the
- * keeper's own stats file names it and records no end: saved state alone never picks a process
- * to kill, and a pid the OS gave to another process after the keeper ended is left alone.
- */
-export async function stopTunnel(
-  saved: TunnelProcess,
-  options: StopOptions = {}
-): Promise<StopResult> {
-  const {
-    graceMs = 5_000,
-    now = Date.now,
-    sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms)),
-    isAlive = isProcessAlive,
-    kill = (pid: number) => process.kill(pid, 'SIGKILL')
-  } = options
-  const files = tunnelFiles(saved.dir)
-  const before = readStats(files.statsPath)
-  if (before?.pid !== saved.pid) {
-    return {
-      killed: false,
-      died: {
-        at: 'an unknown time',
-        reason: `it left no record of process ${saved.pid} (its last log line: ${lastLogLine(files.logPath)})`
-      }
-    }
-  }
-  if (before.endedAt !== undefined) {
-    return {
-      stats: before,
-      killed: false,
-      died: { at: before.endedAt, reason: before.endReason ?? 'unknown' }
-    }
-  }
-  if (!isAlive(saved.pid)) {
-    return {
-      stats: before,
-      killed: false,
-      died: {
-        at: `some time after ${before.updatedAt}`,
-        reason: `it was ended from outside (its last log line: ${lastLogLine(files.logPath)})`
-      }
-    }
-  }
-  writeFileSync(files.stopPath, 'stop\n')
-  const deadline = now() + graceMs
-  while (isAlive(saved.pid) && now() < deadline) await sleep(100)
-  let killed = false
-  if (isAlive(saved.pid)) {
-    try {
-      kill(saved.pid)
-      killed = true
-    } catch {
-      // Gone in the meantime.
-    }
-  }
-  const after = readStats(files.statsPath)
-  return { ...(after && { stats: after }), killed }
-}
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-export function readStats(path: string): KeeperStats | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as KeeperStats
-  } catch {
-    return undefined
-  }
-}
-
-function lastLogLine(path: string): string {
-  if (!existsSync(path)) return 'none'
-  const lines = readFileSync(path, 'utf8').trim().split('\n')
-  return lines.at(-1) || 'none'
 }
 
 /** The post step's one line about the tunnel. */

@@ -7,19 +7,15 @@ import * as core from '@actions/core'
 import { dirname, join } from 'node:path'
 import { ActionError } from '../errors.js'
 import { describeUnexpected } from '../failures.js'
+import { printable } from '../printable.js'
 import type { MainSettings } from '../inputs.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import type { RunnerWrites } from '../publish.js'
-import { loadTunnel, saveTunnel } from '../state.js'
+import { clearTunnel, loadTunnel, saveTunnel } from '../state.js'
 import type { TunnelSettings } from './expose.js'
 import { tunnelFiles, tunnelRoot } from './files.js'
-import {
-  formatStatsLine,
-  launchKeeper,
-  stopTunnel,
-  type LaunchedKeeper,
-  type StopOptions
-} from './process.js'
+import { formatStatsLine, launchKeeper, type LaunchedKeeper } from './process.js'
+import { stopTunnel, type StopOptions } from './stop.js'
 import { targetOf, urlsFor } from './urls.js'
 
 /** How main starts the keeper; tests run the TypeScript source through a loader instead. */
@@ -55,9 +51,16 @@ export function prepareTunnel(
         'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.'
     )
   }
+  // Saved before the credential is asked for: a main that dies from here on (a step timeout)
+  // still leaves post able to find and stop the process.
+  if (keeper.saved) saveTunnel(keeper.saved)
   return {
     open: (login, settings, writes) => openTunnel(login, settings, tunnel, keeper, writes),
-    abandon: () => keeper.abandon()
+    abandon: async () => {
+      await keeper.abandon()
+      // Never ready: abandon or the failed start ended it, and post has nothing to stop.
+      if (!keeper.ready) clearTunnel()
+    }
   }
 }
 
@@ -91,7 +94,7 @@ async function openTunnel(
     attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
     maxAttempts: settings.http.maxAttempts
   })
-  saveTunnel({ pid: started.pid, dir: started.dir })
+  if (keeper.saved) saveTunnel({ ...keeper.saved, started: true })
   if (tunnel.hostKeyPins.length === 0) {
     core.notice(
       `The tunnel server's host key is ${started.fingerprint}; it was accepted because tunnel-host-key is empty. ` +
@@ -124,9 +127,22 @@ export async function closeTunnel(options: StopOptions = {}): Promise<void> {
   if (saved === undefined) return
   try {
     const result = await stopTunnel(saved, options)
+    // The record's text comes from a file anyone in the job could write: cleaned and cut short.
     if (result.died) {
       core.warning(
-        `The tunnel process ended during the job, at ${result.died.at}: ${result.died.reason}. Its log is ${tunnelFiles(saved.dir).logPath}.`
+        `The tunnel process ended during the job, at ${printable(result.died.at, 60)}: ${printable(result.died.reason, 300)}. Its log is ${tunnelFiles(saved.dir).logPath}.`
+      )
+    }
+    if (result.recordMissing) {
+      core.warning(
+        `The tunnel process ${saved.pid} was stopped, but its directory ${saved.dir} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
+          'Check whether a step of the job deletes or replaces files in RUNNER_TEMP.'
+      )
+    }
+    if (result.unproven) {
+      core.warning(
+        `The tunnel process ${saved.pid} was asked to stop but not made to: ${result.unproven}, so no signal was sent in case the pid now belongs to another process. ` +
+          'If the tunnel URL still answers, end the process by hand; on a hosted runner the job end does it.'
       )
     }
     if (result.killed) {
