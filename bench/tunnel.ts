@@ -190,7 +190,7 @@ export async function benchTunnel(
   const { frontPort } = context.service.tunnel!
   const clients: [TunnelClient, TunnelClient] = [
     openSshClient(context),
-    validation ? openSshClient(context, 'OpenSSH again (harness check)') : actionClient(context)
+    validation ? openSshClient(context, 'again (check)') : actionClient(context)
   ]
   const samples = new Map(clients.map(client => [client, emptySamples()]))
   try {
