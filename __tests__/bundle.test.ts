@@ -4,10 +4,11 @@
  * fs.promises when it loads (scripts/defer-fs-promises.ts).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { deferFsPromises } from '../scripts/defer-fs-promises.js'
+import { assertNoBinaries, findBinaries } from '../scripts/dist-binaries.js'
 import { repoRoot } from '../scripts/runner.js'
 
 const SUMMARY_LINE =
@@ -20,6 +21,10 @@ describe('dist/', () => {
     const around =
       at === -1 ? 'ASCII only' : bytes.subarray(Math.max(0, at - 40), at + 40).toString()
     expect(around).toBe('ASCII only')
+  })
+
+  it('holds no executable or native binary', () => {
+    expect(findBinaries(join(repoRoot, 'dist'))).toEqual([])
   })
 
   it('runs a step without loading fs.promises', () => {
@@ -92,5 +97,42 @@ describe('deferFsPromises', () => {
     expect(() => deferFsPromises(code)).toThrow(
       "bundle: expected @actions/core's summary module to read fs.promises once at load"
     )
+  })
+})
+
+describe('the check for binaries in dist/', () => {
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'dist-binaries-'))
+    mkdirSync(join(dir, 'tunnel'))
+    writeFileSync(join(dir, 'index.cjs'), '"use strict";\n')
+    writeFileSync(join(dir, 'licenses.txt'), 'MIT\n')
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('passes JavaScript and text', () => {
+    expect(findBinaries(dir)).toEqual([])
+    expect(() => assertNoBinaries(dir)).not.toThrow()
+  })
+
+  it.each([
+    ['tunnel/pagent.exe', 'text', 'a native binary by its name'],
+    ['tunnel/sshcrypto.node', 'text', 'a native binary by its name'],
+    ['lib.so.1', 'text', 'a native binary by its name'],
+    ['helper', '\x7fELF\x02\x01', 'starts with the ELF magic bytes'],
+    ['tunnel/helper.bin', 'MZ\x90\x00', 'starts with the PE magic bytes'],
+    ['helper.dat', '\xcf\xfa\xed\xfe', 'starts with the Mach-O magic bytes']
+  ])('finds %s', (name, content, reason) => {
+    writeFileSync(join(dir, name), Buffer.from(content, 'latin1'))
+    expect(findBinaries(dir)).toEqual([`${name} (${reason})`])
+    expect(() => assertNoBinaries(dir)).toThrow(
+      `bundle: dist/ must hold no executable or native binary, found: ${name} (${reason}). Keep the module`
+    )
+  })
+
+  it('finds a file with an executable mode', () => {
+    writeFileSync(join(dir, 'tunnel', 'run.sh'), '#!/bin/sh\n')
+    chmodSync(join(dir, 'tunnel', 'run.sh'), 0o755)
+    expect(findBinaries(dir)).toEqual(['tunnel/run.sh (executable mode 755)'])
   })
 })

@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
 import { startCredentialService, type RunningService } from '../service/server.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -56,12 +57,17 @@ const normalize = (text: string): string =>
 
 type Run = { code: number | null; stdout: string; stderr: string }
 
-/** Runs a script with bash -e -o pipefail in `cwd`, with only the given environment and PATH. */
+/**
+ * Runs a script with bash -e -o pipefail in `cwd`, with only the given environment and PATH. It
+ * ends, as a CI job does, when every process holding its output has closed it; after `limitMs`
+ * it gives up and says so in `stderr`, with `code` null.
+ */
 function bash(
   script: string,
   cwd: string,
   env: Record<string, string>,
-  flags = '-eo'
+  flags = '-eo',
+  limitMs?: number
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [flags, 'pipefail', '-c', script], {
@@ -73,7 +79,18 @@ function bash(
     child.stdout.on('data', chunk => (stdout += chunk))
     child.stderr.on('data', chunk => (stderr += chunk))
     child.on('error', reject)
-    child.on('close', code => resolve({ code, stdout, stderr }))
+    const limit =
+      limitMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            child.stdout.destroy()
+            child.stderr.destroy()
+            resolve({ code: null, stdout, stderr: `${stderr}[still holding its output]` })
+          }, limitMs)
+    child.on('close', code => {
+      clearTimeout(limit)
+      resolve({ code, stdout, stderr })
+    })
   })
 }
 
@@ -91,6 +108,33 @@ function readEnvFile(path: string): Record<string, string> {
       return [match[1], match[2].replaceAll(`'"'"'`, "'")]
     })
   )
+}
+
+/** The stand-in's HTTP front, asked for the tunnel `<name>-<user>` as the Host. */
+function throughTunnel(
+  tunneled: RunningService,
+  user: string,
+  name = 'app'
+): Promise<{ status: number; body: string }> {
+  const front = tunneled.tunnel!
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: front.frontPort,
+        agent: false,
+        setHost: false,
+        headers: { host: `${name}-${user}.localhost:${front.frontPort}` }
+      },
+      res => {
+        let body = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      }
+    )
+    req.on('error', reject)
+    req.end()
+  })
 }
 
 let service: RunningService
@@ -138,6 +182,8 @@ describe('docs/other-ci.md', () => {
     expect([...tested.keys()].sort()).toEqual([
       'bootstrap',
       'cleanup',
+      'connect',
+      'disconnect',
       'export-azure',
       'export-buildkite',
       'export-circleci',
@@ -511,29 +557,6 @@ describe('SSH keys instead of tokens', () => {
     return readEnvFile(join(dir, 'tunnel-key.env'))
   }
 
-  /** The stand-in's HTTP front, asked for the tunnel's name as the Host. */
-  function throughTunnel(user: string): Promise<{ status: number; body: string }> {
-    const front = tunneled.tunnel!
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: front.frontPort,
-          agent: false,
-          setHost: false,
-          headers: { host: `app-${user}.localhost:${front.frontPort}` }
-        },
-        res => {
-          let body = ''
-          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-        }
-      )
-      req.on('error', reject)
-      req.end()
-    })
-  }
-
   it('uploads a fresh ed25519 key for the client id, and writes where it is and how to reach the server', async () => {
     tunneled.clearRequests()
     const vars = await upload()
@@ -572,7 +595,10 @@ describe('SSH keys instead of tokens', () => {
     const vars = await upload()
     const connect = await bash(block('ssh-key-connect'), dir, env)
     expect(connect).toMatchObject({ code: 0, stdout: `Tunnel app open to localhost:${appPort}\n` })
-    expect(await throughTunnel('ci-runner')).toEqual({ status: 200, body: 'hello from the job' })
+    expect(await throughTunnel(tunneled, 'ci-runner')).toEqual({
+      status: 200,
+      body: 'hello from the job'
+    })
 
     const privateCopy = join(dir, 'copy-of-key')
     copyFileSync(vars.SVC_TUNNEL_KEY_FILE, privateCopy)
@@ -586,7 +612,7 @@ describe('SSH keys instead of tokens', () => {
     expect(keyOf(vars.SVC_TUNNEL_KEY_ID)?.status).toBe('revoked')
     expect(existsSync(join(dir, 'tunnel-key.env'))).toBe(false)
     expect(readdirSync(tmp)).toEqual([])
-    expect((await throughTunnel('ci-runner')).status).toBe(502)
+    expect((await throughTunnel(tunneled, 'ci-runner')).status).toBe(502)
 
     // A new login with the same private key is refused now.
     writeFileSync(
@@ -708,4 +734,271 @@ describe('SSH keys instead of tokens', () => {
     expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' })
     expect(tunneled.requests()).toEqual([])
   })
+})
+
+describe('GitLab CI', () => {
+  type GitLabJob = {
+    image?: string
+    timeout?: string
+    before_script?: string[]
+    script?: string[]
+  }
+  const jobsOf = (pipeline: string): [string, GitLabJob][] =>
+    Object.entries(parse(pipeline) as Record<string, GitLabJob>).filter(
+      ([name]) => name !== 'variables' && name !== 'default'
+    )
+
+  // GitLab's default image has no jq, and it picks bash only when the image has it at the start.
+  it.each(['gitlab', 'gitlab-ssh', 'gitlab-ssh-key'])(
+    'the %s pipeline names an image and installs curl and jq (and ssh where it is used) first',
+    name => {
+      const [pipeline] = pipelines.get(name) ?? []
+      expect(pipeline).toBeDefined()
+      for (const [, job] of jobsOf(pipeline)) {
+        const usesSsh = /\bssh /.test(JSON.stringify(job))
+        const packages = ['ca-certificates', 'curl', 'jq', ...(usesSsh ? ['openssh-client'] : [])]
+        expect(job.image).toBe('debian:bookworm-slim')
+        const install = job.before_script?.[0] ?? ''
+        expect(install).toMatch(/^apt-get update -qq && apt-get install -y -qq /)
+        expect(
+          install
+            .split(' ')
+            .filter(word => packages.includes(word))
+            .sort()
+        ).toEqual(packages.sort())
+      }
+    }
+  )
+
+  // GitLab skips after_script when a job times out: the TTL is then all that ends the token.
+  it.each(['gitlab', 'gitlab-ssh'])(
+    "the %s pipeline's token expires before the job's timeout",
+    name => {
+      const [pipeline] = pipelines.get(name) ?? []
+      const { variables } = parse(pipeline) as { variables: Record<string, string> }
+      for (const [, job] of jobsOf(pipeline)) {
+        const timeout = /^(\d+) minutes$/.exec(job.timeout ?? '')
+        expect(timeout).not.toBeNull()
+        expect(Number(variables.SVC_TTL_MINUTES)).toBeLessThan(Number(timeout?.[1]))
+      }
+    }
+  )
+
+  it('the ssh -R example contains the tested blocks unchanged', () => {
+    const text = normalize((pipelines.get('gitlab-ssh') ?? []).join('\n'))
+    for (const name of ['provision', 'load', 'connect', 'disconnect', 'cleanup']) {
+      expect(text).toContain(normalize(block(name)))
+    }
+  })
+})
+
+describe('GitLab CI: the token with ssh -R', () => {
+  let tunneled: RunningService
+  let app: Server
+  let appPort: number
+
+  beforeAll(async () => {
+    tunneled = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
+    app = createServer((_request, response) => response.end('hello from the job'))
+    await new Promise<void>(resolve => app.listen(0, '127.0.0.1', resolve))
+    appPort = (app.address() as AddressInfo).port
+  })
+  afterAll(async () => {
+    await new Promise(resolve => app.close(resolve))
+    await tunneled.close()
+  })
+
+  let env: Record<string, string>
+  let tmp: string
+  let afterTest = () => {}
+  afterEach(() => {
+    afterTest()
+    afterTest = () => {}
+  })
+  beforeEach(() => {
+    tmp = join(dir, 'tmp')
+    mkdirSync(tmp)
+    env = {
+      SVC_BASE_URL: tunneled.baseUrl,
+      SVC_API_KEY: tunneled.seed.provisionKey,
+      SVC_PROJECT: tunneled.seed.project,
+      SVC_KNOWN_HOSTS: tunneled.tunnel!.knownHostsPath,
+      SVC_TUNNEL_NAME: 'app',
+      SVC_LOCAL_PORT: String(appPort),
+      TMPDIR: tmp
+    }
+  })
+
+  async function provisionHere(): Promise<Record<string, string>> {
+    const run = await bash(block('provision'), dir, env)
+    expect(run).toMatchObject({ code: 0, stderr: '' })
+    return readEnvFile(join(dir, 'tunnel.env'))
+  }
+
+  /** Every command line on this machine that holds `text`. */
+  const commandLinesWith = (text: string): string[] =>
+    readdirSync('/proc')
+      .filter(entry => /^\d+$/.test(entry))
+      .map(pid => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
+        } catch {
+          return ''
+        }
+      })
+      .filter(line => line.includes(text))
+
+  it('opens the tunnel with the token as the password, on no command line; disconnect and cleanup close it and revoke the token', async () => {
+    const vars = await provisionHere()
+    const connect = await bash(`${block('load')}\n${block('connect')}`, dir, env, '-xeo')
+    expect(connect.code).toBe(0)
+    expect(connect.stdout).toBe(`Tunnel app open to localhost:${appPort}\n`)
+    expect(connect.stdout + connect.stderr).not.toContain(vars.SVC_TUNNEL_TOKEN)
+    expect(await throughTunnel(tunneled, vars.SVC_TUNNEL_USER)).toEqual({
+      status: 200,
+      body: 'hello from the job'
+    })
+    expect(commandLinesWith(vars.SVC_TUNNEL_TOKEN)).toEqual([])
+    const [askpassDir] = readdirSync(tmp)
+    expect(readFileSync(join(tmp, askpassDir, 'askpass'), 'utf8')).not.toContain(
+      vars.SVC_TUNNEL_TOKEN
+    )
+
+    const disconnect = await bash(block('disconnect'), dir, env)
+    expect(disconnect).toMatchObject({ code: 0, stdout: '', stderr: '' })
+    expect((await throughTunnel(tunneled, vars.SVC_TUNNEL_USER)).status).toBe(502)
+    expect(readdirSync(tmp)).toEqual([])
+    expect(existsSync(join(dir, 'tunnel-ssh.dir'))).toBe(false)
+    const cleanup = await bash(block('cleanup'), dir, env)
+    expect(cleanup.stdout).toBe(`Revoked tunnel user ${vars.SVC_TUNNEL_USER}\n`)
+    expect(tunneled.tokens().find(t => t.tunnel_user === vars.SVC_TUNNEL_USER)?.status).toBe(
+      'revoked'
+    )
+  })
+
+  it("fails with ssh's own message when the server refuses the token, and disconnect still tidies up", async () => {
+    const vars = await provisionHere()
+    await bash(block('cleanup'), dir, env)
+    // The revoked token's file again, as a job whose token was revoked under it would hold it.
+    writeFileSync(
+      join(dir, 'tunnel.env'),
+      Object.entries(vars)
+        .map(([name, value]) => `${name}='${value}'\n`)
+        .join('')
+    )
+    const connect = await bash(`${block('load')}\n${block('connect')}`, dir, env)
+    expect(connect.code).not.toBe(0)
+    expect(connect.stderr).toContain(
+      `ssh to ${vars.SVC_TUNNEL_USER}@${vars.SVC_TUNNEL_HOST}:${vars.SVC_TUNNEL_PORT} failed:`
+    )
+    expect(connect.stderr).toContain('Permission denied')
+    expect(connect.stderr).not.toContain(vars.SVC_TUNNEL_TOKEN)
+    await bash(block('disconnect'), dir, env)
+    expect(readdirSync(tmp)).toEqual([])
+  })
+
+  it('runs the whole job as GitLab does: it ends while the app still runs, and after_script stops the app, closes the tunnel and revokes', async () => {
+    const [pipeline] = pipelines.get('gitlab-ssh') ?? []
+    const { variables, preview } = parse(pipeline) as {
+      variables: Record<string, string>
+      preview: { before_script: string[]; script: string[]; after_script: string[] }
+    }
+    // Stand-ins: apt-get records what the job installs; the app answers on its port; the tests
+    // ask the stand-in's front for the tunnel, as a browser would.
+    const bin = join(dir, 'bin')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'apt-get'), '#!/bin/sh\necho "$*" >> apt-get.txt\n')
+    writeFileSync(
+      join(dir, 'start-app.sh'),
+      `#!/bin/sh\nexec "${process.execPath}" -e "require('http').createServer((q, r) => r.end('hello from the job')).listen(+process.argv[1])" "$1"\n`
+    )
+    writeFileSync(
+      join(dir, 'run-integration-tests.sh'),
+      '#!/bin/bash\nfor i in $(seq 50); do\n' +
+        '  if curl -fsS -H "Host: $SVC_TUNNEL_NAME-$SVC_TUNNEL_USER.localhost:$FRONT_PORT" "http://127.0.0.1:$FRONT_PORT/" > through-tunnel.txt; then exit 0; fi\n' +
+        '  sleep 0.1\ndone\nexit 1\n'
+    )
+    for (const file of ['bin/apt-get', 'start-app.sh', 'run-integration-tests.sh']) {
+      chmodSync(join(dir, file), 0o755)
+    }
+    const spare = createServer()
+    await new Promise<void>(resolve => spare.listen(0, '127.0.0.1', resolve))
+    const localPort = String((spare.address() as AddressInfo).port)
+    await new Promise(resolve => spare.close(resolve))
+    const jobEnv = {
+      ...variables,
+      ...env,
+      SVC_LOCAL_PORT: localPort,
+      SVC_TUNNEL_NAME: variables.SVC_TUNNEL_NAME,
+      FRONT_PORT: String(tunneled.tunnel!.frontPort),
+      PATH: `${bin}:${process.env.PATH ?? ''}`
+    }
+
+    // before_script and script in one shell; the run only ends when no process holds its output.
+    const job = await bash(
+      [...preview.before_script, ...preview.script].join('\n'),
+      dir,
+      jobEnv,
+      '-eo',
+      8000
+    )
+    const appPid = Number(readFileSync(join(dir, 'app.pid'), 'utf8'))
+    // Stopped here too, so that a failure below leaves no app running.
+    afterTest = () => {
+      try {
+        process.kill(appPid)
+      } catch {
+        // already gone
+      }
+    }
+    expect(job).toMatchObject({ code: 0, stderr: '' })
+    expect(job.stdout).toContain(`Tunnel preview open to localhost:${localPort}\n`)
+    expect(readFileSync(join(dir, 'through-tunnel.txt'), 'utf8')).toBe('hello from the job')
+    expect(readFileSync(join(dir, 'apt-get.txt'), 'utf8')).toBe(
+      'update -qq\ninstall -y -qq --no-install-recommends ca-certificates curl jq openssh-client\n'
+    )
+    // Running, not merely a zombie that nobody has reaped yet (the job's shell is gone).
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+      } catch {
+        return false
+      }
+    }
+    expect(alive(appPid)).toBe(true)
+    const { SVC_TUNNEL_USER: user, SVC_TUNNEL_TOKEN: token } = readEnvFile(join(dir, 'tunnel.env'))
+
+    const after = await bash(preview.after_script.join('\n'), dir, jobEnv)
+    expect(after).toMatchObject({ code: 0, stdout: `Revoked tunnel user ${user}\n`, stderr: '' })
+    expect(tunneled.tokens().find(t => t.tunnel_user === user)?.status).toBe('revoked')
+    expect((await throughTunnel(tunneled, user, 'preview')).status).toBe(502)
+    for (let i = 0; i < 50 && alive(appPid); i++) await new Promise(r => setTimeout(r, 20))
+    expect(alive(appPid)).toBe(false)
+    expect(readdirSync(tmp)).toEqual([])
+    expect(job.stdout + job.stderr + after.stdout + after.stderr).not.toContain(token)
+    expect(job.stdout + job.stderr + after.stdout + after.stderr).not.toContain(env.SVC_API_KEY)
+  }, 20_000)
+})
+
+describe('the retries the page promises', () => {
+  const sentence =
+    /`curl --retry 3` retries a timeout, a\s+refused connection and the answers ([\d, ]+) and (\d+); no other answer\./
+  const [, listed, last] = sentence.exec(doc) ?? []
+  const retried = [...(listed ?? '').split(', '), last].map(Number)
+
+  it('names the statuses', () => {
+    expect(retried).toEqual([408, 429, 500, 502, 503, 504])
+  })
+
+  // One bad answer, then the real one: curl asks again (after a second) only for the listed ones.
+  it.each([...retried.map(status => [status, 2]), [501, 1], [505, 1], [400, 1]])(
+    'provision, given one %s answer, sends %s request(s)',
+    async (status, requests) => {
+      service.injectFault({ kind: 'no-body', status, endpoint: 'credential-provision', count: 1 })
+      service.clearRequests()
+      const run = await bash(block('provision'), dir, settings)
+      expect(service.requests()).toHaveLength(requests)
+      expect(run.code === 0).toBe(requests === 2)
+    }
+  )
 })

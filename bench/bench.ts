@@ -2,8 +2,9 @@
  * `npm run bench`: what the step costs a pipeline. Makes a throw-away certificate with openssl,
  * starts the local credential service over https in this process, checks the bundle once under
  * the runner emulation, then runs each section (start-up against the https floor, time to fail,
- * dist/ size) with one shared context. Prints each section's report with PASS/FAIL per target,
- * writes bench/results.json and compares with the previous one.
+ * dist/ size, the tunnel) with one shared context. Prints each section's report, then every
+ * target with its figure and PASS/FAIL, writes bench/results.json, compares with the previous
+ * one, and exits 1 when any target is missed.
  *
  * Environment: BENCH_RUNS (default 30) and BENCH_WARMUP (3) per timed case; BENCH_NODE20 names
  * the other runtime; BENCH_SECTIONS (comma-separated names, e.g. "startup") runs only those.
@@ -146,13 +147,16 @@ async function main(): Promise<void> {
   }
   results.targets = Object.fromEntries(Object.entries(targets).map(([n, t]) => [n, t.limit]))
   results.pass = Object.fromEntries(Object.entries(targets).map(([n, t]) => [n, t.pass]))
+  results.figures = Object.fromEntries(Object.entries(targets).map(([n, t]) => [n, t.figure]))
   const passed = Object.values(targets).filter(target => target.pass).length
   report.push(
     '',
     `targets: ${passed} of ${Object.keys(targets).length} pass (speed targets on ${runtimes[0].label})`
   )
   for (const [name, target] of Object.entries(targets)) {
-    report.push(`  ${name.padEnd(20)}${target.limit.padEnd(14)}${pass(target.pass)}`)
+    report.push(
+      `  ${name.padEnd(22)}${target.figure.padStart(10)}  ${target.limit.padEnd(12)}${pass(target.pass)}`
+    )
   }
   if (comparison.length > 0) {
     report.push('', `compared with the previous results.json (${String(previous.date)})`)
@@ -161,6 +165,12 @@ async function main(): Promise<void> {
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`)
   console.log(report.join('\n'))
   console.log(`\nwrote ${resultsFile}`)
+  // A missed target fails the command, so that a script or CI step running the bench sees it.
+  const failed = Object.keys(targets).filter(name => !targets[name].pass)
+  if (failed.length > 0) {
+    console.error(`bench: ${failed.length} target(s) missed: ${failed.join(', ')}`)
+    process.exitCode = 1
+  }
 }
 
 await main()

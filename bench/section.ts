@@ -32,7 +32,9 @@ export interface BenchContext {
 }
 
 export interface Target {
-  /** e.g. "<= 1.15x", "< 1000 ms" */
+  /** What was measured, as the report shows it, e.g. "1.302x", "412.0 ms", "n/a". */
+  figure: string
+  /** e.g. "<= 1.35x", "< 1000 ms" */
   limit: string
   pass: boolean
 }

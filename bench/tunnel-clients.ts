@@ -125,7 +125,7 @@ function masterPid(controlPath: string, env: Record<string, string>, target: str
   )
 }
 
-export function openSshClient(context: ClientContext, label = 'OpenSSH ssh -f'): TunnelClient {
+export function openSshClient(context: ClientContext, label = 'main, ssh -f'): TunnelClient {
   const tunnel = context.service.tunnel!
   return {
     label,
@@ -217,7 +217,7 @@ export function tunnelLineOf(post: StepResult): string | undefined {
   return post.lines.map(line => line.text).find(text => /\breconnects?\b/i.test(text))
 }
 
-export function actionClient(context: ClientContext, label = 'action, expose'): TunnelClient {
+export function actionClient(context: ClientContext, label = 'expose'): TunnelClient {
   const tunnel = context.service.tunnel!
   return {
     label,

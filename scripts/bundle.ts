@@ -6,17 +6,31 @@
  * step), and the runner starts this file twice per job. ncc's command line picks the format from
  * package.json's "type", so this script calls ncc's API with `esm: false`. ncc reads tsconfig
  * paths (the stubs in src/bundle/) from the working directory, hence the chdir to src/.
+ * The build fails when dist/ ends up holding an executable or a native binary
+ * (scripts/dist-binaries.ts).
  */
 import ncc from '@vercel/ncc'
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, sep } from 'node:path'
 import { deferFsPromises } from './defer-fs-promises.js'
+import { assertNoBinaries } from './dist-binaries.js'
 import { repoRoot } from './node24.js'
 
 const src = join(repoRoot, 'src')
 const dist = join(repoRoot, 'dist')
 
 process.chdir(src)
+
+/**
+ * Files that bundled modules reach by a path and that must not be copied into dist/. ssh2's
+ * client loads its agent module, whose Pageant support runs util/pagent.exe (a Windows program);
+ * the tunnel process never uses an SSH agent (it logs in with the token or with a key file), so
+ * ncc leaves ssh2's own path to the program in place and copies nothing.
+ */
+const NEVER_COPIED = [join('node_modules', 'ssh2', 'util', 'pagent.exe')]
+
+const leaveOut = (path: string) =>
+  NEVER_COPIED.some(file => path.endsWith(`${sep}${file}`)) ? false : undefined
 
 /** One bundle: its code as `<dir>/index.cjs`, and its assets (chunks, licenses) beside it. */
 async function bundle(
@@ -29,6 +43,7 @@ async function bundle(
     esm: false,
     license: 'licenses.txt',
     externals,
+    customEmit: leaveOut,
     cache: false,
     quiet: true
   })
@@ -58,3 +73,5 @@ await bundle('tunnel/keeper-entry.cjs', join(dist, 'tunnel'), [
 for (const name of readdirSync(dist, { recursive: true }).map(String).sort()) {
   console.log(`dist/${name}`)
 }
+// The runner executes dist/ as committed: no executable or native binary may ride along.
+assertNoBinaries(dist)

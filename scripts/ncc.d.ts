@@ -7,6 +7,15 @@ declare module '@vercel/ncc' {
     license?: string
     /** Requests left as they are in the output, for modules that must not be bundled. */
     externals?: string[]
+    /**
+     * Called for each file a bundled module reaches by a path: false keeps the module's own
+     * expression and copies nothing, a string replaces the expression, undefined lets ncc copy
+     * the file into the assets.
+     */
+    customEmit?: (
+      path: string,
+      how: { id: string; isRequire: boolean }
+    ) => false | string | undefined
     cache?: boolean
     quiet?: boolean
   }

@@ -1,6 +1,9 @@
+/* global require */
 // The floor for the post step: a bare node script that makes the revoke POST with node:https, for
 // the tunnel user the main step saved (STATE_credential, as the runner passes saved state).
-import { request } from 'node:https'
+// CommonJS, as the action's bundle is (see floor-provision.cjs).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { request } = require('node:https')
 
 const input = name => process.env[`INPUT_${name.toUpperCase()}`] ?? ''
 const saved = JSON.parse(process.env.STATE_credential ?? '{}')
