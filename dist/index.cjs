@@ -320,11 +320,11 @@ function secretsIn(raw) {
 function issuedCredential(raw) {
     if (!isObject(raw))
         return undefined;
-    const token = raw.token ?? raw.tunnel_client_secret;
     const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    if (!isCleanIdentifier(token) || !isCleanIdentifier(tunnelUser))
+    if (typeof tunnelUser !== 'string' || tunnelUser === '')
         return undefined;
-    return { tunnelUser, nameable: !holdsSecret(tunnelUser, secretsIn(raw)) };
+    const nameable = !holdsSecret(tunnelUser, secretsIn(raw));
+    return { tunnelUser, nameable, savable: nameable && isCleanIdentifier(tunnelUser) };
 }
 function parseCredential(raw, flavour, overrides = {}) {
     if (!isObject(raw)) {
@@ -494,16 +494,53 @@ class ActionError extends Error {
 
 /***/ }),
 
-/***/ 577:
+/***/ 820:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   S: () => (/* binding */ explainFailure),
-/* harmony export */   V: () => (/* binding */ describeUnexpected)
-/* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(775);
-/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(122);
-/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(771);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  V: () => (/* binding */ describeUnexpected),
+  S: () => (/* binding */ explainFailure)
+});
+
+// EXTERNAL MODULE: ./printable.ts
+var printable = __nccwpck_require__(775);
+;// CONCATENATED MODULE: ./redact-error.ts
+
+function redactErrorText(text) {
+    const framed = text
+        .replace(PEM_BLOCK, '***')
+        .replace(URL_USER_INFO, '$1***@')
+        .replace(AUTH_SCHEME, '$1 ***')
+        .replace(API_KEY_HEADER, '$1 ***');
+    return framed
+        .split(FILE_PATH)
+        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,printable/* redactCredentials */.UY)(piece)))
+        .join('');
+}
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
+const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
+const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
+const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
+const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
+function redactPath(path) {
+    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
+}
+function looksLikeSecret(segment) {
+    if (/^(?:tok|sk)_/.test(segment))
+        return true;
+    if (/[A-Fa-f0-9]{32,}/.test(segment))
+        return true;
+    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
+}
+
+// EXTERNAL MODULE: ./retry.ts
+var retry = __nccwpck_require__(122);
+// EXTERNAL MODULE: ./service.ts + 4 modules
+var service = __nccwpck_require__(142);
+;// CONCATENATED MODULE: ./failures.ts
+
 
 
 
@@ -512,6 +549,7 @@ const RATE_LIMITS = {
     'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
     'revoke-token': 'revoke-token is rate limited by the service',
     'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+    'user-keys-list': 'user-keys-list is rate limited by the service',
     'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
 };
 const INVALID_REQUEST_HINTS = {
@@ -519,6 +557,7 @@ const INVALID_REQUEST_HINTS = {
     'create-ephemeral-token': 'Check base-url.',
     'revoke-token': 'Check base-url.',
     'keys-upload': 'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+    'user-keys-list': 'Check base-url.',
     'revoke-ssh-key': 'Check base-url.'
 };
 const FORBIDDEN_HINTS = {
@@ -526,26 +565,27 @@ const FORBIDDEN_HINTS = {
     'create-ephemeral-token': 'Check base-url.',
     'revoke-token': 'Use a key of the account that owns the token.',
     'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+    'user-keys-list': 'Use the api-key that uploaded the key.',
     'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
 };
 function explainFailure(error, context) {
-    if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .RetryAfterTooLong */ .Zt && error.cause instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
+    if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof service/* ServiceError */._7) {
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
-            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${_retry_js__WEBPACK_IMPORTED_MODULE_0__/* .MAX_RETRY_AFTER_SECONDS */ .hz} s), ` +
+            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
             `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
     }
-    if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .AttemptsExhausted */ .Q0 && error.cause instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
+    if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof service/* ServiceError */._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
         return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
     }
-    if (error instanceof _service_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7)
+    if (error instanceof service/* ServiceError */._7)
         return explainServiceError(error, context);
     return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`;
 }
 function describeUnexpected(error) {
     const message = error?.message;
     const detail = typeof message === 'string' ? message : String(error);
-    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .printable */ .g$)((0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .redactCredentials */ .UY)(detail), 300);
+    return (0,printable/* printable */.g$)(redactErrorText(detail), 300);
 }
 function retryTime(nowMs, retryAfterSeconds) {
     const at = new Date(nowMs + retryAfterSeconds * 1000);
@@ -575,7 +615,7 @@ function explainServiceError(error, context) {
             return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
             return error.endpoint === 'credential-provision'
-                ? `Project "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .printable */ .g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
+                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
                     `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
         case 429:
@@ -616,22 +656,90 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 759:
+/***/ 154:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Ne: () => (/* binding */ readMainSettings),
-/* harmony export */   VP: () => (/* binding */ parseFailOnRevokeError),
-/* harmony export */   h: () => (/* binding */ readPostKind),
-/* harmony export */   mR: () => (/* binding */ readPostSettings)
-/* harmony export */ });
-/* unused harmony exports parseBaseUrl, isLoopback */
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
-/* harmony import */ var _tunnel_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(515);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  VP: () => (/* binding */ parseFailOnRevokeError),
+  Ne: () => (/* binding */ readMainSettings),
+  h: () => (/* binding */ readPostKind),
+  mR: () => (/* binding */ readPostSettings)
+});
+
+// UNUSED EXPORTS: isLoopback, parseBaseUrl
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(30);
+// EXTERNAL MODULE: ./errors.ts
+var errors = __nccwpck_require__(169);
+// EXTERNAL MODULE: ./credential.ts
+var credential = __nccwpck_require__(251);
+// EXTERNAL MODULE: ./printable.ts
+var printable = __nccwpck_require__(775);
+;// CONCATENATED MODULE: ./input-text.ts
+
+
+const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
+const SECRET_INPUTS = new Set(['api-key', 'tunnel-token']);
+const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function checkedInputs(input) {
+    return name => {
+        const value = input(name);
+        checkInputText(name, value);
+        return value;
+    };
+}
+function checkInputText(name, value) {
+    if (PRINTABLE_ASCII.test(value))
+        return;
+    if (!MULTI_LINE_INPUTS.has(name)) {
+        const at = value.search(FORBIDDEN);
+        if (at !== -1)
+            throw badText(name, value, at);
+        return;
+    }
+    const lines = value.split(/\r?\n/);
+    for (const [index, line] of lines.entries()) {
+        const at = line.search(FORBIDDEN_IN_LIST_LINE);
+        if (at !== -1)
+            throw badText(name, line, at, index + 1);
+    }
+}
+function badText(name, text, at, line) {
+    const kind = describeCharacter(text, at);
+    if (SECRET_INPUTS.has(name)) {
+        return new errors/* ActionError */.l(`Input ${name} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
+    }
+    const what = line === undefined ? `Input ${name} is` : `Input ${name}, line ${line}, is`;
+    const advice = line === undefined
+        ? 'Set it to a single line of plain text.'
+        : 'Write each entry as plain text on a line of its own.';
+    return new errors/* ActionError */.l(`${what} ${quote(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
+}
+function describeCharacter(text, at) {
+    const code = text.charCodeAt(at);
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (code === 0x0a || code === 0x0d || code === 0x85 || code === 0x2028 || code === 0x2029) {
+        return `a line break (${hex})`;
+    }
+    if (code >= 0xd800 && code <= 0xdfff)
+        return `an unpaired UTF-16 surrogate (${hex})`;
+    if (code <= 0x9f)
+        return `a control character (${hex})`;
+    return `a bidirectional text control (${hex})`;
+}
+function quote(value) {
+    return `"${(0,printable/* printable */.g$)(value, 60)}"`;
+}
+
+// EXTERNAL MODULE: ./tunnel/expose.ts
+var expose = __nccwpck_require__(515);
+;// CONCATENATED MODULE: ./inputs.ts
+
 
 
 
@@ -640,7 +748,8 @@ __webpack_async_result__();
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
 const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 const CHOICES = ['cicd', 'free', 'auto', 'ssh-key', 'existing'];
-function readMainSettings(input) {
+function readMainSettings(read) {
+    const input = checkedInputs(read);
     const choice = parseChoice(input('credential'));
     const apiKey = input('api-key').trim();
     const kind = kindFor(choice, apiKey);
@@ -650,7 +759,7 @@ function readMainSettings(input) {
         envPrefix: parseEnvPrefix(input('env-prefix')),
         exportEnv: parseBoolean(input('export-env'), 'export-env', true),
         http: readHttpSettings(input),
-        tunnel: (0,_tunnel_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .readTunnelSettings */ .ij)(input)
+        tunnel: (0,expose/* readTunnelSettings */.ij)(input)
     };
     const tunnelHost = parseTunnelHost(input('tunnel-host'));
     const tunnelPort = parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535);
@@ -659,7 +768,7 @@ function readMainSettings(input) {
             checkApiKey(apiKey, kind);
             const project = parseOneLine(input('project'), 'project');
             if (!project) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input project is empty: set it to the project slug to provision for.');
+                throw new errors/* ActionError */.l('Input project is empty: set it to the project slug to provision for.');
             }
             return {
                 ...common,
@@ -691,7 +800,7 @@ function readMainSettings(input) {
                 clientId: parseTunnelUser(input('client-id'), 'client-id', kind),
                 baseUrl: parseBaseUrl(input('base-url')),
                 tunnelHost: requireTunnelHost(tunnelHost, kind),
-                tunnelPort: tunnelPort ?? _credential_js__WEBPACK_IMPORTED_MODULE_2__/* .DEFAULT_TUNNEL_PORT */ .hg
+                tunnelPort: tunnelPort ?? credential/* DEFAULT_TUNNEL_PORT */.hg
             };
         case 'existing': {
             const tunnelToken = parseTunnelToken(input('tunnel-token'));
@@ -701,51 +810,51 @@ function readMainSettings(input) {
                 tunnelToken,
                 tunnelUser: parseTunnelUser(input('tunnel-user'), 'tunnel-user', kind, [tunnelToken]),
                 tunnelHost: requireTunnelHost(tunnelHost, kind),
-                tunnelPort: tunnelPort ?? _credential_js__WEBPACK_IMPORTED_MODULE_2__/* .DEFAULT_TUNNEL_PORT */ .hg
+                tunnelPort: tunnelPort ?? credential/* DEFAULT_TUNNEL_PORT */.hg
             };
         }
     }
 }
 function checkApiKey(apiKey, kind) {
     if (!apiKey) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input api-key is empty, and credential is "${kind}", which needs it. ` +
+        throw new errors/* ActionError */.l(`Input api-key is empty, and credential is "${kind}", which needs it. ` +
             'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
             'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
     }
     if (!API_KEY_PATTERN.test(apiKey)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
+        throw new errors/* ActionError */.l('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
             'Check that the secret holds the whole key, with no quotes or extra text.');
     }
 }
 function requireTunnelHost(tunnelHost, kind) {
     if (tunnelHost)
         return tunnelHost;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(kind === 'ssh-key'
+    throw new errors/* ActionError */.l(kind === 'ssh-key'
         ? 'Input tunnel-host is empty, and credential is "ssh-key", which needs it: the key upload answer names no tunnel server, so set it to the tunnel server\'s hostname.'
         : 'Input tunnel-host is empty, and credential is "existing", which needs it: set it to the hostname of the tunnel server your token is for.');
 }
 function parseTunnelToken(raw) {
     const value = raw.trim();
     if (!value) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.');
+        throw new errors/* ActionError */.l('Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.');
     }
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.');
+    if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
+        throw new errors/* ActionError */.l('Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.');
     }
     return value;
 }
 function parseTunnelUser(raw, name, kind, secrets = []) {
     const value = raw.trim();
     if (!value) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(name === 'client-id'
+        throw new errors/* ActionError */.l(name === 'client-id'
             ? `Input client-id is empty, and credential is "${kind}", which needs it: set it to the tunnel user (client id) the uploaded key logs in as.`
             : `Input tunnel-user is empty, and credential is "${kind}", which needs it: set it to the tunnel user your token belongs to.`);
     }
-    if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .holdsSecret */ .hK)(value, secrets)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+    if ((0,credential/* holdsSecret */.hK)(value, secrets)) {
+        throw new errors/* ActionError */.l(`Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(value) || /##\[|::/.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || /##\[|::/.test(value)) {
+        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
     }
     return value;
 }
@@ -780,28 +889,28 @@ function parseChoice(raw) {
     const value = raw.trim().toLowerCase() || 'cicd';
     if (CHOICES.includes(value))
         return value;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input credential is ${quote(raw)}: expected one of cicd, free, auto, ssh-key or existing.`);
+    throw new errors/* ActionError */.l(`Input credential is ${inputs_quote(raw)}: expected one of cicd, free, auto, ssh-key or existing.`);
 }
 function parseBaseUrl(raw) {
     const value = raw.trim();
     if (!value) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input base-url is empty: set it to the credential service address, for example https://<your-service>/functions/v1.');
+        throw new errors/* ActionError */.l('Input base-url is empty: set it to the credential service address, for example https://<your-service>/functions/v1.');
     }
     let url;
     try {
         url = new URL(value);
     }
     catch {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input base-url is ${quote(value)}: not a URL. Expected https://host[/path].`);
+        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: not a URL. Expected https://host[/path].`);
     }
     if (url.username || url.password) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l('Input base-url holds a user name or password: remove them; the API key is sent as a header.');
+        throw new errors/* ActionError */.l('Input base-url holds a user name or password: remove them; the API key is sent as a header.');
     }
     if (url.search || url.hash) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input base-url is ${quote(value)}: remove the query string or fragment.`);
+        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: remove the query string or fragment.`);
     }
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input base-url is ${quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
+        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
     }
     const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
     return `${url.protocol}//${url.host}${path}`;
@@ -810,7 +919,7 @@ function isLoopback(hostname) {
     const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (host === 'localhost' || host === '::1')
         return true;
-    return (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4 && host.startsWith('127.');
+    return (0,external_node_net_.isIP)(host) === 4 && host.startsWith('127.');
 }
 function parseBoolean(raw, name, fallback) {
     const value = raw.trim().toLowerCase();
@@ -820,7 +929,7 @@ function parseBoolean(raw, name, fallback) {
         return true;
     if (value === 'false')
         return false;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(raw)}: expected true or false.`);
+    throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(raw)}: expected true or false.`);
 }
 function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER) {
     const value = raw.trim();
@@ -831,17 +940,14 @@ function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER)
         const range = max === Number.MAX_SAFE_INTEGER
             ? `a whole number of at least ${min}`
             : `a whole number from ${min} to ${max}`;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(raw)}: expected ${range}.`);
+        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(raw)}: expected ${range}.`);
     }
     return number;
 }
 function parseOneLine(raw, name) {
     const value = raw.trim();
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasLineBreak */ .wT)(value) || (0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasControlCharacter */ .Fd)(value) || !(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .isWellFormed */ .UC)(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: it holds a line break or another control character. Set it to a single line of plain text.`);
-    }
     if (value.includes('##[')) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input ${name} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
     }
     return value;
 }
@@ -849,26 +955,26 @@ function parseTunnelHost(raw) {
     const value = raw.trim();
     if (!value)
         return undefined;
-    if (!(0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input tunnel-host is ${quote(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
+    if (!(0,credential/* isBareHost */.jY)(value)) {
+        throw new errors/* ActionError */.l(`Input tunnel-host is ${inputs_quote(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
     }
     return value;
 }
 function parseEnvPrefix(raw) {
     const value = raw.trim() || 'SVC';
     if (!ENV_PREFIX_PATTERN.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`Input env-prefix is ${quote(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
+        throw new errors/* ActionError */.l(`Input env-prefix is ${inputs_quote(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
     }
     return value;
 }
-function quote(value) {
-    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(value, 60)}"`;
+function inputs_quote(value) {
+    return `"${(0,printable/* printable */.g$)(value, 60)}"`;
 }
 
 
 /***/ }),
 
-/***/ 778:
+/***/ 128:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -992,7 +1098,7 @@ const cicdKind = {
         mask((0,credential_0/* secretsIn */.VY)(raw));
         const issued = (0,credential_0/* issuedCredential */.PT)(raw);
         try {
-            if (issued?.nameable) {
+            if (issued?.savable) {
                 save({
                     kind: 'cicd',
                     tunnelUser: issued.tunnelUser,
@@ -1007,7 +1113,7 @@ const cicdKind = {
         }
         catch (error) {
             if (issued !== undefined) {
-                await giveBackUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.nameable);
+                await giveBackUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
             }
             throw error;
         }
@@ -1081,8 +1187,8 @@ const freeKind = {
     describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
-// EXTERNAL MODULE: ./failures.ts
-var failures = __nccwpck_require__(577);
+// EXTERNAL MODULE: ./failures.ts + 1 modules
+var failures = __nccwpck_require__(820);
 ;// CONCATENATED MODULE: ./kinds/key-name.ts
 const MAX_KEY_NAME_LENGTH = 100;
 function keyNameFor(run) {
@@ -1109,7 +1215,10 @@ var external_node_fs_ = __nccwpck_require__(24);
 var external_node_os_ = __nccwpck_require__(161);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
+// EXTERNAL MODULE: ./owned-dir.ts
+var owned_dir = __nccwpck_require__(899);
 ;// CONCATENATED MODULE: ./kinds/key-file.ts
+
 
 
 
@@ -1117,7 +1226,8 @@ const KEY_FILE_NAME = 'id_ed25519';
 const FOLDER_PREFIX = 'tunnel-key-';
 const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/;
 function createKeyFolder(env) {
-    return (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot(env), FOLDER_PREFIX));
+    const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot(env), FOLDER_PREFIX));
+    return { path, id: (0,owned_dir/* directoryId */.V)(path) };
 }
 function isKeyFolder(folder, env) {
     const path = (0,external_node_path_.resolve)(folder);
@@ -1132,13 +1242,28 @@ function writeKeyFile(folder, privateKeyFile) {
     return path;
 }
 function removeKeyFolder(folder) {
-    (0,external_node_fs_.rmSync)((0,external_node_path_.join)(folder, KEY_FILE_NAME), { force: true });
+    const check = (0,owned_dir/* checkOwnDirectory */.I)(folder.path, folder.id);
+    if (!check.ours)
+        return check.missing ? undefined : check.reason;
+    const file = (0,external_node_path_.join)(folder.path, KEY_FILE_NAME);
+    if (isFileOrLink(file))
+        (0,external_node_fs_.rmSync)(file, { force: true });
     try {
-        (0,external_node_fs_.rmdirSync)(folder);
+        (0,external_node_fs_.rmdirSync)(folder.path);
     }
     catch (error) {
         if (error.code !== 'ENOENT')
             throw error;
+    }
+    return undefined;
+}
+function isFileOrLink(path) {
+    try {
+        const stats = (0,external_node_fs_.lstatSync)(path);
+        return stats.isFile() || stats.isSymbolicLink();
+    }
+    catch {
+        return false;
     }
 }
 
@@ -1272,6 +1397,132 @@ function invalidUpload(what) {
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
+// EXTERNAL MODULE: ./retry.ts
+var retry = __nccwpck_require__(122);
+// EXTERNAL MODULE: ./service.ts + 4 modules
+var service = __nccwpck_require__(142);
+;// CONCATENATED MODULE: ./kinds/key-records.ts
+
+
+const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
+async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
+    const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
+    const revoked = [];
+    let failure;
+    for (const id of records) {
+        if (id === keep)
+            continue;
+        try {
+            await client.revokeKey(apiKey, id);
+            revoked.push(id);
+        }
+        catch (error) {
+            failure ??= error;
+        }
+    }
+    if (failure !== undefined)
+        throw failure;
+    return revoked;
+}
+function liveRecordsOf(raw, fingerprint) {
+    const keys = typeof raw === 'object' && raw !== null ? raw.keys : undefined;
+    if (!Array.isArray(keys))
+        throw unusableList('it holds no keys list');
+    const ids = [];
+    for (const entry of keys) {
+        if (typeof entry !== 'object' || entry === null)
+            continue;
+        const record = entry;
+        if (typeof record.fingerprint !== 'string' || !sameFingerprint(record.fingerprint, fingerprint))
+            continue;
+        if (typeof record.status === 'string' && DEAD_STATUSES.has(record.status))
+            continue;
+        const id = readKeyId({ key_id: record.id });
+        if (id === undefined)
+            throw unusableList('a record of this key has no usable id');
+        ids.push(id);
+    }
+    return ids;
+}
+function unusableList(why) {
+    return new errors/* ActionError */.l(`the service's user-keys-list answer is unusable: ${why}`);
+}
+function revokeByHand(fingerprint, name) {
+    return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
+        'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
+        'with its id) using the same api-key');
+}
+
+;// CONCATENATED MODULE: ./kinds/upload-key.ts
+
+
+
+
+
+const KEY_LIFETIME_DAYS = 1;
+async function uploadKeySettled(client, settings, pair, name, context) {
+    let retried = false;
+    let raw;
+    const settle = (keep) => settleRecords(client, settings.apiKey, pair.fingerprint, name, keep, context);
+    try {
+        raw = await client.uploadKey({
+            apiKey: settings.apiKey,
+            publicKeyLine: pair.publicKeyLine,
+            name,
+            expiresInDays: KEY_LIFETIME_DAYS,
+            clientId: settings.clientId,
+            onRetry: () => (retried = true)
+        });
+    }
+    catch (error) {
+        if ((!retried && refusedOutright(error)) || (await settle()))
+            clearSavedQuietly(context);
+        throw error;
+    }
+    const keyId = readKeyId(raw);
+    if (keyId === undefined) {
+        const settled = await settle();
+        if (settled)
+            clearSavedQuietly(context);
+        throw invalidUpload('key_id is missing or not a plain identifier, so the key cannot be revoked by its id; ' +
+            (settled
+                ? 'every record of the key the service lists was revoked instead'
+                : revokeByHand(pair.fingerprint, name)));
+    }
+    return { raw, keyId, mayHaveCopies: retried && !(await settle(keyId)) };
+}
+function refusedOutright(error) {
+    const cause = error instanceof retry/* AttemptsExhausted */.Q0 || error instanceof retry/* RetryAfterTooLong */.Zt ? error.cause : error;
+    return (cause instanceof service/* ServiceError */._7 &&
+        cause.kind === 'http' &&
+        cause.status !== undefined &&
+        cause.status >= 400 &&
+        cause.status < 500 &&
+        cause.status !== 408);
+}
+async function settleRecords(client, apiKey, fingerprint, name, keep, { log, explain }) {
+    try {
+        const revoked = await revokeKeyRecords(client, apiKey, fingerprint, keep);
+        if (revoked.length > 0) {
+            log.info(`Revoked ${revoked.length} ${keep ? 'other ' : ''}record${revoked.length === 1 ? '' : 's'} ` +
+                `of the key ${fingerprint} that an upload whose answer was lost had stored (${revoked.join(', ')}).`);
+        }
+        return true;
+    }
+    catch (error) {
+        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ActionError */.l ? error.message : explain(error)}). ` +
+            `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`);
+        return false;
+    }
+}
+function clearSavedQuietly({ clearSaved }) {
+    try {
+        clearSaved();
+    }
+    catch {
+    }
+}
+
 ;// CONCATENATED MODULE: ./kinds/ssh-key.ts
 
 
@@ -1282,7 +1533,8 @@ function invalidUpload(what) {
 
 
 
-const KEY_LIFETIME_DAYS = 1;
+
+
 const sshKeyKind = {
     async obtain(settings, context) {
         const { service, log, save, publish, env } = context;
@@ -1291,24 +1543,17 @@ const sshKeyKind = {
         log.info(`Uploading a new ed25519 SSH key "${name}" (${pair.fingerprint}) for tunnel user ` +
             `${settings.clientId} to ${settings.baseUrl}`);
         const client = service();
-        const raw = await client.uploadKey({
-            apiKey: settings.apiKey,
-            publicKeyLine: pair.publicKeyLine,
-            name,
-            expiresInDays: KEY_LIFETIME_DAYS,
-            clientId: settings.clientId
-        });
-        const keyId = readKeyId(raw);
-        if (keyId === undefined) {
-            throw invalidUpload(`key_id is missing or not a plain identifier, so the key cannot be revoked by this step; ` +
-                `find the key named "${name}" in user-keys-list and revoke it`);
-        }
-        const issued = {
+        const pending = {
             kind: 'ssh-key',
-            keyId,
             fingerprint: pair.fingerprint,
-            baseUrl: settings.baseUrl
+            keyName: name,
+            baseUrl: settings.baseUrl,
+            rejected: true
         };
+        save(pending);
+        const { raw, keyId, mayHaveCopies } = await uploadKeySettled(client, settings, pair, name, context);
+        const { rejected: _pending, ...uploaded } = pending;
+        const issued = { ...uploaded, keyId, ...(mayHaveCopies && { mayHaveCopies }) };
         let keyFolder;
         try {
             save({ ...issued, rejected: true });
@@ -1325,8 +1570,8 @@ const sshKeyKind = {
             };
             save(accepted);
             keyFolder = createKeyFolder(env);
-            save({ ...accepted, keyFolder });
-            const keyFile = writeKeyFile(keyFolder, pair.privateKeyFile);
+            save({ ...accepted, keyFolder: keyFolder.path, keyFolderId: keyFolder.id });
+            const keyFile = writeKeyFile(keyFolder.path, pair.privateKeyFile);
             const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded);
             await publish(obtained);
             return obtained;
@@ -1334,48 +1579,87 @@ const sshKeyKind = {
         catch (error) {
             if (keyFolder)
                 deleteKeyFolder(keyFolder, env, log);
-            await giveBackUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, () => client.revokeKey(settings.apiKey, keyId), context);
+            await giveBackUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
+                await client.revokeKey(settings.apiKey, keyId);
+                if (mayHaveCopies)
+                    await revokeKeyRecords(client, settings.apiKey, pair.fingerprint);
+            }, context);
             throw error;
         }
     },
     async giveBack(saved, { settings, service, log, env }) {
         try {
             if (!settings.revoke && !saved.rejected) {
+                if (saved.mayHaveCopies && settings.apiKey) {
+                    await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
+                }
                 log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`);
                 return;
             }
             if (!settings.apiKey) {
                 throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
             }
-            const outcome = await service().revokeKey(settings.apiKey, saved.keyId);
-            log.info(outcome === 'revoked'
-                ? `Revoked ${describeKey(saved)}.`
-                : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
+            const client = service();
+            const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined;
+            if (saved.keyId === undefined || saved.mayHaveCopies) {
+                await revokeOtherRecords(client, saved, { settings, log });
+            }
+            if (outcome !== undefined) {
+                log.info(outcome === 'revoked'
+                    ? `Revoked ${describeKey(saved)}.`
+                    : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
+            }
+            else {
+                log.info(`No record of ${describeKey(saved)} is left active.`);
+            }
         }
         finally {
-            if (saved.keyFolder)
-                deleteKeyFolder(saved.keyFolder, env, log);
+            if (saved.keyFolder) {
+                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, env, log);
+            }
         }
     },
     describe: describeKey
 };
 function describeKey(saved) {
-    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)} (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
+    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
+    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
+}
+async function revokeOtherRecords(client, saved, { settings, log }, keep) {
+    try {
+        const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint, keep);
+        if (revoked.length > 0) {
+            log.info(`Revoked ${revoked.length} record${revoked.length === 1 ? '' : 's'} of ${describeKey(saved)} ` +
+                `found by its fingerprint (${revoked.join(', ')}).`);
+        }
+    }
+    catch (error) {
+        const why = error instanceof errors/* ActionError */.l
+            ? error.message
+            : (0,failures/* explainFailure */.S)(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
+        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
+        throw new errors/* ActionError */.l(`${why} So ${hint}.`);
+    }
 }
 function capitalise(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
 function deleteKeyFolder(folder, env, log) {
-    if (!isKeyFolder(folder, env)) {
-        log.warning(`Not deleting ${(0,printable/* printable */.g$)(folder, 200)}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`);
+    const path = (0,printable/* printable */.g$)(folder.path, 200);
+    if (!isKeyFolder(folder.path, env)) {
+        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`);
         return;
     }
     try {
-        removeKeyFolder(folder);
-        log.info(`Deleted the private key file and its folder ${folder}.`);
+        const refused = removeKeyFolder(folder);
+        if (refused !== undefined) {
+            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`);
+            return;
+        }
+        log.info(`Deleted the private key file and its folder ${path}.`);
     }
     catch (error) {
-        log.warning(`Could not delete the private key folder ${folder}: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
+        log.warning(`Could not delete the private key folder ${path}: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
             'On a self-hosted runner, delete it by hand.');
     }
 }
@@ -1473,7 +1757,7 @@ function describeCredential(saved) {
 /* harmony export */   q: () => (/* binding */ reportUnexpected)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(577);
+/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(820);
 
 
 function reportUnexpected(step, error) {
@@ -1498,13 +1782,15 @@ function reportUnexpected(step, error) {
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(174);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(169);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(577);
-/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(759);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(778);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(775);
+/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(820);
+/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(154);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(128);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(775);
 /* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
 /* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
 /* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
+/* harmony import */ var _tunnel_urls_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(341);
+
 
 
 
@@ -1518,7 +1804,7 @@ function reportUnexpected(step, error) {
 async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m, keeperLaunch) {
     (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .markMainStarted */ .UM)();
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
-    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_9__/* .printable */ .g$)(_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url'));
+    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url'));
     let project;
     try {
         const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_4__/* .readMainSettings */ .Ne)(name => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name));
@@ -1526,8 +1812,9 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
             baseUrl = settings.baseUrl;
         if (settings.kind === 'cicd')
             project = settings.project;
+        (0,_tunnel_urls_js__WEBPACK_IMPORTED_MODULE_9__/* .checkUrlsBeforeRequest */ .xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522))).prepareTunnel(settings.tunnel, keeperLaunch)
+            ? (await __nccwpck_require__.e(/* import() */ 628).then(__nccwpck_require__.bind(__nccwpck_require__, 628))).prepareTunnel(settings.tunnel, keeperLaunch)
             : undefined;
         try {
             await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__/* .obtainCredential */ .HR)(settings, {
@@ -1541,10 +1828,12 @@ async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemC
                 save: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg,
                 clearSaved: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4,
                 publish: async (obtained) => {
-                    const exported = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishObtained */ .Mp)(obtained, settings);
-                    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
+                    const writes = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .holdWrites */ .eq)();
+                    const exported = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishObtained */ .Mp)(obtained, settings, writes);
                     if (tunnel)
-                        await tunnel.open(obtained.login, settings);
+                        await tunnel.open(obtained.login, settings, writes);
+                    writes.flush();
+                    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
                 },
                 explain: error => (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }),
                 env: process.env
@@ -1571,6 +1860,49 @@ function listExported(names, prefix) {
 
 /***/ }),
 
+/***/ 899:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   I: () => (/* binding */ checkOwnDirectory),
+/* harmony export */   V: () => (/* binding */ directoryId)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+function directoryId(path) {
+    const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+}
+function checkOwnDirectory(path, savedId) {
+    let stats;
+    try {
+        stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    }
+    catch (error) {
+        const missing = error.code === 'ENOENT';
+        return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) };
+    }
+    const not = (reason) => ({ ours: false, missing: false, reason });
+    if (stats.isSymbolicLink())
+        return not('it is a symbolic link, not the directory this action made');
+    if (!stats.isDirectory())
+        return not('it is not a directory');
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== BigInt(uid)) {
+        return not(`it belongs to another user (uid ${stats.uid})`);
+    }
+    if (savedId === undefined)
+        return not('the saved state does not say which directory was made');
+    if (`${stats.dev}:${stats.ino}` !== savedId) {
+        return not('it is another directory than the one this action made');
+    }
+    return { ours: true };
+}
+
+
+/***/ }),
+
 /***/ 44:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -1581,9 +1913,9 @@ function listExported(names, prefix) {
 /* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(174);
 /* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(577);
-/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(759);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(778);
+/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(820);
+/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(154);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(128);
 /* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(775);
 /* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(779);
 /* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(784);
@@ -1603,7 +1935,7 @@ const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behin
 async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
     (0,_publish_js__WEBPACK_IMPORTED_MODULE_7__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
     if ((0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .loadTunnel */ .Lc)() !== undefined) {
-        const { closeTunnel } = await __nccwpck_require__.e(/* import() */ 522).then(__nccwpck_require__.bind(__nccwpck_require__, 522));
+        const { closeTunnel } = await __nccwpck_require__.e(/* import() */ 628).then(__nccwpck_require__.bind(__nccwpck_require__, 628));
         await closeTunnel();
     }
     if (!(0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .hasSavedCredential */ .p7)()) {
@@ -1677,14 +2009,13 @@ function report(message, failOnRevokeError) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Fd: () => (/* binding */ hasControlCharacter),
 /* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
 /* harmony export */   UC: () => (/* binding */ isWellFormed),
 /* harmony export */   UY: () => (/* binding */ redactCredentials),
 /* harmony export */   X5: () => (/* binding */ cleanText),
-/* harmony export */   g$: () => (/* binding */ printable),
-/* harmony export */   wT: () => (/* binding */ hasLineBreak)
+/* harmony export */   g$: () => (/* binding */ printable)
 /* harmony export */ });
+/* unused harmony exports hasControlCharacter, hasLineBreak */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 function hasUnsafeCharacter(value) {
@@ -1738,14 +2069,14 @@ function redactCredentials(text) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Mp: () => (/* binding */ publishObtained),
 /* harmony export */   QU: () => (/* binding */ maskSecrets),
-/* harmony export */   dy: () => (/* binding */ appendSummaryTable),
+/* harmony export */   eq: () => (/* binding */ holdWrites),
 /* harmony export */   t1: () => (/* binding */ runnerLog)
 /* harmony export */ });
-/* unused harmony export environmentFor */
+/* unused harmony exports environmentFor, immediateWrites, appendSummaryTable */
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(577);
+/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(820);
 
 
 
@@ -1761,18 +2092,37 @@ function maskSecrets(secrets) {
 function environmentFor(obtained, prefix) {
     return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
 }
-function publishObtained(obtained, settings) {
+const immediateWrites = {
+    exportVariable: (name, value) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value),
+    setOutput: (name, value) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value),
+    summaryTable: (what, heading, columns, rows) => {
+        try {
+            appendSummaryTable(heading, columns, rows);
+        }
+        catch (error) {
+            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write ${what}: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
+        }
+    }
+};
+function holdWrites(target = immediateWrites) {
+    const held = [];
+    return {
+        exportVariable: (...args) => held.push(to => to.exportVariable(...args)),
+        setOutput: (...args) => held.push(to => to.setOutput(...args)),
+        summaryTable: (...args) => held.push(to => to.summaryTable(...args)),
+        flush: () => {
+            for (const write of held.splice(0))
+                write(target);
+        }
+    };
+}
+function publishObtained(obtained, settings, writes = immediateWrites) {
     const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
     for (const [name, value] of Object.entries(environment))
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value);
+        writes.exportVariable(name, value);
     for (const [name, value] of Object.entries(obtained.outputs))
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value);
-    try {
-        appendSummaryTable('Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
-    }
-    catch (error) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
-    }
+        writes.setOutput(name, value);
+    writes.summaryTable('the job summary', 'Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
     return Object.keys(environment);
 }
 function appendSummaryTable(heading, [first, second], rows) {
@@ -1875,7 +2225,7 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 /* harmony export */   s: () => (/* binding */ createService)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(771);
+/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(142);
 
 
 function createService(baseUrl, http, clock) {
@@ -1894,14 +2244,14 @@ function createService(baseUrl, http, clock) {
 
 /***/ }),
 
-/***/ 771:
+/***/ 142:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   fA: () => (/* binding */ CredentialService),
-  _7: () => (/* binding */ ServiceError)
+  _7: () => (/* reexport */ ServiceError)
 });
 
 // UNUSED EXPORTS: MAX_BODY_BYTES, classifyFailure, interpretAnswer
@@ -1912,19 +2262,7 @@ const external_node_http_namespaceObject = require("node:http");
 var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./printable.ts
 var printable = __nccwpck_require__(775);
-// EXTERNAL MODULE: ./retry.ts
-var retry = __nccwpck_require__(122);
-;// CONCATENATED MODULE: ./version.ts
-const ACTION_NAME = 'provision-tunnel-credentials';
-const ACTION_VERSION = '1.0.0';
-
-;// CONCATENATED MODULE: ./service.ts
-
-
-
-
-
-const MAX_BODY_BYTES = 1024 * 1024;
+;// CONCATENATED MODULE: ./service-error.ts
 class ServiceError extends Error {
     kind;
     endpoint;
@@ -1943,6 +2281,81 @@ class ServiceError extends Error {
         this.name = 'ServiceError';
     }
 }
+
+;// CONCATENATED MODULE: ./service-answer.ts
+
+
+function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
+    const parsed = parseJson(text);
+    if (status >= 200 && status < 300) {
+        if (endpoint === 'revoke-token')
+            return parsed;
+        if (parsed === undefined) {
+            throw new ServiceError('bad-response', endpoint, text.trim()
+                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+                : `HTTP ${status} with an empty body`, status);
+        }
+        return parsed;
+    }
+    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
+    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
+    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
+    const retryAfter = readRetryAfter(errorObject.retry_after) ??
+        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
+    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
+    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+}
+function parseJson(text) {
+    try {
+        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function readRetryAfter(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d+$/.test(value.trim())
+            ? Number(value)
+            : NaN;
+    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
+}
+function readRetryAfterHeader(value, nowMs) {
+    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
+        return readRetryAfter(value);
+    const at = Date.parse(value);
+    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
+}
+function firstValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+function shortBody(text) {
+    const trimmed = text.trim();
+    if (!trimmed)
+        return ' (empty body)';
+    return trimmed.length <= 120
+        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
+        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
+}
+
+// EXTERNAL MODULE: ./retry.ts
+var retry = __nccwpck_require__(122);
+;// CONCATENATED MODULE: ./version.ts
+const ACTION_NAME = 'provision-tunnel-credentials';
+const ACTION_VERSION = '1.0.0';
+
+;// CONCATENATED MODULE: ./service.ts
+
+
+
+
+
+
+
+
+
+const MAX_BODY_BYTES = 1024 * 1024;
 class CredentialService {
     options;
     constructor(options) {
@@ -1978,7 +2391,10 @@ class CredentialService {
         };
         if (request.clientId)
             body.client_id = request.clientId;
-        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey });
+        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
+    }
+    listKeys(apiKey) {
+        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
     }
     async revokeKey(apiKey, keyId) {
         try {
@@ -1991,7 +2407,7 @@ class CredentialService {
             throw error;
         }
     }
-    call(endpoint, body, headers) {
+    call(endpoint, body, headers, onRetry, method = 'POST') {
         const url = `${this.options.baseUrl}/${endpoint}`;
         const payload = body === undefined ? '' : JSON.stringify(body);
         const allHeaders = {
@@ -1999,14 +2415,17 @@ class CredentialService {
             Accept: 'application/json',
             ...(body !== undefined && { 'Content-Type': 'application/json' })
         };
-        return (0,retry/* withRetries */.LH)(() => this.attempt(endpoint, url, payload, allHeaders), classifyFailure, {
+        return (0,retry/* withRetries */.LH)(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
             maxAttempts: this.options.maxAttempts,
             sleep: this.options.sleep,
             random: this.options.random,
-            onRetry: this.options.onRetry
+            onRetry: info => {
+                onRetry?.();
+                this.options.onRetry?.(info);
+            }
         });
     }
-    async attempt(endpoint, url, payload, headers) {
+    async attempt(endpoint, method, url, payload, headers) {
         const timeoutMs = this.options.timeoutSeconds * 1000;
         const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
             socketTimeout: timeoutMs,
@@ -2019,7 +2438,10 @@ class CredentialService {
         });
         try {
             const now = this.options.now ?? Date.now;
-            return await Promise.race([exchange(http, endpoint, url, payload, headers, now), deadline]);
+            return await Promise.race([
+                exchange(http, endpoint, method, url, payload, headers, now),
+                deadline
+            ]);
         }
         finally {
             clearTimeout(timer);
@@ -2027,10 +2449,10 @@ class CredentialService {
         }
     }
 }
-async function exchange(http, endpoint, url, payload, headers, now) {
+async function exchange(http, endpoint, method, url, payload, headers, now) {
     let response;
     try {
-        response = await http.request('POST', url, payload, headers);
+        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
     }
     catch (error) {
         throw new ServiceError('network', endpoint, networkDetail(error));
@@ -2056,26 +2478,6 @@ const unbracketIpv6Host = {
     canHandleAuthentication: () => false,
     handleAuthentication: () => Promise.reject(new Error('not used'))
 };
-function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
-    const parsed = parseJson(text);
-    if (status >= 200 && status < 300) {
-        if (endpoint === 'revoke-token')
-            return parsed;
-        if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, text.trim()
-                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
-                : `HTTP ${status} with an empty body`, status);
-        }
-        return parsed;
-    }
-    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
-    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
-    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
-    const retryAfter = readRetryAfter(errorObject.retry_after) ??
-        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
-    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
-}
 function classifyFailure(error) {
     if (!(error instanceof ServiceError))
         return { retryable: false };
@@ -2115,39 +2517,6 @@ function networkDetail(error) {
     const shown = (0,printable/* cleanText */.X5)(message, 200);
     return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
 }
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-function readRetryAfter(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d+$/.test(value.trim())
-            ? Number(value)
-            : NaN;
-    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
-}
-function readRetryAfterHeader(value, nowMs) {
-    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
-        return readRetryAfter(value);
-    const at = Date.parse(value);
-    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
-}
-function firstValue(value) {
-    return Array.isArray(value) ? value[0] : value;
-}
-function shortBody(text) {
-    const trimmed = text.trim();
-    if (!trimmed)
-        return ' (empty body)';
-    return trimmed.length <= 120
-        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
-        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
-}
 
 
 /***/ }),
@@ -2160,6 +2529,7 @@ function shortBody(text) {
 /* harmony export */   SS: () => (/* binding */ loadCredential),
 /* harmony export */   UM: () => (/* binding */ markMainStarted),
 /* harmony export */   Y_: () => (/* binding */ saveTunnel),
+/* harmony export */   eO: () => (/* binding */ clearTunnel),
 /* harmony export */   n4: () => (/* binding */ clearCredential),
 /* harmony export */   p7: () => (/* binding */ hasSavedCredential),
 /* harmony export */   pq: () => (/* binding */ isPostStep),
@@ -2221,10 +2591,21 @@ function readSavedCredential(kind, value) {
         case 'ssh-key': {
             const keyId = identifier('keyId');
             const fingerprint = identifier('fingerprint');
+            const keyName = identifier('keyName');
             const keyFolder = text('keyFolder');
-            if (!keyId || !fingerprint)
+            const keyFolderId = text('keyFolderId');
+            if (!fingerprint)
                 return undefined;
-            return { kind, keyId, fingerprint, ...(keyFolder && { keyFolder }), ...common };
+            return {
+                kind,
+                fingerprint,
+                ...(keyId && { keyId }),
+                ...(keyName && { keyName }),
+                ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
+                ...(keyFolder && { keyFolder }),
+                ...(keyFolderId && { keyFolderId }),
+                ...common
+            };
         }
     }
 }
@@ -2232,17 +2613,28 @@ const TUNNEL = 'tunnel';
 function saveTunnel(saved) {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(TUNNEL, JSON.stringify(saved));
 }
+function clearTunnel() {
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(TUNNEL, '');
+}
 function loadTunnel() {
     const raw = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(TUNNEL);
     if (!raw)
         return undefined;
     try {
-        const { pid, dir } = JSON.parse(raw);
+        const saved = JSON.parse(raw);
+        const { pid, dir, dirId, startTime } = saved;
         if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
             return undefined;
         if (typeof dir !== 'string' || !(0,_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .isTunnelDir */ ._1)(dir, (0,_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelRoot */ .DE)()))
             return undefined;
-        return { pid, dir };
+        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+        return {
+            pid,
+            dir,
+            ...(text(dirId) && { dirId: text(dirId) }),
+            ...(text(startTime) && { startTime: text(startTime) }),
+            started: saved.started === true
+        };
     }
     catch {
         return undefined;
@@ -2259,13 +2651,15 @@ function loadTunnel() {
 /* harmony export */   J1: () => (/* binding */ formatUrl),
 /* harmony export */   ij: () => (/* binding */ readTunnelSettings)
 /* harmony export */ });
-/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins, fingerprintOf */
+/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins, keyTypeOf, fingerprintOf */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
+
 
 
 
@@ -2349,6 +2743,9 @@ function parseUrlTemplate(raw) {
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
         }
     }
+    if (template.includes('##[')) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    }
     const sample = formatUrl(template, {
         name: 'app',
         user: 'user',
@@ -2362,6 +2759,8 @@ function parseUrlTemplate(raw) {
 }
 function formatUrl(template, values) {
     const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(text))
+        return undefined;
     try {
         const url = new URL(text);
         return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
@@ -2375,9 +2774,14 @@ function parseHostKeyPins(raw) {
     for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
         if (line === '' || line.startsWith('#'))
             continue;
-        const pin = line.startsWith('SHA256:') ? parseFingerprint(line) : parseKnownHostsLine(line);
-        if (!pins.includes(pin))
+        const pin = line.startsWith('SHA256:')
+            ? { fingerprint: parseFingerprint(line) }
+            : parseKnownHostsLine(line);
+        const same = pins.find(known => known.fingerprint === pin.fingerprint);
+        if (same === undefined)
             pins.push(pin);
+        else
+            same.keyType ??= pin.keyType;
     }
     return pins;
 }
@@ -2403,7 +2807,7 @@ function parseKnownHostsLine(line) {
         keyTypeOf(blob) !== type) {
         throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
     }
-    return fingerprintOf(blob);
+    return { fingerprint: fingerprintOf(blob), keyType: type };
 }
 const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
 function keyTypeOf(blob) {
@@ -2463,6 +2867,148 @@ function tunnelFiles(dir) {
 function isTunnelDir(dir, root) {
     return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(dir)) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
         new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test((0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(dir)));
+}
+
+
+/***/ }),
+
+/***/ 341:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $r: () => (/* binding */ targetOf),
+/* harmony export */   s2: () => (/* binding */ urlsFor),
+/* harmony export */   xX: () => (/* binding */ checkUrlsBeforeRequest)
+/* harmony export */ });
+/* unused harmony export hostProblem */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(251);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(169);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
+/* harmony import */ var _expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(515);
+
+
+
+
+
+class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l {
+    showsUrl;
+    constructor(message, showsUrl) {
+        super(message);
+        this.showsUrl = showsUrl;
+    }
+}
+const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
+const STAND_IN_USER = 'u';
+function urlsFor(tunnel, target) {
+    const urls = {};
+    for (const entry of tunnel.entries) {
+        const { user, host, port } = target;
+        const url = (0,_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
+        if (url === undefined)
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host);
+        const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
+        if (problem !== undefined)
+            throw badHost(url, entry.name, problem, target);
+        urls[entry.name] = url;
+    }
+    return urls;
+}
+function targetOf(login) {
+    const userInput = login.kind === 'ssh-key' ? 'client-id' : login.kind === 'existing' ? 'tunnel-user' : undefined;
+    return { user: login.user, host: login.host, port: login.port, ...(userInput && { userInput }) };
+}
+function checkUrlsBeforeRequest(settings) {
+    if (settings.tunnel === undefined || settings.tunnelHost === undefined)
+        return;
+    const port = settings.tunnelPort ?? _credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .hg;
+    const target = settings.kind === 'ssh-key'
+        ? { user: settings.clientId, host: settings.tunnelHost, port, userInput: 'client-id' }
+        : settings.kind === 'existing'
+            ? { user: settings.tunnelUser, host: settings.tunnelHost, port, userInput: 'tunnel-user' }
+            :
+                { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
+    try {
+        urlsFor(settings.tunnel, target);
+    }
+    catch (error) {
+        if (!(error instanceof UrlError))
+            throw error;
+        const standIn = target.standIn === true && error.showsUrl
+            ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
+            : '';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${error.message} Nothing was requested from the credential service.${standIn}`);
+    }
+}
+function hostProblem(template, hostname) {
+    const host = hostname.replace(/^\[(.*)\]$/, '$1');
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) !== 0) {
+        const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(template)?.[1] ?? '';
+        return /\{(name|user)\}/.test(authority)
+            ? `it is an IP address built from {name} or {user}`
+            : undefined;
+    }
+    const name = host.endsWith('.') ? host.slice(0, -1) : host;
+    if (name.length > 253)
+        return `it is ${name.length} characters long, and a host name has at most 253`;
+    for (const label of name.split('.')) {
+        const problem = labelProblem(label);
+        if (problem !== undefined)
+            return problem;
+    }
+    return undefined;
+}
+function labelProblem(label) {
+    const shown = `the label "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(label, 70)}"`;
+    if (label === '')
+        return 'it has an empty label (two dots in a row, or a dot at its start)';
+    if (label.length > 63)
+        return `${shown} is ${label.length} characters long, and a label has at most 63`;
+    if (!LABEL_CHARACTERS.test(label)) {
+        const character = [...label].find(c => !/[a-z0-9-]/.test(c)) ?? '';
+        return `${shown} holds ${characterName(character)}, which a host name cannot`;
+    }
+    if (label.startsWith('-') || label.endsWith('-')) {
+        return `${shown} ${label.startsWith('-') ? 'starts' : 'ends'} with a hyphen, which a host name cannot`;
+    }
+    return undefined;
+}
+function characterName(character) {
+    if (character === '_')
+        return 'an underscore';
+    if (character === '%')
+        return 'a percent sign';
+    return `the character "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(character, 12)}"`;
+}
+function noUrl(template, name, host) {
+    const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
+        ? ''
+        : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
+            ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
+            : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
+    return new UrlError(`Input url-template ${quote(template)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+        'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
+        'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.', false);
+}
+function badHost(url, name, problem, target) {
+    const user = target.user.toLowerCase();
+    const fromUser = target.standIn !== true &&
+        new URL(url).hostname
+            .split('.')
+            .some(label => label.includes(user) && labelProblem(label) !== undefined);
+    const keepUserOut = 'change url-template so that {user} is not part of the host name';
+    const advice = !fromUser
+        ? 'Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
+        : target.userInput === 'client-id'
+            ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+            : target.userInput === 'tunnel-user'
+                ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
+                : `The tunnel user ${quote(target.user)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`Input url-template forms ${quote(url)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+}
+function quote(value) {
+    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(value, 120)}"`;
 }
 
 
