@@ -2,7 +2,7 @@
 /******/ 	"use strict";
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 488:
+/***/ 376:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -273,7 +273,7 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 174:
+/***/ 331:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -288,7 +288,1106 @@ const systemClock = {
 
 /***/ }),
 
-/***/ 251:
+/***/ 882:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   l: () => (/* binding */ ActionError)
+/* harmony export */ });
+class ActionError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ActionError';
+    }
+}
+
+
+/***/ }),
+
+/***/ 177:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  t8: () => (/* binding */ describeCredential),
+  w_: () => (/* binding */ giveBackCredential),
+  HR: () => (/* binding */ obtainCredential)
+});
+
+// EXTERNAL MODULE: ./core/service/credential.ts
+var service_credential = __nccwpck_require__(464);
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+;// CONCATENATED MODULE: ./core/kinds/expiry-note.ts
+
+function until(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+}
+
+;// CONCATENATED MODULE: ./core/kinds/give-back-unused.ts
+async function giveBackUnused(what, revoke, { log, clearSaved, explain }, saved = true) {
+    try {
+        await revoke();
+    }
+    catch (error) {
+        if (saved) {
+            log.info(`Could not revoke ${what} yet (${explain(error)}); the post step will try again.`);
+        }
+        else {
+            log.warning(`Could not revoke ${what} (${explain(error)}). It cannot be saved for the post step, so it stays valid until it expires.`);
+        }
+        return;
+    }
+    log.info(`Revoked ${what}, which this step could not use.`);
+    try {
+        clearSaved();
+    }
+    catch {
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/token.ts
+
+const KIND_LABELS = {
+    cicd: 'cicd',
+    free: 'free (5 minutes, not revocable)',
+    existing: 'existing (a token you hold; not created or revoked by this step)'
+};
+function tokenObtained(credential, context = {}) {
+    const project = credential.projectSlug ?? context.project ?? '';
+    return {
+        env: {
+            TUNNEL_TOKEN: credential.token,
+            TUNNEL_USER: credential.tunnelUser,
+            TUNNEL_HOST: credential.tunnelHost,
+            TUNNEL_PORT: String(credential.tunnelPort)
+        },
+        outputs: {
+            token: credential.token,
+            'tunnel-user': credential.tunnelUser,
+            'client-id': credential.clientId,
+            'tunnel-host': credential.tunnelHost,
+            'tunnel-port': String(credential.tunnelPort),
+            'expires-at': credential.expiresAt ?? '',
+            'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
+            'project-slug': project,
+            credential: credential.flavour
+        },
+        summary: [
+            ['Project', project],
+            ['Environment', context.environment ?? ''],
+            ['Tunnel user', credential.tunnelUser],
+            ['Tunnel host', credential.tunnelHost],
+            ['Tunnel port', String(credential.tunnelPort)],
+            ['Expires at', credential.expiresAt ?? 'not given'],
+            ['Credential', KIND_LABELS[credential.flavour]]
+        ],
+        announcement: `${credential.flavour === 'existing' ? 'Using' : 'Provisioned'} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
+            `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
+        login: {
+            kind: credential.flavour,
+            user: credential.tunnelUser,
+            host: credential.tunnelHost,
+            port: credential.tunnelPort,
+            secret: { type: 'password', token: credential.token },
+            ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+        }
+    };
+}
+function acceptIssuedToken(raw, kind, settings, { log, save }) {
+    const credential = (0,service_credential/* parseCredential */.nx)(raw, kind, settings);
+    if (credential.portDefaulted) {
+        log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
+    }
+    save({
+        kind,
+        tunnelUser: credential.tunnelUser,
+        baseUrl: settings.baseUrl,
+        ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+    });
+    return credential;
+}
+
+;// CONCATENATED MODULE: ./core/kinds/cicd.ts
+
+
+
+
+
+
+const cicdKind = {
+    async obtain(settings, context) {
+        const { service, log, mask, save, publish } = context;
+        const environment = settings.environment ? ` (${settings.environment})` : '';
+        log.info(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
+        const client = service();
+        const raw = await client.provisionCredential(settings);
+        mask((0,service_credential/* secretsIn */.VY)(raw));
+        const issued = (0,service_credential/* issuedCredential */.PT)(raw);
+        try {
+            if (issued?.savable) {
+                save({
+                    kind: 'cicd',
+                    tunnelUser: issued.tunnelUser,
+                    baseUrl: settings.baseUrl,
+                    rejected: true
+                });
+            }
+            const credential = acceptIssuedToken(raw, 'cicd', settings, context);
+            const obtained = tokenObtained(credential, settings);
+            await publish(obtained);
+            return obtained;
+        }
+        catch (error) {
+            if (issued !== undefined) {
+                await giveBackUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
+            }
+            throw error;
+        }
+    },
+    async giveBack(saved, { settings, service, log }) {
+        if (!settings.revoke && !saved.rejected) {
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: input revoke is false.${until(saved)}`);
+            return;
+        }
+        if (!settings.apiKey) {
+            throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
+        }
+        const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
+        log.info(outcome === 'revoked'
+            ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
+            : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+    },
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+;// CONCATENATED MODULE: ./core/kinds/existing.ts
+
+
+const existingKind = {
+    async obtain(settings, { log, mask, save, publish }) {
+        mask([settings.tunnelToken]);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from input tunnel-token; no request is sent to the credential service.`);
+        save({ kind: 'existing', tunnelUser: settings.tunnelUser });
+        const obtained = tokenObtained({
+            flavour: 'existing',
+            token: settings.tunnelToken,
+            tunnelUser: settings.tunnelUser,
+            clientId: settings.tunnelUser,
+            tunnelHost: settings.tunnelHost,
+            tunnelPort: settings.tunnelPort,
+            portDefaulted: false
+        });
+        await publish(obtained);
+        return obtained;
+    },
+    async giveBack(saved, { log }) {
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from input tunnel-token ` +
+            '(credential: existing), so this step did not create it and leaves it valid.');
+    },
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+;// CONCATENATED MODULE: ./core/kinds/free.ts
+
+
+
+
+const freeKind = {
+    async obtain(settings, context) {
+        const { service, log, mask, publish } = context;
+        if (settings.fellBackToFree) {
+            log.warning('Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
+                'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
+        }
+        log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
+        const raw = await service().createFreeCredential();
+        mask((0,service_credential/* secretsIn */.VY)(raw));
+        const credential = acceptIssuedToken(raw, 'free', settings, context);
+        const obtained = tokenObtained(credential);
+        await publish(obtained);
+        return obtained;
+    },
+    async giveBack(saved, { log }) {
+        log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`);
+    },
+    describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+// EXTERNAL MODULE: ./core/service/failures.ts + 1 modules
+var failures = __nccwpck_require__(759);
+;// CONCATENATED MODULE: ./core/kinds/key-name.ts
+const MAX_KEY_NAME_LENGTH = 100;
+function keyNameFor(run) {
+    const repository = (run.repository || 'local').replace(/[^A-Za-z0-9._-]/g, '-');
+    const runId = safePart(run.runId, '0');
+    const runAttempt = safePart(run.runAttempt, '1');
+    return `ci-${repository}-${runId}-${runAttempt}`.slice(0, MAX_KEY_NAME_LENGTH);
+}
+function safePart(value, fallback) {
+    const trimmed = (value ?? '').trim();
+    return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(6);
+;// CONCATENATED MODULE: ./core/kinds/key-file.ts
+
+
+
+const KEY_FILE_NAME = 'id_ed25519';
+const FOLDER_PREFIX = 'tunnel-key-';
+const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/;
+function createKeyFolder(tempRoot) {
+    const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot, FOLDER_PREFIX));
+    return { path, id: (0,owned_dir/* directoryId */.V)(path) };
+}
+function isKeyFolder(folder, tempRoot) {
+    const path = (0,external_node_path_.resolve)(folder);
+    return (0,external_node_path_.dirname)(path) === (0,external_node_path_.resolve)(tempRoot) && FOLDER_NAME.test((0,external_node_path_.basename)(path));
+}
+function writeKeyFile(folder, privateKeyFile) {
+    const path = (0,external_node_path_.join)(folder, KEY_FILE_NAME);
+    (0,external_node_fs_.writeFileSync)(path, privateKeyFile, { mode: 0o600, flag: 'wx' });
+    return path;
+}
+function removeKeyFolder(folder) {
+    const check = (0,owned_dir/* checkOwnDirectory */.I)(folder.path, folder.id);
+    if (!check.ours)
+        return check.missing ? undefined : check.reason;
+    const file = (0,external_node_path_.join)(folder.path, KEY_FILE_NAME);
+    if (isFileOrLink(file))
+        (0,external_node_fs_.rmSync)(file, { force: true });
+    try {
+        (0,external_node_fs_.rmdirSync)(folder.path);
+    }
+    catch (error) {
+        if (error.code !== 'ENOENT')
+            throw error;
+    }
+    return undefined;
+}
+function isFileOrLink(path) {
+    try {
+        const stats = (0,external_node_fs_.lstatSync)(path);
+        return stats.isFile() || stats.isSymbolicLink();
+    }
+    catch {
+        return false;
+    }
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(598);
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
+
+const KEY_TYPE = 'ssh-ed25519';
+const AUTH_MAGIC = 'openssh-key-v1\0';
+const NONE_CIPHER_BLOCK_SIZE = 8;
+const PEM_LINE_LENGTH = 70;
+const UNSAFE_COMMENT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+function generateSshKeyPair(comment) {
+    const { privateKey } = (0,external_node_crypto_.generateKeyPairSync)('ed25519');
+    const jwk = privateKey.export({ format: 'jwk' });
+    return encodeSshKeyPair({
+        seed: Buffer.from(jwk.d, 'base64url'),
+        publicKey: Buffer.from(jwk.x, 'base64url'),
+        comment,
+        checkInt: (0,external_node_crypto_.randomBytes)(4).readUInt32BE(0)
+    });
+}
+function ed25519PublicKeyOf(seed) {
+    const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+    const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    const jwk = createPublicKey(privateKey).export({
+        format: 'jwk'
+    });
+    return Buffer.from(jwk.x, 'base64url');
+}
+function encodeSshKeyPair(material) {
+    const { seed, publicKey, comment, checkInt } = material;
+    if (seed.length !== 32 || publicKey.length !== 32) {
+        throw new Error('an ed25519 seed and public key are 32 bytes each');
+    }
+    if (UNSAFE_COMMENT.test(comment)) {
+        throw new Error('an SSH key comment must not hold line breaks or control characters');
+    }
+    const blob = publicKeyBlob(publicKey);
+    return {
+        publicKeyLine: `${KEY_TYPE} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
+        privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
+        fingerprint: fingerprintOf(blob)
+    };
+}
+function fingerprintOf(blob) {
+    return `SHA256:${(0,external_node_crypto_.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+function publicKeyBlob(publicKey) {
+    return Buffer.concat([sshString(KEY_TYPE), sshString(publicKey)]);
+}
+function privateKeyFile(blob, seed, publicKey, comment, checkInt) {
+    const check = Buffer.alloc(4);
+    check.writeUInt32BE(checkInt >>> 0);
+    const unpadded = Buffer.concat([
+        check,
+        check,
+        sshString(KEY_TYPE),
+        sshString(publicKey),
+        sshString(Buffer.concat([seed, publicKey])),
+        sshString(comment)
+    ]);
+    const padLength = (NONE_CIPHER_BLOCK_SIZE - (unpadded.length % NONE_CIPHER_BLOCK_SIZE)) % NONE_CIPHER_BLOCK_SIZE;
+    const padding = Buffer.from(Array.from({ length: padLength }, (_, index) => index + 1));
+    const body = Buffer.concat([
+        Buffer.from(AUTH_MAGIC, 'latin1'),
+        sshString('none'),
+        sshString('none'),
+        sshString(''),
+        uint32(1),
+        sshString(blob),
+        sshString(Buffer.concat([unpadded, padding]))
+    ]);
+    const base64 = body.toString('base64');
+    const lines = [];
+    for (let start = 0; start < base64.length; start += PEM_LINE_LENGTH) {
+        lines.push(base64.slice(start, start + PEM_LINE_LENGTH));
+    }
+    return [
+        '-----BEGIN OPENSSH PRIVATE KEY-----',
+        ...lines,
+        '-----END OPENSSH PRIVATE KEY-----',
+        ''
+    ].join('\n');
+}
+function sshString(value) {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+    return Buffer.concat([uint32(bytes.length), bytes]);
+}
+function uint32(value) {
+    const bytes = Buffer.alloc(4);
+    bytes.writeUInt32BE(value);
+    return bytes;
+}
+
+;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/;
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+function readKeyId(raw) {
+    if (typeof raw !== 'object' || raw === null)
+        return undefined;
+    const keyId = raw.key_id;
+    return typeof keyId === 'string' && SAFE_ID.test(keyId) ? keyId : undefined;
+}
+function parseUploadedKey(raw) {
+    const keyId = readKeyId(raw);
+    if (keyId === undefined)
+        throw invalidUpload('key_id is missing or not a plain identifier');
+    const answer = raw;
+    const fingerprint = answer.public_key_fingerprint;
+    if (typeof fingerprint !== 'string' || !FINGERPRINT.test(fingerprint)) {
+        throw invalidUpload('public_key_fingerprint is missing or not of the form SHA256:<base64>');
+    }
+    const expiresAt = answer.expires_at;
+    if (expiresAt !== undefined && expiresAt !== null) {
+        if (typeof expiresAt !== 'string' ||
+            !ISO_8601.test(expiresAt) ||
+            !Number.isFinite(Date.parse(expiresAt))) {
+            throw invalidUpload('expires_at is not an ISO 8601 time');
+        }
+    }
+    return { keyId, fingerprint, ...(typeof expiresAt === 'string' && { expiresAt }) };
+}
+function sameFingerprint(fromService, computed) {
+    return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '');
+}
+function invalidUpload(what) {
+    return new errors/* ActionError */.l(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
+        'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(955);
+// EXTERNAL MODULE: ./core/service/client.ts + 4 modules
+var client = __nccwpck_require__(25);
+;// CONCATENATED MODULE: ./core/kinds/key-records.ts
+
+
+const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
+async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
+    const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
+    const revoked = [];
+    let failure;
+    for (const id of records) {
+        if (id === keep)
+            continue;
+        try {
+            await client.revokeKey(apiKey, id);
+            revoked.push(id);
+        }
+        catch (error) {
+            failure ??= error;
+        }
+    }
+    if (failure !== undefined)
+        throw failure;
+    return revoked;
+}
+function liveRecordsOf(raw, fingerprint) {
+    const keys = typeof raw === 'object' && raw !== null ? raw.keys : undefined;
+    if (!Array.isArray(keys))
+        throw unusableList('it holds no keys list');
+    const ids = [];
+    for (const entry of keys) {
+        if (typeof entry !== 'object' || entry === null)
+            continue;
+        const record = entry;
+        if (typeof record.fingerprint !== 'string' || !sameFingerprint(record.fingerprint, fingerprint))
+            continue;
+        if (typeof record.status === 'string' && DEAD_STATUSES.has(record.status))
+            continue;
+        const id = readKeyId({ key_id: record.id });
+        if (id === undefined)
+            throw unusableList('a record of this key has no usable id');
+        ids.push(id);
+    }
+    return ids;
+}
+function unusableList(why) {
+    return new errors/* ActionError */.l(`the service's user-keys-list answer is unusable: ${why}`);
+}
+function revokeByHand(fingerprint, name) {
+    return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
+        'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
+        'with its id) using the same api-key');
+}
+
+;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
+
+
+
+
+
+const KEY_LIFETIME_DAYS = 1;
+async function uploadKeySettled(client, settings, pair, name, context) {
+    let retried = false;
+    let raw;
+    const settle = (keep) => settleRecords(client, settings.apiKey, pair.fingerprint, name, keep, context);
+    try {
+        raw = await client.uploadKey({
+            apiKey: settings.apiKey,
+            publicKeyLine: pair.publicKeyLine,
+            name,
+            expiresInDays: KEY_LIFETIME_DAYS,
+            clientId: settings.clientId,
+            onRetry: () => (retried = true)
+        });
+    }
+    catch (error) {
+        if ((!retried && refusedOutright(error)) || (await settle()))
+            clearSavedQuietly(context);
+        throw error;
+    }
+    const keyId = readKeyId(raw);
+    if (keyId === undefined) {
+        const settled = await settle();
+        if (settled)
+            clearSavedQuietly(context);
+        throw invalidUpload('key_id is missing or not a plain identifier, so the key cannot be revoked by its id; ' +
+            (settled
+                ? 'every record of the key the service lists was revoked instead'
+                : revokeByHand(pair.fingerprint, name)));
+    }
+    return { raw, keyId, mayHaveCopies: retried && !(await settle(keyId)) };
+}
+function refusedOutright(error) {
+    const cause = error instanceof retry/* AttemptsExhausted */.Q0 || error instanceof retry/* RetryAfterTooLong */.Zt ? error.cause : error;
+    return (cause instanceof client/* ServiceError */._7 &&
+        cause.kind === 'http' &&
+        cause.status !== undefined &&
+        cause.status >= 400 &&
+        cause.status < 500 &&
+        cause.status !== 408);
+}
+async function settleRecords(client, apiKey, fingerprint, name, keep, { log, explain }) {
+    try {
+        const revoked = await revokeKeyRecords(client, apiKey, fingerprint, keep);
+        if (revoked.length > 0) {
+            log.info(`Revoked ${revoked.length} ${keep ? 'other ' : ''}record${revoked.length === 1 ? '' : 's'} ` +
+                `of the key ${fingerprint} that an upload whose answer was lost had stored (${revoked.join(', ')}).`);
+        }
+        return true;
+    }
+    catch (error) {
+        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ActionError */.l ? error.message : explain(error)}). ` +
+            `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`);
+        return false;
+    }
+}
+function clearSavedQuietly({ clearSaved }) {
+    try {
+        clearSaved();
+    }
+    catch {
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key.ts
+
+
+
+
+
+
+
+
+
+
+
+const sshKeyKind = {
+    async obtain(settings, context) {
+        const { service, log, save, publish, tempRoot, run } = context;
+        const name = keyNameFor(run);
+        const pair = generateSshKeyPair(name);
+        log.info(`Uploading a new ed25519 SSH key "${name}" (${pair.fingerprint}) for tunnel user ` +
+            `${settings.clientId} to ${settings.baseUrl}`);
+        const client = service();
+        const pending = {
+            kind: 'ssh-key',
+            fingerprint: pair.fingerprint,
+            keyName: name,
+            baseUrl: settings.baseUrl,
+            rejected: true
+        };
+        save(pending);
+        const { raw, keyId, mayHaveCopies } = await uploadKeySettled(client, settings, pair, name, context);
+        const { rejected: _pending, ...uploaded } = pending;
+        const issued = { ...uploaded, keyId, ...(mayHaveCopies && { mayHaveCopies }) };
+        let keyFolder;
+        try {
+            save({ ...issued, rejected: true });
+            const uploaded = parseUploadedKey(raw);
+            if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
+                throw new errors/* ActionError */.l(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
+                    `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
+                    'the key that was sent. Nothing was exported. Check that base-url points at the ' +
+                    'credential service; if it does, report this to the service operator.');
+            }
+            const accepted = {
+                ...issued,
+                ...(uploaded.expiresAt && { expiresAt: uploaded.expiresAt })
+            };
+            save(accepted);
+            keyFolder = createKeyFolder(tempRoot);
+            save({ ...accepted, keyFolder: keyFolder.path, keyFolderId: keyFolder.id });
+            const keyFile = writeKeyFile(keyFolder.path, pair.privateKeyFile);
+            const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded);
+            await publish(obtained);
+            return obtained;
+        }
+        catch (error) {
+            if (keyFolder)
+                deleteKeyFolder(keyFolder, tempRoot, log);
+            await giveBackUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
+                await client.revokeKey(settings.apiKey, keyId);
+                if (mayHaveCopies)
+                    await revokeKeyRecords(client, settings.apiKey, pair.fingerprint);
+            }, context);
+            throw error;
+        }
+    },
+    async giveBack(saved, { settings, service, log, tempRoot }) {
+        try {
+            if (!settings.revoke && !saved.rejected) {
+                if (saved.mayHaveCopies && settings.apiKey) {
+                    await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
+                }
+                log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`);
+                return;
+            }
+            if (!settings.apiKey) {
+                throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
+            }
+            const client = service();
+            const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined;
+            if (saved.keyId === undefined || saved.mayHaveCopies) {
+                await revokeOtherRecords(client, saved, { settings, log });
+            }
+            if (outcome !== undefined) {
+                log.info(outcome === 'revoked'
+                    ? `Revoked ${describeKey(saved)}.`
+                    : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
+            }
+            else {
+                log.info(`No record of ${describeKey(saved)} is left active.`);
+            }
+        }
+        finally {
+            if (saved.keyFolder) {
+                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, tempRoot, log);
+            }
+        }
+    },
+    describe: describeKey
+};
+function describeKey(saved) {
+    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
+    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
+}
+async function revokeOtherRecords(client, saved, { settings, log }, keep) {
+    try {
+        const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint, keep);
+        if (revoked.length > 0) {
+            log.info(`Revoked ${revoked.length} record${revoked.length === 1 ? '' : 's'} of ${describeKey(saved)} ` +
+                `found by its fingerprint (${revoked.join(', ')}).`);
+        }
+    }
+    catch (error) {
+        const why = error instanceof errors/* ActionError */.l
+            ? error.message
+            : (0,failures/* explainFailure */.S)(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
+        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
+        throw new errors/* ActionError */.l(`${why} So ${hint}.`);
+    }
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+function deleteKeyFolder(folder, tempRoot, log) {
+    const path = (0,printable/* printable */.g$)(folder.path, 200);
+    if (!isKeyFolder(folder.path, tempRoot)) {
+        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`);
+        return;
+    }
+    try {
+        const refused = removeKeyFolder(folder);
+        if (refused !== undefined) {
+            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`);
+            return;
+        }
+        log.info(`Deleted the private key file and its folder ${path}.`);
+    }
+    catch (error) {
+        log.warning(`Could not delete the private key folder ${path}: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
+            'On a self-hosted runner, delete it by hand.');
+    }
+}
+function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
+    const { expiresAt } = uploaded;
+    return {
+        env: {
+            TUNNEL_KEY_FILE: keyFile,
+            TUNNEL_USER: settings.clientId,
+            TUNNEL_HOST: settings.tunnelHost,
+            TUNNEL_PORT: String(settings.tunnelPort)
+        },
+        outputs: {
+            'key-id': keyId,
+            'key-fingerprint': fingerprint,
+            'key-file': keyFile,
+            'expires-at': expiresAt ?? '',
+            'tunnel-user': settings.clientId,
+            'tunnel-host': settings.tunnelHost,
+            'tunnel-port': String(settings.tunnelPort),
+            credential: 'ssh-key'
+        },
+        summary: [
+            ['Key name', name],
+            ['Key fingerprint', fingerprint],
+            ['Tunnel user', settings.clientId],
+            ['Tunnel host', settings.tunnelHost],
+            ['Tunnel port', String(settings.tunnelPort)],
+            ['Expires at', expiresAt ?? 'not given'],
+            ['Credential', 'ssh-key (revoked when the job ends)']
+        ],
+        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
+            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
+            `Its private key is in ${keyFile}, readable by this user only.`,
+        login: {
+            kind: 'ssh-key',
+            user: settings.clientId,
+            host: settings.tunnelHost,
+            port: settings.tunnelPort,
+            secret: { type: 'key-file', path: keyFile },
+            ...(expiresAt && { expiresAt })
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./core/kinds/registry.ts
+
+
+
+
+function obtainCredential(settings, context) {
+    switch (settings.kind) {
+        case 'cicd':
+            return cicdKind.obtain(settings, context);
+        case 'free':
+            return freeKind.obtain(settings, context);
+        case 'ssh-key':
+            return sshKeyKind.obtain(settings, context);
+        case 'existing':
+            return existingKind.obtain(settings, context);
+    }
+}
+function giveBackCredential(saved, context) {
+    switch (saved.kind) {
+        case 'cicd':
+            return cicdKind.giveBack(saved, context);
+        case 'free':
+            return freeKind.giveBack(saved, context);
+        case 'ssh-key':
+            return sshKeyKind.giveBack(saved, context);
+        case 'existing':
+            return existingKind.giveBack(saved, context);
+    }
+}
+function describeCredential(saved) {
+    switch (saved.kind) {
+        case 'cicd':
+            return cicdKind.describe(saved);
+        case 'free':
+            return freeKind.describe(saved);
+        case 'ssh-key':
+            return sshKeyKind.describe(saved);
+        case 'existing':
+            return existingKind.describe(saved);
+    }
+}
+
+
+/***/ }),
+
+/***/ 6:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   I: () => (/* binding */ checkOwnDirectory),
+/* harmony export */   V: () => (/* binding */ directoryId)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+function directoryId(path) {
+    const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+}
+function checkOwnDirectory(path, savedId) {
+    let stats;
+    try {
+        stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    }
+    catch (error) {
+        const missing = error.code === 'ENOENT';
+        return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) };
+    }
+    const not = (reason) => ({ ours: false, missing: false, reason });
+    if (stats.isSymbolicLink())
+        return not('it is a symbolic link, not the directory this action made');
+    if (!stats.isDirectory())
+        return not('it is not a directory');
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== BigInt(uid)) {
+        return not(`it belongs to another user (uid ${stats.uid})`);
+    }
+    if (savedId === undefined)
+        return not('the saved state does not say which directory was made');
+    if (`${stats.dev}:${stats.ino}` !== savedId) {
+        return not('it is another directory than the one this action made');
+    }
+    return { ours: true };
+}
+
+
+/***/ }),
+
+/***/ 25:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  fA: () => (/* binding */ CredentialService),
+  _7: () => (/* reexport */ ServiceError)
+});
+
+// UNUSED EXPORTS: MAX_BODY_BYTES, classifyFailure, interpretAnswer
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = require("node:http");
+// EXTERNAL MODULE: ../../main/node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(887);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+;// CONCATENATED MODULE: ./core/service/service-error.ts
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
+}
+
+;// CONCATENATED MODULE: ./core/service/answer.ts
+
+
+function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
+    const parsed = parseJson(text);
+    if (status >= 200 && status < 300) {
+        if (endpoint === 'revoke-token')
+            return parsed;
+        if (parsed === undefined) {
+            throw new ServiceError('bad-response', endpoint, text.trim()
+                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+                : `HTTP ${status} with an empty body`, status);
+        }
+        return parsed;
+    }
+    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
+    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
+    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
+    const retryAfter = readRetryAfter(errorObject.retry_after) ??
+        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
+    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
+    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+}
+function parseJson(text) {
+    try {
+        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function readRetryAfter(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d+$/.test(value.trim())
+            ? Number(value)
+            : NaN;
+    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
+}
+function readRetryAfterHeader(value, nowMs) {
+    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
+        return readRetryAfter(value);
+    const at = Date.parse(value);
+    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
+}
+function firstValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+function shortBody(text) {
+    const trimmed = text.trim();
+    if (!trimmed)
+        return ' (empty body)';
+    return trimmed.length <= 120
+        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
+        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
+}
+
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(955);
+;// CONCATENATED MODULE: ./core/version.ts
+const ACTION_NAME = 'provision-tunnel-credentials';
+const ACTION_VERSION = '1.0.0';
+
+;// CONCATENATED MODULE: ./core/service/client.ts
+
+
+
+
+
+
+
+
+
+const MAX_BODY_BYTES = 1024 * 1024;
+class CredentialService {
+    options;
+    constructor(options) {
+        this.options = options;
+    }
+    provisionCredential(request) {
+        const body = { project: request.project };
+        if (request.environment)
+            body.environment = request.environment;
+        if (request.ttlMinutes !== undefined)
+            body.ttl_minutes = request.ttlMinutes;
+        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
+    }
+    createFreeCredential() {
+        return this.call('create-ephemeral-token', undefined, {});
+    }
+    async revokeCredential(apiKey, tunnelUser) {
+        try {
+            await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey });
+            return 'revoked';
+        }
+        catch (error) {
+            if (error instanceof ServiceError && error.status === 404)
+                return 'already-gone';
+            throw error;
+        }
+    }
+    uploadKey(request) {
+        const body = {
+            public_key_ssh: request.publicKeyLine,
+            name: request.name,
+            expires_in_days: request.expiresInDays
+        };
+        if (request.clientId)
+            body.client_id = request.clientId;
+        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
+    }
+    listKeys(apiKey) {
+        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
+    }
+    async revokeKey(apiKey, keyId) {
+        try {
+            await this.call('revoke-ssh-key', { key_id: keyId }, { 'X-API-Key': apiKey });
+            return 'revoked';
+        }
+        catch (error) {
+            if (error instanceof ServiceError && error.status === 404)
+                return 'already-gone';
+            throw error;
+        }
+    }
+    call(endpoint, body, headers, onRetry, method = 'POST') {
+        const url = `${this.options.baseUrl}/${endpoint}`;
+        const payload = body === undefined ? '' : JSON.stringify(body);
+        const allHeaders = {
+            ...headers,
+            Accept: 'application/json',
+            ...(body !== undefined && { 'Content-Type': 'application/json' })
+        };
+        return (0,retry/* withRetries */.LH)(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
+            maxAttempts: this.options.maxAttempts,
+            sleep: this.options.sleep,
+            random: this.options.random,
+            onRetry: info => {
+                onRetry?.();
+                this.options.onRetry?.(info);
+            }
+        });
+    }
+    async attempt(endpoint, method, url, payload, headers) {
+        const timeoutMs = this.options.timeoutSeconds * 1000;
+        const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
+            socketTimeout: timeoutMs,
+            allowRedirects: false,
+            allowRetries: false
+        });
+        let timer;
+        const deadline = new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+        });
+        try {
+            const now = this.options.now ?? Date.now;
+            return await Promise.race([
+                exchange(http, endpoint, method, url, payload, headers, now),
+                deadline
+            ]);
+        }
+        finally {
+            clearTimeout(timer);
+            http.dispose();
+        }
+    }
+}
+async function exchange(http, endpoint, method, url, payload, headers, now) {
+    let response;
+    try {
+        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
+    }
+    catch (error) {
+        throw new ServiceError('network', endpoint, networkDetail(error));
+    }
+    let text;
+    try {
+        text = await readLimitedBody(response, endpoint);
+    }
+    catch (error) {
+        if (error instanceof ServiceError)
+            throw error;
+        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+    }
+    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
+}
+const unbracketIpv6Host = {
+    prepareRequest(options) {
+        const host = options.host;
+        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_namespaceObject.Agent) {
+            options.host = host.slice(1, -1);
+        }
+    },
+    canHandleAuthentication: () => false,
+    handleAuthentication: () => Promise.reject(new Error('not used'))
+};
+function classifyFailure(error) {
+    if (!(error instanceof ServiceError))
+        return { retryable: false };
+    if (error.kind === 'network' || error.kind === 'timeout')
+        return { retryable: true };
+    if (error.kind === 'http' && error.status !== undefined) {
+        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
+        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
+    }
+    return { retryable: false };
+}
+async function readLimitedBody(response, endpoint) {
+    const declared = Number(response.message.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+        response.message.destroy();
+        throw tooLarge(endpoint);
+    }
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of response.message) {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+            response.message.destroy();
+            throw tooLarge(endpoint);
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function tooLarge(endpoint) {
+    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+}
+function networkDetail(error) {
+    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
+    if (typeof message !== 'string')
+        return 'unknown network error';
+    const shown = (0,printable/* cleanText */.X5)(message, 200);
+    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
+}
+
+
+/***/ }),
+
+/***/ 464:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -303,8 +1402,8 @@ const systemClock = {
 /* harmony export */ });
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(775);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(882);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(46);
 
 
 
@@ -431,9 +1530,9 @@ function secretLikeProblem(value) {
         return 'is missing';
     if (typeof value !== 'string')
         return 'is not a string';
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value))
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value))
         return 'holds whitespace or control characters';
-    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value))
+    if (!(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value))
         return 'is not well-formed Unicode';
     return undefined;
 }
@@ -464,8 +1563,8 @@ function isPositiveInteger(value) {
 function isSafeText(value) {
     return (typeof value === 'string' &&
         value.length <= 200 &&
-        !(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value) &&
-        (0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value));
+        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value) &&
+        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value));
 }
 function isObject(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -478,23 +1577,7 @@ function invalid(what) {
 
 /***/ }),
 
-/***/ 169:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   l: () => (/* binding */ ActionError)
-/* harmony export */ });
-class ActionError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ActionError';
-    }
-}
-
-
-/***/ }),
-
-/***/ 820:
+/***/ 759:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -504,9 +1587,9 @@ __nccwpck_require__.d(__webpack_exports__, {
   S: () => (/* binding */ explainFailure)
 });
 
-// EXTERNAL MODULE: ./printable.ts
-var printable = __nccwpck_require__(775);
-;// CONCATENATED MODULE: ./redact-error.ts
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+;// CONCATENATED MODULE: ./core/text/redact-error.ts
 
 function redactErrorText(text) {
     const framed = text
@@ -535,11 +1618,11 @@ function looksLikeSecret(segment) {
     return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
 }
 
-// EXTERNAL MODULE: ./retry.ts
-var retry = __nccwpck_require__(122);
-// EXTERNAL MODULE: ./service.ts + 4 modules
-var service = __nccwpck_require__(142);
-;// CONCATENATED MODULE: ./failures.ts
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(955);
+// EXTERNAL MODULE: ./core/service/client.ts + 4 modules
+var client = __nccwpck_require__(25);
+;// CONCATENATED MODULE: ./core/service/failures.ts
 
 
 
@@ -569,16 +1652,16 @@ const FORBIDDEN_HINTS = {
     'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
 };
 function explainFailure(error, context) {
-    if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof service/* ServiceError */._7) {
+    if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof client/* ServiceError */._7) {
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
             `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
             `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
     }
-    if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof service/* ServiceError */._7) {
+    if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
         return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
     }
-    if (error instanceof service/* ServiceError */._7)
+    if (error instanceof client/* ServiceError */._7)
         return explainServiceError(error, context);
     return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`;
 }
@@ -630,33 +1713,270 @@ function explainServiceError(error, context) {
 
 /***/ }),
 
-/***/ 328:
-/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
+/***/ 955:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-__nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(702);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(587);
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(44);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
-
-
-
-
-const step = (0,_state_js__WEBPACK_IMPORTED_MODULE_3__/* .isPostStep */ .pq)() ? 'post' : 'main';
-try {
-    await (step === 'post' ? (0,_post_js__WEBPACK_IMPORTED_MODULE_2__/* .runPost */ .a)() : (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runMain */ .V)());
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   LH: () => (/* binding */ withRetries),
+/* harmony export */   Q0: () => (/* binding */ AttemptsExhausted),
+/* harmony export */   Zt: () => (/* binding */ RetryAfterTooLong),
+/* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
+/* harmony export */ });
+/* unused harmony export backoffDelay */
+const MAX_RETRY_AFTER_SECONDS = 60;
+const BASE_DELAY_MS = 1000;
+const MAX_DELAY_MS = 10_000;
+class RetryAfterTooLong extends Error {
+    cause;
+    retryAfterSeconds;
+    constructor(cause, retryAfterSeconds) {
+        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
+        this.cause = cause;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'RetryAfterTooLong';
+    }
 }
-catch (error) {
-    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_0__/* .reportUnexpected */ .q)(step, error);
+class AttemptsExhausted extends Error {
+    cause;
+    attempts;
+    constructor(cause, attempts) {
+        super(`gave up after ${attempts} attempt(s)`);
+        this.cause = cause;
+        this.attempts = attempts;
+        this.name = 'AttemptsExhausted';
+    }
+}
+async function withRetries(attempt, classify, options) {
+    for (let attemptNumber = 1;; attemptNumber++) {
+        try {
+            return await attempt();
+        }
+        catch (error) {
+            const failure = classify(error);
+            if (!failure.retryable)
+                throw error;
+            if (failure.retryAfterSeconds !== undefined &&
+                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
+                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
+            }
+            if (attemptNumber >= options.maxAttempts)
+                throw new AttemptsExhausted(error, attemptNumber);
+            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
+            options.onRetry?.({
+                attempt: attemptNumber,
+                maxAttempts: options.maxAttempts,
+                delayMs,
+                error
+            });
+            await options.sleep(delayMs);
+        }
+    }
+}
+function backoffDelay(attemptNumber, retryAfterSeconds, random) {
+    if (retryAfterSeconds !== undefined)
+        return Math.max(0, retryAfterSeconds) * 1000;
+    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
+    return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 154:
+/***/ 535:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J1: () => (/* binding */ formatUrl),
+/* harmony export */   ij: () => (/* binding */ readTunnelSettings)
+/* harmony export */ });
+/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins, keyTypeOf, fingerprintOf */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(464);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(882);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(46);
+
+
+
+
+
+const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
+const DEFAULT_ENTRY_NAME = 'app';
+const DEFAULT_TARGET_HOST = 'localhost';
+const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
+function parseExpose(raw) {
+    const texts = raw
+        .split(/[\n,]/)
+        .map(text => text.trim())
+        .filter(text => text !== '');
+    const entries = texts.map(text => parseEntry(text, texts.length));
+    const seen = new Set();
+    for (const entry of entries) {
+        if (seen.has(entry.name)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+        }
+        seen.add(entry.name);
+    }
+    return entries;
+}
+function parseEntry(text, count) {
+    const equals = text.indexOf('=');
+    if (equals === -1) {
+        if (/^\d+$/.test(text) && count > 1) {
+            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
+        }
+        if (!/^\d+$/.test(text)) {
+            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
+        }
+        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: parsePort(text, text) };
+    }
+    const name = text.slice(0, equals).trim();
+    const target = text.slice(equals + 1).trim();
+    if (!NAME_PATTERN.test(name)) {
+        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
+    }
+    return { name, ...parseTarget(target, text) };
+}
+function parseTarget(target, entry) {
+    if (/^\d+$/.test(target))
+        return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
+    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
+    if (bracketed) {
+        if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(bracketed[1]) !== 6) {
+            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
+        }
+        return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
+    }
+    const colon = target.lastIndexOf(':');
+    const host = colon === -1 ? '' : target.slice(0, colon);
+    const port = colon === -1 ? '' : target.slice(colon + 1);
+    if (!host || !/^\d+$/.test(port)) {
+        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
+    }
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(host) === 6) {
+        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
+    }
+    if (!(0,_service_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(host)) {
+        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
+    }
+    return { host, port: parsePort(port, entry) };
+}
+function parsePort(text, entry) {
+    const port = Number(text);
+    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
+        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
+    }
+    return port;
+}
+function entryError(entry, needs) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose has the entry ${quote(entry)}: ${needs}.`);
+}
+function parseUrlTemplate(raw) {
+    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
+    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
+        if (!PLACEHOLDERS.includes(inner)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+        }
+    }
+    if (template.includes('##[')) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    }
+    const sample = formatUrl(template, {
+        name: 'app',
+        user: 'user',
+        host: 'tunnel.example',
+        port: 22
+    });
+    if (sample === undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+    }
+    return template;
+}
+function formatUrl(template, values) {
+    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(text))
+        return undefined;
+    try {
+        const url = new URL(text);
+        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function parseHostKeyPins(raw) {
+    const pins = [];
+    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
+        if (line === '' || line.startsWith('#'))
+            continue;
+        const pin = line.startsWith('SHA256:')
+            ? { fingerprint: parseFingerprint(line) }
+            : parseKnownHostsLine(line);
+        const same = pins.find(known => known.fingerprint === pin.fingerprint);
+        if (same === undefined)
+            pins.push(pin);
+        else
+            same.keyType ??= pin.keyType;
+    }
+    return pins;
+}
+function parseFingerprint(line) {
+    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
+        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
+    }
+    return line.replace(/=$/, '');
+}
+function parseKnownHostsLine(line) {
+    const fields = line.split(/\s+/);
+    if (fields[0].startsWith('@')) {
+        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
+    }
+    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
+    const type = fields[typeAt];
+    const encoded = fields[typeAt + 1];
+    if (typeAt === -1 || encoded === undefined) {
+        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
+    }
+    const blob = Buffer.from(encoded, 'base64');
+    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
+        keyTypeOf(blob) !== type) {
+        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
+    }
+    return { fingerprint: fingerprintOf(blob), keyType: type };
+}
+const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
+function keyTypeOf(blob) {
+    if (blob.length < 4)
+        return undefined;
+    const length = blob.readUInt32BE(0);
+    return length > 0 && 4 + length <= blob.length
+        ? blob.subarray(4, 4 + length).toString('latin1')
+        : undefined;
+}
+function fingerprintOf(blob) {
+    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+function pinError(line, needs) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
+}
+function readTunnelSettings(input) {
+    const urlTemplate = parseUrlTemplate(input('url-template'));
+    const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'));
+    const entries = parseExpose(input('expose'));
+    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
+}
+function quote(value) {
+    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+    return JSON.stringify(shown);
+}
+
+
+/***/ }),
+
+/***/ 268:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -672,13 +1992,13 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
-// EXTERNAL MODULE: ./errors.ts
-var errors = __nccwpck_require__(169);
-// EXTERNAL MODULE: ./credential.ts
-var credential = __nccwpck_require__(251);
-// EXTERNAL MODULE: ./printable.ts
-var printable = __nccwpck_require__(775);
-;// CONCATENATED MODULE: ./input-text.ts
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/service/credential.ts
+var credential = __nccwpck_require__(464);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+;// CONCATENATED MODULE: ./core/settings/input-text.ts
 
 
 const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
@@ -736,9 +2056,9 @@ function quote(value) {
     return `"${(0,printable/* printable */.g$)(value, 60)}"`;
 }
 
-// EXTERNAL MODULE: ./tunnel/expose.ts
-var expose = __nccwpck_require__(515);
-;// CONCATENATED MODULE: ./inputs.ts
+// EXTERNAL MODULE: ./core/settings/expose.ts
+var expose = __nccwpck_require__(535);
+;// CONCATENATED MODULE: ./core/settings/inputs.ts
 
 
 
@@ -974,1038 +2294,7 @@ function inputs_quote(value) {
 
 /***/ }),
 
-/***/ 128:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  t8: () => (/* binding */ describeCredential),
-  w_: () => (/* binding */ giveBackCredential),
-  HR: () => (/* binding */ obtainCredential)
-});
-
-// EXTERNAL MODULE: ./credential.ts
-var credential_0 = __nccwpck_require__(251);
-// EXTERNAL MODULE: ./errors.ts
-var errors = __nccwpck_require__(169);
-// EXTERNAL MODULE: ./printable.ts
-var printable = __nccwpck_require__(775);
-;// CONCATENATED MODULE: ./kinds/expiry-note.ts
-
-function until(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
-}
-
-;// CONCATENATED MODULE: ./kinds/give-back-unused.ts
-async function giveBackUnused(what, revoke, { log, clearSaved, explain }, saved = true) {
-    try {
-        await revoke();
-    }
-    catch (error) {
-        if (saved) {
-            log.info(`Could not revoke ${what} yet (${explain(error)}); the post step will try again.`);
-        }
-        else {
-            log.warning(`Could not revoke ${what} (${explain(error)}). It cannot be saved for the post step, so it stays valid until it expires.`);
-        }
-        return;
-    }
-    log.info(`Revoked ${what}, which this step could not use.`);
-    try {
-        clearSaved();
-    }
-    catch {
-    }
-}
-
-;// CONCATENATED MODULE: ./kinds/token.ts
-
-const KIND_LABELS = {
-    cicd: 'cicd',
-    free: 'free (5 minutes, not revocable)',
-    existing: 'existing (a token you hold; not created or revoked by this step)'
-};
-function tokenObtained(credential, context = {}) {
-    const project = credential.projectSlug ?? context.project ?? '';
-    return {
-        env: {
-            TUNNEL_TOKEN: credential.token,
-            TUNNEL_USER: credential.tunnelUser,
-            TUNNEL_HOST: credential.tunnelHost,
-            TUNNEL_PORT: String(credential.tunnelPort)
-        },
-        outputs: {
-            token: credential.token,
-            'tunnel-user': credential.tunnelUser,
-            'client-id': credential.clientId,
-            'tunnel-host': credential.tunnelHost,
-            'tunnel-port': String(credential.tunnelPort),
-            'expires-at': credential.expiresAt ?? '',
-            'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
-            'project-slug': project,
-            credential: credential.flavour
-        },
-        summary: [
-            ['Project', project],
-            ['Environment', context.environment ?? ''],
-            ['Tunnel user', credential.tunnelUser],
-            ['Tunnel host', credential.tunnelHost],
-            ['Tunnel port', String(credential.tunnelPort)],
-            ['Expires at', credential.expiresAt ?? 'not given'],
-            ['Credential', KIND_LABELS[credential.flavour]]
-        ],
-        announcement: `${credential.flavour === 'existing' ? 'Using' : 'Provisioned'} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
-            `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
-        login: {
-            kind: credential.flavour,
-            user: credential.tunnelUser,
-            host: credential.tunnelHost,
-            port: credential.tunnelPort,
-            secret: { type: 'password', token: credential.token },
-            ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-        }
-    };
-}
-function acceptIssuedToken(raw, kind, settings, { log, save }) {
-    const credential = (0,credential_0/* parseCredential */.nx)(raw, kind, settings);
-    if (credential.portDefaulted) {
-        log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
-    }
-    save({
-        kind,
-        tunnelUser: credential.tunnelUser,
-        baseUrl: settings.baseUrl,
-        ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-    });
-    return credential;
-}
-
-;// CONCATENATED MODULE: ./kinds/cicd.ts
-
-
-
-
-
-
-const cicdKind = {
-    async obtain(settings, context) {
-        const { service, log, mask, save, publish } = context;
-        const environment = settings.environment ? ` (${settings.environment})` : '';
-        log.info(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
-        const client = service();
-        const raw = await client.provisionCredential(settings);
-        mask((0,credential_0/* secretsIn */.VY)(raw));
-        const issued = (0,credential_0/* issuedCredential */.PT)(raw);
-        try {
-            if (issued?.savable) {
-                save({
-                    kind: 'cicd',
-                    tunnelUser: issued.tunnelUser,
-                    baseUrl: settings.baseUrl,
-                    rejected: true
-                });
-            }
-            const credential = acceptIssuedToken(raw, 'cicd', settings, context);
-            const obtained = tokenObtained(credential, settings);
-            await publish(obtained);
-            return obtained;
-        }
-        catch (error) {
-            if (issued !== undefined) {
-                await giveBackUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
-            }
-            throw error;
-        }
-    },
-    async giveBack(saved, { settings, service, log }) {
-        if (!settings.revoke && !saved.rejected) {
-            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: input revoke is false.${until(saved)}`);
-            return;
-        }
-        if (!settings.apiKey) {
-            throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
-        }
-        const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
-        log.info(outcome === 'revoked'
-            ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
-            : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
-    },
-    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
-};
-
-;// CONCATENATED MODULE: ./kinds/existing.ts
-
-
-const existingKind = {
-    async obtain(settings, { log, mask, save, publish }) {
-        mask([settings.tunnelToken]);
-        log.info(`Using the tunnel token of user ${settings.tunnelUser} from input tunnel-token; no request is sent to the credential service.`);
-        save({ kind: 'existing', tunnelUser: settings.tunnelUser });
-        const obtained = tokenObtained({
-            flavour: 'existing',
-            token: settings.tunnelToken,
-            tunnelUser: settings.tunnelUser,
-            clientId: settings.tunnelUser,
-            tunnelHost: settings.tunnelHost,
-            tunnelPort: settings.tunnelPort,
-            portDefaulted: false
-        });
-        await publish(obtained);
-        return obtained;
-    },
-    async giveBack(saved, { log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from input tunnel-token ` +
-            '(credential: existing), so this step did not create it and leaves it valid.');
-    },
-    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
-};
-
-;// CONCATENATED MODULE: ./kinds/free.ts
-
-
-
-
-const freeKind = {
-    async obtain(settings, context) {
-        const { service, log, mask, publish } = context;
-        if (settings.fellBackToFree) {
-            log.warning('Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
-                'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
-        }
-        log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
-        const raw = await service().createFreeCredential();
-        mask((0,credential_0/* secretsIn */.VY)(raw));
-        const credential = acceptIssuedToken(raw, 'free', settings, context);
-        const obtained = tokenObtained(credential);
-        await publish(obtained);
-        return obtained;
-    },
-    async giveBack(saved, { log }) {
-        log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`);
-    },
-    describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
-};
-
-// EXTERNAL MODULE: ./failures.ts + 1 modules
-var failures = __nccwpck_require__(820);
-;// CONCATENATED MODULE: ./kinds/key-name.ts
-const MAX_KEY_NAME_LENGTH = 100;
-function keyNameFor(run) {
-    const repository = (run.repository || 'local').replace(/[^A-Za-z0-9._-]/g, '-');
-    const runId = safePart(run.runId, '0');
-    const runAttempt = safePart(run.runAttempt, '1');
-    return `ci-${repository}-${runId}-${runAttempt}`.slice(0, MAX_KEY_NAME_LENGTH);
-}
-function runIdentityFrom(env) {
-    return {
-        repository: env.GITHUB_REPOSITORY,
-        runId: env.GITHUB_RUN_ID,
-        runAttempt: env.GITHUB_RUN_ATTEMPT
-    };
-}
-function safePart(value, fallback) {
-    const trimmed = (value ?? '').trim();
-    return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
-}
-
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(161);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(760);
-// EXTERNAL MODULE: ./owned-dir.ts
-var owned_dir = __nccwpck_require__(899);
-;// CONCATENATED MODULE: ./kinds/key-file.ts
-
-
-
-
-const KEY_FILE_NAME = 'id_ed25519';
-const FOLDER_PREFIX = 'tunnel-key-';
-const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/;
-function createKeyFolder(env) {
-    const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot(env), FOLDER_PREFIX));
-    return { path, id: (0,owned_dir/* directoryId */.V)(path) };
-}
-function isKeyFolder(folder, env) {
-    const path = (0,external_node_path_.resolve)(folder);
-    return (0,external_node_path_.dirname)(path) === (0,external_node_path_.resolve)(tempRoot(env)) && FOLDER_NAME.test((0,external_node_path_.basename)(path));
-}
-function tempRoot(env) {
-    return env.RUNNER_TEMP || (0,external_node_os_.tmpdir)();
-}
-function writeKeyFile(folder, privateKeyFile) {
-    const path = (0,external_node_path_.join)(folder, KEY_FILE_NAME);
-    (0,external_node_fs_.writeFileSync)(path, privateKeyFile, { mode: 0o600, flag: 'wx' });
-    return path;
-}
-function removeKeyFolder(folder) {
-    const check = (0,owned_dir/* checkOwnDirectory */.I)(folder.path, folder.id);
-    if (!check.ours)
-        return check.missing ? undefined : check.reason;
-    const file = (0,external_node_path_.join)(folder.path, KEY_FILE_NAME);
-    if (isFileOrLink(file))
-        (0,external_node_fs_.rmSync)(file, { force: true });
-    try {
-        (0,external_node_fs_.rmdirSync)(folder.path);
-    }
-    catch (error) {
-        if (error.code !== 'ENOENT')
-            throw error;
-    }
-    return undefined;
-}
-function isFileOrLink(path) {
-    try {
-        const stats = (0,external_node_fs_.lstatSync)(path);
-        return stats.isFile() || stats.isSymbolicLink();
-    }
-    catch {
-        return false;
-    }
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(598);
-;// CONCATENATED MODULE: ./kinds/ssh-key-pair.ts
-
-const KEY_TYPE = 'ssh-ed25519';
-const AUTH_MAGIC = 'openssh-key-v1\0';
-const NONE_CIPHER_BLOCK_SIZE = 8;
-const PEM_LINE_LENGTH = 70;
-const UNSAFE_COMMENT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-function generateSshKeyPair(comment) {
-    const { privateKey } = (0,external_node_crypto_.generateKeyPairSync)('ed25519');
-    const jwk = privateKey.export({ format: 'jwk' });
-    return encodeSshKeyPair({
-        seed: Buffer.from(jwk.d, 'base64url'),
-        publicKey: Buffer.from(jwk.x, 'base64url'),
-        comment,
-        checkInt: (0,external_node_crypto_.randomBytes)(4).readUInt32BE(0)
-    });
-}
-function ed25519PublicKeyOf(seed) {
-    const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
-    const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
-    const jwk = createPublicKey(privateKey).export({
-        format: 'jwk'
-    });
-    return Buffer.from(jwk.x, 'base64url');
-}
-function encodeSshKeyPair(material) {
-    const { seed, publicKey, comment, checkInt } = material;
-    if (seed.length !== 32 || publicKey.length !== 32) {
-        throw new Error('an ed25519 seed and public key are 32 bytes each');
-    }
-    if (UNSAFE_COMMENT.test(comment)) {
-        throw new Error('an SSH key comment must not hold line breaks or control characters');
-    }
-    const blob = publicKeyBlob(publicKey);
-    return {
-        publicKeyLine: `${KEY_TYPE} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
-        privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
-        fingerprint: fingerprintOf(blob)
-    };
-}
-function fingerprintOf(blob) {
-    return `SHA256:${(0,external_node_crypto_.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-function publicKeyBlob(publicKey) {
-    return Buffer.concat([sshString(KEY_TYPE), sshString(publicKey)]);
-}
-function privateKeyFile(blob, seed, publicKey, comment, checkInt) {
-    const check = Buffer.alloc(4);
-    check.writeUInt32BE(checkInt >>> 0);
-    const unpadded = Buffer.concat([
-        check,
-        check,
-        sshString(KEY_TYPE),
-        sshString(publicKey),
-        sshString(Buffer.concat([seed, publicKey])),
-        sshString(comment)
-    ]);
-    const padLength = (NONE_CIPHER_BLOCK_SIZE - (unpadded.length % NONE_CIPHER_BLOCK_SIZE)) % NONE_CIPHER_BLOCK_SIZE;
-    const padding = Buffer.from(Array.from({ length: padLength }, (_, index) => index + 1));
-    const body = Buffer.concat([
-        Buffer.from(AUTH_MAGIC, 'latin1'),
-        sshString('none'),
-        sshString('none'),
-        sshString(''),
-        uint32(1),
-        sshString(blob),
-        sshString(Buffer.concat([unpadded, padding]))
-    ]);
-    const base64 = body.toString('base64');
-    const lines = [];
-    for (let start = 0; start < base64.length; start += PEM_LINE_LENGTH) {
-        lines.push(base64.slice(start, start + PEM_LINE_LENGTH));
-    }
-    return [
-        '-----BEGIN OPENSSH PRIVATE KEY-----',
-        ...lines,
-        '-----END OPENSSH PRIVATE KEY-----',
-        ''
-    ].join('\n');
-}
-function sshString(value) {
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-    return Buffer.concat([uint32(bytes.length), bytes]);
-}
-function uint32(value) {
-    const bytes = Buffer.alloc(4);
-    bytes.writeUInt32BE(value);
-    return bytes;
-}
-
-;// CONCATENATED MODULE: ./kinds/uploaded-key.ts
-
-const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/;
-const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-function readKeyId(raw) {
-    if (typeof raw !== 'object' || raw === null)
-        return undefined;
-    const keyId = raw.key_id;
-    return typeof keyId === 'string' && SAFE_ID.test(keyId) ? keyId : undefined;
-}
-function parseUploadedKey(raw) {
-    const keyId = readKeyId(raw);
-    if (keyId === undefined)
-        throw invalidUpload('key_id is missing or not a plain identifier');
-    const answer = raw;
-    const fingerprint = answer.public_key_fingerprint;
-    if (typeof fingerprint !== 'string' || !FINGERPRINT.test(fingerprint)) {
-        throw invalidUpload('public_key_fingerprint is missing or not of the form SHA256:<base64>');
-    }
-    const expiresAt = answer.expires_at;
-    if (expiresAt !== undefined && expiresAt !== null) {
-        if (typeof expiresAt !== 'string' ||
-            !ISO_8601.test(expiresAt) ||
-            !Number.isFinite(Date.parse(expiresAt))) {
-            throw invalidUpload('expires_at is not an ISO 8601 time');
-        }
-    }
-    return { keyId, fingerprint, ...(typeof expiresAt === 'string' && { expiresAt }) };
-}
-function sameFingerprint(fromService, computed) {
-    return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '');
-}
-function invalidUpload(what) {
-    return new errors/* ActionError */.l(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
-        'Check that base-url points at the credential service; if it does, report this to the service operator.');
-}
-
-// EXTERNAL MODULE: ./retry.ts
-var retry = __nccwpck_require__(122);
-// EXTERNAL MODULE: ./service.ts + 4 modules
-var service = __nccwpck_require__(142);
-;// CONCATENATED MODULE: ./kinds/key-records.ts
-
-
-const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
-async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
-    const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
-    const revoked = [];
-    let failure;
-    for (const id of records) {
-        if (id === keep)
-            continue;
-        try {
-            await client.revokeKey(apiKey, id);
-            revoked.push(id);
-        }
-        catch (error) {
-            failure ??= error;
-        }
-    }
-    if (failure !== undefined)
-        throw failure;
-    return revoked;
-}
-function liveRecordsOf(raw, fingerprint) {
-    const keys = typeof raw === 'object' && raw !== null ? raw.keys : undefined;
-    if (!Array.isArray(keys))
-        throw unusableList('it holds no keys list');
-    const ids = [];
-    for (const entry of keys) {
-        if (typeof entry !== 'object' || entry === null)
-            continue;
-        const record = entry;
-        if (typeof record.fingerprint !== 'string' || !sameFingerprint(record.fingerprint, fingerprint))
-            continue;
-        if (typeof record.status === 'string' && DEAD_STATUSES.has(record.status))
-            continue;
-        const id = readKeyId({ key_id: record.id });
-        if (id === undefined)
-            throw unusableList('a record of this key has no usable id');
-        ids.push(id);
-    }
-    return ids;
-}
-function unusableList(why) {
-    return new errors/* ActionError */.l(`the service's user-keys-list answer is unusable: ${why}`);
-}
-function revokeByHand(fingerprint, name) {
-    return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
-        'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
-        'with its id) using the same api-key');
-}
-
-;// CONCATENATED MODULE: ./kinds/upload-key.ts
-
-
-
-
-
-const KEY_LIFETIME_DAYS = 1;
-async function uploadKeySettled(client, settings, pair, name, context) {
-    let retried = false;
-    let raw;
-    const settle = (keep) => settleRecords(client, settings.apiKey, pair.fingerprint, name, keep, context);
-    try {
-        raw = await client.uploadKey({
-            apiKey: settings.apiKey,
-            publicKeyLine: pair.publicKeyLine,
-            name,
-            expiresInDays: KEY_LIFETIME_DAYS,
-            clientId: settings.clientId,
-            onRetry: () => (retried = true)
-        });
-    }
-    catch (error) {
-        if ((!retried && refusedOutright(error)) || (await settle()))
-            clearSavedQuietly(context);
-        throw error;
-    }
-    const keyId = readKeyId(raw);
-    if (keyId === undefined) {
-        const settled = await settle();
-        if (settled)
-            clearSavedQuietly(context);
-        throw invalidUpload('key_id is missing or not a plain identifier, so the key cannot be revoked by its id; ' +
-            (settled
-                ? 'every record of the key the service lists was revoked instead'
-                : revokeByHand(pair.fingerprint, name)));
-    }
-    return { raw, keyId, mayHaveCopies: retried && !(await settle(keyId)) };
-}
-function refusedOutright(error) {
-    const cause = error instanceof retry/* AttemptsExhausted */.Q0 || error instanceof retry/* RetryAfterTooLong */.Zt ? error.cause : error;
-    return (cause instanceof service/* ServiceError */._7 &&
-        cause.kind === 'http' &&
-        cause.status !== undefined &&
-        cause.status >= 400 &&
-        cause.status < 500 &&
-        cause.status !== 408);
-}
-async function settleRecords(client, apiKey, fingerprint, name, keep, { log, explain }) {
-    try {
-        const revoked = await revokeKeyRecords(client, apiKey, fingerprint, keep);
-        if (revoked.length > 0) {
-            log.info(`Revoked ${revoked.length} ${keep ? 'other ' : ''}record${revoked.length === 1 ? '' : 's'} ` +
-                `of the key ${fingerprint} that an upload whose answer was lost had stored (${revoked.join(', ')}).`);
-        }
-        return true;
-    }
-    catch (error) {
-        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ActionError */.l ? error.message : explain(error)}). ` +
-            `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`);
-        return false;
-    }
-}
-function clearSavedQuietly({ clearSaved }) {
-    try {
-        clearSaved();
-    }
-    catch {
-    }
-}
-
-;// CONCATENATED MODULE: ./kinds/ssh-key.ts
-
-
-
-
-
-
-
-
-
-
-
-const sshKeyKind = {
-    async obtain(settings, context) {
-        const { service, log, save, publish, env } = context;
-        const name = keyNameFor(runIdentityFrom(env));
-        const pair = generateSshKeyPair(name);
-        log.info(`Uploading a new ed25519 SSH key "${name}" (${pair.fingerprint}) for tunnel user ` +
-            `${settings.clientId} to ${settings.baseUrl}`);
-        const client = service();
-        const pending = {
-            kind: 'ssh-key',
-            fingerprint: pair.fingerprint,
-            keyName: name,
-            baseUrl: settings.baseUrl,
-            rejected: true
-        };
-        save(pending);
-        const { raw, keyId, mayHaveCopies } = await uploadKeySettled(client, settings, pair, name, context);
-        const { rejected: _pending, ...uploaded } = pending;
-        const issued = { ...uploaded, keyId, ...(mayHaveCopies && { mayHaveCopies }) };
-        let keyFolder;
-        try {
-            save({ ...issued, rejected: true });
-            const uploaded = parseUploadedKey(raw);
-            if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
-                throw new errors/* ActionError */.l(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
-                    `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
-                    'the key that was sent. Nothing was exported. Check that base-url points at the ' +
-                    'credential service; if it does, report this to the service operator.');
-            }
-            const accepted = {
-                ...issued,
-                ...(uploaded.expiresAt && { expiresAt: uploaded.expiresAt })
-            };
-            save(accepted);
-            keyFolder = createKeyFolder(env);
-            save({ ...accepted, keyFolder: keyFolder.path, keyFolderId: keyFolder.id });
-            const keyFile = writeKeyFile(keyFolder.path, pair.privateKeyFile);
-            const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded);
-            await publish(obtained);
-            return obtained;
-        }
-        catch (error) {
-            if (keyFolder)
-                deleteKeyFolder(keyFolder, env, log);
-            await giveBackUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
-                await client.revokeKey(settings.apiKey, keyId);
-                if (mayHaveCopies)
-                    await revokeKeyRecords(client, settings.apiKey, pair.fingerprint);
-            }, context);
-            throw error;
-        }
-    },
-    async giveBack(saved, { settings, service, log, env }) {
-        try {
-            if (!settings.revoke && !saved.rejected) {
-                if (saved.mayHaveCopies && settings.apiKey) {
-                    await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
-                }
-                log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`);
-                return;
-            }
-            if (!settings.apiKey) {
-                throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
-            }
-            const client = service();
-            const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined;
-            if (saved.keyId === undefined || saved.mayHaveCopies) {
-                await revokeOtherRecords(client, saved, { settings, log });
-            }
-            if (outcome !== undefined) {
-                log.info(outcome === 'revoked'
-                    ? `Revoked ${describeKey(saved)}.`
-                    : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
-            }
-            else {
-                log.info(`No record of ${describeKey(saved)} is left active.`);
-            }
-        }
-        finally {
-            if (saved.keyFolder) {
-                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, env, log);
-            }
-        }
-    },
-    describe: describeKey
-};
-function describeKey(saved) {
-    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
-    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
-}
-async function revokeOtherRecords(client, saved, { settings, log }, keep) {
-    try {
-        const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint, keep);
-        if (revoked.length > 0) {
-            log.info(`Revoked ${revoked.length} record${revoked.length === 1 ? '' : 's'} of ${describeKey(saved)} ` +
-                `found by its fingerprint (${revoked.join(', ')}).`);
-        }
-    }
-    catch (error) {
-        const why = error instanceof errors/* ActionError */.l
-            ? error.message
-            : (0,failures/* explainFailure */.S)(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
-        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
-        throw new errors/* ActionError */.l(`${why} So ${hint}.`);
-    }
-}
-function capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-function deleteKeyFolder(folder, env, log) {
-    const path = (0,printable/* printable */.g$)(folder.path, 200);
-    if (!isKeyFolder(folder.path, env)) {
-        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`);
-        return;
-    }
-    try {
-        const refused = removeKeyFolder(folder);
-        if (refused !== undefined) {
-            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`);
-            return;
-        }
-        log.info(`Deleted the private key file and its folder ${path}.`);
-    }
-    catch (error) {
-        log.warning(`Could not delete the private key folder ${path}: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
-            'On a self-hosted runner, delete it by hand.');
-    }
-}
-function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
-    const { expiresAt } = uploaded;
-    return {
-        env: {
-            TUNNEL_KEY_FILE: keyFile,
-            TUNNEL_USER: settings.clientId,
-            TUNNEL_HOST: settings.tunnelHost,
-            TUNNEL_PORT: String(settings.tunnelPort)
-        },
-        outputs: {
-            'key-id': keyId,
-            'key-fingerprint': fingerprint,
-            'key-file': keyFile,
-            'expires-at': expiresAt ?? '',
-            'tunnel-user': settings.clientId,
-            'tunnel-host': settings.tunnelHost,
-            'tunnel-port': String(settings.tunnelPort),
-            credential: 'ssh-key'
-        },
-        summary: [
-            ['Key name', name],
-            ['Key fingerprint', fingerprint],
-            ['Tunnel user', settings.clientId],
-            ['Tunnel host', settings.tunnelHost],
-            ['Tunnel port', String(settings.tunnelPort)],
-            ['Expires at', expiresAt ?? 'not given'],
-            ['Credential', 'ssh-key (revoked when the job ends)']
-        ],
-        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
-            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
-            `Its private key is in ${keyFile}, readable by this user only.`,
-        login: {
-            kind: 'ssh-key',
-            user: settings.clientId,
-            host: settings.tunnelHost,
-            port: settings.tunnelPort,
-            secret: { type: 'key-file', path: keyFile },
-            ...(expiresAt && { expiresAt })
-        }
-    };
-}
-
-;// CONCATENATED MODULE: ./kinds/registry.ts
-
-
-
-
-function obtainCredential(settings, context) {
-    switch (settings.kind) {
-        case 'cicd':
-            return cicdKind.obtain(settings, context);
-        case 'free':
-            return freeKind.obtain(settings, context);
-        case 'ssh-key':
-            return sshKeyKind.obtain(settings, context);
-        case 'existing':
-            return existingKind.obtain(settings, context);
-    }
-}
-function giveBackCredential(saved, context) {
-    switch (saved.kind) {
-        case 'cicd':
-            return cicdKind.giveBack(saved, context);
-        case 'free':
-            return freeKind.giveBack(saved, context);
-        case 'ssh-key':
-            return sshKeyKind.giveBack(saved, context);
-        case 'existing':
-            return existingKind.giveBack(saved, context);
-    }
-}
-function describeCredential(saved) {
-    switch (saved.kind) {
-        case 'cicd':
-            return cicdKind.describe(saved);
-        case 'free':
-            return freeKind.describe(saved);
-        case 'ssh-key':
-            return sshKeyKind.describe(saved);
-        case 'existing':
-            return existingKind.describe(saved);
-    }
-}
-
-
-/***/ }),
-
-/***/ 702:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   q: () => (/* binding */ reportUnexpected)
-/* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(820);
-
-
-function reportUnexpected(step, error) {
-    const message = `Unexpected error in the ${step} step: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
-        "This is a bug in the action; please report it with the step's log.";
-    if (step === 'main')
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
-    else
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
-}
-
-
-/***/ }),
-
-/***/ 587:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   V: () => (/* binding */ runMain)
-/* harmony export */ });
-/* unused harmony export listExported */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(174);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(169);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(820);
-/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(154);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(128);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
-/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
-/* harmony import */ var _tunnel_urls_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(341);
-
-
-
-
-
-
-
-
-
-
-
-async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m, keeperLaunch) {
-    (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .markMainStarted */ .UM)();
-    (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
-    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url'));
-    let project;
-    try {
-        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_4__/* .readMainSettings */ .Ne)(name => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name));
-        if ('baseUrl' in settings)
-            baseUrl = settings.baseUrl;
-        if (settings.kind === 'cicd')
-            project = settings.project;
-        (0,_tunnel_urls_js__WEBPACK_IMPORTED_MODULE_9__/* .checkUrlsBeforeRequest */ .xX)(settings);
-        const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 628).then(__nccwpck_require__.bind(__nccwpck_require__, 628))).prepareTunnel(settings.tunnel, keeperLaunch)
-            : undefined;
-        try {
-            await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__/* .obtainCredential */ .HR)(settings, {
-                service: () => {
-                    if (!('baseUrl' in settings))
-                        throw new Error(`credential ${settings.kind} sends no request`);
-                    return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
-                },
-                log: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .runnerLog */ .t1,
-                mask: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU,
-                save: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg,
-                clearSaved: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4,
-                publish: async (obtained) => {
-                    const writes = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .holdWrites */ .eq)();
-                    const exported = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishObtained */ .Mp)(obtained, settings, writes);
-                    if (tunnel)
-                        await tunnel.open(obtained.login, settings, writes);
-                    writes.flush();
-                    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
-                },
-                explain: error => (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }),
-                env: process.env
-            });
-        }
-        finally {
-            await tunnel?.abandon();
-        }
-    }
-    catch (error) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l
-            ? error.message
-            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }));
-    }
-}
-function listExported(names, prefix) {
-    const [first, ...rest] = names;
-    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
-    if (short.length === 0)
-        return first;
-    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
-}
-
-
-/***/ }),
-
-/***/ 899:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   I: () => (/* binding */ checkOwnDirectory),
-/* harmony export */   V: () => (/* binding */ directoryId)
-/* harmony export */ });
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-
-function directoryId(path) {
-    const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
-    return `${stats.dev}:${stats.ino}`;
-}
-function checkOwnDirectory(path, savedId) {
-    let stats;
-    try {
-        stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
-    }
-    catch (error) {
-        const missing = error.code === 'ENOENT';
-        return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) };
-    }
-    const not = (reason) => ({ ours: false, missing: false, reason });
-    if (stats.isSymbolicLink())
-        return not('it is a symbolic link, not the directory this action made');
-    if (!stats.isDirectory())
-        return not('it is not a directory');
-    const uid = process.getuid?.();
-    if (uid !== undefined && stats.uid !== BigInt(uid)) {
-        return not(`it belongs to another user (uid ${stats.uid})`);
-    }
-    if (savedId === undefined)
-        return not('the saved state does not say which directory was made');
-    if (`${stats.dev}:${stats.ino}` !== savedId) {
-        return not('it is another directory than the one this action made');
-    }
-    return { ours: true };
-}
-
-
-/***/ }),
-
-/***/ 44:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   a: () => (/* binding */ runPost)
-/* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(174);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(820);
-/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(154);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(128);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(779);
-/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(784);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(877);
-
-
-
-
-
-
-
-
-
-
-
-const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.';
-async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
-    (0,_publish_js__WEBPACK_IMPORTED_MODULE_7__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
-    if ((0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .loadTunnel */ .Lc)() !== undefined) {
-        const { closeTunnel } = await __nccwpck_require__.e(/* import() */ 628).then(__nccwpck_require__.bind(__nccwpck_require__, 628));
-        await closeTunnel();
-    }
-    if (!(0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .hasSavedCredential */ .p7)()) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
-        return;
-    }
-    const input = (name) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name);
-    let failOnRevokeError = false;
-    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(input('base-url'));
-    let saved;
-    try {
-        failOnRevokeError = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .parseFailOnRevokeError */ .VP)(input);
-        saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .loadCredential */ .SS)((0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostKind */ .h)(input));
-        if (!saved) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
-            return;
-        }
-        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(input);
-        if (settings.baseUrl !== undefined)
-            baseUrl = settings.baseUrl;
-        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
-        await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .giveBackCredential */ .w_)(saved, {
-            settings,
-            service: () => {
-                if (settings.baseUrl === undefined) {
-                    throw new Error(`credential ${settings.kind} sends no request`);
-                }
-                warnIfStateMoved(stateBaseUrl, settings.baseUrl);
-                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_8__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
-            },
-            log: _publish_js__WEBPACK_IMPORTED_MODULE_7__/* .runnerLog */ .t1,
-            env: process.env
-        });
-    }
-    catch (error) {
-        const reason = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
-            ? error.message
-            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
-        if (!saved) {
-            report(`Could not revoke what the main step saved: ${reason}`, failOnRevokeError);
-            return;
-        }
-        reportRevokeFailure(`Could not revoke ${(0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .describeCredential */ .t8)(saved)}: ${reason}`, saved, failOnRevokeError, clock);
-    }
-}
-function warnIfStateMoved(stateBaseUrl, baseUrl) {
-    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
-        return;
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`The saved state names the credential service at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(stateBaseUrl)}, but input base-url is ${baseUrl}. ` +
-        'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
-}
-function reportRevokeFailure(message, saved, failOnRevokeError, clock) {
-    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-    if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(expiresAt, clock.now())) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${message} It should already have expired at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(expiresAt ?? '')}.`);
-        return;
-    }
-    report(`${message}${expiresAt ? ` It expires by itself at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(expiresAt, 40)}.` : ' Its expiry is unknown.'}`, failOnRevokeError);
-}
-function report(message, failOnRevokeError) {
-    if (failOnRevokeError)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
-    else
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
-}
-
-
-/***/ }),
-
-/***/ 775:
+/***/ 46:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2063,7 +2352,453 @@ function redactCredentials(text) {
 
 /***/ }),
 
-/***/ 779:
+/***/ 275:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   DE: () => (/* binding */ tunnelRoot),
+/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
+/* harmony export */   _1: () => (/* binding */ isTunnelDir),
+/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
+/* harmony export */ });
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+
+
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelRoot() {
+    return process.env.RUNNER_TEMP || (0,node_os__WEBPACK_IMPORTED_MODULE_0__.tmpdir)();
+}
+function tunnelFiles(dir) {
+    return {
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop')
+    };
+}
+function isTunnelDir(dir, root) {
+    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(dir)) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
+        new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test((0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(dir)));
+}
+
+
+/***/ }),
+
+/***/ 364:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $r: () => (/* binding */ targetOf),
+/* harmony export */   s2: () => (/* binding */ urlsFor),
+/* harmony export */   xX: () => (/* binding */ checkUrlsBeforeRequest)
+/* harmony export */ });
+/* unused harmony export hostProblem */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(46);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(535);
+
+
+
+
+
+class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l {
+    showsUrl;
+    constructor(message, showsUrl) {
+        super(message);
+        this.showsUrl = showsUrl;
+    }
+}
+const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
+const STAND_IN_USER = 'u';
+function urlsFor(tunnel, target) {
+    const urls = {};
+    for (const entry of tunnel.entries) {
+        const { user, host, port } = target;
+        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
+        if (url === undefined)
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host);
+        const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
+        if (problem !== undefined)
+            throw badHost(url, entry.name, problem, target);
+        urls[entry.name] = url;
+    }
+    return urls;
+}
+function targetOf(login) {
+    const userInput = login.kind === 'ssh-key' ? 'client-id' : login.kind === 'existing' ? 'tunnel-user' : undefined;
+    return { user: login.user, host: login.host, port: login.port, ...(userInput && { userInput }) };
+}
+function checkUrlsBeforeRequest(settings) {
+    if (settings.tunnel === undefined || settings.tunnelHost === undefined)
+        return;
+    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .hg;
+    const target = settings.kind === 'ssh-key'
+        ? { user: settings.clientId, host: settings.tunnelHost, port, userInput: 'client-id' }
+        : settings.kind === 'existing'
+            ? { user: settings.tunnelUser, host: settings.tunnelHost, port, userInput: 'tunnel-user' }
+            :
+                { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
+    try {
+        urlsFor(settings.tunnel, target);
+    }
+    catch (error) {
+        if (!(error instanceof UrlError))
+            throw error;
+        const standIn = target.standIn === true && error.showsUrl
+            ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
+            : '';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${error.message} Nothing was requested from the credential service.${standIn}`);
+    }
+}
+function hostProblem(template, hostname) {
+    const host = hostname.replace(/^\[(.*)\]$/, '$1');
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) !== 0) {
+        const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(template)?.[1] ?? '';
+        return /\{(name|user)\}/.test(authority)
+            ? `it is an IP address built from {name} or {user}`
+            : undefined;
+    }
+    const name = host.endsWith('.') ? host.slice(0, -1) : host;
+    if (name.length > 253)
+        return `it is ${name.length} characters long, and a host name has at most 253`;
+    for (const label of name.split('.')) {
+        const problem = labelProblem(label);
+        if (problem !== undefined)
+            return problem;
+    }
+    return undefined;
+}
+function labelProblem(label) {
+    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(label, 70)}"`;
+    if (label === '')
+        return 'it has an empty label (two dots in a row, or a dot at its start)';
+    if (label.length > 63)
+        return `${shown} is ${label.length} characters long, and a label has at most 63`;
+    if (!LABEL_CHARACTERS.test(label)) {
+        const character = [...label].find(c => !/[a-z0-9-]/.test(c)) ?? '';
+        return `${shown} holds ${characterName(character)}, which a host name cannot`;
+    }
+    if (label.startsWith('-') || label.endsWith('-')) {
+        return `${shown} ${label.startsWith('-') ? 'starts' : 'ends'} with a hyphen, which a host name cannot`;
+    }
+    return undefined;
+}
+function characterName(character) {
+    if (character === '_')
+        return 'an underscore';
+    if (character === '%')
+        return 'a percent sign';
+    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(character, 12)}"`;
+}
+function noUrl(template, name, host) {
+    const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
+        ? ''
+        : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
+            ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
+            : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
+    return new UrlError(`Input url-template ${quote(template)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+        'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
+        'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.', false);
+}
+function badHost(url, name, problem, target) {
+    const user = target.user.toLowerCase();
+    const fromUser = target.standIn !== true &&
+        new URL(url).hostname
+            .split('.')
+            .some(label => label.includes(user) && labelProblem(label) !== undefined);
+    const keepUserOut = 'change url-template so that {user} is not part of the host name';
+    const advice = !fromUser
+        ? 'Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
+        : target.userInput === 'client-id'
+            ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+            : target.userInput === 'tunnel-user'
+                ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
+                : `The tunnel user ${quote(target.user)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`Input url-template forms ${quote(url)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+}
+function quote(value) {
+    return `"${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(value, 120)}"`;
+}
+
+
+/***/ }),
+
+/***/ 729:
+/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+__nccwpck_require__.r(__webpack_exports__);
+/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(459);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(688);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(407);
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(592);
+
+
+
+
+const step = (0,_state_js__WEBPACK_IMPORTED_MODULE_3__/* .isPostStep */ .pq)() ? 'post' : 'main';
+try {
+    await (step === 'post' ? (0,_post_js__WEBPACK_IMPORTED_MODULE_2__/* .runPost */ .a)() : (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runMain */ .V)());
+}
+catch (error) {
+    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_0__/* .reportUnexpected */ .q)(step, error);
+}
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 459:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   q: () => (/* binding */ reportUnexpected)
+/* harmony export */ });
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
+/* harmony import */ var _core_service_failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(759);
+
+
+function reportUnexpected(step, error) {
+    const message = `Unexpected error in the ${step} step: ${(0,_core_service_failures_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
+        "This is a bug in the action; please report it with the step's log.";
+    if (step === 'main')
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
+    else
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
+}
+
+
+/***/ }),
+
+/***/ 688:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  V: () => (/* binding */ runMain)
+});
+
+// UNUSED EXPORTS: listExported
+
+// EXTERNAL MODULE: ../../main/node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(215);
+// EXTERNAL MODULE: ./core/clock.ts
+var core_clock = __nccwpck_require__(331);
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/service/failures.ts + 1 modules
+var failures = __nccwpck_require__(759);
+// EXTERNAL MODULE: ./core/settings/inputs.ts + 1 modules
+var inputs = __nccwpck_require__(268);
+// EXTERNAL MODULE: ./core/kinds/registry.ts + 13 modules
+var registry = __nccwpck_require__(177);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./github/publish.ts
+var publish = __nccwpck_require__(510);
+// EXTERNAL MODULE: ./github/service-factory.ts
+var service_factory = __nccwpck_require__(57);
+// EXTERNAL MODULE: ./github/state.ts
+var state = __nccwpck_require__(592);
+// EXTERNAL MODULE: ./core/tunnel/urls.ts
+var urls = __nccwpck_require__(364);
+;// CONCATENATED MODULE: ./github/run-identity.ts
+function runIdentityFrom(env) {
+    return {
+        repository: env.GITHUB_REPOSITORY,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT
+    };
+}
+
+// EXTERNAL MODULE: ./github/runner-temp.ts
+var runner_temp = __nccwpck_require__(634);
+;// CONCATENATED MODULE: ./github/main.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+async function runMain(clock = core_clock/* systemClock */.m, keeperLaunch) {
+    (0,state/* markMainStarted */.UM)();
+    (0,publish/* maskSecrets */.QU)([core/* getInput */.V4('api-key'), core/* getInput */.V4('tunnel-token')].filter(Boolean));
+    let baseUrl = (0,printable/* printable */.g$)(core/* getInput */.V4('base-url'));
+    let project;
+    try {
+        const settings = (0,inputs/* readMainSettings */.Ne)(name => core/* getInput */.V4(name));
+        if ('baseUrl' in settings)
+            baseUrl = settings.baseUrl;
+        if (settings.kind === 'cicd')
+            project = settings.project;
+        (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
+        const tunnel = settings.tunnel
+            ? (await __nccwpck_require__.e(/* import() */ 722).then(__nccwpck_require__.bind(__nccwpck_require__, 722))).prepareTunnel(settings.tunnel, keeperLaunch)
+            : undefined;
+        try {
+            await (0,registry/* obtainCredential */.HR)(settings, {
+                service: () => {
+                    if (!('baseUrl' in settings))
+                        throw new Error(`credential ${settings.kind} sends no request`);
+                    return (0,service_factory/* createService */.s)(settings.baseUrl, settings.http, clock);
+                },
+                log: publish/* runnerLog */.t1,
+                mask: publish/* maskSecrets */.QU,
+                save: state/* saveCredential */.xg,
+                clearSaved: state/* clearCredential */.n4,
+                publish: async (obtained) => {
+                    const writes = (0,publish/* holdWrites */.eq)();
+                    const exported = (0,publish/* publishObtained */.Mp)(obtained, settings, writes);
+                    if (tunnel)
+                        await tunnel.open(obtained.login, settings, writes);
+                    writes.flush();
+                    core/* info */.pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
+                },
+                explain: error => (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }),
+                tempRoot: (0,runner_temp/* runnerTemp */.X)(),
+                run: runIdentityFrom(process.env)
+            });
+        }
+        finally {
+            await tunnel?.abandon();
+        }
+    }
+    catch (error) {
+        core/* setFailed */.C1(error instanceof errors/* ActionError */.l
+            ? error.message
+            : (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }));
+    }
+}
+function listExported(names, prefix) {
+    const [first, ...rest] = names;
+    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
+    if (short.length === 0)
+        return first;
+    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
+}
+
+
+/***/ }),
+
+/***/ 407:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   a: () => (/* binding */ runPost)
+/* harmony export */ });
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
+/* harmony import */ var _core_clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(331);
+/* harmony import */ var _core_service_credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(464);
+/* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(882);
+/* harmony import */ var _core_service_failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(759);
+/* harmony import */ var _core_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(268);
+/* harmony import */ var _core_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(177);
+/* harmony import */ var _core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__ = __nccwpck_require__(46);
+/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(510);
+/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(57);
+/* harmony import */ var _runner_temp_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(634);
+/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(592);
+
+
+
+
+
+
+
+
+
+
+
+
+const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.';
+async function runPost(clock = _core_clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
+    (0,_publish_js__WEBPACK_IMPORTED_MODULE_7__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
+    if ((0,_state_js__WEBPACK_IMPORTED_MODULE_10__/* .loadTunnel */ .Lc)() !== undefined) {
+        const { closeTunnel } = await __nccwpck_require__.e(/* import() */ 722).then(__nccwpck_require__.bind(__nccwpck_require__, 722));
+        await closeTunnel();
+    }
+    if (!(0,_state_js__WEBPACK_IMPORTED_MODULE_10__/* .hasSavedCredential */ .p7)()) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
+        return;
+    }
+    const input = (name) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name);
+    let failOnRevokeError = false;
+    let baseUrl = (0,_core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__/* .printable */ .g$)(input('base-url'));
+    let saved;
+    try {
+        failOnRevokeError = (0,_core_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .parseFailOnRevokeError */ .VP)(input);
+        saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_10__/* .loadCredential */ .SS)((0,_core_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostKind */ .h)(input));
+        if (!saved) {
+            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
+            return;
+        }
+        const settings = (0,_core_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(input);
+        if (settings.baseUrl !== undefined)
+            baseUrl = settings.baseUrl;
+        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
+        await (0,_core_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .giveBackCredential */ .w_)(saved, {
+            settings,
+            service: () => {
+                if (settings.baseUrl === undefined) {
+                    throw new Error(`credential ${settings.kind} sends no request`);
+                }
+                warnIfStateMoved(stateBaseUrl, settings.baseUrl);
+                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_8__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
+            },
+            log: _publish_js__WEBPACK_IMPORTED_MODULE_7__/* .runnerLog */ .t1,
+            tempRoot: (0,_runner_temp_js__WEBPACK_IMPORTED_MODULE_9__/* .runnerTemp */ .X)()
+        });
+    }
+    catch (error) {
+        const reason = error instanceof _core_errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
+            ? error.message
+            : (0,_core_service_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
+        if (!saved) {
+            report(`Could not revoke what the main step saved: ${reason}`, failOnRevokeError);
+            return;
+        }
+        reportRevokeFailure(`Could not revoke ${(0,_core_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .describeCredential */ .t8)(saved)}: ${reason}`, saved, failOnRevokeError, clock);
+    }
+}
+function warnIfStateMoved(stateBaseUrl, baseUrl) {
+    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
+        return;
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`The saved state names the credential service at ${(0,_core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__/* .printable */ .g$)(stateBaseUrl)}, but input base-url is ${baseUrl}. ` +
+        'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
+}
+function reportRevokeFailure(message, saved, failOnRevokeError, clock) {
+    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
+    if ((0,_core_service_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(expiresAt, clock.now())) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${message} It should already have expired at ${(0,_core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__/* .printable */ .g$)(expiresAt ?? '')}.`);
+        return;
+    }
+    report(`${message}${expiresAt ? ` It expires by itself at ${(0,_core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__/* .printable */ .g$)(expiresAt, 40)}.` : ' Its expiry is unknown.'}`, failOnRevokeError);
+}
+function report(message, failOnRevokeError) {
+    if (failOnRevokeError)
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
+    else
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
+}
+
+
+/***/ }),
+
+/***/ 510:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2073,10 +2808,10 @@ function redactCredentials(text) {
 /* harmony export */   t1: () => (/* binding */ runnerLog)
 /* harmony export */ });
 /* unused harmony exports environmentFor, immediateWrites, appendSummaryTable */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(820);
+/* harmony import */ var _core_service_failures_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(759);
 
 
 
@@ -2100,7 +2835,7 @@ const immediateWrites = {
             appendSummaryTable(heading, columns, rows);
         }
         catch (error) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write ${what}: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
+            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write ${what}: ${(0,_core_service_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
         }
     }
 };
@@ -2149,87 +2884,34 @@ function escapeHtml(value) {
 
 /***/ }),
 
-/***/ 122:
+/***/ 634:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   LH: () => (/* binding */ withRetries),
-/* harmony export */   Q0: () => (/* binding */ AttemptsExhausted),
-/* harmony export */   Zt: () => (/* binding */ RetryAfterTooLong),
-/* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
+/* harmony export */   X: () => (/* binding */ runnerTemp)
 /* harmony export */ });
-/* unused harmony export backoffDelay */
-const MAX_RETRY_AFTER_SECONDS = 60;
-const BASE_DELAY_MS = 1000;
-const MAX_DELAY_MS = 10_000;
-class RetryAfterTooLong extends Error {
-    cause;
-    retryAfterSeconds;
-    constructor(cause, retryAfterSeconds) {
-        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
-        this.cause = cause;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'RetryAfterTooLong';
-    }
-}
-class AttemptsExhausted extends Error {
-    cause;
-    attempts;
-    constructor(cause, attempts) {
-        super(`gave up after ${attempts} attempt(s)`);
-        this.cause = cause;
-        this.attempts = attempts;
-        this.name = 'AttemptsExhausted';
-    }
-}
-async function withRetries(attempt, classify, options) {
-    for (let attemptNumber = 1;; attemptNumber++) {
-        try {
-            return await attempt();
-        }
-        catch (error) {
-            const failure = classify(error);
-            if (!failure.retryable)
-                throw error;
-            if (failure.retryAfterSeconds !== undefined &&
-                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
-                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
-            }
-            if (attemptNumber >= options.maxAttempts)
-                throw new AttemptsExhausted(error, attemptNumber);
-            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
-            options.onRetry?.({
-                attempt: attemptNumber,
-                maxAttempts: options.maxAttempts,
-                delayMs,
-                error
-            });
-            await options.sleep(delayMs);
-        }
-    }
-}
-function backoffDelay(attemptNumber, retryAfterSeconds, random) {
-    if (retryAfterSeconds !== undefined)
-        return Math.max(0, retryAfterSeconds) * 1000;
-    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
-    return Math.round(ceiling / 2 + (ceiling / 2) * random());
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
+
+function runnerTemp() {
+    return process.env.RUNNER_TEMP || (0,node_os__WEBPACK_IMPORTED_MODULE_0__.tmpdir)();
 }
 
 
 /***/ }),
 
-/***/ 784:
+/***/ 57:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   s: () => (/* binding */ createService)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(142);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
+/* harmony import */ var _core_service_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(25);
 
 
 function createService(baseUrl, http, clock) {
-    return new _service_js__WEBPACK_IMPORTED_MODULE_1__/* .CredentialService */ .fA({
+    return new _core_service_client_js__WEBPACK_IMPORTED_MODULE_1__/* .CredentialService */ .fA({
         baseUrl,
         maxAttempts: http.maxAttempts,
         timeoutSeconds: http.timeoutSeconds,
@@ -2244,284 +2926,7 @@ function createService(baseUrl, http, clock) {
 
 /***/ }),
 
-/***/ 142:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  fA: () => (/* binding */ CredentialService),
-  _7: () => (/* reexport */ ServiceError)
-});
-
-// UNUSED EXPORTS: MAX_BODY_BYTES, classifyFailure, interpretAnswer
-
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = require("node:http");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(78);
-// EXTERNAL MODULE: ./printable.ts
-var printable = __nccwpck_require__(775);
-;// CONCATENATED MODULE: ./service-error.ts
-class ServiceError extends Error {
-    kind;
-    endpoint;
-    status;
-    code;
-    serviceMessage;
-    retryAfterSeconds;
-    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
-        super(detail);
-        this.kind = kind;
-        this.endpoint = endpoint;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'ServiceError';
-    }
-}
-
-;// CONCATENATED MODULE: ./service-answer.ts
-
-
-function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
-    const parsed = parseJson(text);
-    if (status >= 200 && status < 300) {
-        if (endpoint === 'revoke-token')
-            return parsed;
-        if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, text.trim()
-                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
-                : `HTTP ${status} with an empty body`, status);
-        }
-        return parsed;
-    }
-    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
-    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
-    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
-    const retryAfter = readRetryAfter(errorObject.retry_after) ??
-        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
-    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
-    }
-    catch {
-        return undefined;
-    }
-}
-function readRetryAfter(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d+$/.test(value.trim())
-            ? Number(value)
-            : NaN;
-    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
-}
-function readRetryAfterHeader(value, nowMs) {
-    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
-        return readRetryAfter(value);
-    const at = Date.parse(value);
-    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
-}
-function firstValue(value) {
-    return Array.isArray(value) ? value[0] : value;
-}
-function shortBody(text) {
-    const trimmed = text.trim();
-    if (!trimmed)
-        return ' (empty body)';
-    return trimmed.length <= 120
-        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
-        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
-}
-
-// EXTERNAL MODULE: ./retry.ts
-var retry = __nccwpck_require__(122);
-;// CONCATENATED MODULE: ./version.ts
-const ACTION_NAME = 'provision-tunnel-credentials';
-const ACTION_VERSION = '1.0.0';
-
-;// CONCATENATED MODULE: ./service.ts
-
-
-
-
-
-
-
-
-
-const MAX_BODY_BYTES = 1024 * 1024;
-class CredentialService {
-    options;
-    constructor(options) {
-        this.options = options;
-    }
-    provisionCredential(request) {
-        const body = { project: request.project };
-        if (request.environment)
-            body.environment = request.environment;
-        if (request.ttlMinutes !== undefined)
-            body.ttl_minutes = request.ttlMinutes;
-        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
-    }
-    createFreeCredential() {
-        return this.call('create-ephemeral-token', undefined, {});
-    }
-    async revokeCredential(apiKey, tunnelUser) {
-        try {
-            await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey });
-            return 'revoked';
-        }
-        catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
-                return 'already-gone';
-            throw error;
-        }
-    }
-    uploadKey(request) {
-        const body = {
-            public_key_ssh: request.publicKeyLine,
-            name: request.name,
-            expires_in_days: request.expiresInDays
-        };
-        if (request.clientId)
-            body.client_id = request.clientId;
-        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
-    }
-    listKeys(apiKey) {
-        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
-    }
-    async revokeKey(apiKey, keyId) {
-        try {
-            await this.call('revoke-ssh-key', { key_id: keyId }, { 'X-API-Key': apiKey });
-            return 'revoked';
-        }
-        catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
-                return 'already-gone';
-            throw error;
-        }
-    }
-    call(endpoint, body, headers, onRetry, method = 'POST') {
-        const url = `${this.options.baseUrl}/${endpoint}`;
-        const payload = body === undefined ? '' : JSON.stringify(body);
-        const allHeaders = {
-            ...headers,
-            Accept: 'application/json',
-            ...(body !== undefined && { 'Content-Type': 'application/json' })
-        };
-        return (0,retry/* withRetries */.LH)(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
-            maxAttempts: this.options.maxAttempts,
-            sleep: this.options.sleep,
-            random: this.options.random,
-            onRetry: info => {
-                onRetry?.();
-                this.options.onRetry?.(info);
-            }
-        });
-    }
-    async attempt(endpoint, method, url, payload, headers) {
-        const timeoutMs = this.options.timeoutSeconds * 1000;
-        const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
-            socketTimeout: timeoutMs,
-            allowRedirects: false,
-            allowRetries: false
-        });
-        let timer;
-        const deadline = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
-        });
-        try {
-            const now = this.options.now ?? Date.now;
-            return await Promise.race([
-                exchange(http, endpoint, method, url, payload, headers, now),
-                deadline
-            ]);
-        }
-        finally {
-            clearTimeout(timer);
-            http.dispose();
-        }
-    }
-}
-async function exchange(http, endpoint, method, url, payload, headers, now) {
-    let response;
-    try {
-        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
-    }
-    catch (error) {
-        throw new ServiceError('network', endpoint, networkDetail(error));
-    }
-    let text;
-    try {
-        text = await readLimitedBody(response, endpoint);
-    }
-    catch (error) {
-        if (error instanceof ServiceError)
-            throw error;
-        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
-    }
-    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
-}
-const unbracketIpv6Host = {
-    prepareRequest(options) {
-        const host = options.host;
-        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_namespaceObject.Agent) {
-            options.host = host.slice(1, -1);
-        }
-    },
-    canHandleAuthentication: () => false,
-    handleAuthentication: () => Promise.reject(new Error('not used'))
-};
-function classifyFailure(error) {
-    if (!(error instanceof ServiceError))
-        return { retryable: false };
-    if (error.kind === 'network' || error.kind === 'timeout')
-        return { retryable: true };
-    if (error.kind === 'http' && error.status !== undefined) {
-        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
-        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
-    }
-    return { retryable: false };
-}
-async function readLimitedBody(response, endpoint) {
-    const declared = Number(response.message.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-        response.message.destroy();
-        throw tooLarge(endpoint);
-    }
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of response.message) {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-            response.message.destroy();
-            throw tooLarge(endpoint);
-        }
-        chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-}
-function tooLarge(endpoint) {
-    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
-}
-function networkDetail(error) {
-    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
-    if (typeof message !== 'string')
-        return 'unknown network error';
-    const shown = (0,printable/* cleanText */.X5)(message, 200);
-    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
-}
-
-
-/***/ }),
-
-/***/ 877:
+/***/ 592:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2536,9 +2941,9 @@ function networkDetail(error) {
 /* harmony export */   xg: () => (/* binding */ saveCredential)
 /* harmony export */ });
 /* unused harmony export readSavedCredential */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(251);
-/* harmony import */ var _tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(384);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
+/* harmony import */ var _core_service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
+/* harmony import */ var _core_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(275);
 
 
 
@@ -2575,7 +2980,7 @@ function readSavedCredential(kind, value) {
         return undefined;
     const saved = value;
     const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
-    const identifier = (field) => (0,_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isCleanIdentifier */ .VS)(saved[field]) ? saved[field] : undefined;
+    const identifier = (field) => (0,_core_service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isCleanIdentifier */ .VS)(saved[field]) ? saved[field] : undefined;
     const common = {
         ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
         ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
@@ -2625,7 +3030,7 @@ function loadTunnel() {
         const { pid, dir, dirId, startTime } = saved;
         if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
             return undefined;
-        if (typeof dir !== 'string' || !(0,_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .isTunnelDir */ ._1)(dir, (0,_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelRoot */ .DE)()))
+        if (typeof dir !== 'string' || !(0,_core_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .isTunnelDir */ ._1)(dir, (0,_core_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelRoot */ .DE)()))
             return undefined;
         const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
         return {
@@ -2639,376 +3044,6 @@ function loadTunnel() {
     catch {
         return undefined;
     }
-}
-
-
-/***/ }),
-
-/***/ 515:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   J1: () => (/* binding */ formatUrl),
-/* harmony export */   ij: () => (/* binding */ readTunnelSettings)
-/* harmony export */ });
-/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins, keyTypeOf, fingerprintOf */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
-
-
-
-
-
-const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
-const DEFAULT_ENTRY_NAME = 'app';
-const DEFAULT_TARGET_HOST = 'localhost';
-const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
-function parseExpose(raw) {
-    const texts = raw
-        .split(/[\n,]/)
-        .map(text => text.trim())
-        .filter(text => text !== '');
-    const entries = texts.map(text => parseEntry(text, texts.length));
-    const seen = new Set();
-    for (const entry of entries) {
-        if (seen.has(entry.name)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
-        }
-        seen.add(entry.name);
-    }
-    return entries;
-}
-function parseEntry(text, count) {
-    const equals = text.indexOf('=');
-    if (equals === -1) {
-        if (/^\d+$/.test(text) && count > 1) {
-            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
-        }
-        if (!/^\d+$/.test(text)) {
-            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
-        }
-        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: parsePort(text, text) };
-    }
-    const name = text.slice(0, equals).trim();
-    const target = text.slice(equals + 1).trim();
-    if (!NAME_PATTERN.test(name)) {
-        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
-    }
-    return { name, ...parseTarget(target, text) };
-}
-function parseTarget(target, entry) {
-    if (/^\d+$/.test(target))
-        return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
-    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
-    if (bracketed) {
-        if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(bracketed[1]) !== 6) {
-            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
-        }
-        return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
-    }
-    const colon = target.lastIndexOf(':');
-    const host = colon === -1 ? '' : target.slice(0, colon);
-    const port = colon === -1 ? '' : target.slice(colon + 1);
-    if (!host || !/^\d+$/.test(port)) {
-        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
-    }
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(host) === 6) {
-        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
-    }
-    if (!(0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(host)) {
-        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
-    }
-    return { host, port: parsePort(port, entry) };
-}
-function parsePort(text, entry) {
-    const port = Number(text);
-    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
-        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
-    }
-    return port;
-}
-function entryError(entry, needs) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose has the entry ${quote(entry)}: ${needs}.`);
-}
-function parseUrlTemplate(raw) {
-    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
-    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
-        if (!PLACEHOLDERS.includes(inner)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
-        }
-    }
-    if (template.includes('##[')) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
-    }
-    const sample = formatUrl(template, {
-        name: 'app',
-        user: 'user',
-        host: 'tunnel.example',
-        port: 22
-    });
-    if (sample === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
-    }
-    return template;
-}
-function formatUrl(template, values) {
-    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(text))
-        return undefined;
-    try {
-        const url = new URL(text);
-        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function parseHostKeyPins(raw) {
-    const pins = [];
-    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
-        if (line === '' || line.startsWith('#'))
-            continue;
-        const pin = line.startsWith('SHA256:')
-            ? { fingerprint: parseFingerprint(line) }
-            : parseKnownHostsLine(line);
-        const same = pins.find(known => known.fingerprint === pin.fingerprint);
-        if (same === undefined)
-            pins.push(pin);
-        else
-            same.keyType ??= pin.keyType;
-    }
-    return pins;
-}
-function parseFingerprint(line) {
-    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
-        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
-    }
-    return line.replace(/=$/, '');
-}
-function parseKnownHostsLine(line) {
-    const fields = line.split(/\s+/);
-    if (fields[0].startsWith('@')) {
-        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
-    }
-    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
-    const type = fields[typeAt];
-    const encoded = fields[typeAt + 1];
-    if (typeAt === -1 || encoded === undefined) {
-        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
-    }
-    const blob = Buffer.from(encoded, 'base64');
-    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        keyTypeOf(blob) !== type) {
-        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
-    }
-    return { fingerprint: fingerprintOf(blob), keyType: type };
-}
-const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
-function keyTypeOf(blob) {
-    if (blob.length < 4)
-        return undefined;
-    const length = blob.readUInt32BE(0);
-    return length > 0 && 4 + length <= blob.length
-        ? blob.subarray(4, 4 + length).toString('latin1')
-        : undefined;
-}
-function fingerprintOf(blob) {
-    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-function pinError(line, needs) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
-}
-function readTunnelSettings(input) {
-    const urlTemplate = parseUrlTemplate(input('url-template'));
-    const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'));
-    const entries = parseExpose(input('expose'));
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
-}
-function quote(value) {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
-}
-
-
-/***/ }),
-
-/***/ 384:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DE: () => (/* binding */ tunnelRoot),
-/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
-/* harmony export */   _1: () => (/* binding */ isTunnelDir),
-/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
-/* harmony export */ });
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(161);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-
-
-const TUNNEL_DIR_PREFIX = 'tunnel-';
-function tunnelRoot() {
-    return process.env.RUNNER_TEMP || (0,node_os__WEBPACK_IMPORTED_MODULE_0__.tmpdir)();
-}
-function tunnelFiles(dir) {
-    return {
-        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
-        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
-        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop')
-    };
-}
-function isTunnelDir(dir, root) {
-    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(dir)) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
-        new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test((0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(dir)));
-}
-
-
-/***/ }),
-
-/***/ 341:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $r: () => (/* binding */ targetOf),
-/* harmony export */   s2: () => (/* binding */ urlsFor),
-/* harmony export */   xX: () => (/* binding */ checkUrlsBeforeRequest)
-/* harmony export */ });
-/* unused harmony export hostProblem */
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(251);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(169);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
-/* harmony import */ var _expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(515);
-
-
-
-
-
-class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l {
-    showsUrl;
-    constructor(message, showsUrl) {
-        super(message);
-        this.showsUrl = showsUrl;
-    }
-}
-const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
-const STAND_IN_USER = 'u';
-function urlsFor(tunnel, target) {
-    const urls = {};
-    for (const entry of tunnel.entries) {
-        const { user, host, port } = target;
-        const url = (0,_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
-        if (url === undefined)
-            throw noUrl(tunnel.urlTemplate, entry.name, target.host);
-        const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
-        if (problem !== undefined)
-            throw badHost(url, entry.name, problem, target);
-        urls[entry.name] = url;
-    }
-    return urls;
-}
-function targetOf(login) {
-    const userInput = login.kind === 'ssh-key' ? 'client-id' : login.kind === 'existing' ? 'tunnel-user' : undefined;
-    return { user: login.user, host: login.host, port: login.port, ...(userInput && { userInput }) };
-}
-function checkUrlsBeforeRequest(settings) {
-    if (settings.tunnel === undefined || settings.tunnelHost === undefined)
-        return;
-    const port = settings.tunnelPort ?? _credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .hg;
-    const target = settings.kind === 'ssh-key'
-        ? { user: settings.clientId, host: settings.tunnelHost, port, userInput: 'client-id' }
-        : settings.kind === 'existing'
-            ? { user: settings.tunnelUser, host: settings.tunnelHost, port, userInput: 'tunnel-user' }
-            :
-                { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
-    try {
-        urlsFor(settings.tunnel, target);
-    }
-    catch (error) {
-        if (!(error instanceof UrlError))
-            throw error;
-        const standIn = target.standIn === true && error.showsUrl
-            ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
-            : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${error.message} Nothing was requested from the credential service.${standIn}`);
-    }
-}
-function hostProblem(template, hostname) {
-    const host = hostname.replace(/^\[(.*)\]$/, '$1');
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) !== 0) {
-        const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(template)?.[1] ?? '';
-        return /\{(name|user)\}/.test(authority)
-            ? `it is an IP address built from {name} or {user}`
-            : undefined;
-    }
-    const name = host.endsWith('.') ? host.slice(0, -1) : host;
-    if (name.length > 253)
-        return `it is ${name.length} characters long, and a host name has at most 253`;
-    for (const label of name.split('.')) {
-        const problem = labelProblem(label);
-        if (problem !== undefined)
-            return problem;
-    }
-    return undefined;
-}
-function labelProblem(label) {
-    const shown = `the label "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(label, 70)}"`;
-    if (label === '')
-        return 'it has an empty label (two dots in a row, or a dot at its start)';
-    if (label.length > 63)
-        return `${shown} is ${label.length} characters long, and a label has at most 63`;
-    if (!LABEL_CHARACTERS.test(label)) {
-        const character = [...label].find(c => !/[a-z0-9-]/.test(c)) ?? '';
-        return `${shown} holds ${characterName(character)}, which a host name cannot`;
-    }
-    if (label.startsWith('-') || label.endsWith('-')) {
-        return `${shown} ${label.startsWith('-') ? 'starts' : 'ends'} with a hyphen, which a host name cannot`;
-    }
-    return undefined;
-}
-function characterName(character) {
-    if (character === '_')
-        return 'an underscore';
-    if (character === '%')
-        return 'a percent sign';
-    return `the character "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(character, 12)}"`;
-}
-function noUrl(template, name, host) {
-    const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
-        ? ''
-        : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
-            ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
-            : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`Input url-template ${quote(template)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
-        'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
-        'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.', false);
-}
-function badHost(url, name, problem, target) {
-    const user = target.user.toLowerCase();
-    const fromUser = target.standIn !== true &&
-        new URL(url).hostname
-            .split('.')
-            .some(label => label.includes(user) && labelProblem(label) !== undefined);
-    const keepUserOut = 'change url-template so that {user} is not part of the host name';
-    const advice = !fromUser
-        ? 'Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
-        : target.userInput === 'client-id'
-            ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
-            : target.userInput === 'tunnel-user'
-                ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
-                : `The tunnel user ${quote(target.user)} comes from the credential service: ${keepUserOut}.`;
-    return new UrlError(`Input url-template forms ${quote(url)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
-}
-function quote(value) {
-    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(value, 120)}"`;
 }
 
 
@@ -3105,7 +3140,7 @@ module.exports = require("util");
 
 /***/ }),
 
-/***/ 391:
+/***/ 215:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3128,7 +3163,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = require("os");
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -3164,7 +3199,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -3260,7 +3295,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = require("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = require("fs");
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -3297,9 +3332,9 @@ function prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = require("path");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(78);
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/auth.js
+// EXTERNAL MODULE: ../../main/node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(887);
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3375,7 +3410,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3449,7 +3484,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3730,7 +3765,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -3764,7 +3799,7 @@ function toPlatformPath(pth) {
     return pth.replace(/[/\\]/g, path.sep);
 }
 //# sourceMappingURL=path-utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3829,7 +3864,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4150,7 +4185,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 78:
+/***/ 887:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4167,7 +4202,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -4261,7 +4296,7 @@ class DecodedURL extends URL {
 ;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
 let loaded;
 function tunnelPackage() {
-    loaded ??= __nccwpck_require__(488);
+    loaded ??= __nccwpck_require__(376);
     return loaded;
 }
 const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
@@ -4277,7 +4312,7 @@ class ProxyAgent {
     }
 }
 
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/index.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -5224,7 +5259,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 	// startup
 /******/ 	// Load entry module and return exports
 /******/ 	// This entry module used 'module' so it can't be inlined
-/******/ 	var __webpack_exports__ = __nccwpck_require__(328);
+/******/ 	var __webpack_exports__ = __nccwpck_require__(729);
 /******/ 	module.exports = __webpack_exports__;
 /******/ 	
 /******/ })()

@@ -1,7 +1,7 @@
 /******/ (() => { // webpackBootstrap
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 953:
+/***/ 158:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -21,16 +21,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 873:
+/***/ 57:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
-var errors = __nccwpck_require__(953);
-var types = __nccwpck_require__(384);
+var errors = __nccwpck_require__(158);
+var types = __nccwpck_require__(536);
 
 var Reader = __nccwpck_require__(742);
-var Writer = __nccwpck_require__(46);
+var Writer = __nccwpck_require__(174);
 
 
 // --- Exports
@@ -61,10 +61,10 @@ for (var e in errors) {
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(237).Buffer);
+var Buffer = (__nccwpck_require__(581).Buffer);
 
-var ASN1 = __nccwpck_require__(384);
-var errors = __nccwpck_require__(953);
+var ASN1 = __nccwpck_require__(536);
+var errors = __nccwpck_require__(158);
 
 
 // --- Globals
@@ -324,7 +324,7 @@ module.exports = Reader;
 
 /***/ }),
 
-/***/ 384:
+/***/ 536:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -367,15 +367,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 46:
+/***/ 174:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(237).Buffer);
-var ASN1 = __nccwpck_require__(384);
-var errors = __nccwpck_require__(953);
+var Buffer = (__nccwpck_require__(581).Buffer);
+var ASN1 = __nccwpck_require__(536);
+var errors = __nccwpck_require__(158);
 
 
 // --- Globals
@@ -691,7 +691,7 @@ module.exports = Writer;
 
 /***/ }),
 
-/***/ 115:
+/***/ 787:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -699,7 +699,7 @@ module.exports = Writer;
 // If you have no idea what ASN.1 or BER is, see this:
 // ftp://ftp.rsa.com/pub/pkcs/ascii/layman.asc
 
-var Ber = __nccwpck_require__(873);
+var Ber = __nccwpck_require__(57);
 
 
 
@@ -718,7 +718,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 92:
+/***/ 676:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1282,7 +1282,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 237:
+/***/ 581:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1367,7 +1367,7 @@ module.exports = safer
 
 /***/ }),
 
-/***/ 277:
+/***/ 997:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1381,8 +1381,8 @@ const {
 
 const {
   CHANNEL_EXTENDED_DATATYPE: { STDERR },
-} = __nccwpck_require__(334);
-const { bufferSlice } = __nccwpck_require__(14);
+} = __nccwpck_require__(270);
+const { bufferSlice } = __nccwpck_require__(342);
 
 const PACKET_SIZE = 32 * 1024;
 const MAX_WINDOW = 2 * 1024 * 1024;
@@ -1670,7 +1670,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 455:
+/***/ 167:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1682,14 +1682,14 @@ const { resolve } = __nccwpck_require__(928);
 const { readFile } = __nccwpck_require__(896);
 const { execFile, spawn } = __nccwpck_require__(317);
 
-const { isParsedKey, parseKey } = __nccwpck_require__(87);
+const { isParsedKey, parseKey } = __nccwpck_require__(623);
 
 const {
   makeBufferParser,
   readUInt32BE,
   writeUInt32BE,
   writeUInt32LE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
 function once(cb) {
   let called = false;
@@ -2801,7 +2801,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 531:
+/***/ 475:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -2837,11 +2837,11 @@ const {
   SUPPORTED_KEX,
   SUPPORTED_MAC,
   SUPPORTED_SERVER_HOST_KEY,
-} = __nccwpck_require__(334);
-const { init: cryptoInit } = __nccwpck_require__(722);
-const Protocol = __nccwpck_require__(371);
-const { parseKey } = __nccwpck_require__(87);
-const { SFTP } = __nccwpck_require__(546);
+} = __nccwpck_require__(270);
+const { init: cryptoInit } = __nccwpck_require__(826);
+const Protocol = __nccwpck_require__(443);
+const { parseKey } = __nccwpck_require__(623);
+const { SFTP } = __nccwpck_require__(538);
 const {
   bufferCopy,
   makeBufferParser,
@@ -2849,23 +2849,23 @@ const {
   readUInt32BE,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
-const { AgentContext, createAgent, isAgent } = __nccwpck_require__(455);
+const { AgentContext, createAgent, isAgent } = __nccwpck_require__(167);
 const {
   Channel,
   MAX_WINDOW,
   PACKET_SIZE,
   windowAdjust,
   WINDOW_THRESHOLD,
-} = __nccwpck_require__(277);
+} = __nccwpck_require__(997);
 const {
   ChannelManager,
   generateAlgorithmList,
   isWritable,
   onChannelOpenFailure,
   onCHANNEL_CLOSE,
-} = __nccwpck_require__(443);
+} = __nccwpck_require__(755);
 
 const bufferParser = makeBufferParser();
 const sigParser = makeBufferParser();
@@ -4985,7 +4985,7 @@ module.exports = Client;
 
 /***/ }),
 
-/***/ 371:
+/***/ 443:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -5031,7 +5031,7 @@ module.exports = Client;
 
 const { inspect } = __nccwpck_require__(23);
 
-const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(722);
+const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(826);
 const {
   COMPAT_CHECKS,
   DISCONNECT_REASON,
@@ -5039,18 +5039,18 @@ const {
   MESSAGE,
   SIGNALS,
   TERMINAL_MODE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(270);
 const {
   DEFAULT_KEXINIT_CLIENT,
   DEFAULT_KEXINIT_SERVER,
   KexInit,
   kexinit,
   onKEXPayload,
-} = __nccwpck_require__(739);
+} = __nccwpck_require__(491);
 const {
   parseKey,
-} = __nccwpck_require__(87);
-const MESSAGE_HANDLERS = __nccwpck_require__(214);
+} = __nccwpck_require__(623);
+const MESSAGE_HANDLERS = __nccwpck_require__(881);
 const {
   bufferCopy,
   bufferFill,
@@ -5058,15 +5058,15 @@ const {
   convertSignature,
   sendPacket,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(702);
+} = __nccwpck_require__(590);
 
-const MODULE_VER = (__nccwpck_require__(362)/* .version */ .rE);
+const MODULE_VER = (__nccwpck_require__(965)/* .version */ .rE);
 
 const VALID_DISCONNECT_REASONS = new Map(
   Object.values(DISCONNECT_REASON).map((n) => [n, 1])
@@ -7129,7 +7129,7 @@ module.exports = Protocol;
 
 /***/ }),
 
-/***/ 546:
+/***/ 538:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -7151,7 +7151,7 @@ const {
   bufferSlice,
   makeBufferParser,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
 const ATTR = {
   SIZE: 0x00000001,
@@ -10731,7 +10731,7 @@ const {
   ERR_INVALID_ARG_TYPE,
   ERR_OUT_OF_RANGE,
   validateNumber
-} = __nccwpck_require__(222);
+} = __nccwpck_require__(86);
 
 const kMinPoolSpace = 128;
 
@@ -11189,7 +11189,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 334:
+/***/ 270:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11199,10 +11199,10 @@ const crypto = __nccwpck_require__(982);
 
 let cpuInfo;
 try {
-  cpuInfo = __nccwpck_require__(192)();
+  cpuInfo = __nccwpck_require__(507)();
 } catch {}
 
-const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(722);
+const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(826);
 
 const eddsaSupported = (() => {
   if (typeof crypto.sign === 'function'
@@ -11553,7 +11553,7 @@ module.exports.DISCONNECT_REASON_BY_VALUE =
 
 /***/ }),
 
-/***/ 722:
+/***/ 826:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11569,7 +11569,7 @@ const {
   createCipheriv, createDecipheriv, createHmac, randomFillSync, timingSafeEqual
 } = __nccwpck_require__(982);
 
-const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(14);
+const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(342);
 
 const FastBuffer = Buffer[Symbol.species];
 const MAX_SEQNO = 2 ** 32 - 1;
@@ -13140,7 +13140,7 @@ module.exports = {
     // eslint-disable-next-line no-async-promise-executor
     return new Promise(async (resolve, reject) => {
       try {
-        POLY1305_WASM_MODULE = await __nccwpck_require__(832)();
+        POLY1305_WASM_MODULE = await __nccwpck_require__(448)();
         POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
         poly1305_auth = POLY1305_WASM_MODULE.cwrap(
           'poly1305_auth',
@@ -13163,7 +13163,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 832:
+/***/ 448:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13210,7 +13210,7 @@ else {}
 
 /***/ }),
 
-/***/ 214:
+/***/ 881:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13218,8 +13218,8 @@ else {}
 
 const MESSAGE_HANDLERS = new Array(256);
 [
-  (__nccwpck_require__(739).HANDLERS),
-  __nccwpck_require__(870),
+  (__nccwpck_require__(491).HANDLERS),
+  __nccwpck_require__(126),
 ].forEach((handlers) => {
   // eslint-disable-next-line prefer-const
   for (let [type, handler] of Object.entries(handlers)) {
@@ -13234,7 +13234,7 @@ module.exports = MESSAGE_HANDLERS;
 
 /***/ }),
 
-/***/ 870:
+/***/ 126:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13246,18 +13246,18 @@ const {
   doFatalError,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
 const {
   CHANNEL_OPEN_FAILURE,
   COMPAT,
   MESSAGE,
   TERMINAL_MODE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(270);
 
 const {
   parseKey,
-} = __nccwpck_require__(87);
+} = __nccwpck_require__(623);
 
 const TERMINAL_MODE_BY_VALUE =
   Array.from(Object.entries(TERMINAL_MODE))
@@ -14527,7 +14527,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 739:
+/***/ 491:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -14544,7 +14544,7 @@ const {
   randomFillSync,
 } = __nccwpck_require__(982);
 
-const { Ber } = __nccwpck_require__(115);
+const { Ber } = __nccwpck_require__(787);
 
 const {
   COMPAT,
@@ -14556,14 +14556,14 @@ const {
   DEFAULT_COMPRESSION,
   DISCONNECT_REASON,
   MESSAGE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(270);
 const {
   CIPHER_INFO,
   createCipher,
   createDecipher,
   MAC_INFO,
-} = __nccwpck_require__(722);
-const { parseDERKey } = __nccwpck_require__(87);
+} = __nccwpck_require__(826);
+const { parseDERKey } = __nccwpck_require__(623);
 const {
   bufferFill,
   bufferParser,
@@ -14572,13 +14572,13 @@ const {
   FastBuffer,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(702);
+} = __nccwpck_require__(590);
 
 let MESSAGE_HANDLERS;
 
@@ -16322,7 +16322,7 @@ function onKEXPayload(state, payload) {
       case MESSAGE.UNIMPLEMENTED:
       case MESSAGE.DEBUG:
         if (!MESSAGE_HANDLERS)
-          MESSAGE_HANDLERS = __nccwpck_require__(214);
+          MESSAGE_HANDLERS = __nccwpck_require__(881);
         return MESSAGE_HANDLERS[type](this, payload);
     }
   }
@@ -16330,7 +16330,7 @@ function onKEXPayload(state, payload) {
   switch (type) {
     case MESSAGE.DISCONNECT:
       if (!MESSAGE_HANDLERS)
-        MESSAGE_HANDLERS = __nccwpck_require__(214);
+        MESSAGE_HANDLERS = __nccwpck_require__(881);
       return MESSAGE_HANDLERS[type](this, payload);
     case MESSAGE.KEXINIT:
       if (!state.firstPacket) {
@@ -16443,7 +16443,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 87:
+/***/ 623:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -16466,18 +16466,18 @@ const {
 } = __nccwpck_require__(982);
 const supportedOpenSSLCiphers = getCiphers();
 
-const { Ber } = __nccwpck_require__(115);
-const bcrypt_pbkdf = (__nccwpck_require__(92).pbkdf);
+const { Ber } = __nccwpck_require__(787);
+const bcrypt_pbkdf = (__nccwpck_require__(676).pbkdf);
 
-const { CIPHER_INFO } = __nccwpck_require__(722);
-const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(334);
+const { CIPHER_INFO } = __nccwpck_require__(826);
+const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(270);
 const {
   bufferSlice,
   makeBufferParser,
   readString,
   readUInt32BE,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
 const SYM_HASH_ALGO = Symbol('Hash Algorithm');
 const SYM_PRIV_PEM = Symbol('Private key PEM');
@@ -17935,7 +17935,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 222:
+/***/ 86:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18058,13 +18058,13 @@ exports.validateNumber = function validateNumber(value, name) {
 
 /***/ }),
 
-/***/ 14:
+/***/ 342:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const Ber = (__nccwpck_require__(115).Ber);
+const Ber = (__nccwpck_require__(787).Ber);
 
 let DISCONNECT_REASON;
 
@@ -18235,7 +18235,7 @@ module.exports = {
   doFatalError: (protocol, msg, level, reason) => {
     let err;
     if (DISCONNECT_REASON === undefined)
-      ({ DISCONNECT_REASON } = __nccwpck_require__(334));
+      ({ DISCONNECT_REASON } = __nccwpck_require__(270));
     if (msg instanceof Error) {
       // doFatalError(protocol, err[, reason])
       err = msg;
@@ -18422,7 +18422,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 702:
+/***/ 590:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18685,13 +18685,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 443:
+/***/ 755:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const { SFTP } = __nccwpck_require__(546);
+const { SFTP } = __nccwpck_require__(538);
 
 const MAX_CHANNEL = 2 ** 32 - 1;
 
@@ -21424,7 +21424,7 @@ nacl.setPRNG = function(fn) {
 
 /***/ }),
 
-/***/ 192:
+/***/ 507:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21435,14 +21435,14 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 183:
+/***/ 583:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = require("node:fs");
-;// CONCATENATED MODULE: ./printable.ts
+;// CONCATENATED MODULE: ./core/text/printable.ts
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 function printable_hasUnsafeCharacter(value) {
@@ -21489,7 +21489,7 @@ function redactCredentials(text) {
 
 ;// CONCATENATED MODULE: external "node:net"
 const external_node_net_namespaceObject = require("node:net");
-;// CONCATENATED MODULE: ./tunnel/forwarded-connection.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/forwarded-connection.ts
 
 function serveForwarded(details, accept, reject, context) {
     const entry = context.entries.find(e => e.name === details.destIP.toLowerCase());
@@ -21542,7 +21542,7 @@ function serveForwarded(details, accept, reject, context) {
 
 ;// CONCATENATED MODULE: external "node:crypto"
 const external_node_crypto_namespaceObject = require("node:crypto");
-;// CONCATENATED MODULE: ./errors.ts
+;// CONCATENATED MODULE: ./core/errors.ts
 class errors_ActionError extends Error {
     constructor(message) {
         super(message);
@@ -21550,7 +21550,7 @@ class errors_ActionError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./credential.ts
+;// CONCATENATED MODULE: ./core/service/credential.ts
 
 
 
@@ -21721,7 +21721,7 @@ function invalid(what) {
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
-;// CONCATENATED MODULE: ./tunnel/expose.ts
+;// CONCATENATED MODULE: ./core/settings/expose.ts
 
 
 
@@ -21898,7 +21898,7 @@ function quote(value) {
     return JSON.stringify(shown);
 }
 
-;// CONCATENATED MODULE: ./tunnel/host-keys.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/host-keys.ts
 
 const HOST_KEY_ALGORITHMS = [
     'ssh-ed25519',
@@ -21954,7 +21954,7 @@ class HostKeyTrust {
     }
 }
 
-;// CONCATENATED MODULE: ./tunnel/keeper-log.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/log.ts
 
 const LOG_CAP_BYTES = 1024 * 1024;
 const FINAL_RESERVE_BYTES = 16 * 1024;
@@ -22045,10 +22045,10 @@ class LocalErrorSummary {
     }
 }
 
-;// CONCATENATED MODULE: ./tunnel/keeper-io.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/io.ts
 const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
-;// CONCATENATED MODULE: ./tunnel/keeper-record.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/record.ts
 
 const HEARTBEAT_MS = 5_000;
 class KeeperRecord {
@@ -22087,7 +22087,7 @@ class KeeperRecord {
 
 ;// CONCATENATED MODULE: external "node:dns"
 const external_node_dns_namespaceObject = require("node:dns");
-;// CONCATENATED MODULE: ./tunnel/lookup-cache.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/lookup-cache.ts
 
 const LOOKUP_TTL_MS = 1_000;
 function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now = Date.now, ttlMs = LOOKUP_TTL_MS) {
@@ -22127,7 +22127,7 @@ function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now 
     }));
 }
 
-;// CONCATENATED MODULE: ./tunnel/reconnect.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/reconnect.ts
 const LOGINS_PER_MINUTE = 6;
 const MINUTE_MS = 60_000;
 const STABLE_AFTER_MS = 60_000;
@@ -22235,12 +22235,12 @@ function isRetryable(cause) {
     return cause === 'timeout' || cause === 'connect';
 }
 
-// EXTERNAL MODULE: ../node_modules/ssh2/lib/client.js
-var lib_client = __nccwpck_require__(531);
+// EXTERNAL MODULE: ../../main/node_modules/ssh2/lib/client.js
+var lib_client = __nccwpck_require__(475);
 var client_default = /*#__PURE__*/__nccwpck_require__.n(lib_client);
-// EXTERNAL MODULE: ../node_modules/ssh2/package.json
-var ssh2_package = __nccwpck_require__(362);
-;// CONCATENATED MODULE: ./tunnel/cipher-keys.ts
+// EXTERNAL MODULE: ../../main/node_modules/ssh2/package.json
+var ssh2_package = __nccwpck_require__(965);
+;// CONCATENATED MODULE: ./core/tunnel/keeper/cipher-keys.ts
 
 
 const SSH2_CHECKED_VERSION = '1.17.0';
@@ -22264,7 +22264,7 @@ function keysAsKeyObjects(client, ssh2Version = ssh2_package/* version */.rE) {
     return converted;
 }
 
-;// CONCATENATED MODULE: ./tunnel/coalesced-socket.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/coalesced-socket.ts
 
 function connectCoalesced(port, host) {
     const socket = new external_node_net_namespaceObject.Socket();
@@ -22287,7 +22287,7 @@ function connectCoalesced(port, host) {
     return socket;
 }
 
-;// CONCATENATED MODULE: ./tunnel/ssh-attempt.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh-attempt.ts
 
 
 
@@ -22444,7 +22444,7 @@ async function requestForwards(client, context) {
     return results.find(result => !result.ok) ?? { ok: true };
 }
 
-;// CONCATENATED MODULE: ./tunnel/keeper.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/keeper.ts
 
 
 
@@ -22696,7 +22696,7 @@ class Keeper {
     }
 }
 
-;// CONCATENATED MODULE: ./tunnel/keeper-main.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/main.ts
 
 
 let ready = false;
@@ -22837,7 +22837,7 @@ module.exports = require("zlib");
 
 /***/ }),
 
-/***/ 362:
+/***/ 965:
 /***/ ((module) => {
 
 "use strict";
@@ -22927,7 +22927,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(183)
+__nccwpck_require__(583)
 
 module.exports = __webpack_exports__;
 /******/ })()

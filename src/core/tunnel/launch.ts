@@ -1,0 +1,299 @@
+/**
+ * The tunnel process as the steps see it. Main starts the keeper detached before it asks for the
+ * credential, then sends it its configuration over IPC, waits for ready or a failure, and lets
+ * go so the step can exit.
+ * Post stops it (stop.ts), knowing it by what launchKeeper saves: its pid, its start time and
+ * its directory, which ends its command line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { ActionError } from '../errors.js'
+import { printable } from '../text/printable.js'
+import { checkOwnDirectory, directoryId } from '../owned-dir.js'
+import type { SavedTunnel } from '../../github/state.js'
+import { TUNNEL_DIR_PREFIX, tunnelFiles, type TunnelFiles } from './files.js'
+import { startTimeOf } from './identity.js'
+import type { KeeperConfig, KeeperReport, KeeperStats } from './keeper/keeper.js'
+
+/** Where post finds the keeper; nothing secret. */
+export interface TunnelProcess {
+  pid: number
+  /** Holds its files (see files.ts). */
+  dir: string
+}
+
+export interface LaunchOptions {
+  /** dist/tunnel/index.cjs in the bundle. */
+  keeperPath: string
+  /** Node options before the script, e.g. a TypeScript loader in tests. */
+  execArgv?: string[]
+  /** RUNNER_TEMP: the keeper's log, stats and stop file go in a fresh directory under it. */
+  runnerTemp: string
+}
+
+/** What the keeper is told once the credential is known (its file paths are added here). */
+export type KeeperSettings = Omit<KeeperConfig, 'logPath' | 'statsPath' | 'stopPath'>
+
+export interface StartOptions extends LaunchOptions {
+  config: KeeperSettings
+}
+
+/** A keeper that has started and waits, holding nothing secret, for its configuration. */
+export interface LaunchedKeeper {
+  /** Undefined when the process could not be started (start() then says why). */
+  readonly pid: number | undefined
+  /** What post needs to find and recognise it (started: false until it is ready). */
+  readonly saved: SavedTunnel | undefined
+  /** True once start() returned: the process runs on after main, until post stops it. */
+  readonly ready: boolean
+  /** Sends the configuration and waits until every forward is accepted; on failure no process is left. */
+  start(config: KeeperSettings): Promise<StartedTunnel>
+  /** Ends a keeper that was never started (the credential never came), and removes its directory. */
+  abandon(): Promise<void>
+}
+
+export interface StartedTunnel extends TunnelProcess, TunnelFiles {
+  fingerprint: string
+}
+
+/** The variables the keeper keeps: enough for Node to run, nothing of the step's secrets. */
+const KEPT_VARIABLES = new Set([
+  'PATH',
+  'HOME',
+  'USERPROFILE',
+  'TEMP',
+  'TMP',
+  'TMPDIR',
+  'SYSTEMROOT',
+  'WINDIR',
+  'LANG',
+  // The runner ends processes carrying its job's tracking id when the job ends: kept, so a
+  // keeper whose post step never ran (a cancelled self-hosted job) does not outlive the job.
+  'RUNNER_TRACKING_ID'
+])
+
+/**
+ * The keeper's environment: the step's inputs (the API key among them) and exported variables
+ * (the token) stay out, so no other process reading /proc/<pid>/environ finds them there.
+ */
+export function keeperEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase())) kept[name] = value
+  }
+  return kept
+}
+
+/**
+ * A small young generation: the keeper makes short-lived buffers for every SSH packet, and with
+ * Node's default V8 collects them late. Measured with the tunnel benchmark (3 x 50 MiB through
+ * the tunnel): RSS after the load 165 MB without, 101 MB with, throughput within the noise.
+ * --expose-gc lets the keeper collect that young generation every 2 MiB through the tunnel as
+ * well (see KeeperIo.collectYoung): RSS after the load 112-126 MB without, 94-105 MB with every
+ * 4 MiB, 94 MB with every 2 MiB (one run each: the figure moves by several MB run to run).
+ */
+const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc']
+
+/** Longest reconnect delay between two first attempts (see reconnectDelayMs), plus slack. */
+const BETWEEN_ATTEMPTS_MS = 30_000 * 1.25 + 1_000
+
+/** How long main waits in all: every attempt's time limit and the pauses between them. */
+export function readyWaitMs(attemptTimeoutMs: number, maxAttempts: number): number {
+  return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000
+}
+
+type StartOutcome = KeeperReport | { type: 'died'; detail: string }
+
+/**
+ * Starts the keeper process, which waits for its configuration. Main does this before it asks
+ * for the credential, so Node's start and the loading of the tunnel bundle overlap the request
+ * instead of following it. The process holds no secret until start(); a main step that goes away
+ * before then closes the IPC channel, and the keeper leaves with it (keeper/main.ts).
+ */
+export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
+  const dir = mkdtempSync(join(options.runnerTemp, TUNNEL_DIR_PREFIX))
+  const paths = tunnelFiles(dir)
+  let child: ChildProcess
+  let dirId: string
+  try {
+    dirId = directoryId(dir)
+    const log = openSync(paths.logPath, 'a')
+    try {
+      // The directory ends the command line: unique to this launch and not secret, it lets post
+      // tell this process from any other that gets its pid later (identity.ts).
+      child = spawn(
+        process.execPath,
+        [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.keeperPath, dir],
+        {
+          detached: true,
+          windowsHide: true,
+          // Never the step's own stdout/stderr: the runner waits for those pipes to close.
+          stdio: ['ignore', log, log, 'ipc'],
+          env: keeperEnvironment(process.env)
+        }
+      )
+    } finally {
+      closeSync(log)
+    }
+  } catch (error) {
+    removeTunnelDir(dir)
+    throw error
+  }
+  const launched = child
+  const startTime = launched.pid === undefined ? undefined : startTimeOf(launched.pid)
+  const saved: SavedTunnel | undefined =
+    launched.pid === undefined
+      ? undefined
+      : {
+          pid: launched.pid,
+          dir,
+          dirId,
+          ...(startTime !== undefined && { startTime }),
+          started: false
+        }
+  // Listened for from the start: a keeper can die (or fail to spawn) before it is configured.
+  const ended = new Promise<StartOutcome>(resolve => {
+    // `on`, not `once`: a failed spawn and a failed send can each emit one, and an 'error' with
+    // no listener would end main itself.
+    launched.on('error', error => resolve({ type: 'died', detail: error.message }))
+    launched.once('exit', (code, signal) =>
+      resolve({
+        type: 'died',
+        detail: `the tunnel process exited before it was ready (${signal ?? `exit code ${code}`})`
+      })
+    )
+  })
+  let used = false
+  let ready = false
+
+  return {
+    pid: launched.pid,
+    saved,
+    get ready() {
+      return ready
+    },
+    async start(config) {
+      if (used) throw new Error('this tunnel process was already started or abandoned')
+      used = true
+      const waitMs = readyWaitMs(config.attemptTimeoutMs, config.maxAttempts)
+      let timer: NodeJS.Timeout | undefined
+      const outcome = await Promise.race([
+        ended,
+        new Promise<StartOutcome>(resolve => {
+          timer = setTimeout(
+            () =>
+              resolve({
+                type: 'failed',
+                cause: 'timeout',
+                detail: `the tunnel process was not ready within ${Math.round(waitMs / 1000)} s`
+              }),
+            waitMs
+          )
+          launched.once('message', (report: KeeperReport) => resolve(report))
+          if (launched.connected) launched.send({ ...config, ...paths } satisfies KeeperConfig)
+        })
+      ])
+      clearTimeout(timer)
+      const pid = launched.pid
+      if (outcome.type === 'ready' && pid !== undefined) {
+        // Let go: the step exits while the keeper runs on, detached, until post stops it.
+        launched.removeAllListeners()
+        launched.disconnect()
+        launched.unref()
+        ready = true
+        return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
+      }
+      await killAndWait(launched)
+      throw new ActionError(describeStartFailure(outcome, paths.logPath))
+    },
+    async abandon() {
+      if (used) return
+      used = true
+      await killAndWait(launched)
+      removeTunnelDir(dir, dirId)
+    }
+  }
+}
+
+/** The files a keeper writes, and then the directory: nothing else, and only in the one made. */
+function removeTunnelDir(dir: string, dirId?: string): void {
+  if (dirId !== undefined && !checkOwnDirectory(dir, dirId).ours) return
+  const { logPath, statsPath, stopPath } = tunnelFiles(dir)
+  try {
+    for (const file of [logPath, statsPath, `${statsPath}.tmp`, stopPath])
+      rmSync(file, { force: true })
+    rmdirSync(dir)
+  } catch {
+    // Left for the runner, which empties RUNNER_TEMP after the job.
+  }
+}
+
+/** Starts the keeper and waits until every forward is accepted; on failure no process is left. */
+export function startTunnel(options: StartOptions): Promise<StartedTunnel> {
+  return launchKeeper(options).start(options.config)
+}
+
+function killAndWait(child: ChildProcess): Promise<void> {
+  // No pid: it never started, so no exit will come.
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve()
+  }
+  return new Promise(resolve => {
+    child.once('exit', () => resolve())
+    child.kill('SIGKILL')
+  })
+}
+
+/** One message per cause: what happened and what to do. */
+export function describeStartFailure(outcome: StartOutcome, logPath: string): string {
+  if (outcome.type === 'ready') return 'The tunnel started.'
+  // The report comes from another process and quotes the tunnel server: untrusted, cut short.
+  const detail = printable(outcome.detail, 400)
+  if (outcome.type === 'died') {
+    return `The tunnel did not start: ${detail}. Its log is ${logPath}; please report this with the log if it recurs.`
+  }
+  switch (outcome.cause) {
+    case 'host-key':
+      return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update tunnel-host-key; if not, something between the runner and the server may be intercepting the connection.`
+    case 'auth':
+      return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`
+    case 'forward':
+      return `The tunnel did not start: ${detail}. The name may be taken by another tunnel of this user, or the server limits how many forwards one tunnel user holds. Choose another name in expose, or expose fewer entries.`
+    case 'timeout':
+      return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`
+    case 'connect':
+      return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`
+    case 'record':
+      // Without its record post could neither find nor stop the process, so it was not kept.
+      return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
+  }
+}
+
+/** The post step's one line about the tunnel. */
+export function formatStatsLine(stats: KeeperStats, endedAtMs: number): string {
+  const uptime = formatDuration(endedAtMs - Date.parse(stats.readyAt ?? stats.startedAt))
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+  return (
+    `Tunnel: up ${uptime}, ${plural(stats.reconnects, 'reconnect')}, ` +
+    `${plural(stats.connections, 'connection')} served, ` +
+    `${formatBytes(stats.bytesIn)} in / ${formatBytes(stats.bytesOut)} out, ` +
+    `${plural(stats.localErrors, 'local connection error')}.`
+  )
+}
+
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000))
+  const h = Math.floor(seconds / 3600)
+  const m = Math.floor((seconds % 3600) / 60)
+  const s = seconds % 60
+  if (h > 0) return `${h} h ${m} min`
+  if (m > 0) return `${m} min ${s} s`
+  return `${s} s`
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
