@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { isCleanIdentifier } from '../core/service/credential.js'
+import { isCleanIdentifier } from '../core/text/validators.js'
 import type { KindName } from '../core/settings/inputs.js'
 import type { SavedCredential } from '../core/kinds/kind.js'
 import { isTunnelDir, tunnelRoot } from '../core/tunnel/files.js'

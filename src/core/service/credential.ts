@@ -1,6 +1,12 @@
-import { isIP } from 'node:net'
 import { ActionError } from '../errors.js'
 import { hasUnsafeCharacter, isWellFormed } from '../text/printable.js'
+import {
+  holdsSecret,
+  identifierProblem,
+  isBareHost,
+  isCleanIdentifier,
+  isPort
+} from '../text/validators.js'
 
 export type Flavour = 'cicd' | 'free' | 'existing'
 
@@ -26,8 +32,6 @@ export interface Overrides {
 
 export const DEFAULT_TUNNEL_PORT = 2223
 
-const HOSTNAME_PATTERN =
-  /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/
 const ISO_8601_PATTERN =
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/
 // What makes the runner read a line as a command: `##[name]` anywhere, `::name::` at a line's start.
@@ -127,11 +131,6 @@ export function parseCredential(
   }
 }
 
-export function isBareHost(value: string): boolean {
-  if (isIP(value) !== 0) return true
-  return HOSTNAME_PATTERN.test(value)
-}
-
 /** True when the credential's expiry has passed at `nowMs`; unknown expiry counts as live. */
 export function hasExpired(expiresAt: string | undefined, nowMs: number): boolean {
   if (!expiresAt) return false
@@ -140,7 +139,7 @@ export function hasExpired(expiresAt: string | undefined, nowMs: number): boolea
 }
 
 function checkSecretLike(value: unknown, field: string): asserts value is string {
-  const problem = secretLikeProblem(value)
+  const problem = identifierProblem(value)
   // The value is not quoted: for the token it is a secret, and the others may be hostile.
   if (problem !== undefined) throw invalid(`${field} ${problem}`)
 }
@@ -161,72 +160,6 @@ function checkIdentifier(
   }
 }
 
-/**
- * True when `value` holds a secret, or a long piece of one: the token with one character slipped in
- * still shows most of it. A piece counts from half the secret's length, and at least 8 characters
- * (a shorter secret counts only whole), so a value that shares a few characters with a token by
- * chance, or by a token format that embeds a short id, is not refused.
- */
-export function holdsSecret(value: string, secrets: string[]): boolean {
-  return secrets.some(
-    secret =>
-      value.includes(secret) ||
-      (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2))))
-  )
-}
-
-/**
- * True when `a` and `b` have `length` characters in a row in common. Rabin-Karp: hashes of every
- * window of `b`, then one rolling pass over `a`; linear, since the service's strings may be huge.
- */
-function shareRun(a: string, b: string, length: number): boolean {
-  if (a.length < length || b.length < length) return false
-  const starts = new Map<number, number[]>()
-  forEachWindow(b, length, (hash, start) => {
-    const list = starts.get(hash)
-    if (list) list.push(start)
-    else starts.set(hash, [start])
-    return false
-  })
-  return forEachWindow(a, length, (hash, start) => {
-    const piece = a.slice(start, start + length)
-    return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other))
-  })
-}
-
-/** Calls `visit` with the hash of each `length`-character window of `text` until it returns true. */
-function forEachWindow(
-  text: string,
-  length: number,
-  visit: (hash: number, start: number) => boolean
-): boolean {
-  const base = 257
-  let highest = 1
-  for (let i = 1; i < length; i++) highest = Math.imul(highest, base)
-  let hash = 0
-  for (let i = 0; i < text.length; i++) {
-    if (i >= length) hash = hash - Math.imul(text.charCodeAt(i - length), highest)
-    hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0
-    if (i >= length - 1 && visit(hash, i - length + 1)) return true
-  }
-  return false
-}
-
-/** True for a value that could be a token or tunnel user: one clean, printable word. */
-export function isCleanIdentifier(value: unknown): value is string {
-  return secretLikeProblem(value) === undefined
-}
-
-function secretLikeProblem(value: unknown): string | undefined {
-  if (value === undefined || value === null || value === '') return 'is missing'
-  if (typeof value !== 'string') return 'is not a string'
-  if (hasUnsafeCharacter(value)) return 'holds whitespace or control characters'
-  // UTF-8 cannot carry a lone surrogate: the runner's files would hold U+FFFD instead, a value
-  // the service does not know.
-  if (!isWellFormed(value)) return 'is not well-formed Unicode'
-  return undefined
-}
-
 function parsePort(value: unknown): number {
   const number =
     typeof value === 'number'
@@ -234,7 +167,7 @@ function parsePort(value: unknown): number {
       : typeof value === 'string' && /^\d{1,5}$/.test(value)
         ? Number(value)
         : NaN
-  if (!Number.isInteger(number) || number < 1 || number > 65535) {
+  if (!isPort(number)) {
     throw invalid('tunnel_port is not a whole number from 1 to 65535')
   }
   return number

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
-import { isBareHost } from '../service/credential.js'
+import { isBareHost } from '../text/validators.js'
 import { ActionError } from '../errors.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
 

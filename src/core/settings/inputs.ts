@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { ActionError } from '../errors.js'
-import { DEFAULT_TUNNEL_PORT, holdsSecret, isBareHost } from '../service/credential.js'
+import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
+import { holdsSecret, isBareHost } from '../text/validators.js'
 import { checkedInputs } from './input-text.js'
 import { hasUnsafeCharacter, printable } from '../text/printable.js'
 import { readTunnelSettings, type TunnelSettings } from './expose.js'
