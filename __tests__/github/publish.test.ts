@@ -10,7 +10,6 @@ const TOKEN = `tok_${'5eed'.repeat(12)}`
 const obtained = (tunnelUser: string) =>
   tokenObtained(
     {
-      flavour: 'cicd',
       token: TOKEN,
       tunnelUser,
       clientId: 'client-1',
@@ -19,6 +18,7 @@ const obtained = (tunnelUser: string) =>
       portDefaulted: false,
       expiresAt: '2026-11-23T11:00:00Z'
     } satisfies Credential,
+    { kind: 'cicd', label: 'cicd', verb: 'Provisioned' },
     { project: 'web-shop' }
   )
 
@@ -27,7 +27,8 @@ const settings: CommonSettings = {
   failOnRevokeError: false,
   envPrefix: 'SVC',
   exportEnv: true,
-  http: { maxAttempts: 1, timeoutSeconds: 5 }
+  http: { maxAttempts: 1, timeoutSeconds: 5 },
+  optionLabel: name => `input ${name}`
 }
 
 it('writes one table per credential, not the tables of earlier calls again', async () => {

@@ -28,7 +28,10 @@ export async function runMain(
   let baseUrl = printable(core.getInput('base-url'))
   let project: string | undefined
   try {
-    const settings = readMainSettings(name => core.getInput(name))
+    const settings = readMainSettings({
+      read: name => core.getInput(name),
+      label: name => `input ${name}`
+    })
     if ('baseUrl' in settings) baseUrl = settings.baseUrl
     if (settings.kind === 'cicd') project = settings.project
     checkUrlsBeforeRequest(settings)

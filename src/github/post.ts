@@ -5,7 +5,7 @@ import { ActionError } from '../core/errors.js'
 import { explainFailure } from '../core/service/failures.js'
 import { parseFailOnRevokeError, readPostKind, readPostSettings } from '../core/settings/inputs.js'
 import type { SavedCredential } from '../core/kinds/kind.js'
-import { describeCredential, giveBackCredential } from '../core/kinds/registry.js'
+import { describeCredential, revokeSavedCredential } from '../core/kinds/registry.js'
 import { printable } from '../core/text/printable.js'
 import { maskSecrets, runnerLog } from './publish.js'
 import { createService } from './service-factory.js'
@@ -31,9 +31,12 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
     core.info(NOTHING_SAVED)
     return
   }
-  const input = (name: string): string => core.getInput(name)
+  const input = {
+    read: (name: string) => core.getInput(name),
+    label: (name: string) => `input ${name}`
+  }
   let failOnRevokeError = false
-  let baseUrl = printable(input('base-url'))
+  let baseUrl = printable(input.read('base-url'))
   let saved: SavedCredential | undefined
   try {
     failOnRevokeError = parseFailOnRevokeError(input)
@@ -45,7 +48,7 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
     const settings = readPostSettings(input)
     if (settings.baseUrl !== undefined) baseUrl = settings.baseUrl
     const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined
-    await giveBackCredential(saved, {
+    await revokeSavedCredential(saved, {
       settings,
       service: () => {
         if (settings.baseUrl === undefined) {

@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
-import { isCleanIdentifier } from '../core/text/validators.js'
 import type { KindName } from '../core/settings/inputs.js'
 import type { SavedCredential } from '../core/kinds/kind.js'
+import { readSavedCredential } from '../core/kinds/registry.js'
 import { isTunnelDir, tunnelRoot } from '../core/tunnel/files.js'
 
 const POST_MARKER = 'isPost'
@@ -45,51 +45,6 @@ export function loadCredential(kind: KindName): SavedCredential | undefined {
     return readSavedCredential(kind, JSON.parse(raw))
   } catch {
     return undefined
-  }
-}
-
-/**
- * Reads saved state field by field for `kind`; the kind written in the state is not trusted.
- * Anything missing or malformed reads as "nothing saved".
- */
-export function readSavedCredential(kind: KindName, value: unknown): SavedCredential | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
-  const saved = value as Record<string, unknown>
-  const text = (field: string): string | undefined =>
-    typeof saved[field] === 'string' && saved[field] !== '' ? (saved[field] as string) : undefined
-  const identifier = (field: string): string | undefined =>
-    isCleanIdentifier(saved[field]) ? (saved[field] as string) : undefined
-  const common = {
-    ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
-    ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
-    ...(saved.rejected === true && { rejected: true })
-  }
-  const tunnelUser = identifier('tunnelUser')
-  switch (kind) {
-    case 'cicd':
-    case 'free':
-      return tunnelUser ? { kind, tunnelUser, ...common } : undefined
-    case 'existing':
-      return tunnelUser ? { kind, tunnelUser } : undefined
-    case 'ssh-key': {
-      const keyId = identifier('keyId')
-      const fingerprint = identifier('fingerprint')
-      const keyName = identifier('keyName')
-      const keyFolder = text('keyFolder')
-      const keyFolderId = text('keyFolderId')
-      // Without a key id, the fingerprint alone finds the key's records (an upload that got no answer).
-      if (!fingerprint) return undefined
-      return {
-        kind,
-        fingerprint,
-        ...(keyId && { keyId }),
-        ...(keyName && { keyName }),
-        ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
-        ...(keyFolder && { keyFolder }),
-        ...(keyFolderId && { keyFolderId }),
-        ...common
-      }
-    }
   }
 }
 

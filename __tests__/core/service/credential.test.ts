@@ -18,8 +18,7 @@ const RAW = {
 
 describe('parseCredential', () => {
   it('turns a documented answer into a credential', () => {
-    expect(parseCredential(RAW, 'cicd')).toEqual({
-      flavour: 'cicd',
+    expect(parseCredential(RAW)).toEqual({
       token: 'tok_abc',
       tunnelUser: 'ab12c',
       clientId: 'client-1',
@@ -33,15 +32,12 @@ describe('parseCredential', () => {
   })
 
   it('uses the client id as tunnel user and client id for a free credential', () => {
-    const free = parseCredential(
-      {
-        tunnel_client_id: 'free-1',
-        tunnel_client_secret: 's3cret',
-        tunnel_host: '192.0.2.4',
-        tunnel_port: 2223
-      },
-      'free'
-    )
+    const free = parseCredential({
+      tunnel_client_id: 'free-1',
+      tunnel_client_secret: 's3cret',
+      tunnel_host: '192.0.2.4',
+      tunnel_port: 2223
+    })
     expect(free).toMatchObject({
       token: 's3cret',
       tunnelUser: 'free-1',
@@ -53,9 +49,7 @@ describe('parseCredential', () => {
 
   it('lets overrides replace host and port, even when the service sent none', () => {
     const { tunnel_host: _host, tunnel_port: _port, ...bare } = RAW
-    expect(
-      parseCredential(bare, 'cicd', { tunnelHost: 'tunnel.internal', tunnelPort: 22 })
-    ).toMatchObject({
+    expect(parseCredential(bare, { tunnelHost: 'tunnel.internal', tunnelPort: 22 })).toMatchObject({
       tunnelHost: 'tunnel.internal',
       tunnelPort: 22,
       portDefaulted: false
@@ -106,7 +100,7 @@ describe('parseCredential', () => {
     [null, 'the body is not a JSON object'],
     ['tok_abc', 'the body is not a JSON object']
   ])('rejects %j', (raw, problem) => {
-    expect(() => parseCredential(raw, 'cicd')).toThrow(`failed validation: ${problem}.`)
+    expect(() => parseCredential(raw)).toThrow(`failed validation: ${problem}.`)
   })
 })
 

@@ -89,7 +89,8 @@ describe('checkUrlsBeforeRequest', () => {
     failOnRevokeError: false,
     envPrefix: 'SVC',
     exportEnv: true,
-    http: { maxAttempts: 1, timeoutSeconds: 5 }
+    http: { maxAttempts: 1, timeoutSeconds: 5 },
+    optionLabel: (name: string) => `input ${name}`
   }
   const cicd = (tunnelHost: string | undefined, urlTemplate: string): MainSettings => ({
     ...base,

@@ -8,11 +8,8 @@ import {
   isPort
 } from '../text/validators.js'
 
-export type Flavour = 'cicd' | 'free' | 'existing'
-
 /** A validated tunnel credential: every field is safe to write to the runner's files. */
 export interface Credential {
-  flavour: Flavour
   token: string
   tunnelUser: string
   clientId: string
@@ -77,11 +74,7 @@ export function issuedCredential(raw: unknown): IssuedCredential | undefined {
  * All or nothing: the caller writes nothing to the runner unless this returns.
  * Some deployments answer with the free credential's field names, so both spellings are read.
  */
-export function parseCredential(
-  raw: unknown,
-  flavour: Flavour,
-  overrides: Overrides = {}
-): Credential {
+export function parseCredential(raw: unknown, overrides: Overrides = {}): Credential {
   if (!isObject(raw)) {
     throw invalid('the body is not a JSON object')
   }
@@ -118,7 +111,6 @@ export function parseCredential(
   const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string')
 
   return {
-    flavour,
     token: token as string,
     tunnelUser: tunnelUser as string,
     clientId: clientId as string,
