@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import {
   credentialKinds,
   describeCredential,
@@ -15,6 +16,13 @@ describe('the table of kinds', () => {
   it('names every kind the credential option accepts, in its order', () => {
     expect(KIND_NAMES).toEqual(Object.keys(credentialKinds))
     expect(KIND_NAMES).toEqual(['cicd', 'free', 'ssh-key', 'existing'])
+  })
+
+  it('is what action.yml offers as the credential input', () => {
+    const action = readFileSync(new URL('../../../action.yml', import.meta.url), 'utf8')
+    const description = /\n {2}credential:\n {4}description: '(.*)'\n/.exec(action)?.[1] ?? ''
+    const offered = [...description.matchAll(/`(\w[\w-]*)` \(/g)].map(match => match[1])
+    expect(offered.filter(name => name !== 'auto')).toEqual(KIND_NAMES)
   })
 
   it('lists its names, and auto, when the credential option names none of them', () => {

@@ -1,10 +1,11 @@
 import { parseCredential, type Credential, type Overrides } from '../service/credential.js'
+import type { KindName } from '../settings/types.js'
 import { isCleanIdentifier } from '../text/validators.js'
 import { readSavedIssued, type ObtainContext, type Obtained, type SavedIssued } from './kind.js'
 
 /** How a token kind (cicd, free, existing) names itself in what it publishes. */
 export interface TokenKindWords {
-  kind: 'cicd' | 'free' | 'existing'
+  kind: KindName
   /** The kind in the job summary, e.g. "free (5 minutes, not revocable)". */
   label: string
   /** The closing line's first word: "Provisioned" for a token this step asked for. */
@@ -13,7 +14,7 @@ export interface TokenKindWords {
 
 /** What a kind that issues tokens saves: the tunnel user names the credential to revoke. */
 export interface SavedToken extends SavedIssued {
-  kind: 'cicd' | 'free'
+  kind: KindName
   tunnelUser: string
 }
 
