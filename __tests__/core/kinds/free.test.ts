@@ -63,7 +63,12 @@ describe('free obtain', () => {
       'tunnel-port': '2223'
     })
     expect(obtained.summary).toContainEqual(['Credential', 'free (5 minutes, not revocable)'])
-    expect(obtained.login).toMatchObject({ kind: 'free', expiresAt: '2026-11-24T10:05:00Z' })
+    expect(obtained.login).toMatchObject({
+      kind: 'free',
+      expiresAt: '2026-11-24T10:05:00Z',
+      lifetimeNote:
+        'The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes), at 2026-11-24T10:05:00Z.'
+    })
   })
 
   it('warns, naming the API key option, when auto fell back to it', async () => {

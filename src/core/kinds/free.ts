@@ -60,6 +60,10 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
     mask(secretsIn(raw))
     const credential = acceptIssuedToken(raw, 'free', settings, context)
     const obtained = tokenObtained(credential, WORDS)
+    // The service ends a free credential's sessions when the credential ends.
+    obtained.login.lifetimeNote =
+      'The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
+      `${credential.expiresAt ? `, at ${credential.expiresAt}` : ''}.`
     await publish(obtained)
     return obtained
   },

@@ -118,4 +118,6 @@ export interface TunnelLogin {
   secret: { type: 'password'; token: string } | { type: 'key-file'; path: string }
   /** When the credential dies, and the tunnel with it; absent when unknown or never. */
   expiresAt?: string
+  /** What to tell the user about how long a tunnel can live with this credential, if it is short. */
+  lifetimeNote?: string
 }
