@@ -7,11 +7,11 @@ import { printable } from '../text/printable.js'
 import { until } from './expiry-note.js'
 import type { CredentialKind } from './kind.js'
 import {
+  type SavedToken,
+  type TokenKindWords,
   acceptIssuedToken,
   readSavedToken,
-  tokenObtained,
-  type SavedToken,
-  type TokenKindWords
+  tokenObtained
 } from './token.js'
 
 /** A free 5-minute token from create-ephemeral-token, without a key. */

@@ -20,6 +20,7 @@ export function readKindChoice(options: OptionSource): KindChoice {
   const apiKey = options.read('api-key').trim()
   if (value === 'auto') return { kind: apiKey ? 'cicd' : 'free', auto: true }
   if ((KIND_NAMES as string[]).includes(value)) return { kind: value as KindName, auto: false }
+  // As action.yml lists them: auto right after cicd and free, the two kinds it picks between.
   const choices = [...KIND_NAMES.slice(0, 2), 'auto', ...KIND_NAMES.slice(2)]
   throw new ActionError(
     `${optionNamed(options, 'credential')} is ${quote(raw)}: expected one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`
