@@ -37,6 +37,12 @@ export interface CredentialKind<Settings extends KindSettings, Saved extends { k
 /** What every kind's settings hold: the shared options, and which kind they are for. */
 export interface KindSettings extends CommonSettings {
   kind: KindName
+  /**
+   * The tunnel server, when the options name it before any request: the URLs `expose` will
+   * publish are checked with it then. Undefined when only the credential will say.
+   */
+  tunnelHost?: string
+  tunnelPort?: number
 }
 
 /** What main saves for post, one shape per kind. Nothing secret: no token, no key. */
