@@ -1,5 +1,5 @@
 import { isCleanIdentifier } from '../text/validators.js'
-import { readSavedIssued, type SavedIssued } from './kind.js'
+import { readSavedIssued, type SavedIssued } from './saved-issued.js'
 
 /** What the ssh-key kind saves for post: how to find the key's records and its private half. */
 export interface SavedSshKey extends SavedIssued {

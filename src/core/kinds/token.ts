@@ -1,7 +1,8 @@
 import { parseCredential, type Credential, type Overrides } from '../service/credential.js'
 import type { KindName } from '../settings/types.js'
 import { isCleanIdentifier } from '../text/validators.js'
-import { readSavedIssued, type ObtainContext, type Obtained, type SavedIssued } from './kind.js'
+import type { ObtainContext, Obtained } from './kind.js'
+import { readSavedIssued, type SavedIssued } from './saved-issued.js'
 
 /** How a token kind (cicd, free, existing) names itself in what it publishes. */
 export interface TokenKindWords {
