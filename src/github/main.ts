@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { systemClock, type Clock } from '../core/clock.js'
-import { ActionError } from '../core/errors.js'
+import { ExplainedError } from '../core/errors.js'
 import { explainFailure } from '../core/service/failures.js'
 import { readMainSettings } from '../core/settings/inputs.js'
 import { obtainCredential } from '../core/kinds/registry.js'
@@ -72,7 +72,7 @@ export async function runMain(
     }
   } catch (error) {
     core.setFailed(
-      error instanceof ActionError
+      error instanceof ExplainedError
         ? error.message
         : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
     )

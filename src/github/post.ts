@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import { systemClock, type Clock } from '../core/clock.js'
 import { hasExpired } from '../core/service/credential.js'
-import { ActionError } from '../core/errors.js'
+import { ExplainedError } from '../core/errors.js'
 import { explainFailure } from '../core/service/failures.js'
 import { parseFailOnRevokeError, readPostKind, readPostSettings } from '../core/settings/inputs.js'
 import type { SavedCredential } from '../core/kinds/kind.js'
@@ -59,7 +59,7 @@ export async function runPost(clock: Clock = systemClock): Promise<void> {
     })
   } catch (error) {
     const reason =
-      error instanceof ActionError
+      error instanceof ExplainedError
         ? error.message
         : explainFailure(error, { baseUrl, nowMs: clock.now() })
     if (!saved) {

@@ -5,7 +5,7 @@
  */
 import * as core from '@actions/core'
 import { dirname, join } from 'node:path'
-import { ActionError } from '../core/errors.js'
+import { ExplainedError } from '../core/errors.js'
 import { describeUnexpected } from '../core/service/failures.js'
 import { printable } from '../core/text/printable.js'
 import type { MainSettings } from '../core/settings/inputs.js'
@@ -46,7 +46,7 @@ export function prepareTunnel(
   try {
     keeper = launchKeeper({ ...launch, runnerTemp: tunnelRoot() })
   } catch (error) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Could not start the tunnel process: ${describeUnexpected(error)}. ` +
         'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.'
     )

@@ -1,5 +1,5 @@
 import { issuedCredential, secretsIn } from '../service/credential.js'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { CicdSettings } from '../settings/inputs.js'
 import { printable } from '../text/printable.js'
 import { until } from './expiry-note.js'
@@ -59,7 +59,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
       return
     }
     if (!settings.apiKey) {
-      throw new ActionError(
+      throw new ExplainedError(
         'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
       )
     }

@@ -1,4 +1,4 @@
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import { describeUnexpected, explainFailure } from '../service/failures.js'
 import type { CredentialService } from '../service/client.js'
 import { printable } from '../text/printable.js'
@@ -61,7 +61,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       save({ ...issued, rejected: true })
       const uploaded = parseUploadedKey(raw)
       if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
-        throw new ActionError(
+        throw new ExplainedError(
           `The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
             `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
             'the key that was sent. Nothing was exported. Check that base-url points at the ' +
@@ -108,7 +108,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
         return
       }
       if (!settings.apiKey) {
-        throw new ActionError(
+        throw new ExplainedError(
           'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
         )
       }
@@ -162,14 +162,14 @@ async function revokeOtherRecords(
     }
   } catch (error) {
     const why =
-      error instanceof ActionError
+      error instanceof ExplainedError
         ? error.message
         : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() })
     const hint = revokeByHand(
       printable(saved.fingerprint),
       saved.keyName && printable(saved.keyName)
     )
-    throw new ActionError(`${why} So ${hint}.`)
+    throw new ExplainedError(`${why} So ${hint}.`)
   }
 }
 

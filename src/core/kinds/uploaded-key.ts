@@ -1,4 +1,4 @@
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 
 /** The keys-upload answer, validated: every field is safe to write to the runner's files. */
 export interface UploadedKey {
@@ -22,7 +22,7 @@ export function readKeyId(raw: unknown): string | undefined {
   return typeof keyId === 'string' && SAFE_ID.test(keyId) ? keyId : undefined
 }
 
-/** All or nothing, as for tokens: throws an ActionError that names the bad field. */
+/** All or nothing, as for tokens: throws an ExplainedError that names the bad field. */
 export function parseUploadedKey(raw: unknown): UploadedKey {
   const keyId = readKeyId(raw)
   if (keyId === undefined) throw invalidUpload('key_id is missing or not a plain identifier')
@@ -52,8 +52,8 @@ export function sameFingerprint(fromService: string, computed: string): boolean 
   return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '')
 }
 
-export function invalidUpload(what: string): ActionError {
-  return new ActionError(
+export function invalidUpload(what: string): ExplainedError {
+  return new ExplainedError(
     `The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
       'Check that base-url points at the credential service; if it does, report this to the service operator.'
   )

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import { hasUnsafeCharacter, isWellFormed } from '../text/printable.js'
 
 export type Flavour = 'cicd' | 'free' | 'existing'
@@ -69,7 +69,7 @@ export function issuedCredential(raw: unknown): IssuedCredential | undefined {
 }
 
 /**
- * Turns the service's JSON into a Credential, or throws an ActionError that names what was wrong.
+ * Turns the service's JSON into a Credential, or throws an ExplainedError that names what was wrong.
  * All or nothing: the caller writes nothing to the runner unless this returns.
  * Some deployments answer with the free credential's field names, so both spellings are read.
  */
@@ -274,8 +274,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function invalid(what: string): ActionError {
-  return new ActionError(
+function invalid(what: string): ExplainedError {
+  return new ExplainedError(
     `The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
       'Check that base-url points at the credential service; if it does, report this to the service operator.'
   )

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
 import { isBareHost } from '../service/credential.js'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
 
 /** One forward: the server serves `name`; the runner reaches the app at `host:port`. */
@@ -55,7 +55,7 @@ export function parseExpose(raw: string): ExposeEntry[] {
   const seen = new Set<string>()
   for (const entry of entries) {
     if (seen.has(entry.name)) {
-      throw new ActionError(
+      throw new ExplainedError(
         `Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`
       )
     }
@@ -122,8 +122,8 @@ function parsePort(text: string, entry: string): number {
   return port
 }
 
-function entryError(entry: string, needs: string): ActionError {
-  return new ActionError(`Input expose has the entry ${quote(entry)}: ${needs}.`)
+function entryError(entry: string, needs: string): ExplainedError {
+  return new ExplainedError(`Input expose has the entry ${quote(entry)}: ${needs}.`)
 }
 
 /**
@@ -134,14 +134,14 @@ export function parseUrlTemplate(raw: string): string {
   const template = raw.trim() || DEFAULT_URL_TEMPLATE
   for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
     if (!(PLACEHOLDERS as readonly string[]).includes(inner)) {
-      throw new ActionError(
+      throw new ExplainedError(
         `Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`
       )
     }
   }
   // Plain text to the URL parser, but the runner obeys it anywhere in the line `Exposed …` prints.
   if (template.includes('##[')) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
   }
@@ -152,7 +152,7 @@ export function parseUrlTemplate(raw: string): string {
     port: 22
   })
   if (sample === undefined) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`
     )
   }
@@ -256,8 +256,8 @@ export function fingerprintOf(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
 }
 
-function pinError(line: string, needs: string): ActionError {
-  return new ActionError(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`)
+function pinError(line: string, needs: string): ExplainedError {
+  return new ExplainedError(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`)
 }
 
 /** Reads all three inputs; undefined when `expose` is empty (no tunnel). */

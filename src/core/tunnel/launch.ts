@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import { printable } from '../text/printable.js'
 import { checkOwnDirectory, directoryId } from '../owned-dir.js'
 import type { SavedTunnel } from '../../github/state.js'
@@ -205,7 +205,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
         return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
       }
       await killAndWait(launched)
-      throw new ActionError(describeStartFailure(outcome, paths.logPath))
+      throw new ExplainedError(describeStartFailure(outcome, paths.logPath))
     },
     async abandon() {
       if (used) return

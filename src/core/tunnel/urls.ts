@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net'
 import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { MainSettings } from '../settings/inputs.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import { printable } from '../text/printable.js'
@@ -23,7 +23,7 @@ export interface UrlTarget {
 }
 
 /** A URL that cannot work; `showsUrl` when the message quotes the URL, and so the user in it. */
-class UrlError extends ActionError {
+class UrlError extends ExplainedError {
   constructor(
     message: string,
     readonly showsUrl: boolean
@@ -35,7 +35,7 @@ class UrlError extends ActionError {
 const LABEL_CHARACTERS = /^[a-z0-9-]*$/
 const STAND_IN_USER = 'u'
 
-/** Public URLs by entry name, in the order of `expose`; an ActionError if one cannot work. */
+/** Public URLs by entry name, in the order of `expose`; an ExplainedError if one cannot work. */
 export function urlsFor(tunnel: TunnelSettings, target: UrlTarget): Record<string, string> {
   const urls: Record<string, string> = {}
   for (const entry of tunnel.entries) {
@@ -79,7 +79,7 @@ export function checkUrlsBeforeRequest(settings: MainSettings): void {
       target.standIn === true && error.showsUrl
         ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
         : ''
-    throw new ActionError(
+    throw new ExplainedError(
       `${error.message} Nothing was requested from the credential service.${standIn}`
     )
   }
