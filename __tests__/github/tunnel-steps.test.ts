@@ -13,7 +13,7 @@ import { startCredentialService, type RunningService } from '../../service/serve
 import { runMain } from '../../src/github/main.js'
 import { runPost } from '../../src/github/post.js'
 import { isProcessAlive } from '../../src/core/tunnel/stop.js'
-import { tunnelFiles } from '../../src/core/tunnel/files.js'
+import { tunnelFiles } from '../../src/core/tunnel/protocol.js'
 import { closeTunnel, prepareTunnel } from '../../src/github/tunnel-steps.js'
 import { directoryId as dirIdOf } from '../../src/core/owned-dir.js'
 import { runInProcess, linesLeaking } from '../helpers/in-process-step.js'

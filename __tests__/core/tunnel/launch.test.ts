@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getThroughFront, startLocalApp } from '../../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../../service/server.js'
-import type { KeeperStats } from '../../../src/core/tunnel/keeper/keeper.js'
+import type { KeeperStats } from '../../../src/core/tunnel/protocol.js'
 import {
   describeStartFailure,
   formatBytes,
@@ -18,14 +18,14 @@ import {
   formatStatsLine,
   keeperEnvironment,
   launchKeeper,
-  readyWaitMs,
   startTunnel,
   type StartOptions
 } from '../../../src/core/tunnel/launch.js'
 import { isProcessAlive, stopTunnel } from '../../../src/core/tunnel/stop.js'
 import type { ProcessLook } from '../../../src/core/tunnel/identity.js'
 import { directoryId } from '../../../src/core/owned-dir.js'
-import { isTunnelDir, tunnelFiles } from '../../../src/core/tunnel/files.js'
+import { isTunnelDir } from '../../../src/core/tunnel/files.js'
+import { readyWaitMs, tunnelFiles } from '../../../src/core/tunnel/protocol.js'
 
 const keeperSource = fileURLToPath(
   new URL('../../../src/core/tunnel/keeper/main.ts', import.meta.url)

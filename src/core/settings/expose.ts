@@ -3,18 +3,12 @@
  * (`expose`), how a forward's public URL is formed (`url-template`) and which server host keys
  * to trust (`tunnel-host-key`). Every error names the input, the entry and what it needs.
  */
-import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
 import { isBareHost } from '../service/credential.js'
 import { ExplainedError } from '../errors.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
-
-/** One forward: the server serves `name`; the runner reaches the app at `host:port`. */
-export interface ExposeEntry {
-  name: string
-  host: string
-  port: number
-}
+import { fingerprintOf, keyTypeOf } from '../text/fingerprint.js'
+import type { ExposeEntry, HostKeyPin } from '../tunnel/protocol.js'
 
 /** What the tunnel needs from the inputs; absent when `expose` is empty. */
 export interface TunnelSettings {
@@ -22,18 +16,6 @@ export interface TunnelSettings {
   urlTemplate: string
   /** Trusted host keys; empty: accept the first key seen and say which one. */
   hostKeyPins: HostKeyPin[]
-}
-
-/**
- * One trusted host key: its fingerprint, and its type when the pin was a known_hosts line. With
- * the type the keeper offers that key type first, as OpenSSH does, so a server that also holds a
- * key of another type shows the pinned one.
- */
-export interface HostKeyPin {
-  /** `SHA256:…`, as OpenSSH prints it. */
-  fingerprint: string
-  /** `ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256`, …; absent for a bare fingerprint. */
-  keyType?: string
 }
 
 export const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}'
@@ -241,20 +223,6 @@ function parseKnownHostsLine(line: string): HostKeyPin {
 
 const isKeyType = (field: string | undefined): boolean =>
   field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field)
-
-/** The key type an SSH public key blob starts with (a length-prefixed string). */
-export function keyTypeOf(blob: Buffer): string | undefined {
-  if (blob.length < 4) return undefined
-  const length = blob.readUInt32BE(0)
-  return length > 0 && 4 + length <= blob.length
-    ? blob.subarray(4, 4 + length).toString('latin1')
-    : undefined
-}
-
-/** `SHA256:…` of a public key blob, as OpenSSH prints it and as pins are compared. */
-export function fingerprintOf(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
-}
 
 function pinError(line: string, needs: string): ExplainedError {
   return new ExplainedError(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`)

@@ -12,14 +12,21 @@ import { ExplainedError } from '../errors.js'
 import { printable } from '../text/printable.js'
 import { checkOwnDirectory, directoryId } from '../owned-dir.js'
 import type { SavedTunnel } from '../../github/state.js'
-import { TUNNEL_DIR_PREFIX, tunnelFiles, type TunnelFiles } from './files.js'
 import { startTimeOf } from './identity.js'
-import type { KeeperConfig, KeeperReport, KeeperStats } from './keeper/keeper.js'
+import {
+  readyWaitMs,
+  TUNNEL_DIR_PREFIX,
+  tunnelFiles,
+  type KeeperConfig,
+  type KeeperReport,
+  type KeeperStats,
+  type TunnelFiles
+} from './protocol.js'
 
 /** Where post finds the keeper; nothing secret. */
 export interface TunnelProcess {
   pid: number
-  /** Holds its files (see files.ts). */
+  /** Holds its files (tunnelFiles in protocol.ts). */
   dir: string
 }
 
@@ -94,14 +101,6 @@ export function keeperEnvironment(env: NodeJS.ProcessEnv): Record<string, string
  * 4 MiB, 94 MB with every 2 MiB (one run each: the figure moves by several MB run to run).
  */
 const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc']
-
-/** Longest reconnect delay between two first attempts (see reconnectDelayMs), plus slack. */
-const BETWEEN_ATTEMPTS_MS = 30_000 * 1.25 + 1_000
-
-/** How long main waits in all: every attempt's time limit and the pauses between them. */
-export function readyWaitMs(attemptTimeoutMs: number, maxAttempts: number): number {
-  return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000
-}
 
 type StartOutcome = KeeperReport | { type: 'died'; detail: string }
 

@@ -9,9 +9,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { checkOwnDirectory } from '../owned-dir.js'
 import type { SavedTunnel } from '../../github/state.js'
-import { tunnelFiles } from './files.js'
 import { isKeeper, lookUpProcess, type LookUp } from './identity.js'
-import type { KeeperStats } from './keeper/keeper.js'
+import { tunnelFiles, type KeeperStats } from './protocol.js'
 
 export interface StopResult {
   stats?: KeeperStats

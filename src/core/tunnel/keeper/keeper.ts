@@ -4,7 +4,8 @@
  * `HOST:PORT`, and reconnects when the connection drops. It runs in the detached process that
  * keeper/main.ts starts; the logic is here, apart from process wiring, so tests run it in-process.
  * Its parts: reconnect.ts (when to connect), ssh-attempt.ts (one attempt, host keys checked),
- * forwarded-connection.ts (one forwarded connection), keeper-record.ts and keeper-log.ts (files).
+ * forwarded-connection.ts (one forwarded connection), record.ts and log.ts (files); what it
+ * shares with main and post is in ../protocol.ts.
  */
 import { existsSync } from 'node:fs'
 import type { Socket } from 'node:net'
@@ -20,10 +21,6 @@ import { KeeperRecord } from './record.js'
 import { cachedLookup } from './lookup-cache.js'
 import { ConnectPacing, connectFirst, reconnect, type LoopContext } from './reconnect.js'
 import { attemptConnection, FORWARD_PORT, SERVER_TEXT_MAX } from './ssh-attempt.js'
-
-export type { FailureCause, KeeperConfig, KeeperReport, KeeperStats } from '../protocol.js'
-export { reconnectDelayMs } from './reconnect.js'
-export { COLLECT_EVERY_BYTES, type KeeperIo } from './io.js'
 
 /** How often the stop file is looked for; stats are written at most once a second. */
 const TICK_MS = 250
