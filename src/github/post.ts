@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { systemClock, type Clock } from '../core/clock.js'
-import { hasExpired } from '../core/service/credential.js'
+import { hasExpired } from '../core/expiry.js'
 import { ExplainedError } from '../core/errors.js'
 import { explainFailure } from '../core/service/failures.js'
 import { parseFailOnRevokeError, readPostKind, readPostSettings } from '../core/settings/inputs.js'

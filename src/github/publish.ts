@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { appendFileSync } from 'node:fs'
-import { describeUnexpected } from '../core/service/failures.js'
+import { describeUnexpected } from '../core/text/describe-error.js'
 import type { CommonSettings } from '../core/settings/inputs.js'
 import type { Obtained, StepLog } from '../core/kinds/kind.js'
 

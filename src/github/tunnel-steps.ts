@@ -6,7 +6,7 @@
 import * as core from '@actions/core'
 import { dirname, join } from 'node:path'
 import { ExplainedError } from '../core/errors.js'
-import { describeUnexpected } from '../core/service/failures.js'
+import { describeUnexpected } from '../core/text/describe-error.js'
 import { printable } from '../core/text/printable.js'
 import type { MainSettings } from '../core/settings/inputs.js'
 import type { TunnelLogin } from '../core/kinds/kind.js'

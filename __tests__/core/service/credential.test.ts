@@ -1,5 +1,4 @@
 import {
-  hasExpired,
   holdsSecret,
   isBareHost,
   issuedCredential,
@@ -212,17 +211,6 @@ describe('isBareHost', () => {
     'a'.repeat(64) + '.test',
     '[::1]'
   ])('refuses %j', host => expect(isBareHost(host)).toBe(false))
-})
-
-describe('hasExpired', () => {
-  const now = Date.parse('2026-11-23T10:00:00Z')
-  it('compares the expiry with the clock; an unknown or unreadable expiry counts as live', () => {
-    expect(hasExpired('2026-11-23T09:59:59Z', now)).toBe(true)
-    expect(hasExpired('2026-11-23T10:00:00Z', now)).toBe(true)
-    expect(hasExpired('2026-11-23T10:00:01Z', now)).toBe(false)
-    expect(hasExpired(undefined, now)).toBe(false)
-    expect(hasExpired('soon', now)).toBe(false)
-  })
 })
 
 describe('secretsIn', () => {

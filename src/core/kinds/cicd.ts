@@ -2,7 +2,7 @@ import { issuedCredential, secretsIn } from '../service/credential.js'
 import { ExplainedError } from '../errors.js'
 import type { CicdSettings } from '../settings/inputs.js'
 import { printable } from '../text/printable.js'
-import { until } from './expiry-note.js'
+import { expiryNote } from '../expiry.js'
 import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, SavedToken } from './kind.js'
 import { acceptIssuedToken, tokenObtained } from './token.js'
@@ -54,7 +54,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
     // A credential main refused was never handed out: it goes, whatever the revoke input says.
     if (!settings.revoke && !saved.rejected) {
       log.info(
-        `Not revoking tunnel user ${printable(saved.tunnelUser)}: input revoke is false.${until(saved)}`
+        `Not revoking tunnel user ${printable(saved.tunnelUser)}: input revoke is false.${expiryNote(saved)}`
       )
       return
     }

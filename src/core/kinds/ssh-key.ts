@@ -1,5 +1,6 @@
 import { ExplainedError } from '../errors.js'
-import { describeUnexpected, explainFailure } from '../service/failures.js'
+import { explainFailure } from '../service/failures.js'
+import { describeUnexpected } from '../text/describe-error.js'
 import type { CredentialService } from '../service/client.js'
 import { printable } from '../text/printable.js'
 import type { SshKeySettings } from '../settings/inputs.js'
@@ -12,7 +13,7 @@ import {
   type KeyFolder,
   type SavedKeyFolder
 } from './key-file.js'
-import { until } from './expiry-note.js'
+import { expiryNote } from '../expiry.js'
 import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, GiveBackContext, Obtained, SavedSshKey, StepLog } from './kind.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
@@ -104,7 +105,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
         if (saved.mayHaveCopies && settings.apiKey) {
           await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId)
         }
-        log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`)
+        log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${expiryNote(saved)}`)
         return
       }
       if (!settings.apiKey) {

@@ -132,13 +132,6 @@ export function isBareHost(value: string): boolean {
   return HOSTNAME_PATTERN.test(value)
 }
 
-/** True when the credential's expiry has passed at `nowMs`; unknown expiry counts as live. */
-export function hasExpired(expiresAt: string | undefined, nowMs: number): boolean {
-  if (!expiresAt) return false
-  const at = Date.parse(expiresAt)
-  return Number.isFinite(at) && at <= nowMs
-}
-
 function checkSecretLike(value: unknown, field: string): asserts value is string {
   const problem = secretLikeProblem(value)
   // The value is not quoted: for the token it is a secret, and the others may be hostile.

@@ -7,6 +7,8 @@ import { isIP } from 'node:net'
 import { isBareHost } from '../service/credential.js'
 import { ExplainedError } from '../errors.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
+import { quote } from '../text/quote.js'
+import { LEGACY_COMMAND_MARKER } from '../text/workflow-command.js'
 import { fingerprintOf, keyTypeOf } from '../text/fingerprint.js'
 import type { ExposeEntry, HostKeyPin } from '../tunnel/protocol.js'
 
@@ -122,7 +124,7 @@ export function parseUrlTemplate(raw: string): string {
     }
   }
   // Plain text to the URL parser, but the runner obeys it anywhere in the line `Exposed …` prints.
-  if (template.includes('##[')) {
+  if (template.includes(LEGACY_COMMAND_MARKER)) {
     throw new ExplainedError(
       `Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
@@ -234,10 +236,4 @@ export function readTunnelSettings(input: (name: string) => string): TunnelSetti
   const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'))
   const entries = parseExpose(input('expose'))
   return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins }
-}
-
-/** Quotes a non-secret value for a message, cut short so a pasted blob stays readable. */
-function quote(value: string): string {
-  const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
-  return JSON.stringify(shown)
 }

@@ -4,7 +4,7 @@
  * the log, an output or GITHUB_ENV, where the runner reads it as a workflow command.
  */
 import { ExplainedError } from '../errors.js'
-import { printable } from '../text/printable.js'
+import { quote } from '../text/quote.js'
 
 /** Inputs that are lists, one item a line: each line is checked as a single-line input. */
 const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key'])
@@ -72,9 +72,4 @@ function describeCharacter(text: string, at: number): string {
   if (code >= 0xd800 && code <= 0xdfff) return `an unpaired UTF-16 surrogate (${hex})`
   if (code <= 0x9f) return `a control character (${hex})`
   return `a bidirectional text control (${hex})`
-}
-
-/** A non-secret value for a message: escaped, so nothing in it acts, and cut short. */
-function quote(value: string): string {
-  return `"${printable(value, 60)}"`
 }

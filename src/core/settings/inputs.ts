@@ -2,7 +2,9 @@ import { isIP } from 'node:net'
 import { ExplainedError } from '../errors.js'
 import { DEFAULT_TUNNEL_PORT, holdsSecret, isBareHost } from '../service/credential.js'
 import { checkedInputs } from './input-text.js'
-import { hasUnsafeCharacter, printable } from '../text/printable.js'
+import { hasUnsafeCharacter } from '../text/printable.js'
+import { quote } from '../text/quote.js'
+import { holdsCommandMarker, LEGACY_COMMAND_MARKER } from '../text/workflow-command.js'
 import { readTunnelSettings, type TunnelSettings } from './expose.js'
 
 export type KindName = 'cicd' | 'free' | 'ssh-key' | 'existing'
@@ -229,7 +231,7 @@ function parseTunnelUser(
       `Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`
     )
   }
-  if (value.length > 200 || hasUnsafeCharacter(value) || /##\[|::/.test(value)) {
+  if (value.length > 200 || hasUnsafeCharacter(value) || holdsCommandMarker(value)) {
     throw new ExplainedError(
       `Input ${name} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`
     )
@@ -359,7 +361,7 @@ function parseOptionalWholeNumber(
  */
 function parseOneLine(raw: string, name: string): string {
   const value = raw.trim()
-  if (value.includes('##[')) {
+  if (value.includes(LEGACY_COMMAND_MARKER)) {
     throw new ExplainedError(
       `Input ${name} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
@@ -386,9 +388,4 @@ function parseEnvPrefix(raw: string): string {
     )
   }
   return value
-}
-
-/** Quotes a non-secret input for an error message, cut short so a pasted blob stays readable. */
-function quote(value: string): string {
-  return `"${printable(value, 60)}"`
 }

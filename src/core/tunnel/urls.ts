@@ -9,6 +9,7 @@ import { ExplainedError } from '../errors.js'
 import type { MainSettings } from '../settings/inputs.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import { printable } from '../text/printable.js'
+import { quote } from '../text/quote.js'
 import { formatUrl, type TunnelSettings } from '../settings/expose.js'
 
 /** What fills the template, and where its user name came from, for the advice in a message. */
@@ -137,7 +138,7 @@ function noUrl(template: string, name: string, host: string): UrlError {
         ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
         : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets'
   return new UrlError(
-    `Input url-template ${quote(template)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+    `Input url-template ${quote(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
       'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
       'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.',
     false
@@ -159,13 +160,9 @@ function badHost(url: string, name: string, problem: string, target: UrlTarget):
       ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
       : target.userInput === 'tunnel-user'
         ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
-        : `The tunnel user ${quote(target.user)} comes from the credential service: ${keepUserOut}.`
+        : `The tunnel user ${quote(target.user, 120)} comes from the credential service: ${keepUserOut}.`
   return new UrlError(
-    `Input url-template forms ${quote(url)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`,
+    `Input url-template forms ${quote(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`,
     true
   )
-}
-
-function quote(value: string): string {
-  return `"${printable(value, 120)}"`
 }

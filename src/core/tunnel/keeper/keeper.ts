@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type Client from 'ssh2/lib/client.js'
+import { hasExpired } from '../../expiry.js'
 import { cleanText } from '../../text/printable.js'
 import { serveForwarded, type ForwardContext } from './forwarded-connection.js'
 import { HostKeyTrust } from './host-keys.js'
@@ -143,7 +144,9 @@ export class Keeper {
       sleep: ms => this.sleep(ms),
       stopping: () => this.stopping,
       expired: () =>
-        this.hasExpired() ? `the credential expired at ${this.config.expiresAt}` : undefined,
+        hasExpired(this.config.expiresAt, this.io.now())
+          ? `the credential expired at ${this.config.expiresAt}`
+          : undefined,
       log: message => this.log(message),
       user: this.config.user,
       maxAttempts: this.config.maxAttempts
@@ -221,12 +224,6 @@ export class Keeper {
       this.sinceCollect = 0
       this.io.collectYoung?.()
     }
-  }
-
-  private hasExpired(): boolean {
-    if (this.config.expiresAt === undefined) return false
-    const at = Date.parse(this.config.expiresAt)
-    return Number.isFinite(at) && at <= this.io.now()
   }
 
   /** Waits, but returns at once when a stop is requested. */
