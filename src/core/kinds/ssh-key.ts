@@ -14,6 +14,7 @@ import {
   type SavedKeyFolder
 } from './key-file.js'
 import { expiryNote } from '../expiry.js'
+import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
 import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, GiveBackContext, Obtained, SavedSshKey, StepLog } from './kind.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
@@ -99,8 +100,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
 
   async giveBack(saved, { settings, service, log, tempRoot }) {
     try {
-      // A key main refused was never handed out: it goes, whatever the revoke input says.
-      if (!settings.revoke && !saved.rejected) {
+      if (!shouldRevoke(settings, saved)) {
         // The key stays, but not the copies a retried upload left: nobody would know to revoke them.
         if (saved.mayHaveCopies && settings.apiKey) {
           await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId)
@@ -108,11 +108,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
         log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${expiryNote(saved)}`)
         return
       }
-      if (!settings.apiKey) {
-        throw new ExplainedError(
-          'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
-        )
-      }
+      requireRevokeApiKey(settings)
       const client = service()
       const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined
       // Without an id (the upload's answer was lost), or after a retried upload, only the
