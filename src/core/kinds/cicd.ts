@@ -1,4 +1,5 @@
-import { issuedCredential, secretsIn } from '../service/credential.js'
+import { secretsIn } from '../service/answer-secrets.js'
+import { issuedCredential } from '../service/issued-credential.js'
 import type { CicdSettings } from '../settings/inputs.js'
 import { printable } from '../text/printable.js'
 import { expiryNote } from '../expiry.js'

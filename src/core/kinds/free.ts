@@ -1,4 +1,4 @@
-import { secretsIn } from '../service/credential.js'
+import { secretsIn } from '../service/answer-secrets.js'
 import type { FreeSettings } from '../settings/inputs.js'
 import { printable } from '../text/printable.js'
 import { expiryNote } from '../expiry.js'

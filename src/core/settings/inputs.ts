@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { ExplainedError } from '../errors.js'
-import { DEFAULT_TUNNEL_PORT, holdsSecret, isBareHost } from '../service/credential.js'
+import { holdsSecret } from '../service/answer-secrets.js'
+import { DEFAULT_TUNNEL_PORT, isBareHost } from '../service/credential.js'
 import { checkedInputs } from './input-text.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
 import { quote } from '../text/quote.js'
