@@ -1,3 +1,7 @@
+/**
+ * The service's credential answer, parsed and checked (pure): all or nothing, so that nothing is
+ * written to the runner from an answer that is wrong anywhere.
+ */
 import { isIP } from 'node:net'
 import { ExplainedError } from '../errors.js'
 import { isIsoTime } from '../text/iso-time.js'

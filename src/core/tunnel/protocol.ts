@@ -104,6 +104,11 @@ export function tunnelFiles(dir: string): TunnelFiles {
 /** The keeper rewrites its record at least this often while it runs, changed or not. */
 export const HEARTBEAT_MS = 5_000
 
+/** How long post waits for the keeper to leave after asking, before it kills it. */
+export const STOP_GRACE_MS = 5_000
+/** How often the keeper looks for the stop file: well within STOP_GRACE_MS. */
+export const STOP_FILE_CHECK_MS = 250
+
 /** The longest pause between two connection attempts, before jitter (keeper/reconnect.ts). */
 export const LONGEST_RECONNECT_DELAY_MS = 30_000
 /** Each pause is moved by up to this fraction either way, so many keepers do not retry at once. */

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { checkOwnDirectory } from '../owned-dir.js'
 import type { SavedTunnel } from '../../github/state.js'
 import { isKeeper, lookUpProcess, type LookUp } from './identity.js'
-import { tunnelFiles, type KeeperStats } from './protocol.js'
+import { STOP_GRACE_MS, tunnelFiles, type KeeperStats } from './protocol.js'
 
 export interface StopResult {
   stats?: KeeperStats
@@ -38,7 +38,7 @@ export async function stopTunnel(
   options: StopOptions = {}
 ): Promise<StopResult> {
   const {
-    graceMs = 5_000,
+    graceMs = STOP_GRACE_MS,
     now = Date.now,
     sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms)),
     lookUp = lookUpProcess,

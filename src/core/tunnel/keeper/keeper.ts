@@ -17,14 +17,14 @@ import { serveForwarded, type ForwardContext } from './forwarded-connection.js'
 import { HostKeyTrust } from './host-keys.js'
 import { KeeperLog, LocalErrorSummary } from './log.js'
 import { COLLECT_EVERY_BYTES, type KeeperIo } from './io.js'
-import type { KeeperConfig, KeeperStats } from '../protocol.js'
+import { STOP_FILE_CHECK_MS, type KeeperConfig, type KeeperStats } from '../protocol.js'
 import { KeeperRecord } from './record.js'
 import { cachedLookup } from './lookup-cache.js'
 import { ConnectPacing, connectFirst, reconnect, type LoopContext } from './reconnect.js'
 import { attemptConnection, FORWARD_PORT, SERVER_TEXT_MAX } from './ssh-attempt.js'
 
-/** How often the stop file is looked for; stats are written at most once a second. */
-const TICK_MS = 250
+/** The stop file is looked for, and the record written when due, this often. */
+const TICK_MS = STOP_FILE_CHECK_MS
 
 export class Keeper {
   private readonly stats: KeeperStats
