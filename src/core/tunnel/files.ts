@@ -1,17 +1,12 @@
 /**
  * Where the tunnel process keeps its files: one fresh directory `tunnel-XXXXXX` directly under
- * RUNNER_TEMP. Saved state names only that directory and the pid, and post accepts a directory
- * only of this shape, so state written by someone else cannot make post write a file elsewhere.
+ * the host's temp root (RUNNER_TEMP on GitHub). Saved state names only that directory and the
+ * pid, and post accepts a directory only of this shape, so state written by someone else cannot
+ * make post write a file elsewhere.
  */
-import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 
 export const TUNNEL_DIR_PREFIX = 'tunnel-'
-
-/** RUNNER_TEMP, the job's scratch directory (the OS's outside a runner). */
-export function tunnelRoot(): string {
-  return process.env.RUNNER_TEMP || tmpdir()
-}
 
 export interface TunnelFiles {
   /** The keeper's own log (and its stdout and stderr). */

@@ -9,9 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ActionError } from '../errors.js'
+import type { TunnelProcessLaunch } from '../host.js'
 import { printable } from '../text/printable.js'
 import { checkOwnDirectory, directoryId } from '../owned-dir.js'
-import type { SavedTunnel } from '../../github/state.js'
+import type { SavedTunnel } from './saved-tunnel.js'
 import { TUNNEL_DIR_PREFIX, tunnelFiles, type TunnelFiles } from './files.js'
 import { startTimeOf } from './identity.js'
 import type { KeeperConfig, KeeperReport, KeeperStats } from './keeper/keeper.js'
@@ -23,13 +24,10 @@ export interface TunnelProcess {
   dir: string
 }
 
-export interface LaunchOptions {
-  /** dist/tunnel/index.cjs in the bundle. */
-  keeperPath: string
-  /** Node options before the script, e.g. a TypeScript loader in tests. */
-  execArgv?: string[]
-  /** RUNNER_TEMP: the keeper's log, stats and stop file go in a fresh directory under it. */
-  runnerTemp: string
+/** The host's launch (script, Node options, kept environment) and where the keeper's files go. */
+export interface LaunchOptions extends TunnelProcessLaunch {
+  /** The host's temp root: the keeper's log, stats and stop file go in a fresh directory under it. */
+  tempRoot: string
 }
 
 /** What the keeper is told once the credential is known (its file paths are added here). */
@@ -49,40 +47,12 @@ export interface LaunchedKeeper {
   readonly ready: boolean
   /** Sends the configuration and waits until every forward is accepted; on failure no process is left. */
   start(config: KeeperSettings): Promise<StartedTunnel>
-  /** Ends a keeper that was never started (the credential never came), and removes its directory. */
-  abandon(): Promise<void>
+  /** Stops a keeper that was never started (the credential never came), and removes its directory. */
+  stopUnused(): Promise<void>
 }
 
 export interface StartedTunnel extends TunnelProcess, TunnelFiles {
   fingerprint: string
-}
-
-/** The variables the keeper keeps: enough for Node to run, nothing of the step's secrets. */
-const KEPT_VARIABLES = new Set([
-  'PATH',
-  'HOME',
-  'USERPROFILE',
-  'TEMP',
-  'TMP',
-  'TMPDIR',
-  'SYSTEMROOT',
-  'WINDIR',
-  'LANG',
-  // The runner ends processes carrying its job's tracking id when the job ends: kept, so a
-  // keeper whose post step never ran (a cancelled self-hosted job) does not outlive the job.
-  'RUNNER_TRACKING_ID'
-])
-
-/**
- * The keeper's environment: the step's inputs (the API key among them) and exported variables
- * (the token) stay out, so no other process reading /proc/<pid>/environ finds them there.
- */
-export function keeperEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  const kept: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase())) kept[name] = value
-  }
-  return kept
 }
 
 /**
@@ -112,7 +82,7 @@ type StartOutcome = KeeperReport | { type: 'died'; detail: string }
  * before then closes the IPC channel, and the keeper leaves with it (keeper/main.ts).
  */
 export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
-  const dir = mkdtempSync(join(options.runnerTemp, TUNNEL_DIR_PREFIX))
+  const dir = mkdtempSync(join(options.tempRoot, TUNNEL_DIR_PREFIX))
   const paths = tunnelFiles(dir)
   let child: ChildProcess
   let dirId: string
@@ -124,13 +94,14 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       // tell this process from any other that gets its pid later (identity.ts).
       child = spawn(
         process.execPath,
-        [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.keeperPath, dir],
+        [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.scriptPath, dir],
         {
           detached: true,
           windowsHide: true,
           // Never the step's own stdout/stderr: the runner waits for those pipes to close.
           stdio: ['ignore', log, log, 'ipc'],
-          env: keeperEnvironment(process.env)
+          // The host's choice: enough for Node, nothing of the step's secrets.
+          env: options.environment
         }
       )
     } finally {
@@ -174,7 +145,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       return ready
     },
     async start(config) {
-      if (used) throw new Error('this tunnel process was already started or abandoned')
+      if (used) throw new Error('this tunnel process was already started or stopped')
       used = true
       const waitMs = readyWaitMs(config.attemptTimeoutMs, config.maxAttempts)
       let timer: NodeJS.Timeout | undefined
@@ -207,7 +178,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       await killAndWait(launched)
       throw new ActionError(describeStartFailure(outcome, paths.logPath))
     },
-    async abandon() {
+    async stopUnused() {
       if (used) return
       used = true
       await killAndWait(launched)
@@ -225,7 +196,7 @@ function removeTunnelDir(dir: string, dirId?: string): void {
       rmSync(file, { force: true })
     rmdirSync(dir)
   } catch {
-    // Left for the runner, which empties RUNNER_TEMP after the job.
+    // Left for the host, which empties its temp root after the job (RUNNER_TEMP on GitHub).
   }
 }
 
