@@ -54,9 +54,10 @@ async function provision(): Promise<{ user: string; token: string }> {
 async function options(overrides: Partial<StartOptions['config']> = {}): Promise<StartOptions> {
   const { user, token } = await provision()
   return {
-    keeperPath: keeperSource,
+    scriptPath: keeperSource,
     execArgv: ['--import', 'tsx'],
-    runnerTemp: scratch(),
+    environment: { PATH: process.env.PATH ?? '' },
+    tempRoot: scratch(),
     config: {
       host: service.tunnel!.host,
       port: service.tunnel!.port,
@@ -92,7 +93,7 @@ describe('startTunnel and stopTunnel', () => {
     const start = await options()
     const started = await startTunnel(start)
     expect(started.fingerprint).toBe(service.tunnel!.fingerprint)
-    expect(isTunnelDir(started.dir, start.runnerTemp)).toBe(true)
+    expect(isTunnelDir(started.dir, start.tempRoot)).toBe(true)
     expect(isProcessAlive(started.pid)).toBe(true)
     const host = `web-${start.config.user}.localhost`
     expect(await getThroughFront(service.tunnel!.frontPort, host)).toMatchObject({ status: 200 })
@@ -100,7 +101,7 @@ describe('startTunnel and stopTunnel', () => {
     expect(readFileSync(started.logPath, 'utf8')).not.toContain(start.config.token)
 
     const stopped = await stopTunnel({
-      ...launchedSaved(start.runnerTemp, started.pid),
+      ...launchedSaved(start.tempRoot, started.pid),
       started: true
     })
     expect(stopped.killed).toBe(false)
@@ -117,7 +118,7 @@ describe('startTunnel and stopTunnel', () => {
     await expect(startTunnel(start)).rejects.toThrow(
       `The tunnel did not start: the tunnel server's host key is ${service.tunnel!.fingerprint}, which tunnel-host-key does not list, so the connection was left before the token was sent.`
     )
-    expect(isProcessAlive(keeperPidIn(start.runnerTemp))).toBe(false)
+    expect(isProcessAlive(keeperPidIn(start.tempRoot))).toBe(false)
     expect(service.tunnel!.loginAttempts().filter(a => a.user === start.config.user)).toEqual([])
   }, 30_000)
 
@@ -125,7 +126,7 @@ describe('startTunnel and stopTunnel', () => {
     const dir = scratch()
     const script = join(dir, 'exits.cjs')
     writeFileSync(script, 'process.exit(3)\n')
-    const start = { ...(await options()), keeperPath: script, execArgv: [] }
+    const start = { ...(await options()), scriptPath: script, execArgv: [] }
     await expect(startTunnel(start)).rejects.toThrow(
       /^The tunnel did not start: the tunnel process exited before it was ready \(exit code 3\)\. Its log is .*tunnel\.log/
     )
@@ -140,7 +141,7 @@ describe('startTunnel and stopTunnel', () => {
     )
     const start = {
       ...(await options({ attemptTimeoutMs: 100 })),
-      keeperPath: script,
+      scriptPath: script,
       execArgv: []
     }
     await expect(startTunnel(start)).rejects.toThrow(
@@ -168,7 +169,7 @@ describe('launchKeeper', () => {
     expect(started.pid).toBe(keeper.pid)
     const host = `web-${start.config.user}.localhost`
     expect(await getThroughFront(service.tunnel!.frontPort, host)).toMatchObject({ status: 200 })
-    await keeper.abandon() // once started, abandoning does nothing
+    await keeper.stopUnused() // once started, it does nothing
     expect(isProcessAlive(started.pid)).toBe(true)
     expect(keeper.ready).toBe(true)
     expect(keeper.saved).toEqual({
@@ -182,14 +183,14 @@ describe('launchKeeper', () => {
     expect(isProcessAlive(started.pid)).toBe(false)
   }, 30_000)
 
-  it('leaves no process and no directory when abandoned before it was started', async () => {
+  it('leaves no process and no directory when stopped before it was started', async () => {
     const start = await options()
     const keeper = launchKeeper(start)
-    expect(readdirSync(start.runnerTemp)).toHaveLength(1)
-    await keeper.abandon()
+    expect(readdirSync(start.tempRoot)).toHaveLength(1)
+    await keeper.stopUnused()
     expect(isProcessAlive(keeper.pid!)).toBe(false)
-    expect(readdirSync(start.runnerTemp)).toEqual([])
-    await expect(keeper.start(start.config)).rejects.toThrow('already started or abandoned')
+    expect(readdirSync(start.tempRoot)).toEqual([])
+    await expect(keeper.start(start.config)).rejects.toThrow('already started or stopped')
   })
 
   it('fails start() saying so when the keeper died while it waited', async () => {
@@ -197,7 +198,7 @@ describe('launchKeeper', () => {
     const script = join(dir, 'exits.cjs')
     writeFileSync(script, 'process.exit(4)\n')
     const start = await options()
-    const keeper = launchKeeper({ ...start, keeperPath: script, execArgv: [] })
+    const keeper = launchKeeper({ ...start, scriptPath: script, execArgv: [] })
     await exitOf(keeper.pid!)
     await expect(keeper.start(start.config)).rejects.toThrow(
       /^The tunnel did not start: the tunnel process exited before it was ready \(exit code 4\)\./

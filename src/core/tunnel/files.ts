@@ -1,15 +1,10 @@
 /**
  * Which tunnel directory post accepts: one that launchKeeper could have made, directly under the
- * temp root (its files: tunnelFiles in protocol.ts).
+ * host's temp root (its files: tunnelFiles in protocol.ts). Saved state names only that directory
+ * and the pid, so state written by someone else cannot make post write a file elsewhere.
  */
-import { tmpdir } from 'node:os'
 import { isMadeUnder } from '../owned-dir.js'
 import { TUNNEL_DIR_PREFIX } from './protocol.js'
-
-/** RUNNER_TEMP, the job's scratch directory (the OS's outside a runner). */
-export function tunnelRoot(): string {
-  return process.env.RUNNER_TEMP || tmpdir()
-}
 
 /** True for a directory mkdtemp made for a tunnel directly under `root`. */
 export function isTunnelDir(dir: string, root: string): boolean {

@@ -9,10 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ExplainedError } from '../errors.js'
+import type { TunnelProcessLaunch } from '../host.js'
 import { checkOwnDirectory, directoryId } from '../owned-dir.js'
-import type { SavedTunnel } from '../../github/state.js'
+import type { SavedTunnel } from './saved-tunnel.js'
 import { startTimeOf } from './identity.js'
-import { keeperEnvironment } from './keeper-environment.js'
 import { describeStartFailure, type StartOutcome } from './start-failure.js'
 import {
   readyWaitMs,
@@ -30,13 +30,10 @@ export interface TunnelProcess {
   dir: string
 }
 
-export interface LaunchOptions {
-  /** dist/tunnel/index.cjs in the bundle. */
-  keeperPath: string
-  /** Node options before the script, e.g. a TypeScript loader in tests. */
-  execArgv?: string[]
-  /** RUNNER_TEMP: the keeper's log, stats and stop file go in a fresh directory under it. */
-  runnerTemp: string
+/** The host's launch (script, Node options, kept environment) and where the keeper's files go. */
+export interface LaunchOptions extends TunnelProcessLaunch {
+  /** The host's temp root: the keeper's log, stats and stop file go in a fresh directory under it. */
+  tempRoot: string
 }
 
 /** What the keeper is told once the credential is known (its file paths are added here). */
@@ -56,8 +53,8 @@ export interface LaunchedKeeper {
   readonly ready: boolean
   /** Sends the configuration and waits until every forward is accepted; on failure no process is left. */
   start(config: KeeperSettings): Promise<StartedTunnel>
-  /** Ends a keeper that was never started (the credential never came), and removes its directory. */
-  abandon(): Promise<void>
+  /** Stops a keeper that was never started (the credential never came), and removes its directory. */
+  stopUnused(): Promise<void>
 }
 
 export interface StartedTunnel extends TunnelProcess, TunnelFiles {
@@ -81,7 +78,7 @@ const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc']
  * before then closes the IPC channel, and the keeper leaves with it (keeper/main.ts).
  */
 export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
-  const dir = mkdtempSync(join(options.runnerTemp, TUNNEL_DIR_PREFIX))
+  const dir = mkdtempSync(join(options.tempRoot, TUNNEL_DIR_PREFIX))
   const paths = tunnelFiles(dir)
   let child: ChildProcess
   let dirId: string
@@ -93,13 +90,14 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       // tell this process from any other that gets its pid later (identity.ts).
       child = spawn(
         process.execPath,
-        [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.keeperPath, dir],
+        [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.scriptPath, dir],
         {
           detached: true,
           windowsHide: true,
           // Never the step's own stdout/stderr: the runner waits for those pipes to close.
           stdio: ['ignore', log, log, 'ipc'],
-          env: keeperEnvironment(process.env)
+          // The host's choice: enough for Node, nothing of the step's secrets.
+          env: options.environment
         }
       )
     } finally {
@@ -143,7 +141,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       return ready
     },
     async start(config) {
-      if (used) throw new Error('this tunnel process was already started or abandoned')
+      if (used) throw new Error('this tunnel process was already started or stopped')
       used = true
       const waitMs = readyWaitMs(config.attemptTimeoutMs, config.maxAttempts)
       let timer: NodeJS.Timeout | undefined
@@ -176,7 +174,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       await killAndWait(launched)
       throw new ExplainedError(describeStartFailure(outcome, paths.logPath))
     },
-    async abandon() {
+    async stopUnused() {
       if (used) return
       used = true
       await killAndWait(launched)
@@ -194,7 +192,7 @@ function removeTunnelDir(dir: string, dirId?: string): void {
       rmSync(file, { force: true })
     rmdirSync(dir)
   } catch {
-    // Left for the runner, which empties RUNNER_TEMP after the job.
+    // Left for the host, which empties its temp root after the job (RUNNER_TEMP on GitHub).
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { checkOwnDirectory } from '../owned-dir.js'
-import type { SavedTunnel } from '../../github/state.js'
+import type { SavedTunnel } from './saved-tunnel.js'
 import { isKeeper, lookUpProcess, type LookUp } from './identity.js'
 import { STOP_GRACE_MS, tunnelFiles, type KeeperStats } from './protocol.js'
 

@@ -1,8 +1,7 @@
-/**
- * The environment the tunnel process starts with: enough for Node to run, and nothing of the
- * step's secrets.
- */
+import { dirname, join } from 'node:path'
+import type { TunnelProcessLaunch } from '../core/host.js'
 
+/** The variables the keeper keeps: enough for Node to run, nothing of the step's secrets. */
 const KEPT_VARIABLES = new Set([
   'PATH',
   'HOME',
@@ -28,4 +27,12 @@ export function keeperEnvironment(env: NodeJS.ProcessEnv): Record<string, string
     if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase())) kept[name] = value
   }
   return kept
+}
+
+/** The bundle's keeper sits next to the running dist/index.cjs (process.argv[1]). */
+export function bundledTunnelProcess(): TunnelProcessLaunch {
+  return {
+    scriptPath: join(dirname(process.argv[1]), 'tunnel', 'index.cjs'),
+    environment: keeperEnvironment(process.env)
+  }
 }

@@ -1,4 +1,4 @@
-import { readSavedCredential } from '../../src/github/state.js'
+import { readSavedCredential } from '../../src/core/saved-credential.js'
 
 describe('readSavedCredential', () => {
   it.each([
