@@ -2,7 +2,7 @@
  * What main does, in order: mask, read the options, start the tunnel process with `expose`, obtain
  * the credential, and hand it over (variables, outputs, summary, the tunnel), all or nothing.
  */
-import { ActionError } from './errors.js'
+import { ExplainedError } from './errors.js'
 import type { Host } from './host.js'
 import { obtainCredential } from './kinds/registry.js'
 import { clearCredential, saveCredential } from './saved-credential.js'
@@ -65,7 +65,7 @@ export async function provision(host: Host): Promise<void> {
     }
   } catch (error) {
     host.fail(
-      error instanceof ActionError
+      error instanceof ExplainedError
         ? error.message
         : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
     )

@@ -5,12 +5,12 @@
  * goes and whether to revoke come from the options, as in main.
  */
 import type { Clock } from './clock.js'
-import { ActionError } from './errors.js'
+import { ExplainedError } from './errors.js'
 import type { Host } from './host.js'
 import type { SavedCredential } from './kinds/kind.js'
 import { describeCredential, giveBackCredential } from './kinds/registry.js'
 import { hasSavedCredential, loadCredential } from './saved-credential.js'
-import { hasExpired } from './service/credential.js'
+import { expiryNote, hasExpired } from './expiry.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
 import { parseFailOnRevokeError, readPostKind, readPostSettings } from './settings/inputs.js'
@@ -60,7 +60,7 @@ export async function revoke(host: Host): Promise<void> {
     })
   } catch (error) {
     const reason =
-      error instanceof ActionError
+      error instanceof ExplainedError
         ? error.message
         : explainFailure(error, { baseUrl, nowMs: clock.now() })
     const report = (message: string) => reportOrFail(host, message, failOnRevokeError)
@@ -103,9 +103,7 @@ function reportRevokeFailure(
     log.info(`${message} It should already have expired at ${printable(expiresAt ?? '')}.`)
     return
   }
-  report(
-    `${message}${expiresAt ? ` It expires by itself at ${printable(expiresAt, 40)}.` : ' Its expiry is unknown.'}`
-  )
+  report(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`)
 }
 
 function reportOrFail(host: Host, message: string, failOnRevokeError: boolean): void {

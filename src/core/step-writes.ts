@@ -4,7 +4,7 @@
  */
 import type { StepLog, StepWrites } from './host.js'
 import type { Obtained } from './kinds/kind.js'
-import { describeUnexpected } from './service/failures.js'
+import { describeUnexpected } from './text/describe-error.js'
 import type { CommonSettings } from './settings/inputs.js'
 
 /**

@@ -1,11 +1,5 @@
-import {
-  hasExpired,
-  holdsSecret,
-  isBareHost,
-  issuedCredential,
-  parseCredential,
-  secretsIn
-} from '../../../src/core/service/credential.js'
+import { isBareHost, parseCredential } from '../../../src/core/service/credential.js'
+import { issuedCredential } from '../../../src/core/service/issued-credential.js'
 
 const RAW = {
   token: 'tok_abc',
@@ -166,32 +160,6 @@ describe('issuedCredential', () => {
   })
 })
 
-describe('holdsSecret', () => {
-  const token = 'tok_3f9a8b7c6d5e4f3a2b1c'
-  it.each([
-    token,
-    `u-${token}-1`,
-    't=ok_3f9a8b7c6d5e4f3a2b1c',
-    'tok_3f9a8b7c6d~5e4f3a2b1c',
-    `${'x'.repeat(50)}${token.slice(6, 18)}`
-  ])('finds the token, or half of it in one piece, in %s', value => {
-    expect(holdsSecret(value, [token])).toBe(true)
-  })
-  it.each(['ab12c', '3f9a8b7c', 'tok_3f9a8b7', `${'3f9a8b7c6d5'}-x`])(
-    'leaves %s, which shares less than half of it',
-    value => expect(holdsSecret(value, [token])).toBe(false)
-  )
-  it('counts a secret shorter than 8 characters only whole', () => {
-    expect(holdsSecret('user-s3c', ['s3c'])).toBe(true)
-    expect(holdsSecret('user-s3', ['s3c'])).toBe(false)
-  })
-  it('compares huge strings in linear time', () => {
-    const huge = 'ab'.repeat(500_000)
-    expect(holdsSecret(huge, [`${'c'.repeat(500_000)}`])).toBe(false)
-    expect(holdsSecret(huge, [`c${'ab'.repeat(300_000)}`])).toBe(true)
-  })
-})
-
 describe('isBareHost', () => {
   it.each([
     'tunnel.example.test',
@@ -212,27 +180,4 @@ describe('isBareHost', () => {
     'a'.repeat(64) + '.test',
     '[::1]'
   ])('refuses %j', host => expect(isBareHost(host)).toBe(false))
-})
-
-describe('hasExpired', () => {
-  const now = Date.parse('2026-11-23T10:00:00Z')
-  it('compares the expiry with the clock; an unknown or unreadable expiry counts as live', () => {
-    expect(hasExpired('2026-11-23T09:59:59Z', now)).toBe(true)
-    expect(hasExpired('2026-11-23T10:00:00Z', now)).toBe(true)
-    expect(hasExpired('2026-11-23T10:00:01Z', now)).toBe(false)
-    expect(hasExpired(undefined, now)).toBe(false)
-    expect(hasExpired('soon', now)).toBe(false)
-  })
-})
-
-describe('secretsIn', () => {
-  it('finds the token and a free secret, and nothing in other shapes', () => {
-    expect(secretsIn({ token: 'a', tunnel_client_secret: 'b', tunnel_user: 'u' })).toEqual([
-      'a',
-      'b'
-    ])
-    expect(secretsIn({ token: 7, tunnel_client_secret: '' })).toEqual([])
-    expect(secretsIn([{ token: 'a' }])).toEqual([])
-    expect(secretsIn('tok')).toEqual([])
-  })
 })

@@ -10,21 +10,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getThroughFront, startLocalApp } from '../../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../../service/server.js'
-import type { KeeperStats } from '../../../src/core/tunnel/keeper/keeper.js'
-import {
-  describeStartFailure,
-  formatBytes,
-  formatDuration,
-  formatStatsLine,
-  launchKeeper,
-  readyWaitMs,
-  startTunnel,
-  type StartOptions
-} from '../../../src/core/tunnel/launch.js'
+import type { KeeperStats } from '../../../src/core/tunnel/protocol.js'
+import { launchKeeper, startTunnel, type StartOptions } from '../../../src/core/tunnel/launch.js'
 import { isProcessAlive, stopTunnel } from '../../../src/core/tunnel/stop.js'
 import type { ProcessLook } from '../../../src/core/tunnel/identity.js'
 import { directoryId } from '../../../src/core/owned-dir.js'
-import { isTunnelDir, tunnelFiles } from '../../../src/core/tunnel/files.js'
+import { isTunnelDir } from '../../../src/core/tunnel/files.js'
+import { tunnelFiles } from '../../../src/core/tunnel/protocol.js'
 
 const keeperSource = fileURLToPath(
   new URL('../../../src/core/tunnel/keeper/main.ts', import.meta.url)
@@ -418,77 +410,5 @@ describe('stopTunnel without a real process', () => {
       signal: () => (gone = true)
     })
     expect(readFileSync(target, 'utf8')).toBe('keep')
-  })
-})
-
-describe('pure parts', () => {
-  it('waits for every attempt and the pauses between them', () => {
-    expect(readyWaitMs(30_000, 1)).toBe(35_000)
-    expect(readyWaitMs(30_000, 3)).toBe(3 * 30_000 + 2 * 38_500 + 5_000)
-  })
-
-  it.each([
-    [{ type: 'failed', cause: 'auth', detail: 'refused' }, 'The credential may have been revoked'],
-    [
-      { type: 'failed', cause: 'forward', detail: 'refused "web"', name: 'web' },
-      'Choose another name in expose'
-    ],
-    [
-      { type: 'failed', cause: 'timeout', detail: 'slow' },
-      'raise timeout-seconds and max-attempts'
-    ],
-    [
-      { type: 'failed', cause: 'connect', detail: 'ECONNREFUSED' },
-      'could not connect to the tunnel server (ECONNREFUSED). Check tunnel-host and tunnel-port'
-    ],
-    [{ type: 'failed', cause: 'host-key', detail: 'key X' }, 'update tunnel-host-key'],
-    [{ type: 'died', detail: 'exit code 1' }, 'Its log is /tmp/log'],
-    [{ type: 'ready', fingerprint: 'x' }, 'The tunnel started.']
-  ] as const)('explains %j', (outcome, text) => {
-    expect(describeStartFailure(outcome, '/tmp/log')).toContain(text)
-  })
-
-  it('formats the post line', () => {
-    const stats: KeeperStats = {
-      pid: 1,
-      startedAt: '2026-11-23T10:00:00.000Z',
-      readyAt: '2026-11-23T10:00:01.000Z',
-      updatedAt: '2026-11-23T10:00:01.000Z',
-      state: 'stopped',
-      reconnects: 1,
-      connections: 1,
-      bytesIn: 1536,
-      bytesOut: 3 * 1024 * 1024,
-      localErrors: 2
-    }
-    expect(formatStatsLine(stats, Date.parse('2026-11-23T10:12:04.000Z'))).toBe(
-      'Tunnel: up 12 min 3 s, 1 reconnect, 1 connection served, 1.5 KB in / 3.0 MB out, 2 local connection errors.'
-    )
-    const { readyAt: _readyAt, ...neverReady } = stats
-    expect(
-      formatStatsLine(
-        { ...neverReady, reconnects: 0, connections: 0, localErrors: 1, bytesIn: 0 },
-        Date.parse('2026-11-23T10:00:09.000Z')
-      )
-    ).toBe(
-      'Tunnel: up 9 s, 0 reconnects, 0 connections served, 0 B in / 3.0 MB out, 1 local connection error.'
-    )
-  })
-
-  it('formats durations and sizes', () => {
-    expect([0, -5, 59_400, 61_000, 3_600_000 + 120_000].map(formatDuration)).toEqual([
-      '0 s',
-      '0 s',
-      '59 s',
-      '1 min 1 s',
-      '1 h 2 min'
-    ])
-    expect([0, 1023, 1024, 1024 * 1024 - 1, 1024 * 1024].map(formatBytes)).toEqual([
-      '0 B',
-      '1023 B',
-      '1.0 KB',
-      '1024.0 KB',
-      '1.0 MB'
-    ])
   })
 })

@@ -1,8 +1,9 @@
-import { issuedCredential, secretsIn } from '../service/credential.js'
-import { ActionError } from '../errors.js'
+import { secretsIn } from '../service/answer-secrets.js'
+import { issuedCredential } from '../service/issued-credential.js'
 import type { CicdSettings } from '../settings/inputs.js'
 import { printable } from '../text/printable.js'
-import { until } from './expiry-note.js'
+import { expiryNote } from '../expiry.js'
+import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
 import { giveBackUnused } from './give-back-unused.js'
 import type { CredentialKind, SavedToken } from './kind.js'
 import { acceptIssuedToken, tokenObtained } from './token.js'
@@ -51,18 +52,13 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
   },
 
   async giveBack(saved, { settings, service, log }) {
-    // A credential main refused was never handed out: it goes, whatever the revoke input says.
-    if (!settings.revoke && !saved.rejected) {
+    if (!shouldRevoke(settings, saved)) {
       log.info(
-        `Not revoking tunnel user ${printable(saved.tunnelUser)}: input revoke is false.${until(saved)}`
+        `Not revoking tunnel user ${printable(saved.tunnelUser)}: input revoke is false.${expiryNote(saved)}`
       )
       return
     }
-    if (!settings.apiKey) {
-      throw new ActionError(
-        'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
-      )
-    }
+    requireRevokeApiKey(settings)
     const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser)
     log.info(
       outcome === 'revoked'

@@ -1,7 +1,7 @@
-import { secretsIn } from '../service/credential.js'
+import { secretsIn } from '../service/answer-secrets.js'
 import type { FreeSettings } from '../settings/inputs.js'
 import { printable } from '../text/printable.js'
-import { until } from './expiry-note.js'
+import { expiryNote } from '../expiry.js'
 import type { CredentialKind, SavedToken } from './kind.js'
 import { acceptIssuedToken, tokenObtained } from './token.js'
 
@@ -25,7 +25,7 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
   },
 
   async giveBack(saved, { log }) {
-    log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`)
+    log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`)
   },
 
   describe: saved => `the free credential of user ${printable(saved.tunnelUser)}`

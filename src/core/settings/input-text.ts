@@ -3,8 +3,8 @@
  * silently drop tabs and line breaks, so a value can pass them and still carry a line break into
  * the log, an output or GITHUB_ENV, where the runner reads it as a workflow command.
  */
-import { ActionError } from '../errors.js'
-import { printable } from '../text/printable.js'
+import { ExplainedError } from '../errors.js'
+import { quote } from '../text/quote.js'
 
 /** Inputs that are lists, one item a line: each line is checked as a single-line input. */
 const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key'])
@@ -29,7 +29,7 @@ export function checkedInputs(input: (name: string) => string): (name: string) =
   }
 }
 
-/** Throws an ActionError naming the input, and where and what the character is, if it holds one. */
+/** Throws an ExplainedError naming the input, and where and what the character is, if it holds one. */
 export function checkInputText(name: string, value: string): void {
   if (PRINTABLE_ASCII.test(value)) return
   if (!MULTI_LINE_INPUTS.has(name)) {
@@ -45,11 +45,11 @@ export function checkInputText(name: string, value: string): void {
   }
 }
 
-function badText(name: string, text: string, at: number, line?: number): ActionError {
+function badText(name: string, text: string, at: number, line?: number): ExplainedError {
   const kind = describeCharacter(text, at)
   if (SECRET_INPUTS.has(name)) {
     // Neither the value nor where in it: it is a secret, even when malformed.
-    return new ActionError(
+    return new ExplainedError(
       `Input ${name} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`
     )
   }
@@ -58,7 +58,7 @@ function badText(name: string, text: string, at: number, line?: number): ActionE
     line === undefined
       ? 'Set it to a single line of plain text.'
       : 'Write each entry as plain text on a line of its own.'
-  return new ActionError(
+  return new ExplainedError(
     `${what} ${quote(text)}: it holds ${kind} at character ${at + 1}. ${advice}`
   )
 }
@@ -72,9 +72,4 @@ function describeCharacter(text: string, at: number): string {
   if (code >= 0xd800 && code <= 0xdfff) return `an unpaired UTF-16 surrogate (${hex})`
   if (code <= 0x9f) return `a control character (${hex})`
   return `a bidirectional text control (${hex})`
-}
-
-/** A non-secret value for a message: escaped, so nothing in it acts, and cut short. */
-function quote(value: string): string {
-  return `"${printable(value, 60)}"`
 }

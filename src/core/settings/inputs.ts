@@ -1,8 +1,11 @@
 import { isIP } from 'node:net'
-import { ActionError } from '../errors.js'
-import { DEFAULT_TUNNEL_PORT, holdsSecret, isBareHost } from '../service/credential.js'
+import { ExplainedError } from '../errors.js'
+import { holdsSecret } from '../service/answer-secrets.js'
+import { DEFAULT_TUNNEL_PORT, isBareHost } from '../service/credential.js'
 import { checkedInputs } from './input-text.js'
-import { hasUnsafeCharacter, printable } from '../text/printable.js'
+import { hasUnsafeCharacter } from '../text/printable.js'
+import { quote } from '../text/quote.js'
+import { holdsCommandMarker, LEGACY_COMMAND_MARKER } from '../text/workflow-command.js'
 import { readTunnelSettings, type TunnelSettings } from './expose.js'
 
 export type KindName = 'cicd' | 'free' | 'ssh-key' | 'existing'
@@ -112,7 +115,7 @@ export function readMainSettings(read: InputReader): MainSettings {
       checkApiKey(apiKey, kind)
       const project = parseOneLine(input('project'), 'project')
       if (!project) {
-        throw new ActionError(
+        throw new ExplainedError(
           'Input project is empty: set it to the project slug to provision for.'
         )
       }
@@ -164,7 +167,7 @@ export function readMainSettings(read: InputReader): MainSettings {
 
 function checkApiKey(apiKey: string, kind: 'cicd' | 'ssh-key'): void {
   if (!apiKey) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Input api-key is empty, and credential is "${kind}", which needs it. ` +
         'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
         'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.'
@@ -172,7 +175,7 @@ function checkApiKey(apiKey: string, kind: 'cicd' | 'ssh-key'): void {
   }
   if (!API_KEY_PATTERN.test(apiKey)) {
     // Never quote the value: it is a secret, even when malformed.
-    throw new ActionError(
+    throw new ExplainedError(
       'Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
         'Check that the secret holds the whole key, with no quotes or extra text.'
     )
@@ -181,7 +184,7 @@ function checkApiKey(apiKey: string, kind: 'cicd' | 'ssh-key'): void {
 
 function requireTunnelHost(tunnelHost: string | undefined, kind: 'ssh-key' | 'existing'): string {
   if (tunnelHost) return tunnelHost
-  throw new ActionError(
+  throw new ExplainedError(
     kind === 'ssh-key'
       ? 'Input tunnel-host is empty, and credential is "ssh-key", which needs it: the key upload answer names no tunnel server, so set it to the tunnel server\'s hostname.'
       : 'Input tunnel-host is empty, and credential is "existing", which needs it: set it to the hostname of the tunnel server your token is for.'
@@ -192,13 +195,13 @@ function requireTunnelHost(tunnelHost: string | undefined, kind: 'ssh-key' | 'ex
 function parseTunnelToken(raw: string): string {
   const value = raw.trim()
   if (!value) {
-    throw new ActionError(
+    throw new ExplainedError(
       'Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.'
     )
   }
   // It is written to GITHUB_ENV as KEY=value; a line break would let it write other variables.
   if (hasUnsafeCharacter(value)) {
-    throw new ActionError(
+    throw new ExplainedError(
       'Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.'
     )
   }
@@ -217,7 +220,7 @@ function parseTunnelUser(
 ): string {
   const value = raw.trim()
   if (!value) {
-    throw new ActionError(
+    throw new ExplainedError(
       name === 'client-id'
         ? `Input client-id is empty, and credential is "${kind}", which needs it: set it to the tunnel user (client id) the uploaded key logs in as.`
         : `Input tunnel-user is empty, and credential is "${kind}", which needs it: set it to the tunnel user your token belongs to.`
@@ -225,12 +228,12 @@ function parseTunnelUser(
   }
   if (holdsSecret(value, secrets)) {
     // Not quoted: it holds the token, or a long piece of it.
-    throw new ActionError(
+    throw new ExplainedError(
       `Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`
     )
   }
-  if (value.length > 200 || hasUnsafeCharacter(value) || /##\[|::/.test(value)) {
-    throw new ActionError(
+  if (value.length > 200 || hasUnsafeCharacter(value) || holdsCommandMarker(value)) {
+    throw new ExplainedError(
       `Input ${name} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`
     )
   }
@@ -276,7 +279,7 @@ function kindFor(choice: CredentialChoice, apiKey: string): KindName {
 function parseChoice(raw: string): CredentialChoice {
   const value = raw.trim().toLowerCase() || 'cicd'
   if (CHOICES.includes(value as CredentialChoice)) return value as CredentialChoice
-  throw new ActionError(
+  throw new ExplainedError(
     `Input credential is ${quote(raw)}: expected one of cicd, free, auto, ssh-key or existing.`
   )
 }
@@ -288,7 +291,7 @@ function parseChoice(raw: string): CredentialChoice {
 export function parseBaseUrl(raw: string): string {
   const value = raw.trim()
   if (!value) {
-    throw new ActionError(
+    throw new ExplainedError(
       'Input base-url is empty: set it to the credential service address, for example https://<your-service>/functions/v1.'
     )
   }
@@ -296,20 +299,22 @@ export function parseBaseUrl(raw: string): string {
   try {
     url = new URL(value)
   } catch {
-    throw new ActionError(
+    throw new ExplainedError(
       `Input base-url is ${quote(value)}: not a URL. Expected https://host[/path].`
     )
   }
   if (url.username || url.password) {
-    throw new ActionError(
+    throw new ExplainedError(
       'Input base-url holds a user name or password: remove them; the API key is sent as a header.'
     )
   }
   if (url.search || url.hash) {
-    throw new ActionError(`Input base-url is ${quote(value)}: remove the query string or fragment.`)
+    throw new ExplainedError(
+      `Input base-url is ${quote(value)}: remove the query string or fragment.`
+    )
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Input base-url is ${quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`
     )
   }
@@ -329,7 +334,7 @@ function parseBoolean(raw: string, name: string, fallback: boolean): boolean {
   if (!value) return fallback
   if (value === 'true') return true
   if (value === 'false') return false
-  throw new ActionError(`Input ${name} is ${quote(raw)}: expected true or false.`)
+  throw new ExplainedError(`Input ${name} is ${quote(raw)}: expected true or false.`)
 }
 
 function parseOptionalWholeNumber(
@@ -346,7 +351,7 @@ function parseOptionalWholeNumber(
       max === Number.MAX_SAFE_INTEGER
         ? `a whole number of at least ${min}`
         : `a whole number from ${min} to ${max}`
-    throw new ActionError(`Input ${name} is ${quote(raw)}: expected ${range}.`)
+    throw new ExplainedError(`Input ${name} is ${quote(raw)}: expected ${range}.`)
   }
   return number
 }
@@ -357,8 +362,8 @@ function parseOptionalWholeNumber(
  */
 function parseOneLine(raw: string, name: string): string {
   const value = raw.trim()
-  if (value.includes('##[')) {
-    throw new ActionError(
+  if (value.includes(LEGACY_COMMAND_MARKER)) {
+    throw new ExplainedError(
       `Input ${name} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
   }
@@ -369,7 +374,7 @@ function parseTunnelHost(raw: string): string | undefined {
   const value = raw.trim()
   if (!value) return undefined
   if (!isBareHost(value)) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Input tunnel-host is ${quote(value)}: expected a bare hostname or IP address, without scheme, port or path.`
     )
   }
@@ -379,14 +384,9 @@ function parseTunnelHost(raw: string): string | undefined {
 function parseEnvPrefix(raw: string): string {
   const value = raw.trim() || 'SVC'
   if (!ENV_PREFIX_PATTERN.test(value)) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Input env-prefix is ${quote(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`
     )
   }
   return value
-}
-
-/** Quotes a non-secret input for an error message, cut short so a pasted blob stays readable. */
-function quote(value: string): string {
-  return `"${printable(value, 60)}"`
 }

@@ -8,19 +8,25 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { TunnelProcessLaunch } from '../host.js'
-import { printable } from '../text/printable.js'
 import { checkOwnDirectory, directoryId } from '../owned-dir.js'
 import type { SavedTunnel } from './saved-tunnel.js'
-import { TUNNEL_DIR_PREFIX, tunnelFiles, type TunnelFiles } from './files.js'
 import { startTimeOf } from './identity.js'
-import type { KeeperConfig, KeeperReport, KeeperStats } from './keeper/keeper.js'
+import { describeStartFailure, type StartOutcome } from './start-failure.js'
+import {
+  readyWaitMs,
+  TUNNEL_DIR_PREFIX,
+  tunnelFiles,
+  type KeeperConfig,
+  type KeeperReport,
+  type TunnelFiles
+} from './protocol.js'
 
 /** Where post finds the keeper; nothing secret. */
 export interface TunnelProcess {
   pid: number
-  /** Holds its files (see files.ts). */
+  /** Holds its files (tunnelFiles in protocol.ts). */
   dir: string
 }
 
@@ -64,16 +70,6 @@ export interface StartedTunnel extends TunnelProcess, TunnelFiles {
  * 4 MiB, 94 MB with every 2 MiB (one run each: the figure moves by several MB run to run).
  */
 const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc']
-
-/** Longest reconnect delay between two first attempts (see reconnectDelayMs), plus slack. */
-const BETWEEN_ATTEMPTS_MS = 30_000 * 1.25 + 1_000
-
-/** How long main waits in all: every attempt's time limit and the pauses between them. */
-export function readyWaitMs(attemptTimeoutMs: number, maxAttempts: number): number {
-  return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000
-}
-
-type StartOutcome = KeeperReport | { type: 'died'; detail: string }
 
 /**
  * Starts the keeper process, which waits for its configuration. Main does this before it asks
@@ -176,7 +172,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
         return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
       }
       await killAndWait(launched)
-      throw new ActionError(describeStartFailure(outcome, paths.logPath))
+      throw new ExplainedError(describeStartFailure(outcome, paths.logPath))
     },
     async stopUnused() {
       if (used) return
@@ -214,57 +210,4 @@ function killAndWait(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve())
     child.kill('SIGKILL')
   })
-}
-
-/** One message per cause: what happened and what to do. */
-export function describeStartFailure(outcome: StartOutcome, logPath: string): string {
-  if (outcome.type === 'ready') return 'The tunnel started.'
-  // The report comes from another process and quotes the tunnel server: untrusted, cut short.
-  const detail = printable(outcome.detail, 400)
-  if (outcome.type === 'died') {
-    return `The tunnel did not start: ${detail}. Its log is ${logPath}; please report this with the log if it recurs.`
-  }
-  switch (outcome.cause) {
-    case 'host-key':
-      return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update tunnel-host-key; if not, something between the runner and the server may be intercepting the connection.`
-    case 'auth':
-      return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`
-    case 'forward':
-      return `The tunnel did not start: ${detail}. The name may be taken by another tunnel of this user, or the server limits how many forwards one tunnel user holds. Choose another name in expose, or expose fewer entries.`
-    case 'timeout':
-      return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`
-    case 'connect':
-      return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`
-    case 'record':
-      // Without its record post could neither find nor stop the process, so it was not kept.
-      return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
-  }
-}
-
-/** The post step's one line about the tunnel. */
-export function formatStatsLine(stats: KeeperStats, endedAtMs: number): string {
-  const uptime = formatDuration(endedAtMs - Date.parse(stats.readyAt ?? stats.startedAt))
-  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
-  return (
-    `Tunnel: up ${uptime}, ${plural(stats.reconnects, 'reconnect')}, ` +
-    `${plural(stats.connections, 'connection')} served, ` +
-    `${formatBytes(stats.bytesIn)} in / ${formatBytes(stats.bytesOut)} out, ` +
-    `${plural(stats.localErrors, 'local connection error')}.`
-  )
-}
-
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000))
-  const h = Math.floor(seconds / 3600)
-  const m = Math.floor((seconds % 3600) / 60)
-  const s = seconds % 60
-  if (h > 0) return `${h} h ${m} min`
-  if (m > 0) return `${m} min ${s} s`
-  return `${s} s`
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
 }

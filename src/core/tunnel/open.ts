@@ -3,10 +3,10 @@
  * the credential and publish the URLs. Loaded only with `expose` (through on-demand.ts), so a
  * step without a tunnel loads no tunnel code.
  */
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { Host } from '../host.js'
 import type { TunnelLogin } from '../kinds/kind.js'
-import { describeUnexpected } from '../service/failures.js'
+import { describeUnexpected } from '../text/describe-error.js'
 import type { TunnelSettings } from '../settings/expose.js'
 import type { MainSettings } from '../settings/inputs.js'
 import type { HeldWrites } from '../step-writes.js'
@@ -28,7 +28,7 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
   try {
     keeper = launchKeeper({ ...host.tunnelProcess(), tempRoot: host.tempRoot })
   } catch (error) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Could not start the tunnel process: ${describeUnexpected(error)}. ` +
         'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.'
     )

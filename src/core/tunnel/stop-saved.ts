@@ -3,10 +3,10 @@
  * when main saved a tunnel (through on-demand.ts).
  */
 import type { Host } from '../host.js'
-import { describeUnexpected } from '../service/failures.js'
+import { describeUnexpected } from '../text/describe-error.js'
 import { printable } from '../text/printable.js'
-import { tunnelFiles } from './files.js'
-import { formatStatsLine } from './launch.js'
+import { tunnelFiles } from './protocol.js'
+import { formatStatsLine } from './stats-line.js'
 import { loadTunnel } from './saved-tunnel.js'
 import { stopTunnel, type StopOptions } from './stop.js'
 
