@@ -11,7 +11,7 @@ it('runs the post step when main saved its marker, and main otherwise', async ()
   expect(post.lines).toEqual(['Nothing to revoke: the main step left no credential behind.'])
   expect(post.state).toEqual({})
 
-  const { runMain } = await import('../../src/github/main.js')
+  const { runMain } = await import('../helpers/github-steps.js')
   const main = await runInProcess(() => runMain(), { 'base-url': '' })
   expect(main.state).toEqual({ isPost: 'true' })
   expect(main.errors[0]).toMatch(/^Input api-key is empty/)

@@ -6,11 +6,11 @@ import { jest } from '@jest/globals'
 import { runInProcess } from '../helpers/in-process-step.js'
 
 const bug = new RangeError('Invalid time value near "tok_abc123def"')
-jest.unstable_mockModule('../../src/github/main.js', () => ({
-  runMain: () => Promise.reject(bug)
+jest.unstable_mockModule('../../src/core/provision.js', () => ({
+  provision: () => Promise.reject(bug)
 }))
-jest.unstable_mockModule('../../src/github/post.js', () => ({
-  runPost: () => Promise.reject(bug)
+jest.unstable_mockModule('../../src/core/revoke.js', () => ({
+  revoke: () => Promise.reject(bug)
 }))
 
 it('turns an exception escaping main into one ::error:: with no secret', async () => {

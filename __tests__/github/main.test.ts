@@ -10,7 +10,7 @@ import {
 import { useNock } from '../helpers/nock-lifecycle.js'
 
 // nock must patch http before @actions/http-client loads.
-const { runMain } = await import('../../src/github/main.js')
+const { runMain } = await import('../helpers/github-steps.js')
 
 const ORIGIN = 'https://credentials.example.test'
 const PATH = '/functions/v1/credential-provision'
@@ -602,7 +602,7 @@ describe('main step, a credential issued and then refused', () => {
     ).toBe(true)
     expect(JSON.parse(main.state.credential)).toMatchObject({ tunnelUser: 'ab12c', rejected: true })
 
-    const { runPost } = await import('../../src/github/post.js')
+    const { runPost } = await import('../helpers/github-steps.js')
     const revoke = nock(ORIGIN).post(REVOKE, { tunnel_user: 'ab12c' }).reply(200, {})
     const post = await runInProcess(
       () => runPost(fakeClock()),
@@ -777,7 +777,7 @@ describe('main step, gaps the property-based suite found', () => {
     ).toBe(true)
     expect(legacyCommands(step.lines)).toEqual([])
 
-    const { runPost } = await import('../../src/github/post.js')
+    const { runPost } = await import('../helpers/github-steps.js')
     nock(ORIGIN).post(REVOKE, { tunnel_user: user }).reply(200, {})
     const post = await runInProcess(() => runPost(fakeClock()), INPUTS, { state: step.state })
     expect(post.lines).toContain('Revoked the tunnel token of user ab12c\\u0023#[add-mask]x.')

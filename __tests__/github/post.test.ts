@@ -9,7 +9,7 @@ import {
 import { useNock } from '../helpers/nock-lifecycle.js'
 
 // nock must patch http before @actions/http-client loads.
-const { runPost } = await import('../../src/github/post.js')
+const { runPost } = await import('../helpers/github-steps.js')
 
 const ORIGIN = 'https://credentials.example.test'
 const REVOKE = '/functions/v1/revoke-token'

@@ -1,8 +1,12 @@
-/** publishObtained's job summary: what lands in GITHUB_STEP_SUMMARY, and what happens when it cannot. */
+/**
+ * publishObtained's job summary through the GitHub host: what lands in GITHUB_STEP_SUMMARY, and
+ * what happens when it cannot.
+ */
 import type { Credential } from '../../src/core/service/credential.js'
 import type { CommonSettings } from '../../src/core/settings/inputs.js'
 import { tokenObtained } from '../../src/core/kinds/token.js'
-import { holdWrites, publishObtained } from '../../src/github/publish.js'
+import { holdWrites, publishObtained } from '../../src/core/step-writes.js'
+import { githubHost } from '../../src/github/host.js'
 import { runInProcess } from '../helpers/in-process-step.js'
 
 const TOKEN = `tok_${'5eed'.repeat(12)}`
@@ -22,6 +26,14 @@ const obtained = (tunnelUser: string) =>
     { project: 'web-shop' }
   )
 
+/** Writes at once, as main's flush does once the step has succeeded. */
+function publishNow(tunnelUser: string): void {
+  const host = githubHost()
+  const writes = holdWrites(host, host.log)
+  publishObtained(obtained(tunnelUser), settings, writes)
+  writes.flush()
+}
+
 const settings: CommonSettings = {
   revoke: true,
   failOnRevokeError: false,
@@ -33,8 +45,8 @@ const settings: CommonSettings = {
 
 it('writes one table per credential, not the tables of earlier calls again', async () => {
   const step = await runInProcess(async () => {
-    publishObtained(obtained('first'), settings)
-    publishObtained(obtained('second'), settings)
+    publishNow('first')
+    publishNow('second')
   }, {})
   expect(step.summary.match(/<h3>Tunnel credentials<\/h3>/g)).toHaveLength(2)
   expect(step.summary.match(/<td>first<\/td>/g)).toHaveLength(1)
@@ -46,7 +58,7 @@ it('warns and still publishes when the summary file cannot be written', async ()
   // A directory where the file should be: appending to it fails with EISDIR.
   const step = await runInProcess(
     async () => {
-      publishObtained(obtained('ab12c'), settings)
+      publishNow('ab12c')
     },
     {},
     {
@@ -61,7 +73,8 @@ it('warns and still publishes when the summary file cannot be written', async ()
 it('holds every variable, output and summary back until flush, then writes them in order', async () => {
   let beforeFlush: { env: string; outputs: string; summary: string } | undefined
   const step = await runInProcess(async () => {
-    const writes = holdWrites()
+    const host = githubHost()
+    const writes = holdWrites(host, host.log)
     publishObtained(obtained('ab12c'), settings, writes)
     writes.setOutput('url', 'https://web-ab12c.tunnel.example.test')
     const { readFileSync } = await import('node:fs')

@@ -10,16 +10,19 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
-import { runMain } from '../../src/github/main.js'
-import { runPost } from '../../src/github/post.js'
+import { runMain, runPost } from '../helpers/github-steps.js'
 import { isProcessAlive } from '../../src/core/tunnel/stop.js'
-import { tunnelFiles } from '../../src/core/tunnel/files.js'
-import { closeTunnel, prepareTunnel } from '../../src/github/tunnel-steps.js'
+import { tunnelFiles } from '../../src/core/tunnel/protocol.js'
+import { prepareTunnel } from '../../src/core/tunnel/open.js'
+import { stopSavedTunnel } from '../../src/core/tunnel/stop-saved.js'
+import type { StopOptions } from '../../src/core/tunnel/stop.js'
+import { githubHost } from '../../src/github/host.js'
+import { bundledTunnelProcess } from '../../src/github/tunnel-process.js'
 import { directoryId as dirIdOf } from '../../src/core/owned-dir.js'
 import { runInProcess, linesLeaking } from '../helpers/in-process-step.js'
 
 const launch = {
-  keeperPath: fileURLToPath(new URL('../../src/core/tunnel/keeper/main.ts', import.meta.url)),
+  scriptPath: fileURLToPath(new URL('../../src/core/tunnel/keeper/main.ts', import.meta.url)),
   execArgv: ['--import', 'tsx']
 }
 let service: RunningService
@@ -52,6 +55,8 @@ const main = (extra: Record<string, string> = {}) =>
 const post = (state: Record<string, string>, extra: Record<string, string> = {}) =>
   runInProcess(() => runPost(), inputs(extra), { state, env: env() })
 const hostOf = (url: string) => new URL(url).hostname
+/** Post's tunnel stop with the GitHub host, read inside runInProcess. */
+const closeTunnel = (options?: StopOptions) => stopSavedTunnel(githubHost(), options)
 
 describe('main with expose, then post', () => {
   it('publishes the URLs once the tunnel serves, and post stops it before revoking', async () => {
@@ -302,7 +307,7 @@ describe('main with expose, then post', () => {
   })
 })
 
-describe('closeTunnel', () => {
+describe('stopSavedTunnel', () => {
   function savedTunnel(stats?: object): Record<string, string> {
     const dir = mkdtempSync(join(runnerTemp, 'tunnel-'))
     const files = tunnelFiles(dir)
@@ -457,7 +462,7 @@ describe('closeTunnel', () => {
             hostKeyPins: [],
             urlTemplate: template()
           },
-          launch
+          { ...githubHost(), tunnelProcess: () => ({ ...bundledTunnelProcess(), ...launch }) }
         )
       },
       {},
@@ -471,7 +476,7 @@ describe('closeTunnel', () => {
     for (let i = 0; i < 50 && isProcessAlive(saved.pid); i++)
       await new Promise(r => setTimeout(r, 100))
     expect(isProcessAlive(saved.pid)).toBe(false)
-    await prepared?.abandon()
+    await prepared?.stopUnused()
   }, 15_000)
 
   it('warns, sending no signal, where the pid cannot be proven and the stop is not recorded', async () => {

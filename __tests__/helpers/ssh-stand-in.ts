@@ -8,14 +8,10 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ssh2 from 'ssh2'
-import { fingerprintOf } from '../../src/core/settings/expose.js'
-import {
-  Keeper,
-  type KeeperConfig,
-  type KeeperIo,
-  type KeeperReport,
-  type KeeperStats
-} from '../../src/core/tunnel/keeper/keeper.js'
+import { fingerprintOf } from '../../src/core/text/fingerprint.js'
+import { Keeper } from '../../src/core/tunnel/keeper/keeper.js'
+import type { KeeperIo } from '../../src/core/tunnel/keeper/io.js'
+import type { KeeperConfig, KeeperReport, KeeperStats } from '../../src/core/tunnel/protocol.js'
 
 const cleanups: Array<() => void | Promise<void>> = []
 

@@ -1,10 +1,10 @@
 /**
- * An error whose message is written for the workflow author: it says what went wrong and what to
- * do. The entry points print these as they are; anything else is an unexpected bug.
+ * An error whose message is already the complete explanation for the user: what went wrong and
+ * what to do. The hosts print these as they are; any other error is an unexpected bug.
  */
-export class ActionError extends Error {
+export class ExplainedError extends Error {
   constructor(message: string) {
     super(message)
-    this.name = 'ActionError'
+    this.name = 'ExplainedError'
   }
 }

@@ -6,6 +6,22 @@
  * same device and inode.
  */
 import { lstatSync } from 'node:fs'
+import { basename, dirname, resolve } from 'node:path'
+
+/**
+ * True for a path mkdtemp could have made with `prefix` directly under `root` (it adds six
+ * characters). The path comes from saved state, which is no proof that this action wrote it:
+ * anything else (say ~/.ssh) is left alone before its device and inode are even looked at.
+ */
+export function isMadeUnder(path: string, root: string, prefix: string): boolean {
+  const full = resolve(path)
+  const name = basename(full)
+  return (
+    dirname(full) === resolve(root) &&
+    name.startsWith(prefix) &&
+    /^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length))
+  )
+}
 
 /** `dev:ino` of the directory at `path` (exact, as bigints: inodes may pass 2^53). */
 export function directoryId(path: string): string {

@@ -1,12 +1,18 @@
+import { provision } from '../core/provision.js'
+import { revoke } from '../core/revoke.js'
+import { githubHost } from './host.js'
 import { reportUnexpected } from './last-resort.js'
-import { runMain } from './main.js'
-import { runPost } from './post.js'
-import { isPostStep } from './state.js'
+import { isPostStep, markMainStarted } from './step-marker.js'
 
 // action.yml points main and post at this one bundle; saved state tells which step this is.
 const step = isPostStep() ? 'post' : 'main'
 try {
-  await (step === 'post' ? runPost() : runMain())
+  if (step === 'post') {
+    await revoke(githubHost())
+  } else {
+    markMainStarted()
+    await provision(githubHost())
+  }
 } catch (error) {
   reportUnexpected(step, error)
 }

@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { describeUnexpected } from '../core/service/failures.js'
+import { describeUnexpected } from '../core/text/describe-error.js'
 
 /**
  * The entry point's net for a bug that escaped a step: one `::error::` for main, one warning for

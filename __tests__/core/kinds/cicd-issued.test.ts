@@ -13,8 +13,7 @@ import {
 import { useNock } from '../../helpers/nock-lifecycle.js'
 
 // nock must patch http before @actions/http-client loads.
-const { runMain } = await import('../../../src/github/main.js')
-const { runPost } = await import('../../../src/github/post.js')
+const { runMain, runPost } = await import('../../helpers/github-steps.js')
 
 const ORIGIN = 'https://credentials.example.test'
 const PROVISION = '/functions/v1/credential-provision'

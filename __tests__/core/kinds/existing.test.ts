@@ -4,8 +4,7 @@ import { fakeClock, linesLeaking, runInProcess } from '../../helpers/in-process-
 import { useNock } from '../../helpers/nock-lifecycle.js'
 
 // nock must patch http before @actions/http-client loads.
-const { runMain } = await import('../../../src/github/main.js')
-const { runPost } = await import('../../../src/github/post.js')
+const { runMain, runPost } = await import('../../helpers/github-steps.js')
 
 const TOKEN = 'tok_held_8c7b6a5f4e3d2c1b'
 const INPUTS = {

@@ -7,7 +7,6 @@ import { utils } from 'ssh2'
 import {
   ed25519PublicKeyOf,
   encodeSshKeyPair,
-  fingerprintOf,
   generateSshKeyPair,
   type SshKeyPair
 } from '../../../src/core/kinds/ssh-key-pair.js'
@@ -160,15 +159,6 @@ describe('encodeSshKeyPair', () => {
         checkInt: 1
       })
     ).toThrow('32 bytes')
-  })
-})
-
-describe('fingerprintOf', () => {
-  it('is SHA256: and the unpadded base64 of the SHA-256 of the blob', () => {
-    // sha256("") is e3b0c442…b855; its base64 ends in "=" which must be dropped.
-    expect(fingerprintOf(Buffer.alloc(0))).toBe(
-      'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU'
-    )
   })
 })
 

@@ -1,9 +1,5 @@
-import {
-  hasExpired,
-  issuedCredential,
-  parseCredential,
-  secretsIn
-} from '../../../src/core/service/credential.js'
+import { parseCredential } from '../../../src/core/service/credential.js'
+import { issuedCredential } from '../../../src/core/service/issued-credential.js'
 
 const RAW = {
   token: 'tok_abc',
@@ -155,28 +151,5 @@ describe('issuedCredential', () => {
     expect(issuedCredential({ ...RAW, tunnel_user: 'ab\ud83d\ude00' })).toEqual(
       named('ab\ud83d\ude00')
     )
-  })
-})
-
-describe('hasExpired', () => {
-  const now = Date.parse('2026-11-23T10:00:00Z')
-  it('compares the expiry with the clock; an unknown or unreadable expiry counts as live', () => {
-    expect(hasExpired('2026-11-23T09:59:59Z', now)).toBe(true)
-    expect(hasExpired('2026-11-23T10:00:00Z', now)).toBe(true)
-    expect(hasExpired('2026-11-23T10:00:01Z', now)).toBe(false)
-    expect(hasExpired(undefined, now)).toBe(false)
-    expect(hasExpired('soon', now)).toBe(false)
-  })
-})
-
-describe('secretsIn', () => {
-  it('finds the token and a free secret, and nothing in other shapes', () => {
-    expect(secretsIn({ token: 'a', tunnel_client_secret: 'b', tunnel_user: 'u' })).toEqual([
-      'a',
-      'b'
-    ])
-    expect(secretsIn({ token: 7, tunnel_client_secret: '' })).toEqual([])
-    expect(secretsIn([{ token: 'a' }])).toEqual([])
-    expect(secretsIn('tok')).toEqual([])
   })
 })

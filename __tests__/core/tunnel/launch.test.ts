@@ -10,22 +10,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getThroughFront, startLocalApp } from '../../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../../service/server.js'
-import type { KeeperStats } from '../../../src/core/tunnel/keeper/keeper.js'
-import {
-  describeStartFailure,
-  formatBytes,
-  formatDuration,
-  formatStatsLine,
-  keeperEnvironment,
-  launchKeeper,
-  readyWaitMs,
-  startTunnel,
-  type StartOptions
-} from '../../../src/core/tunnel/launch.js'
+import type { KeeperStats } from '../../../src/core/tunnel/protocol.js'
+import { launchKeeper, startTunnel, type StartOptions } from '../../../src/core/tunnel/launch.js'
 import { isProcessAlive, stopTunnel } from '../../../src/core/tunnel/stop.js'
 import type { ProcessLook } from '../../../src/core/tunnel/identity.js'
 import { directoryId } from '../../../src/core/owned-dir.js'
-import { isTunnelDir, tunnelFiles } from '../../../src/core/tunnel/files.js'
+import { isTunnelDir } from '../../../src/core/tunnel/files.js'
+import { tunnelFiles } from '../../../src/core/tunnel/protocol.js'
 
 const keeperSource = fileURLToPath(
   new URL('../../../src/core/tunnel/keeper/main.ts', import.meta.url)
@@ -63,9 +54,10 @@ async function provision(): Promise<{ user: string; token: string }> {
 async function options(overrides: Partial<StartOptions['config']> = {}): Promise<StartOptions> {
   const { user, token } = await provision()
   return {
-    keeperPath: keeperSource,
+    scriptPath: keeperSource,
     execArgv: ['--import', 'tsx'],
-    runnerTemp: scratch(),
+    environment: { PATH: process.env.PATH ?? '' },
+    tempRoot: scratch(),
     config: {
       host: service.tunnel!.host,
       port: service.tunnel!.port,
@@ -101,7 +93,7 @@ describe('startTunnel and stopTunnel', () => {
     const start = await options()
     const started = await startTunnel(start)
     expect(started.fingerprint).toBe(service.tunnel!.fingerprint)
-    expect(isTunnelDir(started.dir, start.runnerTemp)).toBe(true)
+    expect(isTunnelDir(started.dir, start.tempRoot)).toBe(true)
     expect(isProcessAlive(started.pid)).toBe(true)
     const host = `web-${start.config.user}.localhost`
     expect(await getThroughFront(service.tunnel!.frontPort, host)).toMatchObject({ status: 200 })
@@ -109,7 +101,7 @@ describe('startTunnel and stopTunnel', () => {
     expect(readFileSync(started.logPath, 'utf8')).not.toContain(start.config.token)
 
     const stopped = await stopTunnel({
-      ...launchedSaved(start.runnerTemp, started.pid),
+      ...launchedSaved(start.tempRoot, started.pid),
       started: true
     })
     expect(stopped.killed).toBe(false)
@@ -126,7 +118,7 @@ describe('startTunnel and stopTunnel', () => {
     await expect(startTunnel(start)).rejects.toThrow(
       `The tunnel did not start: the tunnel server's host key is ${service.tunnel!.fingerprint}, which tunnel-host-key does not list, so the connection was left before the token was sent.`
     )
-    expect(isProcessAlive(keeperPidIn(start.runnerTemp))).toBe(false)
+    expect(isProcessAlive(keeperPidIn(start.tempRoot))).toBe(false)
     expect(service.tunnel!.loginAttempts().filter(a => a.user === start.config.user)).toEqual([])
   }, 30_000)
 
@@ -134,7 +126,7 @@ describe('startTunnel and stopTunnel', () => {
     const dir = scratch()
     const script = join(dir, 'exits.cjs')
     writeFileSync(script, 'process.exit(3)\n')
-    const start = { ...(await options()), keeperPath: script, execArgv: [] }
+    const start = { ...(await options()), scriptPath: script, execArgv: [] }
     await expect(startTunnel(start)).rejects.toThrow(
       /^The tunnel did not start: the tunnel process exited before it was ready \(exit code 3\)\. Its log is .*tunnel\.log/
     )
@@ -149,7 +141,7 @@ describe('startTunnel and stopTunnel', () => {
     )
     const start = {
       ...(await options({ attemptTimeoutMs: 100 })),
-      keeperPath: script,
+      scriptPath: script,
       execArgv: []
     }
     await expect(startTunnel(start)).rejects.toThrow(
@@ -177,7 +169,7 @@ describe('launchKeeper', () => {
     expect(started.pid).toBe(keeper.pid)
     const host = `web-${start.config.user}.localhost`
     expect(await getThroughFront(service.tunnel!.frontPort, host)).toMatchObject({ status: 200 })
-    await keeper.abandon() // once started, abandoning does nothing
+    await keeper.stopUnused() // once started, it does nothing
     expect(isProcessAlive(started.pid)).toBe(true)
     expect(keeper.ready).toBe(true)
     expect(keeper.saved).toEqual({
@@ -191,14 +183,14 @@ describe('launchKeeper', () => {
     expect(isProcessAlive(started.pid)).toBe(false)
   }, 30_000)
 
-  it('leaves no process and no directory when abandoned before it was started', async () => {
+  it('leaves no process and no directory when stopped before it was started', async () => {
     const start = await options()
     const keeper = launchKeeper(start)
-    expect(readdirSync(start.runnerTemp)).toHaveLength(1)
-    await keeper.abandon()
+    expect(readdirSync(start.tempRoot)).toHaveLength(1)
+    await keeper.stopUnused()
     expect(isProcessAlive(keeper.pid!)).toBe(false)
-    expect(readdirSync(start.runnerTemp)).toEqual([])
-    await expect(keeper.start(start.config)).rejects.toThrow('already started or abandoned')
+    expect(readdirSync(start.tempRoot)).toEqual([])
+    await expect(keeper.start(start.config)).rejects.toThrow('already started or stopped')
   })
 
   it('fails start() saying so when the keeper died while it waited', async () => {
@@ -206,7 +198,7 @@ describe('launchKeeper', () => {
     const script = join(dir, 'exits.cjs')
     writeFileSync(script, 'process.exit(4)\n')
     const start = await options()
-    const keeper = launchKeeper({ ...start, keeperPath: script, execArgv: [] })
+    const keeper = launchKeeper({ ...start, scriptPath: script, execArgv: [] })
     await exitOf(keeper.pid!)
     await expect(keeper.start(start.config)).rejects.toThrow(
       /^The tunnel did not start: the tunnel process exited before it was ready \(exit code 4\)\./
@@ -418,100 +410,5 @@ describe('stopTunnel without a real process', () => {
       signal: () => (gone = true)
     })
     expect(readFileSync(target, 'utf8')).toBe('keep')
-  })
-})
-
-describe('pure parts', () => {
-  it('keeps the keeper environment to what Node needs and the runner tracking id', () => {
-    expect(
-      keeperEnvironment({
-        PATH: '/bin',
-        Path: 'C:\\bin',
-        HOME: '/home/runner',
-        SystemRoot: 'C:\\Windows',
-        RUNNER_TRACKING_ID: 'github_123',
-        'INPUT_API-KEY': 'sk_secret',
-        SVC_TUNNEL_TOKEN: 'tok_secret',
-        ACTIONS_RUNTIME_TOKEN: 'secret',
-        NODE_OPTIONS: '--require evil.js',
-        EMPTY: undefined
-      })
-    ).toEqual({
-      PATH: '/bin',
-      Path: 'C:\\bin',
-      HOME: '/home/runner',
-      SystemRoot: 'C:\\Windows',
-      RUNNER_TRACKING_ID: 'github_123'
-    })
-  })
-
-  it('waits for every attempt and the pauses between them', () => {
-    expect(readyWaitMs(30_000, 1)).toBe(35_000)
-    expect(readyWaitMs(30_000, 3)).toBe(3 * 30_000 + 2 * 38_500 + 5_000)
-  })
-
-  it.each([
-    [{ type: 'failed', cause: 'auth', detail: 'refused' }, 'The credential may have been revoked'],
-    [
-      { type: 'failed', cause: 'forward', detail: 'refused "web"', name: 'web' },
-      'Choose another name in expose'
-    ],
-    [
-      { type: 'failed', cause: 'timeout', detail: 'slow' },
-      'raise timeout-seconds and max-attempts'
-    ],
-    [
-      { type: 'failed', cause: 'connect', detail: 'ECONNREFUSED' },
-      'could not connect to the tunnel server (ECONNREFUSED). Check tunnel-host and tunnel-port'
-    ],
-    [{ type: 'failed', cause: 'host-key', detail: 'key X' }, 'update tunnel-host-key'],
-    [{ type: 'died', detail: 'exit code 1' }, 'Its log is /tmp/log'],
-    [{ type: 'ready', fingerprint: 'x' }, 'The tunnel started.']
-  ] as const)('explains %j', (outcome, text) => {
-    expect(describeStartFailure(outcome, '/tmp/log')).toContain(text)
-  })
-
-  it('formats the post line', () => {
-    const stats: KeeperStats = {
-      pid: 1,
-      startedAt: '2026-11-23T10:00:00.000Z',
-      readyAt: '2026-11-23T10:00:01.000Z',
-      updatedAt: '2026-11-23T10:00:01.000Z',
-      state: 'stopped',
-      reconnects: 1,
-      connections: 1,
-      bytesIn: 1536,
-      bytesOut: 3 * 1024 * 1024,
-      localErrors: 2
-    }
-    expect(formatStatsLine(stats, Date.parse('2026-11-23T10:12:04.000Z'))).toBe(
-      'Tunnel: up 12 min 3 s, 1 reconnect, 1 connection served, 1.5 KB in / 3.0 MB out, 2 local connection errors.'
-    )
-    const { readyAt: _readyAt, ...neverReady } = stats
-    expect(
-      formatStatsLine(
-        { ...neverReady, reconnects: 0, connections: 0, localErrors: 1, bytesIn: 0 },
-        Date.parse('2026-11-23T10:00:09.000Z')
-      )
-    ).toBe(
-      'Tunnel: up 9 s, 0 reconnects, 0 connections served, 0 B in / 3.0 MB out, 1 local connection error.'
-    )
-  })
-
-  it('formats durations and sizes', () => {
-    expect([0, -5, 59_400, 61_000, 3_600_000 + 120_000].map(formatDuration)).toEqual([
-      '0 s',
-      '0 s',
-      '59 s',
-      '1 min 1 s',
-      '1 h 2 min'
-    ])
-    expect([0, 1023, 1024, 1024 * 1024 - 1, 1024 * 1024].map(formatBytes)).toEqual([
-      '0 B',
-      '1023 B',
-      '1.0 KB',
-      '1024.0 KB',
-      '1.0 MB'
-    ])
   })
 })

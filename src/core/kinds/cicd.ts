@@ -1,11 +1,13 @@
-import { issuedCredential, secretsIn } from '../service/credential.js'
-import { ActionError } from '../errors.js'
+import { secretsIn } from '../service/answer-secrets.js'
+import { issuedCredential } from '../service/issued-credential.js'
+import { ExplainedError } from '../errors.js'
 import { readBaseUrl } from '../settings/common.js'
 import { readApiKey, readTunnelHost, readTunnelPort } from '../settings/login-options.js'
 import { optionNamed, readOneLine, readWholeNumber } from '../settings/option-values.js'
 import type { CommonSettings } from '../settings/types.js'
 import { printable } from '../text/printable.js'
-import { until } from './expiry-note.js'
+import { expiryNote } from '../expiry.js'
+import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
 import { revokeUnused } from './revoke-unused.js'
 import type { CredentialKind } from './kind.js'
 import {
@@ -38,7 +40,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
     const apiKey = readApiKey(options, 'cicd')
     const project = readOneLine(options, 'project')
     if (!project) {
-      throw new ActionError(
+      throw new ExplainedError(
         `${optionNamed(options, 'project')} is empty: set it to the project slug to provision for.`
       )
     }
@@ -101,18 +103,13 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
   readSaved: saved => readSavedToken('cicd', saved),
 
   async revoke(saved, { settings, service, log }) {
-    // A credential main refused was never handed out: it goes, whatever the revoke input says.
-    if (!settings.revoke && !saved.rejected) {
+    if (!shouldRevoke(settings, saved)) {
       log.info(
-        `Not revoking tunnel user ${printable(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${until(saved)}`
+        `Not revoking tunnel user ${printable(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`
       )
       return
     }
-    if (!settings.apiKey) {
-      throw new ActionError(
-        `${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`
-      )
-    }
+    requireRevokeApiKey(settings)
     const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser)
     log.info(
       outcome === 'revoked'

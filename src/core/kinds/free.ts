@@ -1,10 +1,10 @@
-import { secretsIn } from '../service/credential.js'
+import { secretsIn } from '../service/answer-secrets.js'
 import { readBaseUrl } from '../settings/common.js'
 import { readTunnelHost, readTunnelPort } from '../settings/login-options.js'
 import { capitalised } from '../settings/option-values.js'
 import type { CommonSettings } from '../settings/types.js'
 import { printable } from '../text/printable.js'
-import { until } from './expiry-note.js'
+import { expiryNote } from '../expiry.js'
 import type { CredentialKind } from './kind.js'
 import {
   type SavedToken,
@@ -71,7 +71,7 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
   readSaved: saved => readSavedToken('free', saved),
 
   async revoke(saved, { log }) {
-    log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`)
+    log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`)
   },
 
   describe: saved => `the free credential of user ${printable(saved.tunnelUser)}`

@@ -1,12 +1,10 @@
 import { lstatSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
-import { checkOwnDirectory, directoryId } from '../owned-dir.js'
+import { join } from 'node:path'
+import { checkOwnDirectory, directoryId, isMadeUnder } from '../owned-dir.js'
 
 /** The file's name in its folder, the one OpenSSH itself would give an ed25519 key. */
 export const KEY_FILE_NAME = 'id_ed25519'
 const FOLDER_PREFIX = 'tunnel-key-'
-// mkdtemp adds six characters to the prefix.
-const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/
 
 export interface KeyFolder {
   path: string
@@ -32,8 +30,7 @@ export function createKeyFolder(tempRoot: string): KeyFolder {
  * id_ed25519 too) is left alone.
  */
 export function isKeyFolder(folder: string, tempRoot: string): boolean {
-  const path = resolve(folder)
-  return dirname(path) === resolve(tempRoot) && FOLDER_NAME.test(basename(path))
+  return isMadeUnder(folder, tempRoot, FOLDER_PREFIX)
 }
 
 /**

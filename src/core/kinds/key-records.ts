@@ -1,4 +1,4 @@
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { CredentialService } from '../service/client.js'
 import { readKeyId, sameFingerprint } from './uploaded-key.js'
 
@@ -52,8 +52,8 @@ function liveRecordsOf(raw: unknown, fingerprint: string): string[] {
   return ids
 }
 
-function unusableList(why: string): ActionError {
-  return new ActionError(`the service's user-keys-list answer is unusable: ${why}`)
+function unusableList(why: string): ExplainedError {
+  return new ExplainedError(`the service's user-keys-list answer is unusable: ${why}`)
 }
 
 /** What to tell the user when this step cannot make sure the key is gone; a clause, no full stop. */

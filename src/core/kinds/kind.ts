@@ -13,7 +13,7 @@ export type { StepLog }
 export interface CredentialKind<Settings extends KindSettings, Saved extends { kind: string }> {
   /**
    * Reads and checks this kind's options, after the ones every kind shares. `auto` is true when
-   * `credential: auto` chose it. Throws an ActionError that names the option at fault.
+   * `credential: auto` chose it. Throws an ExplainedError that names the option at fault.
    */
   readSettings(options: OptionSource, common: CommonSettings, choice: { auto: boolean }): Settings
   /** False for a kind that never calls the credential service (post then needs no base-url). */

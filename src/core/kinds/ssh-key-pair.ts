@@ -1,10 +1,5 @@
-import {
-  createHash,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  randomBytes
-} from 'node:crypto'
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto'
+import { fingerprintOf } from '../text/fingerprint.js'
 
 /**
  * An ed25519 key pair in the three encodings the ssh-key credential needs. `privateKeyFile` is a
@@ -76,11 +71,6 @@ export function encodeSshKeyPair(material: KeyMaterial): SshKeyPair {
     privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
     fingerprint: fingerprintOf(blob)
   }
-}
-
-/** The fingerprint OpenSSH prints for a key blob: `SHA256:` and base64 without its `=` padding. */
-export function fingerprintOf(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
 }
 
 /** RFC 8709: string "ssh-ed25519", string the 32 public bytes. */

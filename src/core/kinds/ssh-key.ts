@@ -1,5 +1,6 @@
-import { ActionError } from '../errors.js'
-import { describeUnexpected, explainFailure } from '../service/failures.js'
+import { ExplainedError } from '../errors.js'
+import { explainFailure } from '../service/failures.js'
+import { describeUnexpected } from '../text/describe-error.js'
 import type { CredentialService } from '../service/client.js'
 import { printable } from '../text/printable.js'
 import { readBaseUrl } from '../settings/common.js'
@@ -22,7 +23,8 @@ import {
   type KeyFolder,
   type SavedKeyFolder
 } from './key-file.js'
-import { until } from './expiry-note.js'
+import { expiryNote } from '../expiry.js'
+import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
 import { revokeUnused } from './revoke-unused.js'
 import type { CredentialKind, RevokeContext, StepLog } from './kind.js'
 import { sshKeyObtained } from './ssh-key-obtained.js'
@@ -113,7 +115,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       save({ ...issued, rejected: true })
       const uploaded = parseUploadedKey(raw)
       if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
-        throw new ActionError(
+        throw new ExplainedError(
           `The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
             `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
             'the key that was sent. Nothing was exported. Check that base-url points at the ' +
@@ -152,22 +154,17 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
 
   async revoke(saved, { settings, service, log, tempRoot }) {
     try {
-      // A key main refused was never handed out: it goes, whatever the revoke input says.
-      if (!settings.revoke && !saved.rejected) {
+      if (!shouldRevoke(settings, saved)) {
         // The key stays, but not the copies a retried upload left: nobody would know to revoke them.
         if (saved.mayHaveCopies && settings.apiKey) {
           await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId)
         }
         log.info(
-          `Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${until(saved)}`
+          `Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`
         )
         return
       }
-      if (!settings.apiKey) {
-        throw new ActionError(
-          `${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`
-        )
-      }
+      requireRevokeApiKey(settings)
       const client = service()
       const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined
       // Without an id (the upload's answer was lost), or after a retried upload, only the
@@ -218,14 +215,14 @@ async function revokeOtherRecords(
     }
   } catch (error) {
     const why =
-      error instanceof ActionError
+      error instanceof ExplainedError
         ? error.message
         : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() })
     const hint = revokeByHand(
       printable(saved.fingerprint),
       saved.keyName && printable(saved.keyName)
     )
-    throw new ActionError(`${why} So ${hint}.`)
+    throw new ExplainedError(`${why} So ${hint}.`)
   }
 }
 

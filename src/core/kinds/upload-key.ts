@@ -1,4 +1,4 @@
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import { AttemptsExhausted, RetryAfterTooLong } from '../service/retry.js'
 import { ServiceError, type CredentialService } from '../service/client.js'
 import type { SshKeySettings } from './ssh-key.js'
@@ -96,7 +96,7 @@ async function settleRecords(
     return true
   } catch (error) {
     log.warning(
-      `Could not look up or revoke the records of the uploaded key (${error instanceof ActionError ? error.message : explain(error)}). ` +
+      `Could not look up or revoke the records of the uploaded key (${error instanceof ExplainedError ? error.message : explain(error)}). ` +
         `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`
     )
     return false

@@ -1,4 +1,5 @@
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
+import { isIsoTime } from '../text/iso-time.js'
 
 /** The keys-upload answer, validated: every field is safe to write to the runner's files. */
 export interface UploadedKey {
@@ -10,7 +11,6 @@ export interface UploadedKey {
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/
 
 /**
  * The key id alone, read before the rest is checked: once the service holds a key, the step must
@@ -22,7 +22,7 @@ export function readKeyId(raw: unknown): string | undefined {
   return typeof keyId === 'string' && SAFE_ID.test(keyId) ? keyId : undefined
 }
 
-/** All or nothing, as for tokens: throws an ActionError that names the bad field. */
+/** All or nothing, as for tokens: throws an ExplainedError that names the bad field. */
 export function parseUploadedKey(raw: unknown): UploadedKey {
   const keyId = readKeyId(raw)
   if (keyId === undefined) throw invalidUpload('key_id is missing or not a plain identifier')
@@ -33,11 +33,7 @@ export function parseUploadedKey(raw: unknown): UploadedKey {
   }
   const expiresAt = answer.expires_at
   if (expiresAt !== undefined && expiresAt !== null) {
-    if (
-      typeof expiresAt !== 'string' ||
-      !ISO_8601.test(expiresAt) ||
-      !Number.isFinite(Date.parse(expiresAt))
-    ) {
+    if (!isIsoTime(expiresAt)) {
       throw invalidUpload('expires_at is not an ISO 8601 time')
     }
   }
@@ -52,8 +48,8 @@ export function sameFingerprint(fromService: string, computed: string): boolean 
   return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '')
 }
 
-export function invalidUpload(what: string): ActionError {
-  return new ActionError(
+export function invalidUpload(what: string): ExplainedError {
+  return new ExplainedError(
     `The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
       'Check that base-url points at the credential service; if it does, report this to the service operator.'
   )

@@ -62,14 +62,8 @@ export class CredentialService {
   }
 
   /** Resolves 'already-gone' on 404: the token was revoked before, or never existed. */
-  async revokeCredential(apiKey: string, tunnelUser: string): Promise<'revoked' | 'already-gone'> {
-    try {
-      await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey })
-      return 'revoked'
-    } catch (error) {
-      if (error instanceof ServiceError && error.status === 404) return 'already-gone'
-      throw error
-    }
+  revokeCredential(apiKey: string, tunnelUser: string): Promise<'revoked' | 'already-gone'> {
+    return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey)
   }
 
   /** Uploads an SSH public key line; the answer comes back unvalidated, as for tokens. */
@@ -92,9 +86,18 @@ export class CredentialService {
    * Resolves 'already-gone' on 404: the spec's "key not found or already deleted". A 403 (the key
    * belongs to another account) and a 401 (the API key was rejected) are thrown like any failure.
    */
-  async revokeKey(apiKey: string, keyId: string): Promise<'revoked' | 'already-gone'> {
+  revokeKey(apiKey: string, keyId: string): Promise<'revoked' | 'already-gone'> {
+    return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey)
+  }
+
+  /** A revoke whose 404 says that what it names is gone already: what was asked for. */
+  private async revoke(
+    endpoint: Endpoint,
+    body: Record<string, string>,
+    apiKey: string
+  ): Promise<'revoked' | 'already-gone'> {
     try {
-      await this.call('revoke-ssh-key', { key_id: keyId }, { 'X-API-Key': apiKey })
+      await this.call(endpoint, body, { 'X-API-Key': apiKey })
       return 'revoked'
     } catch (error) {
       if (error instanceof ServiceError && error.status === 404) return 'already-gone'

@@ -1,12 +1,14 @@
-import { ActionError } from '../errors.js'
+/**
+ * The service's credential answer, parsed and checked (pure): all or nothing, so that nothing is
+ * written to the runner from an answer that is wrong anywhere.
+ */
+import { ExplainedError } from '../errors.js'
+import { isIsoTime } from '../text/iso-time.js'
 import { hasUnsafeCharacter, isWellFormed } from '../text/printable.js'
-import {
-  holdsSecret,
-  identifierProblem,
-  isBareHost,
-  isCleanIdentifier,
-  isPort
-} from '../text/validators.js'
+import { identifierProblem, isBareHost, isPort } from '../text/validators.js'
+import { holdsCommandMarker } from '../text/workflow-command.js'
+import { isObject, tokenOf, tunnelUserOf } from './answer-fields.js'
+import { holdsSecret, secretsIn } from './answer-secrets.js'
 
 /** A validated tunnel credential: every field is safe to write to the runner's files. */
 export interface Credential {
@@ -29,48 +31,8 @@ export interface Overrides {
 
 export const DEFAULT_TUNNEL_PORT = 2223
 
-const ISO_8601_PATTERN =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/
-// What makes the runner read a line as a command: `##[name]` anywhere, `::name::` at a line's start.
-const WORKFLOW_COMMAND_MARKER = /##\[|::/
-
-/** The secret strings in a raw response, so they can be masked before anything else happens. */
-export function secretsIn(raw: unknown): string[] {
-  if (!isObject(raw)) return []
-  return [raw.token, raw.tunnel_client_secret].filter(
-    (value): value is string => typeof value === 'string' && value.length > 0
-  )
-}
-
-/** A credential the service has issued, whether or not this action can use it. */
-export interface IssuedCredential {
-  /** As the service sent it: it goes back to the service JSON-encoded, never raw to a log. */
-  tunnelUser: string
-  /**
-   * False when the user holds a secret of the answer (the token sent again as the user): it may
-   * then be sent back to the service to revoke it, but never saved in state nor printed.
-   */
-  nameable: boolean
-  /** True when the user is also a clean word that state can hold and post read back. */
-  savable: boolean
-}
-
 /**
- * The tunnel user of a credential the service has issued: an answer that names one user (a
- * non-empty string) has made a credential, even if its token or the user itself is unusable here
- * (zero-width or bidi characters, a non-ASCII name). From then on it must be revoked, whatever
- * else makes the answer unusable.
- */
-export function issuedCredential(raw: unknown): IssuedCredential | undefined {
-  if (!isObject(raw)) return undefined
-  const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id
-  if (typeof tunnelUser !== 'string' || tunnelUser === '') return undefined
-  const nameable = !holdsSecret(tunnelUser, secretsIn(raw))
-  return { tunnelUser, nameable, savable: nameable && isCleanIdentifier(tunnelUser) }
-}
-
-/**
- * Turns the service's JSON into a Credential, or throws an ActionError that names what was wrong.
+ * Turns the service's JSON into a Credential, or throws an ExplainedError that names what was wrong.
  * All or nothing: the caller writes nothing to the runner unless this returns.
  * Some deployments answer with the free credential's field names, so both spellings are read.
  */
@@ -78,8 +40,8 @@ export function parseCredential(raw: unknown, overrides: Overrides = {}): Creden
   if (!isObject(raw)) {
     throw invalid('the body is not a JSON object')
   }
-  const token = raw.token ?? raw.tunnel_client_secret
-  const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id
+  const token = tokenOf(raw)
+  const tunnelUser = tunnelUserOf(raw)
   checkSecretLike(token, 'token')
   const secrets = secretsIn(raw)
   checkIdentifier(tunnelUser, 'tunnel_user', secrets)
@@ -123,13 +85,6 @@ export function parseCredential(raw: unknown, overrides: Overrides = {}): Creden
   }
 }
 
-/** True when the credential's expiry has passed at `nowMs`; unknown expiry counts as live. */
-export function hasExpired(expiresAt: string | undefined, nowMs: number): boolean {
-  if (!expiresAt) return false
-  const at = Date.parse(expiresAt)
-  return Number.isFinite(at) && at <= nowMs
-}
-
 function checkSecretLike(value: unknown, field: string): asserts value is string {
   const problem = identifierProblem(value)
   // The value is not quoted: for the token it is a secret, and the others may be hostile.
@@ -147,7 +102,7 @@ function checkIdentifier(
 ): asserts value is string {
   checkSecretLike(value, field)
   if (holdsSecret(value, secrets)) throw invalid(`${field} holds the token, or a long piece of it`)
-  if (WORKFLOW_COMMAND_MARKER.test(value)) {
+  if (holdsCommandMarker(value)) {
     throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`)
   }
 }
@@ -176,12 +131,6 @@ function optional<T>(
   return value
 }
 
-function isIsoTime(value: unknown): value is string {
-  return (
-    typeof value === 'string' && ISO_8601_PATTERN.test(value) && Number.isFinite(Date.parse(value))
-  )
-}
-
 function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 }
@@ -195,12 +144,8 @@ function isSafeText(value: unknown): value is string {
   )
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function invalid(what: string): ActionError {
-  return new ActionError(
+function invalid(what: string): ExplainedError {
+  return new ExplainedError(
     `The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
       'Check that base-url points at the credential service; if it does, report this to the service operator.'
   )

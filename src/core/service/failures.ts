@@ -1,5 +1,5 @@
+import { describeUnexpected } from '../text/describe-error.js'
 import { printable } from '../text/printable.js'
-import { redactErrorText } from '../text/redact-error.js'
 import { AttemptsExhausted, MAX_RETRY_AFTER_SECONDS, RetryAfterTooLong } from './retry.js'
 import { ServiceError, type Endpoint } from './client.js'
 
@@ -59,19 +59,6 @@ export function explainFailure(error: unknown, context: FailureContext): string 
   }
   if (error instanceof ServiceError) return explainServiceError(error, context)
   return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`
-}
-
-/**
- * An error nobody expected, told in one line with anything shaped like a credential hidden: its
- * message may quote data this action was handling when it broke. File paths stay: they are
- * usually what explains the failure.
- */
-export function describeUnexpected(error: unknown): string {
-  // Duck-typed: an error made in another realm (Node's own fs errors, seen from a test's sandbox)
-  // is no `instanceof Error` there, and String() would prefix its name.
-  const message = (error as { message?: unknown } | null)?.message
-  const detail = typeof message === 'string' ? message : String(error)
-  return printable(redactErrorText(detail), 300)
 }
 
 /**

@@ -3,10 +3,11 @@
  * request limits and base-url.
  */
 import { isIP } from 'node:net'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
 import { readTunnelSettings } from './expose.js'
-import { optionNamed, quote, readBoolean, readWholeNumber } from './option-values.js'
+import { optionNamed, readBoolean, readWholeNumber } from './option-values.js'
+import { quote } from '../text/quote.js'
 import type { CommonSettings, HttpSettings } from './types.js'
 
 const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/
@@ -43,7 +44,7 @@ export function readBaseUrl(options: OptionSource): string {
   const name = optionNamed(options, 'base-url')
   const value = options.read('base-url').trim()
   if (!value) {
-    throw new ActionError(
+    throw new ExplainedError(
       `${name} is empty: set it to the credential service address, for example https://<your-service>/functions/v1.`
     )
   }
@@ -51,18 +52,18 @@ export function readBaseUrl(options: OptionSource): string {
   try {
     url = new URL(value)
   } catch {
-    throw new ActionError(`${name} is ${quote(value)}: not a URL. Expected https://host[/path].`)
+    throw new ExplainedError(`${name} is ${quote(value)}: not a URL. Expected https://host[/path].`)
   }
   if (url.username || url.password) {
-    throw new ActionError(
+    throw new ExplainedError(
       `${name} holds a user name or password: remove them; the API key is sent as a header.`
     )
   }
   if (url.search || url.hash) {
-    throw new ActionError(`${name} is ${quote(value)}: remove the query string or fragment.`)
+    throw new ExplainedError(`${name} is ${quote(value)}: remove the query string or fragment.`)
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-    throw new ActionError(
+    throw new ExplainedError(
       `${name} is ${quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`
     )
   }
@@ -80,7 +81,7 @@ export function isLoopback(hostname: string): boolean {
 function readEnvPrefix(options: OptionSource): string {
   const value = options.read('env-prefix').trim() || 'SVC'
   if (!ENV_PREFIX_PATTERN.test(value)) {
-    throw new ActionError(
+    throw new ExplainedError(
       `${optionNamed(options, 'env-prefix')} is ${quote(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`
     )
   }

@@ -3,18 +3,14 @@
  * (`expose`), how a forward's public URL is formed (`url-template`) and which server host keys
  * to trust (`tunnel-host-key`). Every error names the input, the entry and what it needs.
  */
-import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
 import { isBareHost } from '../text/validators.js'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
-
-/** One forward: the server serves `name`; the runner reaches the app at `host:port`. */
-export interface ExposeEntry {
-  name: string
-  host: string
-  port: number
-}
+import { quote } from '../text/quote.js'
+import { LEGACY_COMMAND_MARKER } from '../text/workflow-command.js'
+import { fingerprintOf, keyTypeOf } from '../text/fingerprint.js'
+import type { ExposeEntry, HostKeyPin } from '../tunnel/protocol.js'
 
 /** What the tunnel needs from the inputs; absent when `expose` is empty. */
 export interface TunnelSettings {
@@ -22,18 +18,6 @@ export interface TunnelSettings {
   urlTemplate: string
   /** Trusted host keys; empty: accept the first key seen and say which one. */
   hostKeyPins: HostKeyPin[]
-}
-
-/**
- * One trusted host key: its fingerprint, and its type when the pin was a known_hosts line. With
- * the type the keeper offers that key type first, as OpenSSH does, so a server that also holds a
- * key of another type shows the pinned one.
- */
-export interface HostKeyPin {
-  /** `SHA256:…`, as OpenSSH prints it. */
-  fingerprint: string
-  /** `ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256`, …; absent for a bare fingerprint. */
-  keyType?: string
 }
 
 export const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}'
@@ -55,7 +39,7 @@ export function parseExpose(raw: string): ExposeEntry[] {
   const seen = new Set<string>()
   for (const entry of entries) {
     if (seen.has(entry.name)) {
-      throw new ActionError(
+      throw new ExplainedError(
         `Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`
       )
     }
@@ -122,8 +106,8 @@ function parsePort(text: string, entry: string): number {
   return port
 }
 
-function entryError(entry: string, needs: string): ActionError {
-  return new ActionError(`Input expose has the entry ${quote(entry)}: ${needs}.`)
+function entryError(entry: string, needs: string): ExplainedError {
+  return new ExplainedError(`Input expose has the entry ${quote(entry)}: ${needs}.`)
 }
 
 /**
@@ -134,14 +118,14 @@ export function parseUrlTemplate(raw: string): string {
   const template = raw.trim() || DEFAULT_URL_TEMPLATE
   for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
     if (!(PLACEHOLDERS as readonly string[]).includes(inner)) {
-      throw new ActionError(
+      throw new ExplainedError(
         `Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`
       )
     }
   }
   // Plain text to the URL parser, but the runner obeys it anywhere in the line `Exposed …` prints.
-  if (template.includes('##[')) {
-    throw new ActionError(
+  if (template.includes(LEGACY_COMMAND_MARKER)) {
+    throw new ExplainedError(
       `Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
   }
@@ -152,7 +136,7 @@ export function parseUrlTemplate(raw: string): string {
     port: 22
   })
   if (sample === undefined) {
-    throw new ActionError(
+    throw new ExplainedError(
       `Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`
     )
   }
@@ -242,22 +226,8 @@ function parseKnownHostsLine(line: string): HostKeyPin {
 const isKeyType = (field: string | undefined): boolean =>
   field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field)
 
-/** The key type an SSH public key blob starts with (a length-prefixed string). */
-export function keyTypeOf(blob: Buffer): string | undefined {
-  if (blob.length < 4) return undefined
-  const length = blob.readUInt32BE(0)
-  return length > 0 && 4 + length <= blob.length
-    ? blob.subarray(4, 4 + length).toString('latin1')
-    : undefined
-}
-
-/** `SHA256:…` of a public key blob, as OpenSSH prints it and as pins are compared. */
-export function fingerprintOf(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
-}
-
-function pinError(line: string, needs: string): ActionError {
-  return new ActionError(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`)
+function pinError(line: string, needs: string): ExplainedError {
+  return new ExplainedError(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`)
 }
 
 /** Reads all three inputs; undefined when `expose` is empty (no tunnel). */
@@ -266,10 +236,4 @@ export function readTunnelSettings(input: (name: string) => string): TunnelSetti
   const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'))
   const entries = parseExpose(input('expose'))
   return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins }
-}
-
-/** Quotes a non-secret value for a message, cut short so a pasted blob stays readable. */
-function quote(value: string): string {
-  const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value
-  return JSON.stringify(shown)
 }

@@ -3,9 +3,10 @@
  * silently drop tabs and line breaks, so a value can pass them and still carry a line break into
  * the log, an output or GITHUB_ENV, where the runner reads it as a workflow command.
  */
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
-import { optionNamed, quote } from './option-values.js'
+import { optionNamed } from './option-values.js'
+import { quote } from '../text/quote.js'
 
 /** Inputs that are lists, one item a line: each line is checked as a single-line input. */
 const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key'])
@@ -33,7 +34,7 @@ export function checkedOptions(options: OptionSource): OptionSource {
   }
 }
 
-/** Throws an ActionError naming the option, and where and what the character is, if it holds one. */
+/** Throws an ExplainedError naming the option, and where and what the character is, if it holds one. */
 function checkOptionText(options: OptionSource, name: string, value: string): void {
   if (PRINTABLE_ASCII.test(value)) return
   if (!MULTI_LINE_INPUTS.has(name)) {
@@ -55,11 +56,11 @@ function badText(
   text: string,
   at: number,
   line?: number
-): ActionError {
+): ExplainedError {
   const kind = describeCharacter(text, at)
   if (secret) {
     // Neither the value nor where in it: it is a secret, even when malformed.
-    return new ActionError(
+    return new ExplainedError(
       `${label} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`
     )
   }
@@ -68,7 +69,7 @@ function badText(
     line === undefined
       ? 'Set it to a single line of plain text.'
       : 'Write each entry as plain text on a line of its own.'
-  return new ActionError(
+  return new ExplainedError(
     `${what} ${quote(text)}: it holds ${kind} at character ${at + 1}. ${advice}`
   )
 }

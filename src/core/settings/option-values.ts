@@ -2,9 +2,10 @@
  * One option read as a typed value: every error names the option as the host labels it
  * (`Input ttl-minutes` for the action, `--ttl-minutes` on a command line) and quotes the value.
  */
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
-import { printable } from '../text/printable.js'
+import { quote } from '../text/quote.js'
+import { LEGACY_COMMAND_MARKER } from '../text/workflow-command.js'
 
 /** The option's label at the start of a sentence: `Input api-key`, `--project`, `SVC_API_KEY`. */
 export function optionNamed(options: OptionSource, name: string): string {
@@ -16,18 +17,15 @@ export function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
-/** Quotes a non-secret value for an error message, cut short so a pasted blob stays readable. */
-export function quote(value: string): string {
-  return `"${printable(value, 60)}"`
-}
-
 export function readBoolean(options: OptionSource, name: string, fallback: boolean): boolean {
   const raw = options.read(name)
   const value = raw.trim().toLowerCase()
   if (!value) return fallback
   if (value === 'true') return true
   if (value === 'false') return false
-  throw new ActionError(`${optionNamed(options, name)} is ${quote(raw)}: expected true or false.`)
+  throw new ExplainedError(
+    `${optionNamed(options, name)} is ${quote(raw)}: expected true or false.`
+  )
 }
 
 /** Undefined when the option is empty. */
@@ -46,7 +44,7 @@ export function readWholeNumber(
       max === Number.MAX_SAFE_INTEGER
         ? `a whole number of at least ${min}`
         : `a whole number from ${min} to ${max}`
-    throw new ActionError(`${optionNamed(options, name)} is ${quote(raw)}: expected ${range}.`)
+    throw new ExplainedError(`${optionNamed(options, name)} is ${quote(raw)}: expected ${range}.`)
   }
   return number
 }
@@ -57,8 +55,8 @@ export function readWholeNumber(
  */
 export function readOneLine(options: OptionSource, name: string): string {
   const value = options.read(name).trim()
-  if (value.includes('##[')) {
-    throw new ActionError(
+  if (value.includes(LEGACY_COMMAND_MARKER)) {
+    throw new ExplainedError(
       `${optionNamed(options, name)} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
   }

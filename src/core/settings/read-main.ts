@@ -7,7 +7,7 @@ import type { MainSettings } from './types.js'
 
 /**
  * Every option main reads, checked before any request is sent: the kind, the options all kinds
- * share, then the kind's own (the kind reads them). Throws an ActionError naming the option.
+ * share, then the kind's own (the kind reads them). Throws an ExplainedError naming the option.
  */
 export function readMainSettings(source: OptionSource): MainSettings {
   // Every value's text is checked before any parser sees it (see input-text.ts).

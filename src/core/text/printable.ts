@@ -3,6 +3,7 @@
  * through here before it reaches a log line. The runner reads every line of the step's output as a
  * possible workflow command, so a value that could start a line could switch masking off.
  */
+import { LEGACY_COMMAND_MARKER } from './workflow-command.js'
 
 // Control and format characters, line and paragraph separators, and lone surrogates: anything
 // that could end a line on some reader, or hide what a line says.
@@ -38,10 +39,6 @@ export function isWellFormed(value: string): boolean {
   return (value as unknown as { isWellFormed(): boolean }).isWellFormed()
 }
 
-// The runner's older command form, `##[name]data`, which it obeys anywhere in a line (not only at
-// its start, as `::name::`), whatever the case of the name.
-const LEGACY_COMMAND = /##\[/g
-
 /**
  * `value` on one line, each unprintable character written as a \uXXXX escape, and the first `#` of
  * every `##[` too, cut to `max` characters. The escape keeps what was there visible without
@@ -55,7 +52,7 @@ export function printable(value: string, max = 200): string {
           UNPRINTABLE,
           character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
         )
-  ).replace(LEGACY_COMMAND, '\\u0023#[')
+  ).replaceAll(LEGACY_COMMAND_MARKER, '\\u0023#[')
   if (escaped.length <= max) return escaped
   // Never cut between the two halves of a surrogate pair: the half left would be unprintable.
   const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3

@@ -1,39 +1,12 @@
 /**
- * Where the tunnel process keeps its files: one fresh directory `tunnel-XXXXXX` directly under
- * RUNNER_TEMP. Saved state names only that directory and the pid, and post accepts a directory
- * only of this shape, so state written by someone else cannot make post write a file elsewhere.
+ * Which tunnel directory post accepts: one that launchKeeper could have made, directly under the
+ * host's temp root (its files: tunnelFiles in protocol.ts). Saved state names only that directory
+ * and the pid, so state written by someone else cannot make post write a file elsewhere.
  */
-import { tmpdir } from 'node:os'
-import { basename, dirname, join, resolve } from 'node:path'
-
-export const TUNNEL_DIR_PREFIX = 'tunnel-'
-
-/** RUNNER_TEMP, the job's scratch directory (the OS's outside a runner). */
-export function tunnelRoot(): string {
-  return process.env.RUNNER_TEMP || tmpdir()
-}
-
-export interface TunnelFiles {
-  /** The keeper's own log (and its stdout and stderr). */
-  logPath: string
-  /** Its counters, rewritten whole on change; see KeeperStats. */
-  statsPath: string
-  /** Post creates it to ask the keeper to stop. */
-  stopPath: string
-}
-
-export function tunnelFiles(dir: string): TunnelFiles {
-  return {
-    logPath: join(dir, 'tunnel.log'),
-    statsPath: join(dir, 'stats.json'),
-    stopPath: join(dir, 'stop')
-  }
-}
+import { isMadeUnder } from '../owned-dir.js'
+import { TUNNEL_DIR_PREFIX } from './protocol.js'
 
 /** True for a directory mkdtemp made for a tunnel directly under `root`. */
 export function isTunnelDir(dir: string, root: string): boolean {
-  return (
-    resolve(dirname(dir)) === resolve(root) &&
-    new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test(basename(dir))
-  )
+  return isMadeUnder(dir, root, TUNNEL_DIR_PREFIX)
 }

@@ -54,7 +54,8 @@ export function lookUpWithPs(pid: number): ProcessLook {
     output = execFileSync('ps', ['-ww', '-o', 'stat=,lstart=,args=', '-p', String(pid)], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, LC_ALL: 'C' }
+      // The C locale fixes lstart's format. Without PATH, ps is looked up in /usr/bin:/bin.
+      env: { LC_ALL: 'C' }
     })
   } catch (error) {
     // ps exits 1 when no process has the pid; any other failure proves nothing.

@@ -8,28 +8,32 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { ActionError } from '../errors.js'
-import { printable } from '../text/printable.js'
+import { ExplainedError } from '../errors.js'
+import type { TunnelProcessLaunch } from '../host.js'
 import { checkOwnDirectory, directoryId } from '../owned-dir.js'
-import type { SavedTunnel } from '../../github/state.js'
-import { TUNNEL_DIR_PREFIX, tunnelFiles, type TunnelFiles } from './files.js'
+import type { SavedTunnel } from './saved-tunnel.js'
 import { startTimeOf } from './identity.js'
-import type { KeeperConfig, KeeperReport, KeeperStats } from './keeper/keeper.js'
+import { describeStartFailure, type StartOutcome } from './start-failure.js'
+import {
+  readyWaitMs,
+  TUNNEL_DIR_PREFIX,
+  tunnelFiles,
+  type KeeperConfig,
+  type KeeperReport,
+  type TunnelFiles
+} from './protocol.js'
 
 /** Where post finds the keeper; nothing secret. */
 export interface TunnelProcess {
   pid: number
-  /** Holds its files (see files.ts). */
+  /** Holds its files (tunnelFiles in protocol.ts). */
   dir: string
 }
 
-export interface LaunchOptions {
-  /** dist/tunnel/index.cjs in the bundle. */
-  keeperPath: string
-  /** Node options before the script, e.g. a TypeScript loader in tests. */
-  execArgv?: string[]
-  /** RUNNER_TEMP: the keeper's log, stats and stop file go in a fresh directory under it. */
-  runnerTemp: string
+/** The host's launch (script, Node options, kept environment) and where the keeper's files go. */
+export interface LaunchOptions extends TunnelProcessLaunch {
+  /** The host's temp root: the keeper's log, stats and stop file go in a fresh directory under it. */
+  tempRoot: string
 }
 
 /** What the keeper is told once the credential is known (its file paths are added here). */
@@ -49,40 +53,12 @@ export interface LaunchedKeeper {
   readonly ready: boolean
   /** Sends the configuration and waits until every forward is accepted; on failure no process is left. */
   start(config: KeeperSettings): Promise<StartedTunnel>
-  /** Ends a keeper that was never started (the credential never came), and removes its directory. */
-  abandon(): Promise<void>
+  /** Stops a keeper that was never started (the credential never came), and removes its directory. */
+  stopUnused(): Promise<void>
 }
 
 export interface StartedTunnel extends TunnelProcess, TunnelFiles {
   fingerprint: string
-}
-
-/** The variables the keeper keeps: enough for Node to run, nothing of the step's secrets. */
-const KEPT_VARIABLES = new Set([
-  'PATH',
-  'HOME',
-  'USERPROFILE',
-  'TEMP',
-  'TMP',
-  'TMPDIR',
-  'SYSTEMROOT',
-  'WINDIR',
-  'LANG',
-  // The runner ends processes carrying its job's tracking id when the job ends: kept, so a
-  // keeper whose post step never ran (a cancelled self-hosted job) does not outlive the job.
-  'RUNNER_TRACKING_ID'
-])
-
-/**
- * The keeper's environment: the step's inputs (the API key among them) and exported variables
- * (the token) stay out, so no other process reading /proc/<pid>/environ finds them there.
- */
-export function keeperEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  const kept: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase())) kept[name] = value
-  }
-  return kept
 }
 
 /**
@@ -95,16 +71,6 @@ export function keeperEnvironment(env: NodeJS.ProcessEnv): Record<string, string
  */
 const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc']
 
-/** Longest reconnect delay between two first attempts (see reconnectDelayMs), plus slack. */
-const BETWEEN_ATTEMPTS_MS = 30_000 * 1.25 + 1_000
-
-/** How long main waits in all: every attempt's time limit and the pauses between them. */
-export function readyWaitMs(attemptTimeoutMs: number, maxAttempts: number): number {
-  return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000
-}
-
-type StartOutcome = KeeperReport | { type: 'died'; detail: string }
-
 /**
  * Starts the keeper process, which waits for its configuration. Main does this before it asks
  * for the credential, so Node's start and the loading of the tunnel bundle overlap the request
@@ -112,7 +78,7 @@ type StartOutcome = KeeperReport | { type: 'died'; detail: string }
  * before then closes the IPC channel, and the keeper leaves with it (keeper/main.ts).
  */
 export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
-  const dir = mkdtempSync(join(options.runnerTemp, TUNNEL_DIR_PREFIX))
+  const dir = mkdtempSync(join(options.tempRoot, TUNNEL_DIR_PREFIX))
   const paths = tunnelFiles(dir)
   let child: ChildProcess
   let dirId: string
@@ -124,13 +90,14 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       // tell this process from any other that gets its pid later (identity.ts).
       child = spawn(
         process.execPath,
-        [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.keeperPath, dir],
+        [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.scriptPath, dir],
         {
           detached: true,
           windowsHide: true,
           // Never the step's own stdout/stderr: the runner waits for those pipes to close.
           stdio: ['ignore', log, log, 'ipc'],
-          env: keeperEnvironment(process.env)
+          // The host's choice: enough for Node, nothing of the step's secrets.
+          env: options.environment
         }
       )
     } finally {
@@ -174,7 +141,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       return ready
     },
     async start(config) {
-      if (used) throw new Error('this tunnel process was already started or abandoned')
+      if (used) throw new Error('this tunnel process was already started or stopped')
       used = true
       const waitMs = readyWaitMs(config.attemptTimeoutMs, config.maxAttempts)
       let timer: NodeJS.Timeout | undefined
@@ -205,9 +172,9 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
         return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
       }
       await killAndWait(launched)
-      throw new ActionError(describeStartFailure(outcome, paths.logPath))
+      throw new ExplainedError(describeStartFailure(outcome, paths.logPath))
     },
-    async abandon() {
+    async stopUnused() {
       if (used) return
       used = true
       await killAndWait(launched)
@@ -225,7 +192,7 @@ function removeTunnelDir(dir: string, dirId?: string): void {
       rmSync(file, { force: true })
     rmdirSync(dir)
   } catch {
-    // Left for the runner, which empties RUNNER_TEMP after the job.
+    // Left for the host, which empties its temp root after the job (RUNNER_TEMP on GitHub).
   }
 }
 
@@ -243,57 +210,4 @@ function killAndWait(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve())
     child.kill('SIGKILL')
   })
-}
-
-/** One message per cause: what happened and what to do. */
-export function describeStartFailure(outcome: StartOutcome, logPath: string): string {
-  if (outcome.type === 'ready') return 'The tunnel started.'
-  // The report comes from another process and quotes the tunnel server: untrusted, cut short.
-  const detail = printable(outcome.detail, 400)
-  if (outcome.type === 'died') {
-    return `The tunnel did not start: ${detail}. Its log is ${logPath}; please report this with the log if it recurs.`
-  }
-  switch (outcome.cause) {
-    case 'host-key':
-      return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update tunnel-host-key; if not, something between the runner and the server may be intercepting the connection.`
-    case 'auth':
-      return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`
-    case 'forward':
-      return `The tunnel did not start: ${detail}. The name may be taken by another tunnel of this user, or the server limits how many forwards one tunnel user holds. Choose another name in expose, or expose fewer entries.`
-    case 'timeout':
-      return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`
-    case 'connect':
-      return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`
-    case 'record':
-      // Without its record post could neither find nor stop the process, so it was not kept.
-      return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
-  }
-}
-
-/** The post step's one line about the tunnel. */
-export function formatStatsLine(stats: KeeperStats, endedAtMs: number): string {
-  const uptime = formatDuration(endedAtMs - Date.parse(stats.readyAt ?? stats.startedAt))
-  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
-  return (
-    `Tunnel: up ${uptime}, ${plural(stats.reconnects, 'reconnect')}, ` +
-    `${plural(stats.connections, 'connection')} served, ` +
-    `${formatBytes(stats.bytesIn)} in / ${formatBytes(stats.bytesOut)} out, ` +
-    `${plural(stats.localErrors, 'local connection error')}.`
-  )
-}
-
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000))
-  const h = Math.floor(seconds / 3600)
-  const m = Math.floor((seconds % 3600) / 60)
-  const s = seconds % 60
-  if (h > 0) return `${h} h ${m} min`
-  if (m > 0) return `${m} min ${s} s`
-  return `${s} s`
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
 }

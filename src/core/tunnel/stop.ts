@@ -8,10 +8,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { checkOwnDirectory } from '../owned-dir.js'
-import type { SavedTunnel } from '../../github/state.js'
-import { tunnelFiles } from './files.js'
+import type { SavedTunnel } from './saved-tunnel.js'
 import { isKeeper, lookUpProcess, type LookUp } from './identity.js'
-import type { KeeperStats } from './keeper/keeper.js'
+import { STOP_GRACE_MS, tunnelFiles, type KeeperStats } from './protocol.js'
 
 export interface StopResult {
   stats?: KeeperStats
@@ -39,7 +38,7 @@ export async function stopTunnel(
   options: StopOptions = {}
 ): Promise<StopResult> {
   const {
-    graceMs = 5_000,
+    graceMs = STOP_GRACE_MS,
     now = Date.now,
     sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms)),
     lookUp = lookUpProcess,

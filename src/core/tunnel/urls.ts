@@ -5,10 +5,11 @@
  */
 import { isIP } from 'node:net'
 import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
-import { ActionError } from '../errors.js'
+import { ExplainedError } from '../errors.js'
 import type { MainSettings } from '../settings/inputs.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import { printable } from '../text/printable.js'
+import { quote } from '../text/quote.js'
 import { formatUrl, type TunnelSettings } from '../settings/expose.js'
 
 /** What fills the template, and where its user name came from, for the advice in a message. */
@@ -23,7 +24,7 @@ export interface UrlTarget {
 }
 
 /** A URL that cannot work; `showsUrl` when the message quotes the URL, and so the user in it. */
-class UrlError extends ActionError {
+class UrlError extends ExplainedError {
   constructor(
     message: string,
     readonly showsUrl: boolean
@@ -35,7 +36,7 @@ class UrlError extends ActionError {
 const LABEL_CHARACTERS = /^[a-z0-9-]*$/
 const STAND_IN_USER = 'u'
 
-/** Public URLs by entry name, in the order of `expose`; an ActionError if one cannot work. */
+/** Public URLs by entry name, in the order of `expose`; an ExplainedError if one cannot work. */
 export function urlsFor(tunnel: TunnelSettings, target: UrlTarget): Record<string, string> {
   const urls: Record<string, string> = {}
   for (const entry of tunnel.entries) {
@@ -79,7 +80,7 @@ export function checkUrlsBeforeRequest(settings: MainSettings): void {
       target.standIn === true && error.showsUrl
         ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
         : ''
-    throw new ActionError(
+    throw new ExplainedError(
       `${error.message} Nothing was requested from the credential service.${standIn}`
     )
   }
@@ -137,7 +138,7 @@ function noUrl(template: string, name: string, host: string): UrlError {
         ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
         : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets'
   return new UrlError(
-    `Input url-template ${quote(template)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+    `Input url-template ${quote(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
       'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
       'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.',
     false
@@ -159,13 +160,9 @@ function badHost(url: string, name: string, problem: string, target: UrlTarget):
       ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
       : target.userInput === 'tunnel-user'
         ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
-        : `The tunnel user ${quote(target.user)} comes from the credential service: ${keepUserOut}.`
+        : `The tunnel user ${quote(target.user, 120)} comes from the credential service: ${keepUserOut}.`
   return new UrlError(
-    `Input url-template forms ${quote(url)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`,
+    `Input url-template forms ${quote(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`,
     true
   )
-}
-
-function quote(value: string): string {
-  return `"${printable(value, 120)}"`
 }

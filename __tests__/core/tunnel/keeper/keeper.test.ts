@@ -11,15 +11,14 @@ import ssh2 from 'ssh2'
 import { getThroughFront, startLocalApp } from '../../../../scripts/openssh.js'
 import { ed25519KeyPair } from '../../../../service/__tests__/helpers/ed25519.js'
 import { startCredentialService, type RunningService } from '../../../../service/server.js'
-import type { ExposeEntry } from '../../../../src/core/settings/expose.js'
-import {
-  Keeper,
-  COLLECT_EVERY_BYTES,
-  type KeeperConfig,
-  type KeeperIo,
-  type KeeperReport,
-  type KeeperStats
-} from '../../../../src/core/tunnel/keeper/keeper.js'
+import { Keeper } from '../../../../src/core/tunnel/keeper/keeper.js'
+import { COLLECT_EVERY_BYTES, type KeeperIo } from '../../../../src/core/tunnel/keeper/io.js'
+import type {
+  ExposeEntry,
+  KeeperConfig,
+  KeeperReport,
+  KeeperStats
+} from '../../../../src/core/tunnel/protocol.js'
 
 let service: RunningService
 let app: Awaited<ReturnType<typeof startLocalApp>>

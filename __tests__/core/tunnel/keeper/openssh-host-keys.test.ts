@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fingerprintOf } from '../../../../src/core/settings/expose.js'
+import { fingerprintOf } from '../../../../src/core/text/fingerprint.js'
 import { cleanUp, eventually, runKeeper } from '../../../helpers/ssh-stand-in.js'
 
 const SSHD = '/usr/sbin/sshd'

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describeStartFailure } from '../../../../src/core/tunnel/launch.js'
+import { describeStartFailure } from '../../../../src/core/tunnel/start-failure.js'
 import { cleanUp, hostKey, runKeeper, startStandIn } from '../../../helpers/ssh-stand-in.js'
 
 let dir: string

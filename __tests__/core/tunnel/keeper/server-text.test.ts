@@ -2,7 +2,7 @@
  * Text from the tunnel server is untrusted: the keeper cleans it and cuts it short before it
  * logs or reports it, and main cleans the keeper's report again before quoting it.
  */
-import { describeStartFailure } from '../../../../src/core/tunnel/launch.js'
+import { describeStartFailure } from '../../../../src/core/tunnel/start-failure.js'
 import { cleanUp, runKeeper, startDisconnectingServer } from '../../../helpers/ssh-stand-in.js'
 
 afterEach(cleanUp)

@@ -5,7 +5,7 @@
 import { connect as connectTcp, type LookupFunction, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ClientChannel, TcpConnectionDetails } from 'ssh2'
-import type { ExposeEntry } from '../../settings/expose.js'
+import type { ExposeEntry } from '../protocol.js'
 
 /** What serving a connection needs from the keeper: its entries, counters and bookkeeping. */
 export interface ForwardContext {

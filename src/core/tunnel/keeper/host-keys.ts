@@ -3,7 +3,8 @@
  * any authentication, so the token never reaches a key that is not trusted.
  */
 import type { ServerHostKeyAlgorithm } from 'ssh2'
-import { fingerprintOf, keyTypeOf, type HostKeyPin } from '../../settings/expose.js'
+import { fingerprintOf, keyTypeOf } from '../../text/fingerprint.js'
+import type { HostKeyPin } from '../protocol.js'
 
 /**
  * ssh2's default host key algorithms, in its order. A server with several keys shows the one

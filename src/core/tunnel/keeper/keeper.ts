@@ -4,29 +4,27 @@
  * `HOST:PORT`, and reconnects when the connection drops. It runs in the detached process that
  * keeper/main.ts starts; the logic is here, apart from process wiring, so tests run it in-process.
  * Its parts: reconnect.ts (when to connect), ssh-attempt.ts (one attempt, host keys checked),
- * forwarded-connection.ts (one forwarded connection), keeper-record.ts and keeper-log.ts (files).
+ * forwarded-connection.ts (one forwarded connection), record.ts and log.ts (files); what it
+ * shares with main and post is in ../protocol.ts.
  */
 import { existsSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type Client from 'ssh2/lib/client.js'
+import { hasExpired } from '../../expiry.js'
 import { cleanText } from '../../text/printable.js'
 import { serveForwarded, type ForwardContext } from './forwarded-connection.js'
 import { HostKeyTrust } from './host-keys.js'
 import { KeeperLog, LocalErrorSummary } from './log.js'
 import { COLLECT_EVERY_BYTES, type KeeperIo } from './io.js'
-import type { KeeperConfig, KeeperStats } from '../protocol.js'
+import { STOP_FILE_CHECK_MS, type KeeperConfig, type KeeperStats } from '../protocol.js'
 import { KeeperRecord } from './record.js'
 import { cachedLookup } from './lookup-cache.js'
 import { ConnectPacing, connectFirst, reconnect, type LoopContext } from './reconnect.js'
 import { attemptConnection, FORWARD_PORT, SERVER_TEXT_MAX } from './ssh-attempt.js'
 
-export type { FailureCause, KeeperConfig, KeeperReport, KeeperStats } from '../protocol.js'
-export { reconnectDelayMs } from './reconnect.js'
-export { COLLECT_EVERY_BYTES, type KeeperIo } from './io.js'
-
-/** How often the stop file is looked for; stats are written at most once a second. */
-const TICK_MS = 250
+/** The stop file is looked for, and the record written when due, this often. */
+const TICK_MS = STOP_FILE_CHECK_MS
 
 export class Keeper {
   private readonly stats: KeeperStats
@@ -146,7 +144,9 @@ export class Keeper {
       sleep: ms => this.sleep(ms),
       stopping: () => this.stopping,
       expired: () =>
-        this.hasExpired() ? `the credential expired at ${this.config.expiresAt}` : undefined,
+        hasExpired(this.config.expiresAt, this.io.now())
+          ? `the credential expired at ${this.config.expiresAt}`
+          : undefined,
       log: message => this.log(message),
       user: this.config.user,
       maxAttempts: this.config.maxAttempts
@@ -224,12 +224,6 @@ export class Keeper {
       this.sinceCollect = 0
       this.io.collectYoung?.()
     }
-  }
-
-  private hasExpired(): boolean {
-    if (this.config.expiresAt === undefined) return false
-    const at = Date.parse(this.config.expiresAt)
-    return Number.isFinite(at) && at <= this.io.now()
   }
 
   /** Waits, but returns at once when a stop is requested. */

@@ -5,7 +5,8 @@
  * stdout and stderr go to the keeper's log file (main opens it), never to the step's pipes.
  */
 import { appendFileSync } from 'node:fs'
-import { Keeper, type KeeperConfig, type KeeperReport } from './keeper.js'
+import type { KeeperConfig, KeeperReport } from '../protocol.js'
+import { Keeper } from './keeper.js'
 
 let ready = false
 // Main starts this process before it has the credential, and lets go only after ready. A main
@@ -31,7 +32,7 @@ process.once('message', (config: KeeperConfig) => {
     now: () => Date.now(),
     random: () => Math.random(),
     pid: process.pid,
-    // process.ts starts the keeper with --expose-gc for this.
+    // launch.ts starts the keeper with --expose-gc for this.
     ...(typeof globalThis.gc === 'function' && {
       collectYoung: () => globalThis.gc!({ type: 'minor', execution: 'sync' })
     })

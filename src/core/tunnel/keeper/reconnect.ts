@@ -5,6 +5,7 @@
  * STABLE_AFTER_MS: a server that accepts the login and drops the connection at once is not sent
  * the credential once a second.
  */
+import { LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER } from '../protocol.js'
 import type { Attempt } from './ssh-attempt.js'
 
 /** The most connection attempts in any rolling minute. */
@@ -15,10 +16,13 @@ export const STABLE_AFTER_MS = 60_000
 /** Refused logins in a row after a drop before the keeper gives up (the first and 3 more). */
 export const REFUSALS_BEFORE_GIVING_UP = 4
 
-/** Delay before retry number `step` (1, 2, …): doubling from 1 s to 30 s, with ±25 % jitter. */
+/**
+ * Delay before retry number `step` (1, 2, …): doubling from 1 s to 30 s, with ±25 % jitter. Main
+ * waits for ready as long as these pauses allow (readyWaitMs in protocol.ts).
+ */
 export function reconnectDelayMs(step: number, random: () => number): number {
-  const base = Math.min(30_000, 1_000 * 2 ** Math.min(step - 1, 5))
-  return Math.round(base * (0.75 + random() * 0.5))
+  const base = Math.min(LONGEST_RECONNECT_DELAY_MS, 1_000 * 2 ** Math.min(step - 1, 5))
+  return Math.round(base * (1 - RECONNECT_JITTER + random() * 2 * RECONNECT_JITTER))
 }
 
 /** The pacing of attempts over the keeper's whole life: backoff and the login ceiling. */

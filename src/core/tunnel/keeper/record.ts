@@ -5,10 +5,7 @@
  * end and counters would be unknown is not kept.
  */
 import { renameSync, writeFileSync } from 'node:fs'
-import type { KeeperStats } from '../protocol.js'
-
-/** Counters that changed are written at most once a second; the file at least this often. */
-const HEARTBEAT_MS = 5_000
+import { HEARTBEAT_MS, type KeeperStats } from '../protocol.js'
 
 export class KeeperRecord {
   private dirty = true

@@ -1,16 +1,17 @@
-import * as core from '@actions/core'
-import type { Clock } from '../core/clock.js'
-import type { HttpSettings } from '../core/settings/inputs.js'
-import { CredentialService } from '../core/service/client.js'
+import type { Clock } from '../clock.js'
+import type { StepLog } from '../host.js'
+import type { HttpSettings } from '../settings/inputs.js'
+import { CredentialService } from './client.js'
 
 /**
  * The service client as both steps use it: their clock, their retry settings, and each retry told
- * in the log. Kept apart from the client so the client itself never writes to the runner.
+ * in the step's log. Kept apart from the client so the client itself never writes to a log.
  */
 export function createService(
   baseUrl: string,
   http: HttpSettings,
-  clock: Clock
+  clock: Clock,
+  log: StepLog
 ): CredentialService {
   return new CredentialService({
     baseUrl,
@@ -20,7 +21,7 @@ export function createService(
     random: clock.random,
     now: clock.now,
     onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
-      core.info(
+      log.info(
         // ServiceError messages are already made printable; anything else is told only by kind.
         `Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
           `retrying in ${(delayMs / 1000).toFixed(1)} s.`

@@ -1,11 +1,24 @@
-import { redactCredentials } from './printable.js'
+import { printable, redactCredentials } from './printable.js'
+
+/**
+ * An error nobody expected, told in one line with anything shaped like a credential hidden: its
+ * message may quote data this action was handling when it broke. File paths stay: they are
+ * usually what explains the failure.
+ */
+export function describeUnexpected(error: unknown): string {
+  // Duck-typed: an error made in another realm (Node's own fs errors, seen from a test's sandbox)
+  // is no `instanceof Error` there, and String() would prefix its name.
+  const message = (error as { message?: unknown } | null)?.message
+  const detail = typeof message === 'string' ? message : String(error)
+  return printable(redactErrorText(detail), 300)
+}
 
 /**
  * The message of an error nobody expected, with what looks like a credential hidden and file paths
  * kept: "EACCES ... '/home/runner/work/_temp/…/key'" is what tells the user what broke, and the
  * plain redaction (long runs of letters, digits and slashes) would turn every path into `***`.
  */
-export function redactErrorText(text: string): string {
+function redactErrorText(text: string): string {
   const framed = text
     .replace(PEM_BLOCK, '***')
     .replace(URL_USER_INFO, '$1***@')

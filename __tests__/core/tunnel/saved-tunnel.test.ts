@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadTunnel } from '../../src/github/state.js'
+import { loadTunnel } from '../../../src/core/tunnel/saved-tunnel.js'
 
 const runnerTemp = mkdtempSync(join(tmpdir(), 'saved-state-'))
 const good = {
@@ -12,25 +12,26 @@ const good = {
   started: true
 }
 
-beforeEach(() => {
-  process.env.RUNNER_TEMP = runnerTemp
-})
+/** What main saved under `tunnel`, as the host's saved state gives it back. */
+let saved = ''
+const state = { save: () => {}, load: (name: string) => (name === 'tunnel' ? saved : '') }
+const load = () => loadTunnel(state, runnerTemp)
+
 afterEach(() => {
-  delete process.env.STATE_tunnel
-  delete process.env.RUNNER_TEMP
+  saved = ''
 })
 afterAll(() => rmSync(runnerTemp, { recursive: true, force: true }))
 
 describe('loadTunnel', () => {
   it('reads what main saved', () => {
-    process.env.STATE_tunnel = JSON.stringify({ ...good, extra: 'ignored' })
-    expect(loadTunnel()).toEqual(good)
+    saved = JSON.stringify({ ...good, extra: 'ignored' })
+    expect(load()).toEqual(good)
   })
 
   it('reads a tunnel saved before it was ready, and one whose start time could not be read', () => {
     const { startTime: _s, ...unproven } = good
-    process.env.STATE_tunnel = JSON.stringify({ ...unproven, started: false })
-    expect(loadTunnel()).toEqual({ ...unproven, started: false })
+    saved = JSON.stringify({ ...unproven, started: false })
+    expect(load()).toEqual({ ...unproven, started: false })
   })
 
   it.each([
@@ -38,15 +39,15 @@ describe('loadTunnel', () => {
     ['a directory id that is not a string', { dirId: ['2049', '131'] }],
     ['started that is not true', { started: 'yes' }]
   ])('drops %s, so post proves nothing with it', (_label, bad) => {
-    process.env.STATE_tunnel = JSON.stringify({ ...good, ...bad })
-    const read = loadTunnel()
+    saved = JSON.stringify({ ...good, ...bad })
+    const read = load()
     expect(read?.pid).toBe(123)
     expect(read).not.toMatchObject(bad)
   })
 
   it('reads an emptied saved tunnel (main ended its process) as nothing', () => {
-    process.env.STATE_tunnel = ''
-    expect(loadTunnel()).toBeUndefined()
+    saved = ''
+    expect(load()).toBeUndefined()
   })
 
   it.each([
@@ -55,9 +56,9 @@ describe('loadTunnel', () => {
     ['a pid that is not a positive whole number', JSON.stringify({ ...good, pid: -1 })],
     ['a pid that is a string', JSON.stringify({ ...good, pid: '123' })],
     ['no directory', JSON.stringify({ pid: 123 })],
-    ['a directory outside RUNNER_TEMP', JSON.stringify({ ...good, dir: '/etc/tunnel-aB3dE9' })],
+    ['a directory outside the temp root', JSON.stringify({ ...good, dir: '/etc/tunnel-aB3dE9' })],
     [
-      'a directory deeper in RUNNER_TEMP',
+      'a directory deeper in the temp root',
       JSON.stringify({ ...good, dir: join(good.dir, 'tunnel-aB3dE9') })
     ],
     ['a directory of another name', JSON.stringify({ ...good, dir: join(runnerTemp, 'work') })],
@@ -66,7 +67,7 @@ describe('loadTunnel', () => {
       JSON.stringify({ ...good, dir: join(runnerTemp, '..', 'tunnel-aB3dE9') })
     ]
   ])('gives nothing for %s, so post touches no file and no process', (_label, raw) => {
-    if (raw !== undefined) process.env.STATE_tunnel = raw
-    expect(loadTunnel()).toBeUndefined()
+    if (raw !== undefined) saved = raw
+    expect(load()).toBeUndefined()
   })
 })
