@@ -3,7 +3,7 @@
  * what happens when it cannot.
  */
 import type { Credential } from '../../src/core/service/credential.js'
-import type { CommonSettings } from '../../src/core/settings/inputs.js'
+import type { CommonSettings } from '../../src/core/settings/types.js'
 import { tokenObtained } from '../../src/core/kinds/token.js'
 import { holdWrites, publishObtained } from '../../src/core/step-writes.js'
 import { githubHost } from '../../src/github/host.js'

@@ -8,7 +8,7 @@
 import type { SavedState } from './host.js'
 import type { SavedCredential } from './kinds/kind.js'
 import { readSavedCredential } from './kinds/registry.js'
-import type { KindName } from './settings/inputs.js'
+import type { KindName } from './settings/types.js'
 
 const CREDENTIAL = 'credential'
 
