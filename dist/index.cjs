@@ -273,38 +273,45 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 331:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   m: () => (/* binding */ systemClock)
-/* harmony export */ });
-const systemClock = {
-    now: () => Date.now(),
-    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
-    random: () => Math.random()
-};
-
-
-/***/ }),
-
 /***/ 882:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   l: () => (/* binding */ ActionError)
+/* harmony export */   h: () => (/* binding */ ExplainedError)
 /* harmony export */ });
-class ActionError extends Error {
+class ExplainedError extends Error {
     constructor(message) {
         super(message);
-        this.name = 'ActionError';
+        this.name = 'ExplainedError';
     }
 }
 
 
 /***/ }),
 
-/***/ 177:
+/***/ 606:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   _: () => (/* binding */ expiryNote),
+/* harmony export */   o: () => (/* binding */ hasExpired)
+/* harmony export */ });
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
+
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
+}
+function expiryNote(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(saved.expiresAt, 40)}.` : '';
+}
+
+
+/***/ }),
+
+/***/ 286:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -315,16 +322,41 @@ __nccwpck_require__.d(__webpack_exports__, {
   HR: () => (/* binding */ obtainCredential)
 });
 
+// EXTERNAL MODULE: ./core/service/answer-secrets.ts
+var answer_secrets = __nccwpck_require__(183);
+// EXTERNAL MODULE: ./core/service/answer-fields.ts
+var answer_fields = __nccwpck_require__(205);
 // EXTERNAL MODULE: ./core/service/credential.ts
 var service_credential = __nccwpck_require__(464);
-// EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(882);
+;// CONCATENATED MODULE: ./core/service/issued-credential.ts
+
+
+
+function issuedCredential(raw) {
+    if (!(0,answer_fields/* isObject */.Gv)(raw))
+        return undefined;
+    const tunnelUser = (0,answer_fields/* tunnelUserOf */.h0)(raw);
+    if (typeof tunnelUser !== 'string' || tunnelUser === '')
+        return undefined;
+    const nameable = !(0,answer_secrets/* holdsSecret */.h)(tunnelUser, (0,answer_secrets/* secretsIn */.V)(raw));
+    return { tunnelUser, nameable, savable: nameable && (0,service_credential/* isCleanIdentifier */.VS)(tunnelUser) };
+}
+
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __nccwpck_require__(46);
-;// CONCATENATED MODULE: ./core/kinds/expiry-note.ts
+// EXTERNAL MODULE: ./core/expiry.ts
+var expiry = __nccwpck_require__(606);
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
-function until(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+function shouldRevoke(settings, saved) {
+    return settings.revoke || saved.rejected === true;
+}
+function requireRevokeApiKey(settings) {
+    if (!settings.apiKey) {
+        throw new errors/* ExplainedError */.h('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
+    }
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/give-back-unused.ts
@@ -418,6 +450,7 @@ function acceptIssuedToken(raw, kind, settings, { log, save }) {
 
 
 
+
 const cicdKind = {
     async obtain(settings, context) {
         const { service, log, mask, save, publish } = context;
@@ -425,8 +458,8 @@ const cicdKind = {
         log.info(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
         const client = service();
         const raw = await client.provisionCredential(settings);
-        mask((0,service_credential/* secretsIn */.VY)(raw));
-        const issued = (0,service_credential/* issuedCredential */.PT)(raw);
+        mask((0,answer_secrets/* secretsIn */.V)(raw));
+        const issued = issuedCredential(raw);
         try {
             if (issued?.savable) {
                 save({
@@ -449,13 +482,11 @@ const cicdKind = {
         }
     },
     async giveBack(saved, { settings, service, log }) {
-        if (!settings.revoke && !saved.rejected) {
-            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: input revoke is false.${until(saved)}`);
+        if (!shouldRevoke(settings, saved)) {
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: input revoke is false.${(0,expiry/* expiryNote */._)(saved)}`);
             return;
         }
-        if (!settings.apiKey) {
-            throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
-        }
+        requireRevokeApiKey(settings);
         const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
         log.info(outcome === 'revoked'
             ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
@@ -505,20 +536,22 @@ const freeKind = {
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
         const raw = await service().createFreeCredential();
-        mask((0,service_credential/* secretsIn */.VY)(raw));
+        mask((0,answer_secrets/* secretsIn */.V)(raw));
         const credential = acceptIssuedToken(raw, 'free', settings, context);
         const obtained = tokenObtained(credential);
         await publish(obtained);
         return obtained;
     },
     async giveBack(saved, { log }) {
-        log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`);
+        log.info(`Nothing to revoke: free credentials cannot be revoked.${(0,expiry/* expiryNote */._)(saved)}`);
     },
     describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
-// EXTERNAL MODULE: ./core/service/failures.ts + 1 modules
-var failures = __nccwpck_require__(759);
+// EXTERNAL MODULE: ./core/service/failures.ts
+var failures = __nccwpck_require__(682);
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __nccwpck_require__(31);
 ;// CONCATENATED MODULE: ./core/kinds/key-name.ts
 const MAX_KEY_NAME_LENGTH = 100;
 function keyNameFor(run) {
@@ -544,14 +577,12 @@ var owned_dir = __nccwpck_require__(6);
 
 const KEY_FILE_NAME = 'id_ed25519';
 const FOLDER_PREFIX = 'tunnel-key-';
-const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/;
 function createKeyFolder(tempRoot) {
     const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot, FOLDER_PREFIX));
-    return { path, id: (0,owned_dir/* directoryId */.V)(path) };
+    return { path, id: (0,owned_dir/* directoryId */.Vy)(path) };
 }
 function isKeyFolder(folder, tempRoot) {
-    const path = (0,external_node_path_.resolve)(folder);
-    return (0,external_node_path_.dirname)(path) === (0,external_node_path_.resolve)(tempRoot) && FOLDER_NAME.test((0,external_node_path_.basename)(path));
+    return (0,owned_dir/* isMadeUnder */.Gx)(folder, tempRoot, FOLDER_PREFIX);
 }
 function writeKeyFile(folder, privateKeyFile) {
     const path = (0,external_node_path_.join)(folder, KEY_FILE_NAME);
@@ -559,7 +590,7 @@ function writeKeyFile(folder, privateKeyFile) {
     return path;
 }
 function removeKeyFolder(folder) {
-    const check = (0,owned_dir/* checkOwnDirectory */.I)(folder.path, folder.id);
+    const check = (0,owned_dir/* checkOwnDirectory */.Ih)(folder.path, folder.id);
     if (!check.ours)
         return check.missing ? undefined : check.reason;
     const file = (0,external_node_path_.join)(folder.path, KEY_FILE_NAME);
@@ -586,7 +617,10 @@ function isFileOrLink(path) {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(598);
+// EXTERNAL MODULE: ./core/text/fingerprint.ts
+var fingerprint = __nccwpck_require__(473);
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
+
 
 const KEY_TYPE = 'ssh-ed25519';
 const AUTH_MAGIC = 'openssh-key-v1\0';
@@ -623,11 +657,8 @@ function encodeSshKeyPair(material) {
     return {
         publicKeyLine: `${KEY_TYPE} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
         privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
-        fingerprint: fingerprintOf(blob)
+        fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob)
     };
-}
-function fingerprintOf(blob) {
-    return `SHA256:${(0,external_node_crypto_.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 function publicKeyBlob(publicKey) {
     return Buffer.concat([sshString(KEY_TYPE), sshString(publicKey)]);
@@ -676,11 +707,13 @@ function uint32(value) {
     return bytes;
 }
 
+// EXTERNAL MODULE: ./core/text/iso-time.ts
+var iso_time = __nccwpck_require__(780);
 ;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
+
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 function readKeyId(raw) {
     if (typeof raw !== 'object' || raw === null)
         return undefined;
@@ -698,9 +731,7 @@ function parseUploadedKey(raw) {
     }
     const expiresAt = answer.expires_at;
     if (expiresAt !== undefined && expiresAt !== null) {
-        if (typeof expiresAt !== 'string' ||
-            !ISO_8601.test(expiresAt) ||
-            !Number.isFinite(Date.parse(expiresAt))) {
+        if (!(0,iso_time/* isIsoTime */.d)(expiresAt)) {
             throw invalidUpload('expires_at is not an ISO 8601 time');
         }
     }
@@ -710,7 +741,7 @@ function sameFingerprint(fromService, computed) {
     return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '');
 }
 function invalidUpload(what) {
-    return new errors/* ActionError */.l(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
+    return new errors/* ExplainedError */.h(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
@@ -762,7 +793,7 @@ function liveRecordsOf(raw, fingerprint) {
     return ids;
 }
 function unusableList(why) {
-    return new errors/* ActionError */.l(`the service's user-keys-list answer is unusable: ${why}`);
+    return new errors/* ExplainedError */.h(`the service's user-keys-list answer is unusable: ${why}`);
 }
 function revokeByHand(fingerprint, name) {
     return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
@@ -827,7 +858,7 @@ async function settleRecords(client, apiKey, fingerprint, name, keep, { log, exp
         return true;
     }
     catch (error) {
-        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ActionError */.l ? error.message : explain(error)}). ` +
+        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ExplainedError */.h ? error.message : explain(error)}). ` +
             `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`);
         return false;
     }
@@ -841,6 +872,8 @@ function clearSavedQuietly({ clearSaved }) {
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key.ts
+
+
 
 
 
@@ -876,7 +909,7 @@ const sshKeyKind = {
             save({ ...issued, rejected: true });
             const uploaded = parseUploadedKey(raw);
             if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
-                throw new errors/* ActionError */.l(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
+                throw new errors/* ExplainedError */.h(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
                     `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
                     'the key that was sent. Nothing was exported. Check that base-url points at the ' +
                     'credential service; if it does, report this to the service operator.');
@@ -906,16 +939,14 @@ const sshKeyKind = {
     },
     async giveBack(saved, { settings, service, log, tempRoot }) {
         try {
-            if (!settings.revoke && !saved.rejected) {
+            if (!shouldRevoke(settings, saved)) {
                 if (saved.mayHaveCopies && settings.apiKey) {
                     await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
                 }
-                log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`);
+                log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${(0,expiry/* expiryNote */._)(saved)}`);
                 return;
             }
-            if (!settings.apiKey) {
-                throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
-            }
+            requireRevokeApiKey(settings);
             const client = service();
             const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined;
             if (saved.keyId === undefined || saved.mayHaveCopies) {
@@ -951,11 +982,11 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
         }
     }
     catch (error) {
-        const why = error instanceof errors/* ActionError */.l
+        const why = error instanceof errors/* ExplainedError */.h
             ? error.message
             : (0,failures/* explainFailure */.S)(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
         const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
-        throw new errors/* ActionError */.l(`${why} So ${hint}.`);
+        throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
     }
 }
 function capitalise(text) {
@@ -976,7 +1007,7 @@ function deleteKeyFolder(folder, tempRoot, log) {
         log.info(`Deleted the private key file and its folder ${path}.`);
     }
     catch (error) {
-        log.warning(`Could not delete the private key folder ${path}: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
+        log.warning(`Could not delete the private key folder ${path}: ${(0,describe_error/* describeUnexpected */.V)(error)}. ` +
             'On a self-hosted runner, delete it by hand.');
     }
 }
@@ -1071,12 +1102,23 @@ function describeCredential(saved) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   I: () => (/* binding */ checkOwnDirectory),
-/* harmony export */   V: () => (/* binding */ directoryId)
+/* harmony export */   Gx: () => (/* binding */ isMadeUnder),
+/* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
+/* harmony export */   Vy: () => (/* binding */ directoryId)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 
+
+function isMadeUnder(path, root, prefix) {
+    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(path);
+    const name = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(full);
+    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(full) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
+        name.startsWith(prefix) &&
+        /^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length)));
+}
 function directoryId(path) {
     const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
     return `${stats.dev}:${stats.ino}`;
@@ -1105,6 +1147,392 @@ function checkOwnDirectory(path, savedId) {
         return not('it is another directory than the one this action made');
     }
     return { ours: true };
+}
+
+
+/***/ }),
+
+/***/ 360:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  m: () => (/* binding */ provision)
+});
+
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/kinds/registry.ts + 14 modules
+var registry = __nccwpck_require__(286);
+// EXTERNAL MODULE: ./core/saved-credential.ts
+var saved_credential = __nccwpck_require__(578);
+// EXTERNAL MODULE: ./core/service/factory.ts
+var factory = __nccwpck_require__(223);
+// EXTERNAL MODULE: ./core/service/failures.ts
+var failures = __nccwpck_require__(682);
+// EXTERNAL MODULE: ./core/settings/inputs.ts + 1 modules
+var inputs = __nccwpck_require__(268);
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __nccwpck_require__(31);
+;// CONCATENATED MODULE: ./core/step-writes.ts
+
+function holdWrites(target, log) {
+    const held = [];
+    return {
+        exportVariable: (name, value) => held.push(() => target.exportVariable(name, value)),
+        setOutput: (name, value) => held.push(() => target.setOutput(name, value)),
+        summaryTable: (what, heading, columns, rows) => held.push(() => {
+            try {
+                target.summaryTable(heading, columns, rows);
+            }
+            catch (error) {
+                log.warning(`Could not write ${what}: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
+            }
+        }),
+        flush: () => {
+            for (const write of held.splice(0))
+                write();
+        }
+    };
+}
+function environmentFor(obtained, prefix) {
+    return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
+}
+function publishObtained(obtained, settings, writes) {
+    const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
+    for (const [name, value] of Object.entries(environment))
+        writes.exportVariable(name, value);
+    for (const [name, value] of Object.entries(obtained.outputs))
+        writes.setOutput(name, value);
+    writes.summaryTable('the job summary', 'Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
+    return Object.keys(environment);
+}
+
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./core/tunnel/urls.ts
+var urls = __nccwpck_require__(364);
+;// CONCATENATED MODULE: ./core/provision.ts
+
+
+
+
+
+
+
+
+
+async function provision(host) {
+    const { options, log, clock, state } = host;
+    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let project;
+    try {
+        const settings = (0,inputs/* readMainSettings */.Ne)(name => options.read(name));
+        if ('baseUrl' in settings)
+            baseUrl = settings.baseUrl;
+        if (settings.kind === 'cicd')
+            project = settings.project;
+        (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
+        const tunnel = settings.tunnel
+            ? (await __nccwpck_require__.e(/* import() */ 4).then(__nccwpck_require__.bind(__nccwpck_require__, 4))).prepareTunnel(settings.tunnel, host)
+            : undefined;
+        try {
+            await (0,registry/* obtainCredential */.HR)(settings, {
+                service: () => {
+                    if (!('baseUrl' in settings))
+                        throw new Error(`credential ${settings.kind} sends no request`);
+                    return (0,factory/* createService */.s)(settings.baseUrl, settings.http, clock, log);
+                },
+                log,
+                mask: secrets => host.mask(secrets),
+                save: saved => (0,saved_credential/* saveCredential */.xg)(state, saved),
+                clearSaved: () => (0,saved_credential/* clearCredential */.n4)(state),
+                publish: async (obtained) => {
+                    const writes = holdWrites(host, log);
+                    const exported = publishObtained(obtained, settings, writes);
+                    if (tunnel)
+                        await tunnel.open(obtained.login, settings, writes);
+                    writes.flush();
+                    log.info(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
+                },
+                explain: error => (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }),
+                tempRoot: host.tempRoot,
+                run: host.run
+            });
+        }
+        finally {
+            await tunnel?.stopUnused();
+        }
+    }
+    catch (error) {
+        host.fail(error instanceof errors/* ExplainedError */.h
+            ? error.message
+            : (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }));
+    }
+}
+function listExported(names, prefix) {
+    const [first, ...rest] = names;
+    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
+    if (short.length === 0)
+        return first;
+    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
+}
+
+
+/***/ }),
+
+/***/ 3:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   r: () => (/* binding */ revoke)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(286);
+/* harmony import */ var _saved_credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(578);
+/* harmony import */ var _expiry_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(606);
+/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(223);
+/* harmony import */ var _service_failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(682);
+/* harmony import */ var _settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(268);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(46);
+/* harmony import */ var _tunnel_saved_tunnel_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(745);
+
+
+
+
+
+
+
+
+
+const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.';
+async function revoke(host) {
+    const { options, log, clock, state } = host;
+    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    if ((0,_tunnel_saved_tunnel_js__WEBPACK_IMPORTED_MODULE_6__/* .loadTunnel */ .Lc)(state, host.tempRoot) !== undefined) {
+        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 4).then(__nccwpck_require__.bind(__nccwpck_require__, 4));
+        await stopSavedTunnel(host);
+    }
+    if (!(0,_saved_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasSavedCredential */ .p7)(state)) {
+        log.info(NOTHING_SAVED);
+        return;
+    }
+    const read = (name) => options.read(name);
+    let failOnRevokeError = false;
+    let baseUrl = (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .printable */ .g$)(read('base-url'));
+    let saved;
+    try {
+        failOnRevokeError = (0,_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .parseFailOnRevokeError */ .VP)(read);
+        saved = (0,_saved_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .loadCredential */ .SS)(state, (0,_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostKind */ .h)(read));
+        if (!saved) {
+            log.info(NOTHING_SAVED);
+            return;
+        }
+        const settings = (0,_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(read);
+        if (settings.baseUrl !== undefined)
+            baseUrl = settings.baseUrl;
+        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
+        await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .giveBackCredential */ .w_)(saved, {
+            settings,
+            service: () => {
+                if (settings.baseUrl === undefined) {
+                    throw new Error(`credential ${settings.kind} sends no request`);
+                }
+                warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
+                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_3__/* .createService */ .s)(settings.baseUrl, settings.http, clock, log);
+            },
+            log,
+            tempRoot: host.tempRoot
+        });
+    }
+    catch (error) {
+        const reason = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h
+            ? error.message
+            : (0,_service_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
+        const report = (message) => reportOrFail(host, message, failOnRevokeError);
+        if (!saved) {
+            report(`Could not revoke what the main step saved: ${reason}`);
+            return;
+        }
+        reportRevokeFailure(`Could not revoke ${(0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .describeCredential */ .t8)(saved)}: ${reason}`, saved, {
+            log,
+            clock,
+            report
+        });
+    }
+}
+function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
+    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
+        return;
+    log.warning(`The saved state names the credential service at ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .printable */ .g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+        'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
+}
+function reportRevokeFailure(message, saved, { log, clock, report }) {
+    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
+    if ((0,_expiry_js__WEBPACK_IMPORTED_MODULE_8__/* .hasExpired */ .o)(expiresAt, clock.now())) {
+        log.info(`${message} It should already have expired at ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .printable */ .g$)(expiresAt ?? '')}.`);
+        return;
+    }
+    report(`${message}${(0,_expiry_js__WEBPACK_IMPORTED_MODULE_8__/* .expiryNote */ ._)({ expiresAt }) || ' Its expiry is unknown.'}`);
+}
+function reportOrFail(host, message, failOnRevokeError) {
+    if (failOnRevokeError)
+        host.fail(message);
+    else
+        host.log.warning(message);
+}
+
+
+/***/ }),
+
+/***/ 578:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   SS: () => (/* binding */ loadCredential),
+/* harmony export */   n4: () => (/* binding */ clearCredential),
+/* harmony export */   p7: () => (/* binding */ hasSavedCredential),
+/* harmony export */   xg: () => (/* binding */ saveCredential)
+/* harmony export */ });
+/* unused harmony export readSavedCredential */
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(464);
+
+const CREDENTIAL = 'credential';
+function saveCredential(state, saved) {
+    state.save(CREDENTIAL, JSON.stringify(saved));
+}
+function clearCredential(state) {
+    state.save(CREDENTIAL, '');
+}
+function hasSavedCredential(state) {
+    return state.load(CREDENTIAL) !== '';
+}
+function loadCredential(state, kind) {
+    const raw = state.load(CREDENTIAL);
+    if (!raw)
+        return undefined;
+    try {
+        return readSavedCredential(kind, JSON.parse(raw));
+    }
+    catch {
+        return undefined;
+    }
+}
+function readSavedCredential(kind, value) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return undefined;
+    const saved = value;
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const identifier = (field) => (0,_service_credential_js__WEBPACK_IMPORTED_MODULE_0__/* .isCleanIdentifier */ .VS)(saved[field]) ? saved[field] : undefined;
+    const common = {
+        ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
+        ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
+        ...(saved.rejected === true && { rejected: true })
+    };
+    const tunnelUser = identifier('tunnelUser');
+    switch (kind) {
+        case 'cicd':
+        case 'free':
+            return tunnelUser ? { kind, tunnelUser, ...common } : undefined;
+        case 'existing':
+            return tunnelUser ? { kind, tunnelUser } : undefined;
+        case 'ssh-key': {
+            const keyId = identifier('keyId');
+            const fingerprint = identifier('fingerprint');
+            const keyName = identifier('keyName');
+            const keyFolder = text('keyFolder');
+            const keyFolderId = text('keyFolderId');
+            if (!fingerprint)
+                return undefined;
+            return {
+                kind,
+                fingerprint,
+                ...(keyId && { keyId }),
+                ...(keyName && { keyName }),
+                ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
+                ...(keyFolder && { keyFolder }),
+                ...(keyFolderId && { keyFolderId }),
+                ...common
+            };
+        }
+    }
+}
+
+
+/***/ }),
+
+/***/ 205:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B9: () => (/* binding */ tokenOf),
+/* harmony export */   Gv: () => (/* binding */ isObject),
+/* harmony export */   h0: () => (/* binding */ tunnelUserOf)
+/* harmony export */ });
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function tokenOf(answer) {
+    return answer.token ?? answer.tunnel_client_secret;
+}
+function tunnelUserOf(answer) {
+    return answer.tunnel_user ?? answer.tunnel_client_id;
+}
+
+
+/***/ }),
+
+/***/ 183:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ secretsIn),
+/* harmony export */   h: () => (/* binding */ holdsSecret)
+/* harmony export */ });
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(205);
+
+function secretsIn(raw) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
+        return [];
+    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
+}
+function holdsSecret(value, secrets) {
+    return secrets.some(secret => value.includes(secret) ||
+        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
+}
+function shareRun(a, b, length) {
+    if (a.length < length || b.length < length)
+        return false;
+    const starts = new Map();
+    forEachWindow(b, length, (hash, start) => {
+        const list = starts.get(hash);
+        if (list)
+            list.push(start);
+        else
+            starts.set(hash, [start]);
+        return false;
+    });
+    return forEachWindow(a, length, (hash, start) => {
+        const piece = a.slice(start, start + length);
+        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
+    });
+}
+function forEachWindow(text, length, visit) {
+    const base = 257;
+    let highest = 1;
+    for (let i = 1; i < length; i++)
+        highest = Math.imul(highest, base);
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) {
+        if (i >= length)
+            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
+        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
+        if (i >= length - 1 && visit(hash, i - length + 1))
+            return true;
+    }
+    return false;
 }
 
 
@@ -1238,16 +1666,8 @@ class CredentialService {
     createFreeCredential() {
         return this.call('create-ephemeral-token', undefined, {});
     }
-    async revokeCredential(apiKey, tunnelUser) {
-        try {
-            await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey });
-            return 'revoked';
-        }
-        catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
-                return 'already-gone';
-            throw error;
-        }
+    revokeCredential(apiKey, tunnelUser) {
+        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
     }
     uploadKey(request) {
         const body = {
@@ -1262,9 +1682,12 @@ class CredentialService {
     listKeys(apiKey) {
         return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
     }
-    async revokeKey(apiKey, keyId) {
+    revokeKey(apiKey, keyId) {
+        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
+    }
+    async revoke(endpoint, body, apiKey) {
         try {
-            await this.call('revoke-ssh-key', { key_id: keyId }, { 'X-API-Key': apiKey });
+            await this.call(endpoint, body, { 'X-API-Key': apiKey });
             return 'revoked';
         }
         catch (error) {
@@ -1391,48 +1814,36 @@ function networkDetail(error) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   PT: () => (/* binding */ issuedCredential),
 /* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
-/* harmony export */   VY: () => (/* binding */ secretsIn),
-/* harmony export */   hK: () => (/* binding */ holdsSecret),
 /* harmony export */   hg: () => (/* binding */ DEFAULT_TUNNEL_PORT),
 /* harmony export */   jY: () => (/* binding */ isBareHost),
-/* harmony export */   nx: () => (/* binding */ parseCredential),
-/* harmony export */   oN: () => (/* binding */ hasExpired)
+/* harmony export */   nx: () => (/* binding */ parseCredential)
 /* harmony export */ });
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(882);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(46);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(780);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(46);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(588);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(205);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(183);
+
+
+
+
 
 
 
 const DEFAULT_TUNNEL_PORT = 2223;
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-const WORKFLOW_COMMAND_MARKER = /##\[|::/;
-function secretsIn(raw) {
-    if (!isObject(raw))
-        return [];
-    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
-}
-function issuedCredential(raw) {
-    if (!isObject(raw))
-        return undefined;
-    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    if (typeof tunnelUser !== 'string' || tunnelUser === '')
-        return undefined;
-    const nameable = !holdsSecret(tunnelUser, secretsIn(raw));
-    return { tunnelUser, nameable, savable: nameable && isCleanIdentifier(tunnelUser) };
-}
 function parseCredential(raw, flavour, overrides = {}) {
-    if (!isObject(raw)) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .isObject */ .Gv)(raw)) {
         throw invalid('the body is not a JSON object');
     }
-    const token = raw.token ?? raw.tunnel_client_secret;
-    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
+    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tokenOf */ .B9)(raw);
+    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelUserOf */ .h0)(raw);
     checkSecretLike(token, 'token');
-    const secrets = secretsIn(raw);
+    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .secretsIn */ .V)(raw);
     checkIdentifier(tunnelUser, 'tunnel_user', secrets);
     const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
     checkIdentifier(clientId, 'client_id', secrets);
@@ -1446,7 +1857,7 @@ function parseCredential(raw, flavour, overrides = {}) {
     const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
     const portDefaulted = rawPort === undefined || rawPort === null;
     const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
-    const expiresAt = optional(raw.expires_at, 'expires_at', isIsoTime, 'an ISO 8601 time');
+    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__/* .isIsoTime */ .d, 'an ISO 8601 time');
     const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
     const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
     return {
@@ -1467,12 +1878,6 @@ function isBareHost(value) {
         return true;
     return HOSTNAME_PATTERN.test(value);
 }
-function hasExpired(expiresAt, nowMs) {
-    if (!expiresAt)
-        return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at <= nowMs;
-}
 function checkSecretLike(value, field) {
     const problem = secretLikeProblem(value);
     if (problem !== undefined)
@@ -1480,47 +1885,11 @@ function checkSecretLike(value, field) {
 }
 function checkIdentifier(value, field, secrets) {
     checkSecretLike(value, field);
-    if (holdsSecret(value, secrets))
+    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsSecret */ .h)(value, secrets))
         throw invalid(`${field} holds the token, or a long piece of it`);
-    if (WORKFLOW_COMMAND_MARKER.test(value)) {
+    if ((0,_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsCommandMarker */ .e)(value)) {
         throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
     }
-}
-function holdsSecret(value, secrets) {
-    return secrets.some(secret => value.includes(secret) ||
-        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
-}
-function shareRun(a, b, length) {
-    if (a.length < length || b.length < length)
-        return false;
-    const starts = new Map();
-    forEachWindow(b, length, (hash, start) => {
-        const list = starts.get(hash);
-        if (list)
-            list.push(start);
-        else
-            starts.set(hash, [start]);
-        return false;
-    });
-    return forEachWindow(a, length, (hash, start) => {
-        const piece = a.slice(start, start + length);
-        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
-    });
-}
-function forEachWindow(text, length, visit) {
-    const base = 257;
-    let highest = 1;
-    for (let i = 1; i < length; i++)
-        highest = Math.imul(highest, base);
-    let hash = 0;
-    for (let i = 0; i < text.length; i++) {
-        if (i >= length)
-            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
-        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
-        if (i >= length - 1 && visit(hash, i - length + 1))
-            return true;
-    }
-    return false;
 }
 function isCleanIdentifier(value) {
     return secretLikeProblem(value) === undefined;
@@ -1530,9 +1899,9 @@ function secretLikeProblem(value) {
         return 'is missing';
     if (typeof value !== 'string')
         return 'is not a string';
-    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value))
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(value))
         return 'holds whitespace or control characters';
-    if (!(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value))
+    if (!(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .isWellFormed */ .UC)(value))
         return 'is not well-formed Unicode';
     return undefined;
 }
@@ -1554,75 +1923,57 @@ function optional(value, field, check, expected) {
         throw invalid(`${field} is not ${expected}`);
     return value;
 }
-function isIsoTime(value) {
-    return (typeof value === 'string' && ISO_8601_PATTERN.test(value) && Number.isFinite(Date.parse(value)));
-}
 function isPositiveInteger(value) {
     return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 function isSafeText(value) {
     return (typeof value === 'string' &&
         value.length <= 200 &&
-        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value) &&
-        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value));
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
+        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(value) &&
+        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .isWellFormed */ .UC)(value));
 }
 function invalid(what) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
 
 /***/ }),
 
-/***/ 759:
+/***/ 223:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   s: () => (/* binding */ createService)
+/* harmony export */ });
+/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(25);
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  V: () => (/* binding */ describeUnexpected),
-  S: () => (/* binding */ explainFailure)
-});
-
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
-;// CONCATENATED MODULE: ./core/text/redact-error.ts
-
-function redactErrorText(text) {
-    const framed = text
-        .replace(PEM_BLOCK, '***')
-        .replace(URL_USER_INFO, '$1***@')
-        .replace(AUTH_SCHEME, '$1 ***')
-        .replace(API_KEY_HEADER, '$1 ***');
-    return framed
-        .split(FILE_PATH)
-        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,printable/* redactCredentials */.UY)(piece)))
-        .join('');
-}
-const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
-const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
-const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
-const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
-const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
-function redactPath(path) {
-    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
-}
-function looksLikeSecret(segment) {
-    if (/^(?:tok|sk)_/.test(segment))
-        return true;
-    if (/[A-Fa-f0-9]{32,}/.test(segment))
-        return true;
-    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
+function createService(baseUrl, http, clock, log) {
+    return new _client_js__WEBPACK_IMPORTED_MODULE_0__/* .CredentialService */ .fA({
+        baseUrl,
+        maxAttempts: http.maxAttempts,
+        timeoutSeconds: http.timeoutSeconds,
+        sleep: clock.sleep,
+        random: clock.random,
+        now: clock.now,
+        onRetry: ({ attempt, maxAttempts, delayMs, error }) => log.info(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
+            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
+    });
 }
 
-// EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(955);
-// EXTERNAL MODULE: ./core/service/client.ts + 4 modules
-var client = __nccwpck_require__(25);
-;// CONCATENATED MODULE: ./core/service/failures.ts
+
+/***/ }),
+
+/***/ 682:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   S: () => (/* binding */ explainFailure)
+/* harmony export */ });
+/* harmony import */ var _text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(31);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(46);
+/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(955);
+/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(25);
 
 
 
@@ -1652,23 +2003,18 @@ const FORBIDDEN_HINTS = {
     'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
 };
 function explainFailure(error, context) {
-    if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof client/* ServiceError */._7) {
+    if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .RetryAfterTooLong */ .Zt && error.cause instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
-            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
+            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${_retry_js__WEBPACK_IMPORTED_MODULE_0__/* .MAX_RETRY_AFTER_SECONDS */ .hz} s), ` +
             `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
     }
-    if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
+    if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .AttemptsExhausted */ .Q0 && error.cause instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
         return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
     }
-    if (error instanceof client/* ServiceError */._7)
+    if (error instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7)
         return explainServiceError(error, context);
-    return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`;
-}
-function describeUnexpected(error) {
-    const message = error?.message;
-    const detail = typeof message === 'string' ? message : String(error);
-    return (0,printable/* printable */.g$)(redactErrorText(detail), 300);
+    return `Unexpected error: ${(0,_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}. Please report it with the step's log.`;
 }
 function retryTime(nowMs, retryAfterSeconds) {
     const at = new Date(nowMs + retryAfterSeconds * 1000);
@@ -1698,7 +2044,7 @@ function explainServiceError(error, context) {
             return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
             return error.endpoint === 'credential-provision'
-                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
+                ? `Project "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
                     `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
         case 429:
@@ -1789,14 +2135,17 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 /* harmony export */   J1: () => (/* binding */ formatUrl),
 /* harmony export */   ij: () => (/* binding */ readTunnelSettings)
 /* harmony export */ });
-/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins, keyTypeOf, fingerprintOf */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(464);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(882);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(46);
+/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(46);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(297);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(588);
+/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(473);
+
+
 
 
 
@@ -1816,7 +2165,7 @@ function parseExpose(raw) {
     const seen = new Set();
     for (const entry of entries) {
         if (seen.has(entry.name)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
         }
         seen.add(entry.name);
     }
@@ -1845,7 +2194,7 @@ function parseTarget(target, entry) {
         return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
     const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
     if (bracketed) {
-        if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(bracketed[1]) !== 6) {
+        if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(bracketed[1]) !== 6) {
             throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
         }
         return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
@@ -1856,10 +2205,10 @@ function parseTarget(target, entry) {
     if (!host || !/^\d+$/.test(port)) {
         throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
     }
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(host) === 6) {
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 6) {
         throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
     }
-    if (!(0,_service_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(host)) {
+    if (!(0,_service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
         throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
     }
     return { host, port: parsePort(port, entry) };
@@ -1872,17 +2221,17 @@ function parsePort(text, entry) {
     return port;
 }
 function entryError(entry, needs) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose has the entry ${quote(entry)}: ${needs}.`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input expose has the entry ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(entry)}: ${needs}.`);
 }
 function parseUrlTemplate(raw) {
     const template = raw.trim() || DEFAULT_URL_TEMPLATE;
     for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
         if (!PLACEHOLDERS.includes(inner)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input url-template is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
         }
     }
-    if (template.includes('##[')) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    if (template.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__/* .LEGACY_COMMAND_MARKER */ .H)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input url-template is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
     }
     const sample = formatUrl(template, {
         name: 'app',
@@ -1891,13 +2240,13 @@ function parseUrlTemplate(raw) {
         port: 22
     });
     if (sample === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input url-template is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
     }
     return template;
 }
 function formatUrl(template, values) {
     const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(text))
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(text))
         return undefined;
     try {
         const url = new URL(text);
@@ -1942,35 +2291,20 @@ function parseKnownHostsLine(line) {
     }
     const blob = Buffer.from(encoded, 'base64');
     if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        keyTypeOf(blob) !== type) {
+        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_3__/* .keyTypeOf */ .z)(blob) !== type) {
         throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
     }
-    return { fingerprint: fingerprintOf(blob), keyType: type };
+    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_3__/* .fingerprintOf */ .a)(blob), keyType: type };
 }
 const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
-function keyTypeOf(blob) {
-    if (blob.length < 4)
-        return undefined;
-    const length = blob.readUInt32BE(0);
-    return length > 0 && 4 + length <= blob.length
-        ? blob.subarray(4, 4 + length).toString('latin1')
-        : undefined;
-}
-function fingerprintOf(blob) {
-    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
 function pinError(line, needs) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input tunnel-host-key has the line ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(line)}: ${needs}.`);
 }
 function readTunnelSettings(input) {
     const urlTemplate = parseUrlTemplate(input('url-template'));
     const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'));
     const entries = parseExpose(input('expose'));
     return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
-}
-function quote(value) {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
 }
 
 
@@ -1994,10 +2328,12 @@ __nccwpck_require__.d(__webpack_exports__, {
 var external_node_net_ = __nccwpck_require__(30);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/service/answer-secrets.ts
+var answer_secrets = __nccwpck_require__(183);
 // EXTERNAL MODULE: ./core/service/credential.ts
 var credential = __nccwpck_require__(464);
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(297);
 ;// CONCATENATED MODULE: ./core/settings/input-text.ts
 
 
@@ -2032,13 +2368,13 @@ function checkInputText(name, value) {
 function badText(name, text, at, line) {
     const kind = describeCharacter(text, at);
     if (SECRET_INPUTS.has(name)) {
-        return new errors/* ActionError */.l(`Input ${name} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
+        return new errors/* ExplainedError */.h(`Input ${name} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
     }
     const what = line === undefined ? `Input ${name} is` : `Input ${name}, line ${line}, is`;
     const advice = line === undefined
         ? 'Set it to a single line of plain text.'
         : 'Write each entry as plain text on a line of its own.';
-    return new errors/* ActionError */.l(`${what} ${quote(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
+    return new errors/* ExplainedError */.h(`${what} ${(0,quote/* quote */.h)(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
 }
 function describeCharacter(text, at) {
     const code = text.charCodeAt(at);
@@ -2052,13 +2388,17 @@ function describeCharacter(text, at) {
         return `a control character (${hex})`;
     return `a bidirectional text control (${hex})`;
 }
-function quote(value) {
-    return `"${(0,printable/* printable */.g$)(value, 60)}"`;
-}
 
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./core/text/workflow-command.ts
+var workflow_command = __nccwpck_require__(588);
 // EXTERNAL MODULE: ./core/settings/expose.ts
 var expose = __nccwpck_require__(535);
 ;// CONCATENATED MODULE: ./core/settings/inputs.ts
+
+
+
 
 
 
@@ -2088,7 +2428,7 @@ function readMainSettings(read) {
             checkApiKey(apiKey, kind);
             const project = parseOneLine(input('project'), 'project');
             if (!project) {
-                throw new errors/* ActionError */.l('Input project is empty: set it to the project slug to provision for.');
+                throw new errors/* ExplainedError */.h('Input project is empty: set it to the project slug to provision for.');
             }
             return {
                 ...common,
@@ -2137,44 +2477,44 @@ function readMainSettings(read) {
 }
 function checkApiKey(apiKey, kind) {
     if (!apiKey) {
-        throw new errors/* ActionError */.l(`Input api-key is empty, and credential is "${kind}", which needs it. ` +
+        throw new errors/* ExplainedError */.h(`Input api-key is empty, and credential is "${kind}", which needs it. ` +
             'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
             'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
     }
     if (!API_KEY_PATTERN.test(apiKey)) {
-        throw new errors/* ActionError */.l('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
+        throw new errors/* ExplainedError */.h('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
             'Check that the secret holds the whole key, with no quotes or extra text.');
     }
 }
 function requireTunnelHost(tunnelHost, kind) {
     if (tunnelHost)
         return tunnelHost;
-    throw new errors/* ActionError */.l(kind === 'ssh-key'
+    throw new errors/* ExplainedError */.h(kind === 'ssh-key'
         ? 'Input tunnel-host is empty, and credential is "ssh-key", which needs it: the key upload answer names no tunnel server, so set it to the tunnel server\'s hostname.'
         : 'Input tunnel-host is empty, and credential is "existing", which needs it: set it to the hostname of the tunnel server your token is for.');
 }
 function parseTunnelToken(raw) {
     const value = raw.trim();
     if (!value) {
-        throw new errors/* ActionError */.l('Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.');
+        throw new errors/* ExplainedError */.h('Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.');
     }
     if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
-        throw new errors/* ActionError */.l('Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.');
+        throw new errors/* ExplainedError */.h('Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.');
     }
     return value;
 }
 function parseTunnelUser(raw, name, kind, secrets = []) {
     const value = raw.trim();
     if (!value) {
-        throw new errors/* ActionError */.l(name === 'client-id'
+        throw new errors/* ExplainedError */.h(name === 'client-id'
             ? `Input client-id is empty, and credential is "${kind}", which needs it: set it to the tunnel user (client id) the uploaded key logs in as.`
             : `Input tunnel-user is empty, and credential is "${kind}", which needs it: set it to the tunnel user your token belongs to.`);
     }
-    if ((0,credential/* holdsSecret */.hK)(value, secrets)) {
-        throw new errors/* ActionError */.l(`Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+    if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
+        throw new errors/* ExplainedError */.h(`Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || /##\[|::/.test(value)) {
-        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,workflow_command/* holdsCommandMarker */.e)(value)) {
+        throw new errors/* ExplainedError */.h(`Input ${name} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
     }
     return value;
 }
@@ -2209,28 +2549,28 @@ function parseChoice(raw) {
     const value = raw.trim().toLowerCase() || 'cicd';
     if (CHOICES.includes(value))
         return value;
-    throw new errors/* ActionError */.l(`Input credential is ${inputs_quote(raw)}: expected one of cicd, free, auto, ssh-key or existing.`);
+    throw new errors/* ExplainedError */.h(`Input credential is ${(0,quote/* quote */.h)(raw)}: expected one of cicd, free, auto, ssh-key or existing.`);
 }
 function parseBaseUrl(raw) {
     const value = raw.trim();
     if (!value) {
-        throw new errors/* ActionError */.l('Input base-url is empty: set it to the credential service address, for example https://<your-service>/functions/v1.');
+        throw new errors/* ExplainedError */.h('Input base-url is empty: set it to the credential service address, for example https://<your-service>/functions/v1.');
     }
     let url;
     try {
         url = new URL(value);
     }
     catch {
-        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: not a URL. Expected https://host[/path].`);
+        throw new errors/* ExplainedError */.h(`Input base-url is ${(0,quote/* quote */.h)(value)}: not a URL. Expected https://host[/path].`);
     }
     if (url.username || url.password) {
-        throw new errors/* ActionError */.l('Input base-url holds a user name or password: remove them; the API key is sent as a header.');
+        throw new errors/* ExplainedError */.h('Input base-url holds a user name or password: remove them; the API key is sent as a header.');
     }
     if (url.search || url.hash) {
-        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: remove the query string or fragment.`);
+        throw new errors/* ExplainedError */.h(`Input base-url is ${(0,quote/* quote */.h)(value)}: remove the query string or fragment.`);
     }
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
+        throw new errors/* ExplainedError */.h(`Input base-url is ${(0,quote/* quote */.h)(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
     }
     const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
     return `${url.protocol}//${url.host}${path}`;
@@ -2249,7 +2589,7 @@ function parseBoolean(raw, name, fallback) {
         return true;
     if (value === 'false')
         return false;
-    throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(raw)}: expected true or false.`);
+    throw new errors/* ExplainedError */.h(`Input ${name} is ${(0,quote/* quote */.h)(raw)}: expected true or false.`);
 }
 function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER) {
     const value = raw.trim();
@@ -2260,14 +2600,14 @@ function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER)
         const range = max === Number.MAX_SAFE_INTEGER
             ? `a whole number of at least ${min}`
             : `a whole number from ${min} to ${max}`;
-        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(raw)}: expected ${range}.`);
+        throw new errors/* ExplainedError */.h(`Input ${name} is ${(0,quote/* quote */.h)(raw)}: expected ${range}.`);
     }
     return number;
 }
 function parseOneLine(raw, name) {
     const value = raw.trim();
-    if (value.includes('##[')) {
-        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    if (value.includes(workflow_command/* LEGACY_COMMAND_MARKER */.H)) {
+        throw new errors/* ExplainedError */.h(`Input ${name} is ${(0,quote/* quote */.h)(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
     }
     return value;
 }
@@ -2276,19 +2616,98 @@ function parseTunnelHost(raw) {
     if (!value)
         return undefined;
     if (!(0,credential/* isBareHost */.jY)(value)) {
-        throw new errors/* ActionError */.l(`Input tunnel-host is ${inputs_quote(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
+        throw new errors/* ExplainedError */.h(`Input tunnel-host is ${(0,quote/* quote */.h)(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
     }
     return value;
 }
 function parseEnvPrefix(raw) {
     const value = raw.trim() || 'SVC';
     if (!ENV_PREFIX_PATTERN.test(value)) {
-        throw new errors/* ActionError */.l(`Input env-prefix is ${inputs_quote(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
+        throw new errors/* ExplainedError */.h(`Input env-prefix is ${(0,quote/* quote */.h)(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
     }
     return value;
 }
-function inputs_quote(value) {
-    return `"${(0,printable/* printable */.g$)(value, 60)}"`;
+
+
+/***/ }),
+
+/***/ 31:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ describeUnexpected)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
+
+function describeUnexpected(error) {
+    const message = error?.message;
+    const detail = typeof message === 'string' ? message : String(error);
+    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(redactErrorText(detail), 300);
+}
+function redactErrorText(text) {
+    const framed = text
+        .replace(PEM_BLOCK, '***')
+        .replace(URL_USER_INFO, '$1***@')
+        .replace(AUTH_SCHEME, '$1 ***')
+        .replace(API_KEY_HEADER, '$1 ***');
+    return framed
+        .split(FILE_PATH)
+        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .redactCredentials */ .UY)(piece)))
+        .join('');
+}
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
+const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
+const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
+const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
+const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
+function redactPath(path) {
+    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
+}
+function looksLikeSecret(segment) {
+    if (/^(?:tok|sk)_/.test(segment))
+        return true;
+    if (/[A-Fa-f0-9]{32,}/.test(segment))
+        return true;
+    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
+}
+
+
+/***/ }),
+
+/***/ 473:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   a: () => (/* binding */ fingerprintOf),
+/* harmony export */   z: () => (/* binding */ keyTypeOf)
+/* harmony export */ });
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+
+function fingerprintOf(blob) {
+    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+function keyTypeOf(blob) {
+    if (blob.length < 4)
+        return undefined;
+    const length = blob.readUInt32BE(0);
+    return length > 0 && 4 + length <= blob.length
+        ? blob.subarray(4, 4 + length).toString('latin1')
+        : undefined;
+}
+
+
+/***/ }),
+
+/***/ 780:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ isIsoTime)
+/* harmony export */ });
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+function isIsoTime(value) {
+    return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
 }
 
 
@@ -2305,6 +2724,8 @@ function inputs_quote(value) {
 /* harmony export */   g$: () => (/* binding */ printable)
 /* harmony export */ });
 /* unused harmony exports hasControlCharacter, hasLineBreak */
+/* harmony import */ var _workflow_command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(588);
+
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 function hasUnsafeCharacter(value) {
@@ -2321,11 +2742,10 @@ function hasLineBreak(value) {
 function isWellFormed(value) {
     return value.isWellFormed();
 }
-const LEGACY_COMMAND = /##\[/g;
 function printable(value, max = 200) {
     const escaped = (PRINTABLE_ASCII.test(value)
         ? value
-        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replace(LEGACY_COMMAND, '\\u0023#[');
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replaceAll(_workflow_command_js__WEBPACK_IMPORTED_MODULE_0__/* .LEGACY_COMMAND_MARKER */ .H, '\\u0023#[');
     if (escaped.length <= max)
         return escaped;
     const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
@@ -2352,35 +2772,124 @@ function redactCredentials(text) {
 
 /***/ }),
 
-/***/ 275:
+/***/ 297:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DE: () => (/* binding */ tunnelRoot),
+/* harmony export */   h: () => (/* binding */ quote)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
+
+function quote(value, max = 60) {
+    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
+}
+
+
+/***/ }),
+
+/***/ 588:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   H: () => (/* binding */ LEGACY_COMMAND_MARKER),
+/* harmony export */   e: () => (/* binding */ holdsCommandMarker)
+/* harmony export */ });
+const LEGACY_COMMAND_MARKER = '##[';
+function holdsCommandMarker(value) {
+    return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
+}
+
+
+/***/ }),
+
+/***/ 102:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J4: () => (/* binding */ readyWaitMs),
 /* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
-/* harmony export */   _1: () => (/* binding */ isTunnelDir),
+/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles)
 /* harmony export */ });
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(161);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-
+/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
 
 const TUNNEL_DIR_PREFIX = 'tunnel-';
-function tunnelRoot() {
-    return process.env.RUNNER_TEMP || (0,node_os__WEBPACK_IMPORTED_MODULE_0__.tmpdir)();
-}
 function tunnelFiles(dir) {
     return {
-        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
-        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
-        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop')
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stop')
     };
 }
+const HEARTBEAT_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+const STOP_FILE_CHECK_MS = 250;
+const LONGEST_RECONNECT_DELAY_MS = 30_000;
+const RECONNECT_JITTER = 0.25;
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
+function readyWaitMs(attemptTimeoutMs, maxAttempts) {
+    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
+}
+
+
+/***/ }),
+
+/***/ 745:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  eO: () => (/* binding */ clearTunnel),
+  Lc: () => (/* binding */ loadTunnel),
+  Y_: () => (/* binding */ saveTunnel)
+});
+
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(6);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(102);
+;// CONCATENATED MODULE: ./core/tunnel/files.ts
+
+
 function isTunnelDir(dir, root) {
-    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(dir)) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
-        new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test((0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(dir)));
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
+
+const TUNNEL = 'tunnel';
+function saveTunnel(state, saved) {
+    state.save(TUNNEL, JSON.stringify(saved));
+}
+function clearTunnel(state) {
+    state.save(TUNNEL, '');
+}
+function loadTunnel(state, tempRoot) {
+    const raw = state.load(TUNNEL);
+    if (!raw)
+        return undefined;
+    try {
+        const saved = JSON.parse(raw);
+        const { pid, dir, dirId, startTime } = saved;
+        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
+            return undefined;
+        if (typeof dir !== 'string' || !isTunnelDir(dir, tempRoot))
+            return undefined;
+        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+        return {
+            pid,
+            dir,
+            ...(text(dirId) && { dirId: text(dirId) }),
+            ...(text(startTime) && { startTime: text(startTime) }),
+            started: saved.started === true
+        };
+    }
+    catch {
+        return undefined;
+    }
 }
 
 
@@ -2400,13 +2909,15 @@ function isTunnelDir(dir, root) {
 /* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
 /* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(46);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(297);
 /* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(535);
 
 
 
 
 
-class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l {
+
+class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h {
     showsUrl;
     constructor(message, showsUrl) {
         super(message);
@@ -2452,7 +2963,7 @@ function checkUrlsBeforeRequest(settings) {
         const standIn = target.standIn === true && error.showsUrl
             ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
             : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${error.message} Nothing was requested from the credential service.${standIn}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${error.message} Nothing was requested from the credential service.${standIn}`);
     }
 }
 function hostProblem(template, hostname) {
@@ -2501,7 +3012,7 @@ function noUrl(template, name, host) {
         : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
             ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
             : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`Input url-template ${quote(template)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+    return new UrlError(`Input url-template ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
         'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
         'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.', false);
 }
@@ -2518,11 +3029,134 @@ function badHost(url, name, problem, target) {
             ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
             : target.userInput === 'tunnel-user'
                 ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
-                : `The tunnel user ${quote(target.user)} comes from the credential service: ${keepUserOut}.`;
-    return new UrlError(`Input url-template forms ${quote(url)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`Input url-template forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
 }
-function quote(value) {
-    return `"${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(value, 120)}"`;
+
+
+/***/ }),
+
+/***/ 5:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  S: () => (/* binding */ githubHost)
+});
+
+// EXTERNAL MODULE: ../../main/node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(215);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = require("node:os");
+;// CONCATENATED MODULE: ./core/clock.ts
+const systemClock = {
+    now: () => Date.now(),
+    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+    random: () => Math.random()
+};
+
+;// CONCATENATED MODULE: ./github/run-identity.ts
+function runIdentityFrom(env) {
+    return {
+        repository: env.GITHUB_REPOSITORY,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT
+    };
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
+;// CONCATENATED MODULE: ./github/summary.ts
+
+
+function appendSummaryTable(heading, [first, second], rows) {
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (!summaryFile)
+        return;
+    const html = core/* summary */.z
+        .addHeading(heading, 3)
+        .addTable([
+        [
+            { data: first, header: true },
+            { data: second, header: true }
+        ],
+        ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
+    ])
+        .stringify();
+    core/* summary */.z.emptyBuffer();
+    (0,external_node_fs_.appendFileSync)(summaryFile, html);
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
+}
+
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+;// CONCATENATED MODULE: ./github/tunnel-process.ts
+
+const KEPT_VARIABLES = new Set([
+    'PATH',
+    'HOME',
+    'USERPROFILE',
+    'TEMP',
+    'TMP',
+    'TMPDIR',
+    'SYSTEMROOT',
+    'WINDIR',
+    'LANG',
+    'RUNNER_TRACKING_ID'
+]);
+function keeperEnvironment(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase()))
+            kept[name] = value;
+    }
+    return kept;
+}
+function bundledTunnelProcess() {
+    return {
+        scriptPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs'),
+        environment: keeperEnvironment(process.env)
+    };
+}
+
+;// CONCATENATED MODULE: ./github/host.ts
+
+
+
+
+
+
+function githubHost() {
+    return {
+        options: {
+            read: name => core/* getInput */.V4(name),
+            label: name => `input ${name}`
+        },
+        log: {
+            info: message => core/* info */.pq(message),
+            notice: message => core/* notice */.lm(message),
+            warning: message => core/* warning */.$e(message)
+        },
+        mask: secrets => {
+            for (const secret of secrets)
+                core/* setSecret */.Pq(secret);
+        },
+        exportVariable: (name, value) => core/* exportVariable */.dN(name, value),
+        setOutput: (name, value) => core/* setOutput */.uH(name, value),
+        summaryTable: appendSummaryTable,
+        state: {
+            save: (name, value) => core/* saveState */.LZ(name, value),
+            load: name => core/* getState */.Gu(name)
+        },
+        fail: message => core/* setFailed */.C1(message),
+        tempRoot: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+        run: runIdentityFrom(process.env),
+        clock: systemClock,
+        tunnelProcess: bundledTunnelProcess
+    };
 }
 
 
@@ -2533,20 +3167,28 @@ function quote(value) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(459);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(688);
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(407);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(592);
+/* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(360);
+/* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5);
+/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(459);
+/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(197);
 
 
 
 
-const step = (0,_state_js__WEBPACK_IMPORTED_MODULE_3__/* .isPostStep */ .pq)() ? 'post' : 'main';
+
+const step = (0,_step_marker_js__WEBPACK_IMPORTED_MODULE_4__/* .isPostStep */ .p)() ? 'post' : 'main';
 try {
-    await (step === 'post' ? (0,_post_js__WEBPACK_IMPORTED_MODULE_2__/* .runPost */ .a)() : (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runMain */ .V)());
+    if (step === 'post') {
+        await (0,_core_revoke_js__WEBPACK_IMPORTED_MODULE_1__/* .revoke */ .r)((0,_host_js__WEBPACK_IMPORTED_MODULE_2__/* .githubHost */ .S)());
+    }
+    else {
+        (0,_step_marker_js__WEBPACK_IMPORTED_MODULE_4__/* .markMainStarted */ .U)();
+        await (0,_core_provision_js__WEBPACK_IMPORTED_MODULE_0__/* .provision */ .m)((0,_host_js__WEBPACK_IMPORTED_MODULE_2__/* .githubHost */ .S)());
+    }
 }
 catch (error) {
-    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_0__/* .reportUnexpected */ .q)(step, error);
+    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_3__/* .reportUnexpected */ .q)(step, error);
 }
 
 __webpack_async_result__();
@@ -2561,11 +3203,11 @@ __webpack_async_result__();
 /* harmony export */   q: () => (/* binding */ reportUnexpected)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
-/* harmony import */ var _core_service_failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(759);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(31);
 
 
 function reportUnexpected(step, error) {
-    const message = `Unexpected error in the ${step} step: ${(0,_core_service_failures_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
+    const message = `Unexpected error in the ${step} step: ${(0,_core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
         "This is a bug in the action; please report it with the step's log.";
     if (step === 'main')
         _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
@@ -2576,474 +3218,21 @@ function reportUnexpected(step, error) {
 
 /***/ }),
 
-/***/ 688:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  V: () => (/* binding */ runMain)
-});
-
-// UNUSED EXPORTS: listExported
-
-// EXTERNAL MODULE: ../../main/node_modules/@actions/core/lib/core.js + 12 modules
-var core = __nccwpck_require__(215);
-// EXTERNAL MODULE: ./core/clock.ts
-var core_clock = __nccwpck_require__(331);
-// EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(882);
-// EXTERNAL MODULE: ./core/service/failures.ts + 1 modules
-var failures = __nccwpck_require__(759);
-// EXTERNAL MODULE: ./core/settings/inputs.ts + 1 modules
-var inputs = __nccwpck_require__(268);
-// EXTERNAL MODULE: ./core/kinds/registry.ts + 13 modules
-var registry = __nccwpck_require__(177);
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
-// EXTERNAL MODULE: ./github/publish.ts
-var publish = __nccwpck_require__(510);
-// EXTERNAL MODULE: ./github/service-factory.ts
-var service_factory = __nccwpck_require__(57);
-// EXTERNAL MODULE: ./github/state.ts
-var state = __nccwpck_require__(592);
-// EXTERNAL MODULE: ./core/tunnel/urls.ts
-var urls = __nccwpck_require__(364);
-;// CONCATENATED MODULE: ./github/run-identity.ts
-function runIdentityFrom(env) {
-    return {
-        repository: env.GITHUB_REPOSITORY,
-        runId: env.GITHUB_RUN_ID,
-        runAttempt: env.GITHUB_RUN_ATTEMPT
-    };
-}
-
-// EXTERNAL MODULE: ./github/runner-temp.ts
-var runner_temp = __nccwpck_require__(634);
-;// CONCATENATED MODULE: ./github/main.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-async function runMain(clock = core_clock/* systemClock */.m, keeperLaunch) {
-    (0,state/* markMainStarted */.UM)();
-    (0,publish/* maskSecrets */.QU)([core/* getInput */.V4('api-key'), core/* getInput */.V4('tunnel-token')].filter(Boolean));
-    let baseUrl = (0,printable/* printable */.g$)(core/* getInput */.V4('base-url'));
-    let project;
-    try {
-        const settings = (0,inputs/* readMainSettings */.Ne)(name => core/* getInput */.V4(name));
-        if ('baseUrl' in settings)
-            baseUrl = settings.baseUrl;
-        if (settings.kind === 'cicd')
-            project = settings.project;
-        (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
-        const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 722).then(__nccwpck_require__.bind(__nccwpck_require__, 722))).prepareTunnel(settings.tunnel, keeperLaunch)
-            : undefined;
-        try {
-            await (0,registry/* obtainCredential */.HR)(settings, {
-                service: () => {
-                    if (!('baseUrl' in settings))
-                        throw new Error(`credential ${settings.kind} sends no request`);
-                    return (0,service_factory/* createService */.s)(settings.baseUrl, settings.http, clock);
-                },
-                log: publish/* runnerLog */.t1,
-                mask: publish/* maskSecrets */.QU,
-                save: state/* saveCredential */.xg,
-                clearSaved: state/* clearCredential */.n4,
-                publish: async (obtained) => {
-                    const writes = (0,publish/* holdWrites */.eq)();
-                    const exported = (0,publish/* publishObtained */.Mp)(obtained, settings, writes);
-                    if (tunnel)
-                        await tunnel.open(obtained.login, settings, writes);
-                    writes.flush();
-                    core/* info */.pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
-                },
-                explain: error => (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }),
-                tempRoot: (0,runner_temp/* runnerTemp */.X)(),
-                run: runIdentityFrom(process.env)
-            });
-        }
-        finally {
-            await tunnel?.abandon();
-        }
-    }
-    catch (error) {
-        core/* setFailed */.C1(error instanceof errors/* ActionError */.l
-            ? error.message
-            : (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }));
-    }
-}
-function listExported(names, prefix) {
-    const [first, ...rest] = names;
-    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
-    if (short.length === 0)
-        return first;
-    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
-}
-
-
-/***/ }),
-
-/***/ 407:
+/***/ 197:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   a: () => (/* binding */ runPost)
+/* harmony export */   U: () => (/* binding */ markMainStarted),
+/* harmony export */   p: () => (/* binding */ isPostStep)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
-/* harmony import */ var _core_clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(331);
-/* harmony import */ var _core_service_credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(464);
-/* harmony import */ var _core_errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(882);
-/* harmony import */ var _core_service_failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(759);
-/* harmony import */ var _core_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(268);
-/* harmony import */ var _core_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(177);
-/* harmony import */ var _core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__ = __nccwpck_require__(46);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(510);
-/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(57);
-/* harmony import */ var _runner_temp_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(634);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(592);
-
-
-
-
-
-
-
-
-
-
-
-
-const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.';
-async function runPost(clock = _core_clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
-    (0,_publish_js__WEBPACK_IMPORTED_MODULE_7__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
-    if ((0,_state_js__WEBPACK_IMPORTED_MODULE_10__/* .loadTunnel */ .Lc)() !== undefined) {
-        const { closeTunnel } = await __nccwpck_require__.e(/* import() */ 722).then(__nccwpck_require__.bind(__nccwpck_require__, 722));
-        await closeTunnel();
-    }
-    if (!(0,_state_js__WEBPACK_IMPORTED_MODULE_10__/* .hasSavedCredential */ .p7)()) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
-        return;
-    }
-    const input = (name) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name);
-    let failOnRevokeError = false;
-    let baseUrl = (0,_core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__/* .printable */ .g$)(input('base-url'));
-    let saved;
-    try {
-        failOnRevokeError = (0,_core_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .parseFailOnRevokeError */ .VP)(input);
-        saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_10__/* .loadCredential */ .SS)((0,_core_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostKind */ .h)(input));
-        if (!saved) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
-            return;
-        }
-        const settings = (0,_core_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(input);
-        if (settings.baseUrl !== undefined)
-            baseUrl = settings.baseUrl;
-        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
-        await (0,_core_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .giveBackCredential */ .w_)(saved, {
-            settings,
-            service: () => {
-                if (settings.baseUrl === undefined) {
-                    throw new Error(`credential ${settings.kind} sends no request`);
-                }
-                warnIfStateMoved(stateBaseUrl, settings.baseUrl);
-                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_8__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
-            },
-            log: _publish_js__WEBPACK_IMPORTED_MODULE_7__/* .runnerLog */ .t1,
-            tempRoot: (0,_runner_temp_js__WEBPACK_IMPORTED_MODULE_9__/* .runnerTemp */ .X)()
-        });
-    }
-    catch (error) {
-        const reason = error instanceof _core_errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
-            ? error.message
-            : (0,_core_service_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
-        if (!saved) {
-            report(`Could not revoke what the main step saved: ${reason}`, failOnRevokeError);
-            return;
-        }
-        reportRevokeFailure(`Could not revoke ${(0,_core_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .describeCredential */ .t8)(saved)}: ${reason}`, saved, failOnRevokeError, clock);
-    }
-}
-function warnIfStateMoved(stateBaseUrl, baseUrl) {
-    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
-        return;
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`The saved state names the credential service at ${(0,_core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__/* .printable */ .g$)(stateBaseUrl)}, but input base-url is ${baseUrl}. ` +
-        'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
-}
-function reportRevokeFailure(message, saved, failOnRevokeError, clock) {
-    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-    if ((0,_core_service_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(expiresAt, clock.now())) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${message} It should already have expired at ${(0,_core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__/* .printable */ .g$)(expiresAt ?? '')}.`);
-        return;
-    }
-    report(`${message}${expiresAt ? ` It expires by itself at ${(0,_core_text_printable_js__WEBPACK_IMPORTED_MODULE_11__/* .printable */ .g$)(expiresAt, 40)}.` : ' Its expiry is unknown.'}`, failOnRevokeError);
-}
-function report(message, failOnRevokeError) {
-    if (failOnRevokeError)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
-    else
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
-}
-
-
-/***/ }),
-
-/***/ 510:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Mp: () => (/* binding */ publishObtained),
-/* harmony export */   QU: () => (/* binding */ maskSecrets),
-/* harmony export */   eq: () => (/* binding */ holdWrites),
-/* harmony export */   t1: () => (/* binding */ runnerLog)
-/* harmony export */ });
-/* unused harmony exports environmentFor, immediateWrites, appendSummaryTable */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _core_service_failures_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(759);
-
-
-
-const runnerLog = {
-    info: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(message),
-    notice: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(message),
-    warning: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message)
-};
-function maskSecrets(secrets) {
-    for (const secret of secrets)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(secret);
-}
-function environmentFor(obtained, prefix) {
-    return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
-}
-const immediateWrites = {
-    exportVariable: (name, value) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value),
-    setOutput: (name, value) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value),
-    summaryTable: (what, heading, columns, rows) => {
-        try {
-            appendSummaryTable(heading, columns, rows);
-        }
-        catch (error) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write ${what}: ${(0,_core_service_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
-        }
-    }
-};
-function holdWrites(target = immediateWrites) {
-    const held = [];
-    return {
-        exportVariable: (...args) => held.push(to => to.exportVariable(...args)),
-        setOutput: (...args) => held.push(to => to.setOutput(...args)),
-        summaryTable: (...args) => held.push(to => to.summaryTable(...args)),
-        flush: () => {
-            for (const write of held.splice(0))
-                write(target);
-        }
-    };
-}
-function publishObtained(obtained, settings, writes = immediateWrites) {
-    const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
-    for (const [name, value] of Object.entries(environment))
-        writes.exportVariable(name, value);
-    for (const [name, value] of Object.entries(obtained.outputs))
-        writes.setOutput(name, value);
-    writes.summaryTable('the job summary', 'Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
-    return Object.keys(environment);
-}
-function appendSummaryTable(heading, [first, second], rows) {
-    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
-    if (!summaryFile)
-        return;
-    const html = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z
-        .addHeading(heading, 3)
-        .addTable([
-        [
-            { data: first, header: true },
-            { data: second, header: true }
-        ],
-        ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
-    ])
-        .stringify();
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.emptyBuffer();
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(summaryFile, html);
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
-}
-
-
-/***/ }),
-
-/***/ 634:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   X: () => (/* binding */ runnerTemp)
-/* harmony export */ });
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(161);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
-
-function runnerTemp() {
-    return process.env.RUNNER_TEMP || (0,node_os__WEBPACK_IMPORTED_MODULE_0__.tmpdir)();
-}
-
-
-/***/ }),
-
-/***/ 57:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   s: () => (/* binding */ createService)
-/* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
-/* harmony import */ var _core_service_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(25);
-
-
-function createService(baseUrl, http, clock) {
-    return new _core_service_client_js__WEBPACK_IMPORTED_MODULE_1__/* .CredentialService */ .fA({
-        baseUrl,
-        maxAttempts: http.maxAttempts,
-        timeoutSeconds: http.timeoutSeconds,
-        sleep: clock.sleep,
-        random: clock.random,
-        now: clock.now,
-        onRetry: ({ attempt, maxAttempts, delayMs, error }) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
-            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
-    });
-}
-
-
-/***/ }),
-
-/***/ 592:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Lc: () => (/* binding */ loadTunnel),
-/* harmony export */   SS: () => (/* binding */ loadCredential),
-/* harmony export */   UM: () => (/* binding */ markMainStarted),
-/* harmony export */   Y_: () => (/* binding */ saveTunnel),
-/* harmony export */   eO: () => (/* binding */ clearTunnel),
-/* harmony export */   n4: () => (/* binding */ clearCredential),
-/* harmony export */   p7: () => (/* binding */ hasSavedCredential),
-/* harmony export */   pq: () => (/* binding */ isPostStep),
-/* harmony export */   xg: () => (/* binding */ saveCredential)
-/* harmony export */ });
-/* unused harmony export readSavedCredential */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
-/* harmony import */ var _core_service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
-/* harmony import */ var _core_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(275);
-
-
 
 const POST_MARKER = 'isPost';
-const CREDENTIAL = 'credential';
 function isPostStep() {
     return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(POST_MARKER) === 'true';
 }
 function markMainStarted() {
     _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(POST_MARKER, 'true');
-}
-function saveCredential(saved) {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, JSON.stringify(saved));
-}
-function clearCredential() {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, '');
-}
-function hasSavedCredential() {
-    return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(CREDENTIAL) !== '';
-}
-function loadCredential(kind) {
-    const raw = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(CREDENTIAL);
-    if (!raw)
-        return undefined;
-    try {
-        return readSavedCredential(kind, JSON.parse(raw));
-    }
-    catch {
-        return undefined;
-    }
-}
-function readSavedCredential(kind, value) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return undefined;
-    const saved = value;
-    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
-    const identifier = (field) => (0,_core_service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isCleanIdentifier */ .VS)(saved[field]) ? saved[field] : undefined;
-    const common = {
-        ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
-        ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
-        ...(saved.rejected === true && { rejected: true })
-    };
-    const tunnelUser = identifier('tunnelUser');
-    switch (kind) {
-        case 'cicd':
-        case 'free':
-            return tunnelUser ? { kind, tunnelUser, ...common } : undefined;
-        case 'existing':
-            return tunnelUser ? { kind, tunnelUser } : undefined;
-        case 'ssh-key': {
-            const keyId = identifier('keyId');
-            const fingerprint = identifier('fingerprint');
-            const keyName = identifier('keyName');
-            const keyFolder = text('keyFolder');
-            const keyFolderId = text('keyFolderId');
-            if (!fingerprint)
-                return undefined;
-            return {
-                kind,
-                fingerprint,
-                ...(keyId && { keyId }),
-                ...(keyName && { keyName }),
-                ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
-                ...(keyFolder && { keyFolder }),
-                ...(keyFolderId && { keyFolderId }),
-                ...common
-            };
-        }
-    }
-}
-const TUNNEL = 'tunnel';
-function saveTunnel(saved) {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(TUNNEL, JSON.stringify(saved));
-}
-function clearTunnel() {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(TUNNEL, '');
-}
-function loadTunnel() {
-    const raw = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(TUNNEL);
-    if (!raw)
-        return undefined;
-    try {
-        const saved = JSON.parse(raw);
-        const { pid, dir, dirId, startTime } = saved;
-        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
-            return undefined;
-        if (typeof dir !== 'string' || !(0,_core_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .isTunnelDir */ ._1)(dir, (0,_core_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelRoot */ .DE)()))
-            return undefined;
-        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
-        return {
-            pid,
-            dir,
-            ...(text(dirId) && { dirId: text(dirId) }),
-            ...(text(startTime) && { startTime: text(startTime) }),
-            started: saved.started === true
-        };
-    }
-    catch {
-        return undefined;
-    }
 }
 
 
@@ -3109,13 +3298,6 @@ module.exports = require("node:fs");
 /***/ ((module) => {
 
 module.exports = require("node:net");
-
-/***/ }),
-
-/***/ 161:
-/***/ ((module) => {
-
-module.exports = require("node:os");
 
 /***/ }),
 

@@ -21435,17 +21435,36 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 583:
+/***/ 136:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = require("node:fs");
+;// CONCATENATED MODULE: ./core/expiry.ts
+
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
+}
+function expiryNote(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : '';
+}
+
+;// CONCATENATED MODULE: ./core/text/workflow-command.ts
+const LEGACY_COMMAND_MARKER = '##[';
+function holdsCommandMarker(value) {
+    return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
+}
+
 ;// CONCATENATED MODULE: ./core/text/printable.ts
+
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function printable_hasUnsafeCharacter(value) {
+function hasUnsafeCharacter(value) {
     if (PRINTABLE_ASCII.test(value))
         return value.includes(' ');
     return /[\s\p{Cc}\p{Cf}]/u.test(value);
@@ -21456,14 +21475,13 @@ function hasControlCharacter(value) {
 function hasLineBreak(value) {
     return /[\r\n\u0085\u2028\u2029]/.test(value);
 }
-function printable_isWellFormed(value) {
+function isWellFormed(value) {
     return value.isWellFormed();
 }
-const LEGACY_COMMAND = /##\[/g;
-function printable(value, max = 200) {
+function printable_printable(value, max = 200) {
     const escaped = (PRINTABLE_ASCII.test(value)
         ? value
-        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replace(LEGACY_COMMAND, '\\u0023#[');
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replaceAll(LEGACY_COMMAND_MARKER, '\\u0023#[');
     if (escaped.length <= max)
         return escaped;
     const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
@@ -21476,7 +21494,7 @@ function cleanText(value, max) {
         : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
         .replace(/\s+/g, ' ')
         .trim();
-    return printable(flat, max);
+    return printable_printable(flat, max);
 }
 const CREDENTIAL_SHAPED = [
     /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
@@ -21542,337 +21560,11 @@ function serveForwarded(details, accept, reject, context) {
 
 ;// CONCATENATED MODULE: external "node:crypto"
 const external_node_crypto_namespaceObject = require("node:crypto");
-;// CONCATENATED MODULE: ./core/errors.ts
-class errors_ActionError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ActionError';
-    }
-}
+;// CONCATENATED MODULE: ./core/text/fingerprint.ts
 
-;// CONCATENATED MODULE: ./core/service/credential.ts
-
-
-
-const DEFAULT_TUNNEL_PORT = 2223;
-const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-const WORKFLOW_COMMAND_MARKER = /##\[|::/;
-function secretsIn(raw) {
-    if (!isObject(raw))
-        return [];
-    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
+function fingerprintOf(blob) {
+    return `SHA256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
-function issuedCredential(raw) {
-    if (!isObject(raw))
-        return undefined;
-    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    if (typeof tunnelUser !== 'string' || tunnelUser === '')
-        return undefined;
-    const nameable = !holdsSecret(tunnelUser, secretsIn(raw));
-    return { tunnelUser, nameable, savable: nameable && isCleanIdentifier(tunnelUser) };
-}
-function parseCredential(raw, flavour, overrides = {}) {
-    if (!isObject(raw)) {
-        throw invalid('the body is not a JSON object');
-    }
-    const token = raw.token ?? raw.tunnel_client_secret;
-    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    checkSecretLike(token, 'token');
-    const secrets = secretsIn(raw);
-    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
-    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
-    checkIdentifier(clientId, 'client_id', secrets);
-    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
-    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
-        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
-    }
-    if (typeof tunnelHost !== 'string' || !credential_isBareHost(tunnelHost)) {
-        throw invalid('tunnel_host is not a bare hostname or IP address');
-    }
-    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
-    const portDefaulted = rawPort === undefined || rawPort === null;
-    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
-    const expiresAt = optional(raw.expires_at, 'expires_at', isIsoTime, 'an ISO 8601 time');
-    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
-    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
-    return {
-        flavour,
-        token: token,
-        tunnelUser: tunnelUser,
-        clientId: clientId,
-        tunnelHost,
-        tunnelPort,
-        portDefaulted,
-        ...(expiresAt !== undefined && { expiresAt }),
-        ...(ttlMinutes !== undefined && { ttlMinutes }),
-        ...(projectSlug !== undefined && { projectSlug })
-    };
-}
-function credential_isBareHost(value) {
-    if (isIP(value) !== 0)
-        return true;
-    return HOSTNAME_PATTERN.test(value);
-}
-function hasExpired(expiresAt, nowMs) {
-    if (!expiresAt)
-        return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at <= nowMs;
-}
-function checkSecretLike(value, field) {
-    const problem = secretLikeProblem(value);
-    if (problem !== undefined)
-        throw invalid(`${field} ${problem}`);
-}
-function checkIdentifier(value, field, secrets) {
-    checkSecretLike(value, field);
-    if (holdsSecret(value, secrets))
-        throw invalid(`${field} holds the token, or a long piece of it`);
-    if (WORKFLOW_COMMAND_MARKER.test(value)) {
-        throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
-    }
-}
-function holdsSecret(value, secrets) {
-    return secrets.some(secret => value.includes(secret) ||
-        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
-}
-function shareRun(a, b, length) {
-    if (a.length < length || b.length < length)
-        return false;
-    const starts = new Map();
-    forEachWindow(b, length, (hash, start) => {
-        const list = starts.get(hash);
-        if (list)
-            list.push(start);
-        else
-            starts.set(hash, [start]);
-        return false;
-    });
-    return forEachWindow(a, length, (hash, start) => {
-        const piece = a.slice(start, start + length);
-        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
-    });
-}
-function forEachWindow(text, length, visit) {
-    const base = 257;
-    let highest = 1;
-    for (let i = 1; i < length; i++)
-        highest = Math.imul(highest, base);
-    let hash = 0;
-    for (let i = 0; i < text.length; i++) {
-        if (i >= length)
-            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
-        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
-        if (i >= length - 1 && visit(hash, i - length + 1))
-            return true;
-    }
-    return false;
-}
-function isCleanIdentifier(value) {
-    return secretLikeProblem(value) === undefined;
-}
-function secretLikeProblem(value) {
-    if (value === undefined || value === null || value === '')
-        return 'is missing';
-    if (typeof value !== 'string')
-        return 'is not a string';
-    if (hasUnsafeCharacter(value))
-        return 'holds whitespace or control characters';
-    if (!isWellFormed(value))
-        return 'is not well-formed Unicode';
-    return undefined;
-}
-function parsePort(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d{1,5}$/.test(value)
-            ? Number(value)
-            : NaN;
-    if (!Number.isInteger(number) || number < 1 || number > 65535) {
-        throw invalid('tunnel_port is not a whole number from 1 to 65535');
-    }
-    return number;
-}
-function optional(value, field, check, expected) {
-    if (value === undefined || value === null)
-        return undefined;
-    if (!check(value))
-        throw invalid(`${field} is not ${expected}`);
-    return value;
-}
-function isIsoTime(value) {
-    return (typeof value === 'string' && ISO_8601_PATTERN.test(value) && Number.isFinite(Date.parse(value)));
-}
-function isPositiveInteger(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-function isSafeText(value) {
-    return (typeof value === 'string' &&
-        value.length <= 200 &&
-        !hasUnsafeCharacter(value) &&
-        isWellFormed(value));
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function invalid(what) {
-    return new ActionError(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
-        'Check that base-url points at the credential service; if it does, report this to the service operator.');
-}
-
-;// CONCATENATED MODULE: ./core/settings/expose.ts
-
-
-
-
-
-const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
-const DEFAULT_ENTRY_NAME = 'app';
-const DEFAULT_TARGET_HOST = 'localhost';
-const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const PLACEHOLDERS = (/* unused pure expression or super */ null && (['name', 'user', 'host', 'port']));
-function parseExpose(raw) {
-    const texts = raw
-        .split(/[\n,]/)
-        .map(text => text.trim())
-        .filter(text => text !== '');
-    const entries = texts.map(text => parseEntry(text, texts.length));
-    const seen = new Set();
-    for (const entry of entries) {
-        if (seen.has(entry.name)) {
-            throw new ActionError(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
-        }
-        seen.add(entry.name);
-    }
-    return entries;
-}
-function parseEntry(text, count) {
-    const equals = text.indexOf('=');
-    if (equals === -1) {
-        if (/^\d+$/.test(text) && count > 1) {
-            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
-        }
-        if (!/^\d+$/.test(text)) {
-            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
-        }
-        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: expose_parsePort(text, text) };
-    }
-    const name = text.slice(0, equals).trim();
-    const target = text.slice(equals + 1).trim();
-    if (!NAME_PATTERN.test(name)) {
-        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
-    }
-    return { name, ...parseTarget(target, text) };
-}
-function parseTarget(target, entry) {
-    if (/^\d+$/.test(target))
-        return { host: DEFAULT_TARGET_HOST, port: expose_parsePort(target, entry) };
-    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
-    if (bracketed) {
-        if (isIP(bracketed[1]) !== 6) {
-            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
-        }
-        return { host: bracketed[1], port: expose_parsePort(bracketed[2], entry) };
-    }
-    const colon = target.lastIndexOf(':');
-    const host = colon === -1 ? '' : target.slice(0, colon);
-    const port = colon === -1 ? '' : target.slice(colon + 1);
-    if (!host || !/^\d+$/.test(port)) {
-        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
-    }
-    if (isIP(host) === 6) {
-        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
-    }
-    if (!isBareHost(host)) {
-        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
-    }
-    return { host, port: expose_parsePort(port, entry) };
-}
-function expose_parsePort(text, entry) {
-    const port = Number(text);
-    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
-        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
-    }
-    return port;
-}
-function entryError(entry, needs) {
-    return new ActionError(`Input expose has the entry ${quote(entry)}: ${needs}.`);
-}
-function parseUrlTemplate(raw) {
-    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
-    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
-        if (!PLACEHOLDERS.includes(inner)) {
-            throw new ActionError(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
-        }
-    }
-    if (template.includes('##[')) {
-        throw new ActionError(`Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
-    }
-    const sample = formatUrl(template, {
-        name: 'app',
-        user: 'user',
-        host: 'tunnel.example',
-        port: 22
-    });
-    if (sample === undefined) {
-        throw new ActionError(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
-    }
-    return template;
-}
-function formatUrl(template, values) {
-    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if (hasUnsafeCharacter(text))
-        return undefined;
-    try {
-        const url = new URL(text);
-        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function parseHostKeyPins(raw) {
-    const pins = [];
-    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
-        if (line === '' || line.startsWith('#'))
-            continue;
-        const pin = line.startsWith('SHA256:')
-            ? { fingerprint: parseFingerprint(line) }
-            : parseKnownHostsLine(line);
-        const same = pins.find(known => known.fingerprint === pin.fingerprint);
-        if (same === undefined)
-            pins.push(pin);
-        else
-            same.keyType ??= pin.keyType;
-    }
-    return pins;
-}
-function parseFingerprint(line) {
-    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
-        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
-    }
-    return line.replace(/=$/, '');
-}
-function parseKnownHostsLine(line) {
-    const fields = line.split(/\s+/);
-    if (fields[0].startsWith('@')) {
-        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
-    }
-    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
-    const type = fields[typeAt];
-    const encoded = fields[typeAt + 1];
-    if (typeAt === -1 || encoded === undefined) {
-        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
-    }
-    const blob = Buffer.from(encoded, 'base64');
-    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        keyTypeOf(blob) !== type) {
-        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
-    }
-    return { fingerprint: fingerprintOf(blob), keyType: type };
-}
-const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
 function keyTypeOf(blob) {
     if (blob.length < 4)
         return undefined;
@@ -21880,22 +21572,6 @@ function keyTypeOf(blob) {
     return length > 0 && 4 + length <= blob.length
         ? blob.subarray(4, 4 + length).toString('latin1')
         : undefined;
-}
-function fingerprintOf(blob) {
-    return `SHA256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-function pinError(line, needs) {
-    return new ActionError(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
-}
-function readTunnelSettings(input) {
-    const urlTemplate = parseUrlTemplate(input('url-template'));
-    const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'));
-    const entries = parseExpose(input('expose'));
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
-}
-function quote(value) {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/host-keys.ts
@@ -22048,9 +21724,31 @@ class LocalErrorSummary {
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/io.ts
 const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = require("node:path");
+;// CONCATENATED MODULE: ./core/tunnel/protocol.ts
+
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelFiles(dir) {
+    return {
+        logPath: join(dir, 'tunnel.log'),
+        statsPath: join(dir, 'stats.json'),
+        stopPath: join(dir, 'stop')
+    };
+}
+const HEARTBEAT_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+const STOP_FILE_CHECK_MS = 250;
+const LONGEST_RECONNECT_DELAY_MS = 30_000;
+const RECONNECT_JITTER = 0.25;
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
+function readyWaitMs(attemptTimeoutMs, maxAttempts) {
+    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/record.ts
 
-const HEARTBEAT_MS = 5_000;
+
 class KeeperRecord {
     path;
     now;
@@ -22128,13 +21826,14 @@ function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now 
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/reconnect.ts
+
 const LOGINS_PER_MINUTE = 6;
 const MINUTE_MS = 60_000;
 const STABLE_AFTER_MS = 60_000;
 const REFUSALS_BEFORE_GIVING_UP = 4;
 function reconnectDelayMs(step, random) {
-    const base = Math.min(30_000, 1_000 * 2 ** Math.min(step - 1, 5));
-    return Math.round(base * (0.75 + random() * 0.5));
+    const base = Math.min(LONGEST_RECONNECT_DELAY_MS, 1_000 * 2 ** Math.min(step - 1, 5));
+    return Math.round(base * (1 - RECONNECT_JITTER + random() * 2 * RECONNECT_JITTER));
 }
 class ConnectPacing {
     now;
@@ -22457,7 +22156,7 @@ async function requestForwards(client, context) {
 
 
 
-const TICK_MS = 250;
+const TICK_MS = STOP_FILE_CHECK_MS;
 class Keeper {
     config;
     io;
@@ -22560,7 +22259,9 @@ class Keeper {
             attempt: () => this.attempt(),
             sleep: ms => this.sleep(ms),
             stopping: () => this.stopping,
-            expired: () => this.hasExpired() ? `the credential expired at ${this.config.expiresAt}` : undefined,
+            expired: () => hasExpired(this.config.expiresAt, this.io.now())
+                ? `the credential expired at ${this.config.expiresAt}`
+                : undefined,
             log: message => this.log(message),
             user: this.config.user,
             maxAttempts: this.config.maxAttempts
@@ -22635,12 +22336,6 @@ class Keeper {
             this.sinceCollect = 0;
             this.io.collectYoung?.();
         }
-    }
-    hasExpired() {
-        if (this.config.expiresAt === undefined)
-            return false;
-        const at = Date.parse(this.config.expiresAt);
-        return Number.isFinite(at) && at <= this.io.now();
     }
     sleep(ms) {
         return new Promise(resolve => {
@@ -22927,7 +22622,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(583)
+__nccwpck_require__(136)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 722;
-exports.ids = [722];
+exports.id = 4;
+exports.ids = [4];
 exports.modules = {
 
-/***/ 722:
+/***/ 4:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -11,29 +11,20 @@ __webpack_require__.r(__webpack_exports__);
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
-  bundledKeeper: () => (/* binding */ bundledKeeper),
-  closeTunnel: () => (/* binding */ closeTunnel),
-  prepareTunnel: () => (/* binding */ prepareTunnel)
+  prepareTunnel: () => (/* reexport */ prepareTunnel),
+  stopSavedTunnel: () => (/* reexport */ stopSavedTunnel)
 });
 
-// EXTERNAL MODULE: ../../main/node_modules/@actions/core/lib/core.js + 12 modules
-var core = __webpack_require__(215);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __webpack_require__(882);
-// EXTERNAL MODULE: ./core/service/failures.ts + 1 modules
-var failures = __webpack_require__(759);
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __webpack_require__(46);
-// EXTERNAL MODULE: ./github/state.ts
-var state = __webpack_require__(592);
-// EXTERNAL MODULE: ./core/tunnel/files.ts
-var tunnel_files = __webpack_require__(275);
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __webpack_require__(31);
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(421);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(24);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
 var owned_dir = __webpack_require__(6);
 ;// CONCATENATED MODULE: ./core/tunnel/identity.ts
@@ -70,7 +61,7 @@ function lookUpWithPs(pid) {
         output = (0,external_node_child_process_.execFileSync)('ps', ['-ww', '-o', 'stat=,lstart=,args=', '-p', String(pid)], {
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
-            env: { ...process.env, LC_ALL: 'C' }
+            env: { LC_ALL: 'C' }
         });
     }
     catch (error) {
@@ -97,6 +88,35 @@ function isKeeper(look, startTime, dir) {
     return look.state === 'running' && look.startTime === startTime && look.args.endsWith(` ${dir}`);
 }
 
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __webpack_require__(46);
+;// CONCATENATED MODULE: ./core/tunnel/start-failure.ts
+
+function describeStartFailure(outcome, logPath) {
+    if (outcome.type === 'ready')
+        return 'The tunnel started.';
+    const detail = (0,printable/* printable */.g$)(outcome.detail, 400);
+    if (outcome.type === 'died') {
+        return `The tunnel did not start: ${detail}. Its log is ${logPath}; please report this with the log if it recurs.`;
+    }
+    switch (outcome.cause) {
+        case 'host-key':
+            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update tunnel-host-key; if not, something between the runner and the server may be intercepting the connection.`;
+        case 'auth':
+            return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
+        case 'forward':
+            return `The tunnel did not start: ${detail}. The name may be taken by another tunnel of this user, or the server limits how many forwards one tunnel user holds. Choose another name in expose, or expose fewer entries.`;
+        case 'timeout':
+            return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`;
+        case 'connect':
+            return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
+        case 'record':
+            return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`;
+    }
+}
+
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __webpack_require__(102);
 ;// CONCATENATED MODULE: ./core/tunnel/launch.ts
 
 
@@ -106,45 +126,21 @@ function isKeeper(look, startTime, dir) {
 
 
 
-const KEPT_VARIABLES = new Set([
-    'PATH',
-    'HOME',
-    'USERPROFILE',
-    'TEMP',
-    'TMP',
-    'TMPDIR',
-    'SYSTEMROOT',
-    'WINDIR',
-    'LANG',
-    'RUNNER_TRACKING_ID'
-]);
-function keeperEnvironment(env) {
-    const kept = {};
-    for (const [name, value] of Object.entries(env)) {
-        if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase()))
-            kept[name] = value;
-    }
-    return kept;
-}
 const KEEPER_NODE_FLAGS = ['--max-semi-space-size=1', '--expose-gc'];
-const BETWEEN_ATTEMPTS_MS = 30_000 * 1.25 + 1_000;
-function readyWaitMs(attemptTimeoutMs, maxAttempts) {
-    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
-}
 function launchKeeper(options) {
-    const dir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(options.runnerTemp, tunnel_files/* TUNNEL_DIR_PREFIX */.SS));
-    const paths = (0,tunnel_files/* tunnelFiles */.yJ)(dir);
+    const dir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(options.tempRoot, protocol/* TUNNEL_DIR_PREFIX */.SS));
+    const paths = (0,protocol/* tunnelFiles */.yJ)(dir);
     let child;
     let dirId;
     try {
-        dirId = (0,owned_dir/* directoryId */.V)(dir);
+        dirId = (0,owned_dir/* directoryId */.Vy)(dir);
         const log = (0,external_node_fs_.openSync)(paths.logPath, 'a');
         try {
-            child = (0,external_node_child_process_.spawn)(process.execPath, [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.keeperPath, dir], {
+            child = (0,external_node_child_process_.spawn)(process.execPath, [...KEEPER_NODE_FLAGS, ...(options.execArgv ?? []), options.scriptPath, dir], {
                 detached: true,
                 windowsHide: true,
                 stdio: ['ignore', log, log, 'ipc'],
-                env: keeperEnvironment(process.env)
+                env: options.environment
             });
         }
         finally {
@@ -183,9 +179,9 @@ function launchKeeper(options) {
         },
         async start(config) {
             if (used)
-                throw new Error('this tunnel process was already started or abandoned');
+                throw new Error('this tunnel process was already started or stopped');
             used = true;
-            const waitMs = readyWaitMs(config.attemptTimeoutMs, config.maxAttempts);
+            const waitMs = (0,protocol/* readyWaitMs */.J4)(config.attemptTimeoutMs, config.maxAttempts);
             let timer;
             const outcome = await Promise.race([
                 ended,
@@ -210,9 +206,9 @@ function launchKeeper(options) {
                 return { pid, dir, ...paths, fingerprint: outcome.fingerprint };
             }
             await killAndWait(launched);
-            throw new errors/* ActionError */.l(describeStartFailure(outcome, paths.logPath));
+            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, paths.logPath));
         },
-        async abandon() {
+        async stopUnused() {
             if (used)
                 return;
             used = true;
@@ -222,9 +218,9 @@ function launchKeeper(options) {
     };
 }
 function removeTunnelDir(dir, dirId) {
-    if (dirId !== undefined && !(0,owned_dir/* checkOwnDirectory */.I)(dir, dirId).ours)
+    if (dirId !== undefined && !(0,owned_dir/* checkOwnDirectory */.Ih)(dir, dirId).ours)
         return;
-    const { logPath, statsPath, stopPath } = (0,tunnel_files/* tunnelFiles */.yJ)(dir);
+    const { logPath, statsPath, stopPath } = (0,protocol/* tunnelFiles */.yJ)(dir);
     try {
         for (const file of [logPath, statsPath, `${statsPath}.tmp`, stopPath])
             (0,external_node_fs_.rmSync)(file, { force: true });
@@ -245,28 +241,76 @@ function killAndWait(child) {
         child.kill('SIGKILL');
     });
 }
-function describeStartFailure(outcome, logPath) {
-    if (outcome.type === 'ready')
-        return 'The tunnel started.';
-    const detail = (0,printable/* printable */.g$)(outcome.detail, 400);
-    if (outcome.type === 'died') {
-        return `The tunnel did not start: ${detail}. Its log is ${logPath}; please report this with the log if it recurs.`;
+
+// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
+var saved_tunnel = __webpack_require__(745);
+// EXTERNAL MODULE: ./core/tunnel/urls.ts
+var tunnel_urls = __webpack_require__(364);
+;// CONCATENATED MODULE: ./core/tunnel/open.ts
+
+
+
+
+
+function prepareTunnel(tunnel, host) {
+    let keeper;
+    try {
+        keeper = launchKeeper({ ...host.tunnelProcess(), tempRoot: host.tempRoot });
     }
-    switch (outcome.cause) {
-        case 'host-key':
-            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update tunnel-host-key; if not, something between the runner and the server may be intercepting the connection.`;
-        case 'auth':
-            return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
-        case 'forward':
-            return `The tunnel did not start: ${detail}. The name may be taken by another tunnel of this user, or the server limits how many forwards one tunnel user holds. Choose another name in expose, or expose fewer entries.`;
-        case 'timeout':
-            return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`;
-        case 'connect':
-            return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
-        case 'record':
-            return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`;
+    catch (error) {
+        throw new errors/* ExplainedError */.h(`Could not start the tunnel process: ${(0,describe_error/* describeUnexpected */.V)(error)}. ` +
+            'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.');
     }
+    if (keeper.saved)
+        (0,saved_tunnel/* saveTunnel */.Y_)(host.state, keeper.saved);
+    return {
+        open: (login, settings, writes) => openTunnel(login, settings, tunnel, keeper, writes, host),
+        stopUnused: async () => {
+            await keeper.stopUnused();
+            if (!keeper.ready)
+                (0,saved_tunnel/* clearTunnel */.eO)(host.state);
+        }
+    };
 }
+async function openTunnel(login, settings, tunnel, keeper, writes, { log, state }) {
+    const urls = (0,tunnel_urls/* urlsFor */.s2)(tunnel, (0,tunnel_urls/* targetOf */.$r)(login));
+    const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ');
+    log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`);
+    const started = await keeper.start({
+        host: login.host,
+        port: login.port,
+        user: login.user,
+        ...(login.secret.type === 'password'
+            ? { token: login.secret.token }
+            : { privateKeyPath: login.secret.path }),
+        entries: tunnel.entries,
+        hostKeyPins: tunnel.hostKeyPins,
+        ...(login.expiresAt && { expiresAt: login.expiresAt }),
+        attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
+        maxAttempts: settings.http.maxAttempts
+    });
+    if (keeper.saved)
+        (0,saved_tunnel/* saveTunnel */.Y_)(state, { ...keeper.saved, started: true });
+    if (tunnel.hostKeyPins.length === 0) {
+        log.notice(`The tunnel server's host key is ${started.fingerprint}; it was accepted because tunnel-host-key is empty. ` +
+            `To refuse any other key, set tunnel-host-key: ${started.fingerprint}`);
+    }
+    for (const [name, url] of Object.entries(urls))
+        log.info(`Exposed ${name}: ${url}`);
+    log.info(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`);
+    if (login.kind === 'free') {
+        log.info('The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
+            `${login.expiresAt ? `, at ${login.expiresAt}` : ''}.`);
+    }
+    const first = Object.values(urls)[0];
+    writes.setOutput('url', first);
+    writes.setOutput('urls', JSON.stringify(urls));
+    if (settings.exportEnv)
+        writes.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first);
+    writes.summaryTable('the tunnel URLs to the job summary', 'Tunnel URLs', ['Name', 'URL'], Object.entries(urls));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/stats-line.ts
 function formatStatsLine(stats, endedAtMs) {
     const uptime = formatDuration(endedAtMs - Date.parse(stats.readyAt ?? stats.startedAt));
     const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -300,9 +344,9 @@ function formatBytes(bytes) {
 
 
 async function stopTunnel(saved, options = {}) {
-    const { graceMs = 5_000, now = Date.now, sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms)), lookUp = lookUpProcess, signal = (pid, name) => process.kill(pid, name) } = options;
-    const files = (0,tunnel_files/* tunnelFiles */.yJ)(saved.dir);
-    const dir = (0,owned_dir/* checkOwnDirectory */.I)(saved.dir, saved.dirId);
+    const { graceMs = protocol/* STOP_GRACE_MS */.Ts, now = Date.now, sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms)), lookUp = lookUpProcess, signal = (pid, name) => process.kill(pid, name) } = options;
+    const files = (0,protocol/* tunnelFiles */.yJ)(saved.dir);
+    const dir = (0,owned_dir/* checkOwnDirectory */.Ih)(saved.dir, saved.dirId);
     const readRecord = () => (dir.ours ? readStats(files.statsPath, saved.pid) : undefined);
     const before = readRecord();
     const look = lookUp(saved.pid);
@@ -412,108 +456,46 @@ function isProcessAlive(pid) {
     }
 }
 
-// EXTERNAL MODULE: ./core/tunnel/urls.ts
-var tunnel_urls = __webpack_require__(364);
-;// CONCATENATED MODULE: ./github/tunnel-steps.ts
+;// CONCATENATED MODULE: ./core/tunnel/stop-saved.ts
 
 
 
 
 
 
-
-
-
-
-function bundledKeeper() {
-    return { keeperPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs') };
-}
-function prepareTunnel(tunnel, launch = bundledKeeper()) {
-    let keeper;
-    try {
-        keeper = launchKeeper({ ...launch, runnerTemp: (0,tunnel_files/* tunnelRoot */.DE)() });
-    }
-    catch (error) {
-        throw new errors/* ActionError */.l(`Could not start the tunnel process: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
-            'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.');
-    }
-    if (keeper.saved)
-        (0,state/* saveTunnel */.Y_)(keeper.saved);
-    return {
-        open: (login, settings, writes) => openTunnel(login, settings, tunnel, keeper, writes),
-        abandon: async () => {
-            await keeper.abandon();
-            if (!keeper.ready)
-                (0,state/* clearTunnel */.eO)();
-        }
-    };
-}
-async function openTunnel(login, settings, tunnel, keeper, writes) {
-    const urls = (0,tunnel_urls/* urlsFor */.s2)(tunnel, (0,tunnel_urls/* targetOf */.$r)(login));
-    const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ');
-    core/* info */.pq(`Opening the tunnel to ${login.host}:${login.port} for ${names}`);
-    const started = await keeper.start({
-        host: login.host,
-        port: login.port,
-        user: login.user,
-        ...(login.secret.type === 'password'
-            ? { token: login.secret.token }
-            : { privateKeyPath: login.secret.path }),
-        entries: tunnel.entries,
-        hostKeyPins: tunnel.hostKeyPins,
-        ...(login.expiresAt && { expiresAt: login.expiresAt }),
-        attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
-        maxAttempts: settings.http.maxAttempts
-    });
-    if (keeper.saved)
-        (0,state/* saveTunnel */.Y_)({ ...keeper.saved, started: true });
-    if (tunnel.hostKeyPins.length === 0) {
-        core/* notice */.lm(`The tunnel server's host key is ${started.fingerprint}; it was accepted because tunnel-host-key is empty. ` +
-            `To refuse any other key, set tunnel-host-key: ${started.fingerprint}`);
-    }
-    for (const [name, url] of Object.entries(urls))
-        core/* info */.pq(`Exposed ${name}: ${url}`);
-    core/* info */.pq(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`);
-    if (login.kind === 'free') {
-        core/* info */.pq('The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
-            `${login.expiresAt ? `, at ${login.expiresAt}` : ''}.`);
-    }
-    const first = Object.values(urls)[0];
-    writes.setOutput('url', first);
-    writes.setOutput('urls', JSON.stringify(urls));
-    if (settings.exportEnv)
-        writes.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first);
-    writes.summaryTable('the tunnel URLs to the job summary', 'Tunnel URLs', ['Name', 'URL'], Object.entries(urls));
-}
-async function closeTunnel(options = {}) {
-    const saved = (0,state/* loadTunnel */.Lc)();
+async function stopSavedTunnel({ state, tempRoot, log, clock }, options = {}) {
+    const saved = (0,saved_tunnel/* loadTunnel */.Lc)(state, tempRoot);
     if (saved === undefined)
         return;
     try {
         const result = await stopTunnel(saved, options);
         if (result.died) {
-            core/* warning */.$e(`The tunnel process ended during the job, at ${(0,printable/* printable */.g$)(result.died.at, 60)}: ${(0,printable/* printable */.g$)(result.died.reason, 300)}. Its log is ${(0,tunnel_files/* tunnelFiles */.yJ)(saved.dir).logPath}.`);
+            log.warning(`The tunnel process ended during the job, at ${(0,printable/* printable */.g$)(result.died.at, 60)}: ${(0,printable/* printable */.g$)(result.died.reason, 300)}. Its log is ${(0,protocol/* tunnelFiles */.yJ)(saved.dir).logPath}.`);
         }
         if (result.recordMissing) {
-            core/* warning */.$e(`The tunnel process ${saved.pid} was stopped, but its directory ${saved.dir} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
+            log.warning(`The tunnel process ${saved.pid} was stopped, but its directory ${saved.dir} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
                 'Check whether a step of the job deletes or replaces files in RUNNER_TEMP.');
         }
         if (result.unproven) {
-            core/* warning */.$e(`The tunnel process ${saved.pid} was asked to stop but not made to: ${result.unproven}, so no signal was sent in case the pid now belongs to another process. ` +
+            log.warning(`The tunnel process ${saved.pid} was asked to stop but not made to: ${result.unproven}, so no signal was sent in case the pid now belongs to another process. ` +
                 'If the tunnel URL still answers, end the process by hand; on a hosted runner the job end does it.');
         }
         if (result.killed) {
-            core/* warning */.$e(`The tunnel process ${saved.pid} did not stop within 5 s of being asked, so it was killed.`);
+            log.warning(`The tunnel process ${saved.pid} did not stop within 5 s of being asked, so it was killed.`);
         }
         if (result.stats) {
-            const endedAt = result.stats.endedAt ? Date.parse(result.stats.endedAt) : Date.now();
-            core/* info */.pq(formatStatsLine(result.stats, endedAt));
+            const endedAt = result.stats.endedAt ? Date.parse(result.stats.endedAt) : clock.now();
+            log.info(formatStatsLine(result.stats, endedAt));
         }
     }
     catch (error) {
-        core/* warning */.$e(`Could not stop the tunnel process ${saved.pid}: ${(0,failures/* describeUnexpected */.V)(error)}`);
+        log.warning(`Could not stop the tunnel process ${saved.pid}: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
     }
 }
+
+;// CONCATENATED MODULE: ./core/tunnel/on-demand.ts
+
+
 
 
 /***/ })
