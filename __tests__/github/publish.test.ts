@@ -3,7 +3,7 @@
  * what happens when it cannot.
  */
 import type { Credential } from '../../src/core/service/credential.js'
-import type { CommonSettings } from '../../src/core/settings/inputs.js'
+import type { CommonSettings } from '../../src/core/settings/types.js'
 import { tokenObtained } from '../../src/core/kinds/token.js'
 import { holdWrites, publishObtained } from '../../src/core/step-writes.js'
 import { githubHost } from '../../src/github/host.js'
@@ -14,7 +14,6 @@ const TOKEN = `tok_${'5eed'.repeat(12)}`
 const obtained = (tunnelUser: string) =>
   tokenObtained(
     {
-      flavour: 'cicd',
       token: TOKEN,
       tunnelUser,
       clientId: 'client-1',
@@ -23,6 +22,7 @@ const obtained = (tunnelUser: string) =>
       portDefaulted: false,
       expiresAt: '2026-11-23T11:00:00Z'
     } satisfies Credential,
+    { kind: 'cicd', label: 'cicd', verb: 'Provisioned' },
     { project: 'web-shop' }
   )
 
@@ -39,7 +39,8 @@ const settings: CommonSettings = {
   failOnRevokeError: false,
   envPrefix: 'SVC',
   exportEnv: true,
-  http: { maxAttempts: 1, timeoutSeconds: 5 }
+  http: { maxAttempts: 1, timeoutSeconds: 5 },
+  optionLabel: name => `input ${name}`
 }
 
 it('writes one table per credential, not the tables of earlier calls again', async () => {

@@ -8,7 +8,7 @@ import { obtainCredential } from './kinds/registry.js'
 import { clearCredential, saveCredential } from './saved-credential.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
-import { readMainSettings } from './settings/inputs.js'
+import { readMainSettings } from './settings/read-main.js'
 import { holdWrites, publishObtained } from './step-writes.js'
 import { printable } from './text/printable.js'
 import { checkUrlsBeforeRequest } from './tunnel/urls.js'
@@ -21,7 +21,7 @@ export async function provision(host: Host): Promise<void> {
   let baseUrl = printable(options.read('base-url'))
   let project: string | undefined
   try {
-    const settings = readMainSettings(name => options.read(name))
+    const settings = readMainSettings(options)
     if ('baseUrl' in settings) baseUrl = settings.baseUrl
     if (settings.kind === 'cicd') project = settings.project
     checkUrlsBeforeRequest(settings)

@@ -8,12 +8,13 @@ import type { Clock } from './clock.js'
 import { ExplainedError } from './errors.js'
 import type { Host } from './host.js'
 import type { SavedCredential } from './kinds/kind.js'
-import { describeCredential, giveBackCredential } from './kinds/registry.js'
+import { describeCredential, revokeSavedCredential } from './kinds/registry.js'
 import { hasSavedCredential, loadCredential } from './saved-credential.js'
 import { expiryNote, hasExpired } from './expiry.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
-import { parseFailOnRevokeError, readPostKind, readPostSettings } from './settings/inputs.js'
+import { parseFailOnRevokeError } from './settings/common.js'
+import { readPostKind, readPostSettings } from './settings/read-post.js'
 import { printable } from './text/printable.js'
 import { loadTunnel } from './tunnel/saved-tunnel.js'
 
@@ -32,21 +33,20 @@ export async function revoke(host: Host): Promise<void> {
     log.info(NOTHING_SAVED)
     return
   }
-  const read = (name: string): string => options.read(name)
   let failOnRevokeError = false
-  let baseUrl = printable(read('base-url'))
+  let baseUrl = printable(options.read('base-url'))
   let saved: SavedCredential | undefined
   try {
-    failOnRevokeError = parseFailOnRevokeError(read)
-    saved = loadCredential(state, readPostKind(read))
+    failOnRevokeError = parseFailOnRevokeError(options)
+    saved = loadCredential(state, readPostKind(options))
     if (!saved) {
       log.info(NOTHING_SAVED)
       return
     }
-    const settings = readPostSettings(read)
+    const settings = readPostSettings(options)
     if (settings.baseUrl !== undefined) baseUrl = settings.baseUrl
     const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined
-    await giveBackCredential(saved, {
+    await revokeSavedCredential(saved, {
       settings,
       service: () => {
         if (settings.baseUrl === undefined) {

@@ -7,8 +7,8 @@
  */
 import type { SavedState } from './host.js'
 import type { SavedCredential } from './kinds/kind.js'
-import { isCleanIdentifier } from './service/credential.js'
-import type { KindName } from './settings/inputs.js'
+import { readSavedCredential } from './kinds/registry.js'
+import type { KindName } from './settings/types.js'
 
 const CREDENTIAL = 'credential'
 
@@ -34,50 +34,5 @@ export function loadCredential(state: SavedState, kind: KindName): SavedCredenti
     return readSavedCredential(kind, JSON.parse(raw))
   } catch {
     return undefined
-  }
-}
-
-/**
- * Reads saved state field by field for `kind`; the kind written in the state is not trusted.
- * Anything missing or malformed reads as "nothing saved".
- */
-export function readSavedCredential(kind: KindName, value: unknown): SavedCredential | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
-  const saved = value as Record<string, unknown>
-  const text = (field: string): string | undefined =>
-    typeof saved[field] === 'string' && saved[field] !== '' ? (saved[field] as string) : undefined
-  const identifier = (field: string): string | undefined =>
-    isCleanIdentifier(saved[field]) ? (saved[field] as string) : undefined
-  const common = {
-    ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
-    ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
-    ...(saved.rejected === true && { rejected: true })
-  }
-  const tunnelUser = identifier('tunnelUser')
-  switch (kind) {
-    case 'cicd':
-    case 'free':
-      return tunnelUser ? { kind, tunnelUser, ...common } : undefined
-    case 'existing':
-      return tunnelUser ? { kind, tunnelUser } : undefined
-    case 'ssh-key': {
-      const keyId = identifier('keyId')
-      const fingerprint = identifier('fingerprint')
-      const keyName = identifier('keyName')
-      const keyFolder = text('keyFolder')
-      const keyFolderId = text('keyFolderId')
-      // Without a key id, the fingerprint alone finds the key's records (an upload that got no answer).
-      if (!fingerprint) return undefined
-      return {
-        kind,
-        fingerprint,
-        ...(keyId && { keyId }),
-        ...(keyName && { keyName }),
-        ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
-        ...(keyFolder && { keyFolder }),
-        ...(keyFolderId && { keyFolderId }),
-        ...common
-      }
-    }
   }
 }

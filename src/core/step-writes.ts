@@ -5,7 +5,7 @@
 import type { StepLog, StepWrites } from './host.js'
 import type { Obtained } from './kinds/kind.js'
 import { describeUnexpected } from './text/describe-error.js'
-import type { CommonSettings } from './settings/inputs.js'
+import type { CommonSettings } from './settings/types.js'
 
 /**
  * Writes held back until `flush`, in the order they were asked for. Main flushes only once the

@@ -11,10 +11,11 @@ describe('shouldRevoke', () => {
 })
 
 describe('requireRevokeApiKey', () => {
-  it('says why no revoke request can be sent without an API key', () => {
-    expect(() => requireRevokeApiKey({ apiKey: '' })).toThrow(
-      'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
+  const optionLabel = (name: string) => `--${name}`
+  it('says why no revoke request can be sent without an API key, naming the option', () => {
+    expect(() => requireRevokeApiKey({ apiKey: '', optionLabel })).toThrow(
+      '--api-key is empty in the post step, so the revoke request cannot be authenticated.'
     )
-    expect(() => requireRevokeApiKey({ apiKey: 'sk_x' })).not.toThrow()
+    expect(() => requireRevokeApiKey({ apiKey: 'sk_x', optionLabel })).not.toThrow()
   })
 })

@@ -1,4 +1,4 @@
-import { isBareHost, parseCredential } from '../../../src/core/service/credential.js'
+import { parseCredential } from '../../../src/core/service/credential.js'
 import { issuedCredential } from '../../../src/core/service/issued-credential.js'
 
 const RAW = {
@@ -14,8 +14,7 @@ const RAW = {
 
 describe('parseCredential', () => {
   it('turns a documented answer into a credential', () => {
-    expect(parseCredential(RAW, 'cicd')).toEqual({
-      flavour: 'cicd',
+    expect(parseCredential(RAW)).toEqual({
       token: 'tok_abc',
       tunnelUser: 'ab12c',
       clientId: 'client-1',
@@ -29,15 +28,12 @@ describe('parseCredential', () => {
   })
 
   it('uses the client id as tunnel user and client id for a free credential', () => {
-    const free = parseCredential(
-      {
-        tunnel_client_id: 'free-1',
-        tunnel_client_secret: 's3cret',
-        tunnel_host: '192.0.2.4',
-        tunnel_port: 2223
-      },
-      'free'
-    )
+    const free = parseCredential({
+      tunnel_client_id: 'free-1',
+      tunnel_client_secret: 's3cret',
+      tunnel_host: '192.0.2.4',
+      tunnel_port: 2223
+    })
     expect(free).toMatchObject({
       token: 's3cret',
       tunnelUser: 'free-1',
@@ -49,9 +45,7 @@ describe('parseCredential', () => {
 
   it('lets overrides replace host and port, even when the service sent none', () => {
     const { tunnel_host: _host, tunnel_port: _port, ...bare } = RAW
-    expect(
-      parseCredential(bare, 'cicd', { tunnelHost: 'tunnel.internal', tunnelPort: 22 })
-    ).toMatchObject({
+    expect(parseCredential(bare, { tunnelHost: 'tunnel.internal', tunnelPort: 22 })).toMatchObject({
       tunnelHost: 'tunnel.internal',
       tunnelPort: 22,
       portDefaulted: false
@@ -102,7 +96,7 @@ describe('parseCredential', () => {
     [null, 'the body is not a JSON object'],
     ['tok_abc', 'the body is not a JSON object']
   ])('rejects %j', (raw, problem) => {
-    expect(() => parseCredential(raw, 'cicd')).toThrow(`failed validation: ${problem}.`)
+    expect(() => parseCredential(raw)).toThrow(`failed validation: ${problem}.`)
   })
 })
 
@@ -158,26 +152,4 @@ describe('issuedCredential', () => {
       named('ab\ud83d\ude00')
     )
   })
-})
-
-describe('isBareHost', () => {
-  it.each([
-    'tunnel.example.test',
-    'localhost',
-    'a-b.c',
-    '192.0.2.1',
-    '2001:db8::1',
-    'tunnel.example.test.'
-  ])('accepts %s', host => expect(isBareHost(host)).toBe(true))
-  it.each([
-    '',
-    'ssh://h',
-    'h:22',
-    'h/x',
-    'h x',
-    '-h.test',
-    'h_.test',
-    'a'.repeat(64) + '.test',
-    '[::1]'
-  ])('refuses %j', host => expect(isBareHost(host)).toBe(false))
 })

@@ -1,5 +1,5 @@
 /** The URLs url-template forms: each must have a host name a browser can reach. */
-import type { MainSettings } from '../../../src/core/settings/inputs.js'
+import type { MainSettings } from '../../../src/core/settings/types.js'
 import { checkUrlsBeforeRequest, hostProblem, urlsFor } from '../../../src/core/tunnel/urls.js'
 
 const tunnel = (urlTemplate: string, names = ['web']) => ({
@@ -89,7 +89,8 @@ describe('checkUrlsBeforeRequest', () => {
     failOnRevokeError: false,
     envPrefix: 'SVC',
     exportEnv: true,
-    http: { maxAttempts: 1, timeoutSeconds: 5 }
+    http: { maxAttempts: 1, timeoutSeconds: 5 },
+    optionLabel: (name: string) => `input ${name}`
   }
   const cicd = (tunnelHost: string | undefined, urlTemplate: string): MainSettings => ({
     ...base,

@@ -1,7 +1,37 @@
-import type { ExistingSettings } from '../settings/inputs.js'
+import {
+  readTunnelHost,
+  readTunnelPort,
+  readTunnelToken,
+  readTunnelUser,
+  requireTunnelHost
+} from '../settings/login-options.js'
+import type { CommonSettings } from '../settings/types.js'
+import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import { printable } from '../text/printable.js'
-import type { CredentialKind, SavedExisting } from './kind.js'
-import { tokenObtained } from './token.js'
+import { isCleanIdentifier } from '../text/validators.js'
+import type { CredentialKind } from './kind.js'
+import { tokenObtained, type TokenKindWords } from './token.js'
+
+/** A token the workflow already holds: nothing is requested and nothing revoked. */
+export interface ExistingSettings extends CommonSettings {
+  kind: 'existing'
+  tunnelToken: string
+  tunnelUser: string
+  tunnelHost: string
+  tunnelPort: number
+}
+
+/** What main saves: only the user, for post's message. */
+export interface SavedExisting {
+  kind: 'existing'
+  tunnelUser: string
+}
+
+const WORDS: TokenKindWords = {
+  kind: 'existing',
+  label: 'existing (a token you hold; not created or revoked by this step)',
+  verb: 'Using'
+}
 
 /**
  * A token the workflow already holds (a standard token from the dashboard, or a project token):
@@ -9,30 +39,62 @@ import { tokenObtained } from './token.js'
  * nor revokes it, because it did not create it.
  */
 export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
+  readSettings(options, common) {
+    const tunnelHost = readTunnelHost(options)
+    const tunnelPort = readTunnelPort(options)
+    const tunnelToken = readTunnelToken(options, 'existing')
+    return {
+      ...common,
+      kind: 'existing',
+      tunnelToken,
+      tunnelUser: readTunnelUser(
+        options,
+        'tunnel-user',
+        'existing',
+        'the tunnel user your token belongs to',
+        [tunnelToken]
+      ),
+      tunnelHost: requireTunnelHost(
+        tunnelHost,
+        options,
+        'existing',
+        'set it to the hostname of the tunnel server your token is for.'
+      ),
+      tunnelPort: tunnelPort ?? DEFAULT_TUNNEL_PORT
+    }
+  },
+
+  sendsRequests: false,
+
   async obtain(settings, { log, mask, save, publish }) {
     // Masked again by main at the start; repeated here so the kind is safe on its own.
     mask([settings.tunnelToken])
     log.info(
-      `Using the tunnel token of user ${settings.tunnelUser} from input tunnel-token; no request is sent to the credential service.`
+      `Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`
     )
     save({ kind: 'existing', tunnelUser: settings.tunnelUser })
-    const obtained = tokenObtained({
-      flavour: 'existing',
-      token: settings.tunnelToken,
-      tunnelUser: settings.tunnelUser,
-      clientId: settings.tunnelUser,
-      tunnelHost: settings.tunnelHost,
-      tunnelPort: settings.tunnelPort,
-      // The port is the input's, or its documented default: no service answer was read.
-      portDefaulted: false
-    })
+    const obtained = tokenObtained(
+      {
+        token: settings.tunnelToken,
+        tunnelUser: settings.tunnelUser,
+        clientId: settings.tunnelUser,
+        tunnelHost: settings.tunnelHost,
+        tunnelPort: settings.tunnelPort,
+        // The port is the option's, or its documented default: no service answer was read.
+        portDefaulted: false
+      },
+      WORDS
+    )
     await publish(obtained)
     return obtained
   },
 
-  async giveBack(saved, { log }) {
+  readSaved: ({ tunnelUser }) =>
+    isCleanIdentifier(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
+
+  async revoke(saved, { settings, log }) {
     log.info(
-      `Nothing to revoke: the tunnel token of user ${printable(saved.tunnelUser)} came from input tunnel-token ` +
+      `Nothing to revoke: the tunnel token of user ${printable(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
         '(credential: existing), so this step did not create it and leaves it valid.'
     )
   },

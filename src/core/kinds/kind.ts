@@ -1,62 +1,54 @@
-import type { KindName, MainSettings, PostSettings } from '../settings/inputs.js'
-import type { RunIdentity, StepLog } from '../host.js'
+import type { OptionSource, RunIdentity, StepLog } from '../host.js'
 import type { CredentialService } from '../service/client.js'
+import type { CommonSettings, KindName, PostSettings } from '../settings/types.js'
+import type { credentialKinds } from './registry.js'
 
 export type { StepLog }
 
 /**
- * A credential kind is a strategy: it knows how to obtain its credential (main), what to publish
- * to the runner, and how to give the credential back (post). main.ts and post.ts only route.
+ * A credential kind is a strategy that owns all of itself: it reads its own options, obtains its
+ * credential (main), says what to publish, reads back what it saved, and revokes (post). Adding
+ * a kind touches its module, the registry's table and action.yml; main and post only route.
  */
-export interface CredentialKind<Settings extends MainSettings, Saved extends SavedCredential> {
+export interface CredentialKind<Settings extends KindSettings, Saved extends { kind: string }> {
+  /**
+   * Reads and checks this kind's options, after the ones every kind shares. `auto` is true when
+   * `credential: auto` chose it. Throws an ExplainedError that names the option at fault.
+   */
+  readSettings(options: OptionSource, common: CommonSettings, choice: { auto: boolean }): Settings
+  /** False for a kind that never calls the credential service (post then needs no base-url). */
+  sendsRequests: boolean
   /**
    * Obtains the credential and publishes it (context.publish). Saves what post needs before
-   * anything can fail halfway, and gives back at once a credential it cannot hand over.
+   * anything can fail halfway, and revokes at once a credential it cannot hand over.
    */
   obtain(settings: Settings, context: ObtainContext): Promise<Obtained>
+  /**
+   * Post: what main saved, read field by field from state anyone could write (the kind written
+   * in it is not trusted); undefined when anything it needs is missing or malformed.
+   */
+  readSaved(value: Record<string, unknown>): Saved | undefined
   /** Post's side: revokes what main obtained, or says why there is nothing to do. Throws on failure. */
-  giveBack(saved: Saved, context: GiveBackContext): Promise<void>
+  revoke(saved: Saved, context: RevokeContext): Promise<void>
   /** How post's messages name the credential, e.g. "the tunnel token of user ab12c". */
   describe(saved: Saved): string
 }
 
+/** What every kind's settings hold: the shared options, and which kind they are for. */
+export interface KindSettings extends CommonSettings {
+  kind: KindName
+  /**
+   * The tunnel server, when the options name it before any request: the URLs `expose` will
+   * publish are checked with it then. Undefined when only the credential will say.
+   */
+  tunnelHost?: string
+  tunnelPort?: number
+}
+
 /** What main saves for post, one shape per kind. Nothing secret: no token, no key. */
-export type SavedCredential = SavedToken | SavedSshKey | SavedExisting
-
-/** What every kind that calls the service saves besides what names its credential. */
-interface SavedIssued {
-  /** Where main sent the key; post only compares it with its own base-url input. */
-  baseUrl?: string
-  expiresAt?: string
-  /** Issued, then refused by main: post revokes it even with `revoke: false`. */
-  rejected?: boolean
-}
-
-export interface SavedToken extends SavedIssued {
-  kind: 'cicd' | 'free'
-  tunnelUser: string
-}
-
-export interface SavedSshKey extends SavedIssued {
-  kind: 'ssh-key'
-  /** Absent while the upload is under way or when its answer was lost: post then goes by fingerprint. */
-  keyId?: string
-  /** Computed on the runner: it finds every record of the key, whatever the service answered. */
-  fingerprint: string
-  /** The name the key was uploaded under, for the message that asks to revoke it by hand. */
-  keyName?: string
-  /** A retried upload may have left other records of the key: post looks them up by fingerprint. */
-  mayHaveCopies?: boolean
-  /** The folder that holds the private key file; absent until it is made. */
-  keyFolder?: string
-  /** That folder's device and inode, so post deletes in it only while it is still the same one. */
-  keyFolderId?: string
-}
-
-export interface SavedExisting {
-  kind: 'existing'
-  tunnelUser: string
-}
+export type SavedCredential = NonNullable<
+  ReturnType<(typeof credentialKinds)[KindName]['readSaved']>
+>
 
 export interface ObtainContext {
   /** The service client, built only by kinds that call the service. */
@@ -65,11 +57,11 @@ export interface ObtainContext {
   /** Registers secrets with the runner's masker before they could reach any line of the log. */
   mask(secrets: string[]): void
   save(saved: SavedCredential): void
-  /** Main gave back at once what it saved: nothing is left for post. */
+  /** Main revoked at once what it saved: nothing is left for post. */
   clearSaved(): void
   /**
-   * Writes what was obtained to the runner. The kind calls it while it can still give the
-   * credential back, so a credential that cannot be handed over does not live on.
+   * Writes what was obtained to the runner. The kind calls it while it can still revoke the
+   * credential, so a credential that cannot be handed over does not live on.
    */
   publish(obtained: Obtained): Promise<void>
   /** The one-message explanation of a failed request, for lines that report one. */
@@ -80,7 +72,7 @@ export interface ObtainContext {
   run: RunIdentity
 }
 
-export interface GiveBackContext {
+export interface RevokeContext {
   settings: PostSettings
   service(): CredentialService
   log: StepLog
@@ -110,4 +102,6 @@ export interface TunnelLogin {
   secret: { type: 'password'; token: string } | { type: 'key-file'; path: string }
   /** When the credential dies, and the tunnel with it; absent when unknown or never. */
   expiresAt?: string
+  /** What to tell the user about how long a tunnel can live with this credential, if it is short. */
+  lifetimeNote?: string
 }

@@ -3,6 +3,7 @@
  * revoke it or keep it, and with what key.
  */
 import { ExplainedError } from '../errors.js'
+import type { PostSettings } from '../settings/types.js'
 
 /**
  * True when post revokes: the workflow did not ask to keep the credential, or main refused it. A
@@ -16,10 +17,10 @@ export function shouldRevoke(
 }
 
 /** A revoke request is authenticated with the API key: without one in post, none can be sent. */
-export function requireRevokeApiKey(settings: { apiKey: string }): void {
+export function requireRevokeApiKey(settings: Pick<PostSettings, 'apiKey' | 'optionLabel'>): void {
   if (!settings.apiKey) {
     throw new ExplainedError(
-      'input api-key is empty in the post step, so the revoke request cannot be authenticated.'
+      `${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`
     )
   }
 }

@@ -3,7 +3,17 @@ import { explainFailure } from '../service/failures.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import type { CredentialService } from '../service/client.js'
 import { printable } from '../text/printable.js'
-import type { SshKeySettings } from '../settings/inputs.js'
+import { readBaseUrl } from '../settings/common.js'
+import {
+  readApiKey,
+  readTunnelHost,
+  readTunnelPort,
+  readTunnelUser,
+  requireTunnelHost
+} from '../settings/login-options.js'
+import { capitalised } from '../settings/option-values.js'
+import type { CommonSettings } from '../settings/types.js'
+import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import { keyNameFor } from './key-name.js'
 import {
   createKeyFolder,
@@ -15,18 +25,60 @@ import {
 } from './key-file.js'
 import { expiryNote } from '../expiry.js'
 import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
-import { giveBackUnused } from './give-back-unused.js'
-import type { CredentialKind, GiveBackContext, Obtained, SavedSshKey, StepLog } from './kind.js'
+import { revokeUnused } from './revoke-unused.js'
+import type { CredentialKind, RevokeContext, StepLog } from './kind.js'
+import { sshKeyObtained } from './ssh-key-obtained.js'
+import { readSavedSshKey, type SavedSshKey } from './ssh-key-saved.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
-import { parseUploadedKey, sameFingerprint, type UploadedKey } from './uploaded-key.js'
+import { parseUploadedKey, sameFingerprint } from './uploaded-key.js'
 import { uploadKeySettled } from './upload-key.js'
 import { revokeByHand, revokeKeyRecords } from './key-records.js'
+
+/** An SSH key made on the runner and uploaded with keys-upload. */
+export interface SshKeySettings extends CommonSettings {
+  kind: 'ssh-key'
+  apiKey: string
+  /** The tunnel user an uploaded key logs in as; sent as client_id. */
+  clientId: string
+  baseUrl: string
+  // The upload answer carries no host, so the workflow names it.
+  tunnelHost: string
+  tunnelPort: number
+}
 
 /**
  * An SSH key per run: made on the runner, its public half uploaded, its private half kept in a
  * mode-0600 file. The tunnel server never sees a secret it could replay, and post revokes the key.
  */
 export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
+  readSettings(options, common) {
+    const tunnelHost = readTunnelHost(options)
+    const tunnelPort = readTunnelPort(options)
+    const apiKey = readApiKey(options, 'ssh-key')
+    const clientId = readTunnelUser(
+      options,
+      'client-id',
+      'ssh-key',
+      'the tunnel user (client id) the uploaded key logs in as'
+    )
+    return {
+      ...common,
+      kind: 'ssh-key',
+      apiKey,
+      clientId,
+      baseUrl: readBaseUrl(options),
+      tunnelHost: requireTunnelHost(
+        tunnelHost,
+        options,
+        'ssh-key',
+        "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
+      ),
+      tunnelPort: tunnelPort ?? DEFAULT_TUNNEL_PORT
+    }
+  },
+
+  sendsRequests: true,
+
   async obtain(settings, context) {
     const { service, log, save, publish, tempRoot, run } = context
     const name = keyNameFor(run)
@@ -86,7 +138,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
     } catch (error) {
       // The private half goes first: a key that will be revoked needs no file.
       if (keyFolder) deleteKeyFolder(keyFolder, tempRoot, log)
-      await giveBackUnused(
+      await revokeUnused(
         `the uploaded SSH key ${pair.fingerprint} (id ${keyId})`,
         async () => {
           await client.revokeKey(settings.apiKey, keyId)
@@ -98,14 +150,18 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
     }
   },
 
-  async giveBack(saved, { settings, service, log, tempRoot }) {
+  readSaved: readSavedSshKey,
+
+  async revoke(saved, { settings, service, log, tempRoot }) {
     try {
       if (!shouldRevoke(settings, saved)) {
         // The key stays, but not the copies a retried upload left: nobody would know to revoke them.
         if (saved.mayHaveCopies && settings.apiKey) {
           await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId)
         }
-        log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${expiryNote(saved)}`)
+        log.info(
+          `Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`
+        )
         return
       }
       requireRevokeApiKey(settings)
@@ -120,7 +176,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
         log.info(
           outcome === 'revoked'
             ? `Revoked ${describeKey(saved)}.`
-            : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`
+            : `${capitalised(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`
         )
       } else {
         log.info(`No record of ${describeKey(saved)} is left active.`)
@@ -146,7 +202,7 @@ function describeKey(saved: Pick<SavedSshKey, 'keyId' | 'fingerprint'>): string 
 async function revokeOtherRecords(
   client: CredentialService,
   saved: SavedSshKey,
-  { settings, log }: Pick<GiveBackContext, 'settings' | 'log'>,
+  { settings, log }: Pick<RevokeContext, 'settings' | 'log'>,
   keep?: string
 ): Promise<void> {
   try {
@@ -168,10 +224,6 @@ async function revokeOtherRecords(
     )
     throw new ExplainedError(`${why} So ${hint}.`)
   }
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
 function deleteKeyFolder(folder: SavedKeyFolder, tempRoot: string, log: StepLog): void {
@@ -196,55 +248,5 @@ function deleteKeyFolder(folder: SavedKeyFolder, tempRoot: string, log: StepLog)
       `Could not delete the private key folder ${path}: ${describeUnexpected(error)}. ` +
         'On a self-hosted runner, delete it by hand.'
     )
-  }
-}
-
-function sshKeyObtained(
-  settings: SshKeySettings,
-  name: string,
-  keyId: string,
-  fingerprint: string,
-  keyFile: string,
-  uploaded: UploadedKey
-): Obtained {
-  const { expiresAt } = uploaded
-  return {
-    env: {
-      TUNNEL_KEY_FILE: keyFile,
-      TUNNEL_USER: settings.clientId,
-      TUNNEL_HOST: settings.tunnelHost,
-      TUNNEL_PORT: String(settings.tunnelPort)
-    },
-    outputs: {
-      'key-id': keyId,
-      'key-fingerprint': fingerprint,
-      'key-file': keyFile,
-      'expires-at': expiresAt ?? '',
-      'tunnel-user': settings.clientId,
-      'tunnel-host': settings.tunnelHost,
-      'tunnel-port': String(settings.tunnelPort),
-      credential: 'ssh-key'
-    },
-    summary: [
-      ['Key name', name],
-      ['Key fingerprint', fingerprint],
-      ['Tunnel user', settings.clientId],
-      ['Tunnel host', settings.tunnelHost],
-      ['Tunnel port', String(settings.tunnelPort)],
-      ['Expires at', expiresAt ?? 'not given'],
-      ['Credential', 'ssh-key (revoked when the job ends)']
-    ],
-    announcement:
-      `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
-      `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
-      `Its private key is in ${keyFile}, readable by this user only.`,
-    login: {
-      kind: 'ssh-key',
-      user: settings.clientId,
-      host: settings.tunnelHost,
-      port: settings.tunnelPort,
-      secret: { type: 'key-file', path: keyFile },
-      ...(expiresAt && { expiresAt })
-    }
   }
 }

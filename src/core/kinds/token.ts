@@ -1,11 +1,22 @@
 import { parseCredential, type Credential, type Overrides } from '../service/credential.js'
-import type { ObtainContext, Obtained, SavedToken } from './kind.js'
+import type { KindName } from '../settings/types.js'
+import { isCleanIdentifier } from '../text/validators.js'
+import type { ObtainContext, Obtained } from './kind.js'
+import { readSavedIssued, type SavedIssued } from './saved-issued.js'
 
-/** What a token credential (cicd, free, existing) shows the step's summary as its kind. */
-const KIND_LABELS: Record<Credential['flavour'], string> = {
-  cicd: 'cicd',
-  free: 'free (5 minutes, not revocable)',
-  existing: 'existing (a token you hold; not created or revoked by this step)'
+/** How a token kind (cicd, free, existing) names itself in what it publishes. */
+export interface TokenKindWords {
+  kind: KindName
+  /** The kind in the job summary, e.g. "free (5 minutes, not revocable)". */
+  label: string
+  /** The closing line's first word: "Provisioned" for a token this step asked for. */
+  verb: 'Provisioned' | 'Using'
+}
+
+/** What a kind that issues tokens saves: the tunnel user names the credential to revoke. */
+export interface SavedToken extends SavedIssued {
+  kind: KindName
+  tunnelUser: string
 }
 
 /**
@@ -14,6 +25,7 @@ const KIND_LABELS: Record<Credential['flavour'], string> = {
  */
 export function tokenObtained(
   credential: Credential,
+  words: TokenKindWords,
   context: { project?: string; environment?: string } = {}
 ): Obtained {
   const project = credential.projectSlug ?? context.project ?? ''
@@ -33,7 +45,7 @@ export function tokenObtained(
       'expires-at': credential.expiresAt ?? '',
       'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
       'project-slug': project,
-      credential: credential.flavour
+      credential: words.kind
     },
     summary: [
       ['Project', project],
@@ -42,13 +54,13 @@ export function tokenObtained(
       ['Tunnel host', credential.tunnelHost],
       ['Tunnel port', String(credential.tunnelPort)],
       ['Expires at', credential.expiresAt ?? 'not given'],
-      ['Credential', KIND_LABELS[credential.flavour]]
+      ['Credential', words.label]
     ],
     announcement:
-      `${credential.flavour === 'existing' ? 'Using' : 'Provisioned'} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
+      `${words.verb} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
       `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
     login: {
-      kind: credential.flavour,
+      kind: words.kind,
       user: credential.tunnelUser,
       host: credential.tunnelHost,
       port: credential.tunnelPort,
@@ -61,7 +73,7 @@ export function tokenObtained(
 /**
  * A token answer the service issued, checked and accepted: a defaulted port is said, and what post
  * needs is saved before anything is published, so a publish that fails halfway still leaves post
- * the credential to give back (and the revoke input is honoured from here on).
+ * the credential to revoke (and the revoke option is honoured from here on).
  */
 export function acceptIssuedToken(
   raw: unknown,
@@ -69,7 +81,7 @@ export function acceptIssuedToken(
   settings: Overrides & { baseUrl: string },
   { log, save }: Pick<ObtainContext, 'log' | 'save'>
 ): Credential {
-  const credential = parseCredential(raw, kind, settings)
+  const credential = parseCredential(raw, settings)
   if (credential.portDefaulted) {
     log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`)
   }
@@ -80,4 +92,14 @@ export function acceptIssuedToken(
     ...(credential.expiresAt && { expiresAt: credential.expiresAt })
   })
   return credential
+}
+
+/** A saved token, read back as `kind`; undefined without a clean tunnel user. */
+export function readSavedToken(
+  kind: SavedToken['kind'],
+  saved: Record<string, unknown>
+): SavedToken | undefined {
+  const { tunnelUser } = saved
+  if (!isCleanIdentifier(tunnelUser)) return undefined
+  return { kind, tunnelUser, ...readSavedIssued(saved) }
 }

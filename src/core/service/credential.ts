@@ -2,19 +2,16 @@
  * The service's credential answer, parsed and checked (pure): all or nothing, so that nothing is
  * written to the runner from an answer that is wrong anywhere.
  */
-import { isIP } from 'node:net'
 import { ExplainedError } from '../errors.js'
 import { isIsoTime } from '../text/iso-time.js'
 import { hasUnsafeCharacter, isWellFormed } from '../text/printable.js'
+import { identifierProblem, isBareHost, isPort } from '../text/validators.js'
 import { holdsCommandMarker } from '../text/workflow-command.js'
 import { isObject, tokenOf, tunnelUserOf } from './answer-fields.js'
 import { holdsSecret, secretsIn } from './answer-secrets.js'
 
-export type Flavour = 'cicd' | 'free' | 'existing'
-
 /** A validated tunnel credential: every field is safe to write to the runner's files. */
 export interface Credential {
-  flavour: Flavour
   token: string
   tunnelUser: string
   clientId: string
@@ -34,19 +31,12 @@ export interface Overrides {
 
 export const DEFAULT_TUNNEL_PORT = 2223
 
-const HOSTNAME_PATTERN =
-  /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/
-
 /**
  * Turns the service's JSON into a Credential, or throws an ExplainedError that names what was wrong.
  * All or nothing: the caller writes nothing to the runner unless this returns.
  * Some deployments answer with the free credential's field names, so both spellings are read.
  */
-export function parseCredential(
-  raw: unknown,
-  flavour: Flavour,
-  overrides: Overrides = {}
-): Credential {
+export function parseCredential(raw: unknown, overrides: Overrides = {}): Credential {
   if (!isObject(raw)) {
     throw invalid('the body is not a JSON object')
   }
@@ -83,7 +73,6 @@ export function parseCredential(
   const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string')
 
   return {
-    flavour,
     token: token as string,
     tunnelUser: tunnelUser as string,
     clientId: clientId as string,
@@ -96,13 +85,8 @@ export function parseCredential(
   }
 }
 
-export function isBareHost(value: string): boolean {
-  if (isIP(value) !== 0) return true
-  return HOSTNAME_PATTERN.test(value)
-}
-
 function checkSecretLike(value: unknown, field: string): asserts value is string {
-  const problem = secretLikeProblem(value)
+  const problem = identifierProblem(value)
   // The value is not quoted: for the token it is a secret, and the others may be hostile.
   if (problem !== undefined) throw invalid(`${field} ${problem}`)
 }
@@ -123,21 +107,6 @@ function checkIdentifier(
   }
 }
 
-/** True for a value that could be a token or tunnel user: one clean, printable word. */
-export function isCleanIdentifier(value: unknown): value is string {
-  return secretLikeProblem(value) === undefined
-}
-
-function secretLikeProblem(value: unknown): string | undefined {
-  if (value === undefined || value === null || value === '') return 'is missing'
-  if (typeof value !== 'string') return 'is not a string'
-  if (hasUnsafeCharacter(value)) return 'holds whitespace or control characters'
-  // UTF-8 cannot carry a lone surrogate: the runner's files would hold U+FFFD instead, a value
-  // the service does not know.
-  if (!isWellFormed(value)) return 'is not well-formed Unicode'
-  return undefined
-}
-
 function parsePort(value: unknown): number {
   const number =
     typeof value === 'number'
@@ -145,7 +114,7 @@ function parsePort(value: unknown): number {
       : typeof value === 'string' && /^\d{1,5}$/.test(value)
         ? Number(value)
         : NaN
-  if (!Number.isInteger(number) || number < 1 || number > 65535) {
+  if (!isPort(number)) {
     throw invalid('tunnel_port is not a whole number from 1 to 65535')
   }
   return number

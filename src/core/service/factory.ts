@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js'
 import type { StepLog } from '../host.js'
-import type { HttpSettings } from '../settings/inputs.js'
+import type { HttpSettings } from '../settings/types.js'
 import { CredentialService } from './client.js'
 
 /**

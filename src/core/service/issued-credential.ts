@@ -4,7 +4,7 @@
  */
 import { isObject, tunnelUserOf } from './answer-fields.js'
 import { holdsSecret, secretsIn } from './answer-secrets.js'
-import { isCleanIdentifier } from './credential.js'
+import { isCleanIdentifier } from '../text/validators.js'
 
 /** A credential the service has issued, whether or not this action can use it. */
 export interface IssuedCredential {

@@ -4,7 +4,7 @@
  * to trust (`tunnel-host-key`). Every error names the input, the entry and what it needs.
  */
 import { isIP } from 'node:net'
-import { isBareHost } from '../service/credential.js'
+import { isBareHost } from '../text/validators.js'
 import { ExplainedError } from '../errors.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
 import { quote } from '../text/quote.js'

@@ -4,6 +4,8 @@
  * the log, an output or GITHUB_ENV, where the runner reads it as a workflow command.
  */
 import { ExplainedError } from '../errors.js'
+import type { OptionSource } from '../host.js'
+import { optionNamed } from './option-values.js'
 import { quote } from '../text/quote.js'
 
 /** Inputs that are lists, one item a line: each line is checked as a single-line input. */
@@ -20,40 +22,49 @@ const FORBIDDEN_IN_LIST_LINE =
   /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
 
-/** The reader main parses, with every value's text checked first (see checkInputText). */
-export function checkedInputs(input: (name: string) => string): (name: string) => string {
-  return name => {
-    const value = input(name)
-    checkInputText(name, value)
-    return value
+/** The options main parses, with every value's text checked first (see checkOptionText). */
+export function checkedOptions(options: OptionSource): OptionSource {
+  return {
+    read: name => {
+      const value = options.read(name)
+      checkOptionText(options, name, value)
+      return value
+    },
+    label: name => options.label(name)
   }
 }
 
-/** Throws an ExplainedError naming the input, and where and what the character is, if it holds one. */
-export function checkInputText(name: string, value: string): void {
+/** Throws an ExplainedError naming the option, and where and what the character is, if it holds one. */
+function checkOptionText(options: OptionSource, name: string, value: string): void {
   if (PRINTABLE_ASCII.test(value)) return
   if (!MULTI_LINE_INPUTS.has(name)) {
     const at = value.search(FORBIDDEN)
-    if (at !== -1) throw badText(name, value, at)
+    if (at !== -1) throw badText(optionNamed(options, name), SECRET_INPUTS.has(name), value, at)
     return
   }
   // CRLF from a file edited on Windows is still one line break.
   const lines = value.split(/\r?\n/)
   for (const [index, line] of lines.entries()) {
     const at = line.search(FORBIDDEN_IN_LIST_LINE)
-    if (at !== -1) throw badText(name, line, at, index + 1)
+    if (at !== -1) throw badText(optionNamed(options, name), false, line, at, index + 1)
   }
 }
 
-function badText(name: string, text: string, at: number, line?: number): ExplainedError {
+function badText(
+  label: string,
+  secret: boolean,
+  text: string,
+  at: number,
+  line?: number
+): ExplainedError {
   const kind = describeCharacter(text, at)
-  if (SECRET_INPUTS.has(name)) {
+  if (secret) {
     // Neither the value nor where in it: it is a secret, even when malformed.
     return new ExplainedError(
-      `Input ${name} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`
+      `${label} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`
     )
   }
-  const what = line === undefined ? `Input ${name} is` : `Input ${name}, line ${line}, is`
+  const what = line === undefined ? `${label} is` : `${label}, line ${line}, is`
   const advice =
     line === undefined
       ? 'Set it to a single line of plain text.'

@@ -5,7 +5,7 @@ import type { ObtainContext } from './kind.js'
  * If the revoke fails, the state saved for it stays, and post tries again; a credential that could
  * not be saved (`saved: false`) has this one revoke only, and its failure is a warning.
  */
-export async function giveBackUnused(
+export async function revokeUnused(
   what: string,
   revoke: () => Promise<unknown>,
   { log, clearSaved, explain }: Pick<ObtainContext, 'log' | 'clearSaved' | 'explain'>,

@@ -1,15 +1,7 @@
-import {
-  isLoopback,
-  parseBaseUrl,
-  readMainSettings,
-  readPostSettings
-} from '../../../src/core/settings/inputs.js'
+import { readMainSettings } from '../../../src/core/settings/read-main.js'
+import { optionsFrom as reader } from '../../helpers/options.js'
 
 const KEY = `sk_${'ab'.repeat(32)}`
-const reader =
-  (values: Record<string, string>) =>
-  (name: string): string =>
-    values[name] ?? ''
 
 describe('readMainSettings', () => {
   it('reads a full cicd configuration into typed settings', () => {
@@ -31,6 +23,7 @@ describe('readMainSettings', () => {
       })
     )
     expect(settings).toEqual({
+      optionLabel: expect.any(Function),
       kind: 'cicd',
       apiKey: KEY,
       project: 'web-shop',
@@ -139,6 +132,7 @@ describe('readMainSettings for ssh-key and existing', () => {
 
   it('reads ssh-key settings, with port 2223 by default', () => {
     expect(readMainSettings(reader(SSH))).toEqual({
+      optionLabel: expect.any(Function),
       kind: 'ssh-key',
       apiKey: KEY,
       clientId: 'client-7',
@@ -158,6 +152,7 @@ describe('readMainSettings for ssh-key and existing', () => {
 
   it('reads existing settings without api-key, project or base-url', () => {
     expect(readMainSettings(reader(EXISTING))).toEqual({
+      optionLabel: expect.any(Function),
       kind: 'existing',
       tunnelToken: 'tok_abc',
       tunnelUser: 'user-1',
@@ -232,169 +227,28 @@ describe('readMainSettings for ssh-key and existing', () => {
   })
 })
 
-describe('readPostSettings', () => {
-  it('reads what the post step needs, with defaults', () => {
-    expect(readPostSettings(reader({ 'api-key': KEY, 'base-url': 'https://s.test' }))).toEqual({
-      kind: 'cicd',
-      apiKey: KEY,
-      baseUrl: 'https://s.test/functions/v1',
-      revoke: true,
-      failOnRevokeError: false,
-      http: { maxAttempts: 3, timeoutSeconds: 30 }
-    })
-    expect(
-      readPostSettings(reader({ 'fail-on-revoke-error': 'TRUE', 'base-url': 'https://s.test' }))
-        .failOnRevokeError
-    ).toBe(true)
-  })
-
-  it('takes the kind from the inputs, as main chose it', () => {
-    const base = { 'base-url': 'https://s.test' }
-    expect(readPostSettings(reader({ ...base, credential: 'auto' })).kind).toBe('free')
-    expect(readPostSettings(reader({ ...base, credential: 'auto', 'api-key': KEY })).kind).toBe(
-      'cicd'
-    )
-    expect(readPostSettings(reader({ ...base, credential: 'free', 'api-key': KEY })).kind).toBe(
-      'free'
-    )
-  })
-
-  it('reads no base-url for existing, which sends no request', () => {
-    expect(readPostSettings(reader({ credential: 'existing' }))).not.toHaveProperty('baseUrl')
-    expect(
-      readPostSettings(reader({ credential: 'ssh-key', 'base-url': 'https://s.test' }))
-    ).toMatchObject({
-      kind: 'ssh-key',
-      baseUrl: 'https://s.test/functions/v1'
-    })
-  })
-
-  it('validates base-url as main does', () => {
-    expect(() => readPostSettings(reader({ 'base-url': 'http://svc.example.test' }))).toThrow(
-      /it must use https/
-    )
-  })
-})
-
-describe('parseBaseUrl', () => {
-  it.each([
-    ['https://svc.example.test', 'https://svc.example.test/functions/v1'],
-    ['https://svc.example.test/', 'https://svc.example.test/functions/v1'],
-    ['https://svc.example.test/functions/v1/', 'https://svc.example.test/functions/v1'],
-    ['https://svc.example.test:8443/api', 'https://svc.example.test:8443/api'],
-    ['http://localhost:8787', 'http://localhost:8787/functions/v1'],
-    ['http://127.0.0.5/x', 'http://127.0.0.5/x'],
-    ['http://[::1]:9000', 'http://[::1]:9000/functions/v1'],
-    ['http://[::1]', 'http://[::1]/functions/v1'],
-    ['https://svc.example.test//', 'https://svc.example.test/functions/v1'],
-    ['http://localhost:8787///', 'http://localhost:8787/functions/v1']
-  ])('%s → %s', (input, expected) => {
-    expect(parseBaseUrl(input)).toBe(expected)
-  })
+describe('readMainSettings, naming options as the host does', () => {
+  const cli = (name: string) => `--${name}`
 
   it.each([
-    'http://10.0.0.1',
-    'http://localhost.evil.test',
-    'http://128.0.0.1',
-    'ftp://svc.example.test'
-  ])('refuses %s', input => {
-    expect(() => parseBaseUrl(input)).toThrow(/it must use https/)
-  })
-})
-
-describe('isLoopback', () => {
-  it.each([
-    ['localhost', true],
-    ['LOCALHOST', true],
-    ['127.0.0.1', true],
-    ['127.255.1.2', true],
-    ['[::1]', true],
-    ['::1', true],
-    ['127.example.test', false],
-    ['10.0.0.1', false]
-  ])('%s → %s', (host, expected) => {
-    expect(isLoopback(host)).toBe(expected)
-  })
-})
-
-describe('readMainSettings, the raw text of every input', () => {
-  const free = { credential: 'free', 'base-url': 'https://s.test' }
-  const read = (values: Record<string, string>) => () => readMainSettings(reader(values))
-
-  // new URL() drops tabs and line breaks, so the template used to pass its check and be printed.
-  it.each([
+    [{ credential: 'cicd', 'api-key': KEY, 'base-url': 'https://s.test' }, '--project is empty'],
+    [{ credential: 'cicd', 'base-url': 'https://s.test', project: 'p' }, '--api-key is empty'],
+    [{ credential: 'free', 'base-url': 'ftp://s.test' }, '--base-url is "ftp://s.test"'],
     [
-      'url-template',
-      'https://{name}-{user}.{host}\n::error::pwned',
-      'a line break (U+000A) at character 29'
+      { credential: 'free', 'base-url': 'https://s.test', 'ttl-minutes': 'x', revoke: 'y' },
+      '--revoke is "y"'
     ],
     [
-      'url-template',
-      'https://{name}-{user}.{host}\t::add-mask::x',
-      'a control character (U+0009) at character 29'
+      { credential: 'existing', 'tunnel-host': 't.example', 'tunnel-token': 'tok' },
+      '--tunnel-user is empty'
     ],
     [
-      'url-template',
-      'https://{name}.{host}/\u202eevil',
-      'a bidirectional text control (U+202E) at character 23'
-    ],
-    ['base-url', 'https://s.test/\n::stop-commands::x', 'a line break (U+000A) at character 16'],
-    ['tunnel-host', 'tunnel.example\r\n', 'a line break (U+000D) at character 15'],
-    ['env-prefix', 'SVC\u0000', 'a control character (U+0000) at character 4'],
-    ['revoke', 'true\u2029', 'a line break (U+2029) at character 5']
-  ])('refuses %s %j, saying what and where', (name, value, what) => {
-    expect(read({ ...free, expose: '3000', [name]: value })).toThrow(
-      new RegExp(
-        `^Input ${name} is ".*": it holds ${what.replace(/[()+]/g, '\\$&')}\\. Set it to a single line of plain text\\.$`
-      )
+      { credential: 'free', 'base-url': 'https://s.test', 'env-prefix': '\u0007' },
+      '--env-prefix is "\\u0007"'
+    ]
+  ])('%j fails naming the option by its label', (values, start) => {
+    expect(() => readMainSettings(reader(values, cli))).toThrow(
+      new RegExp(`^${start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
     )
-  })
-
-  it('checks each line of expose and tunnel-host-key the same way, naming the line', () => {
-    expect(read({ ...free, expose: 'web=3000\napi=\u00073001' })).toThrow(
-      'Input expose, line 2, is "api=\\u00073001": it holds a control character (U+0007) at character 5. Write each entry as plain text on a line of its own.'
-    )
-    expect(read({ ...free, expose: '3000', 'tunnel-host-key': 'SHA256:x\u2028y' })).toThrow(
-      /^Input tunnel-host-key, line 1, is .*: it holds a line break \(U\+2028\)/
-    )
-  })
-
-  it('accepts CRLF line ends and tabs inside the lines of a list', () => {
-    const line = `[t.example]:2223\tssh-ed25519\t${'A'.repeat(4)}`
-    expect(() =>
-      readMainSettings(reader({ ...free, expose: 'web=3000\r\napi=3001\r\n' }))
-    ).not.toThrow()
-    // The line reaches the known_hosts parser, which refuses its key, not its tabs.
-    expect(read({ ...free, expose: '3000', 'tunnel-host-key': line })).toThrow(
-      'the key after ssh-ed25519 is not a valid ssh-ed25519 key in base64'
-    )
-  })
-
-  it('names a secret input with a line break but never shows any of it', () => {
-    const secret = `sk_${'ab'.repeat(32)}`
-    for (const [name, values] of [
-      ['api-key', { 'api-key': `${secret}\nX=1`, project: 'p', 'base-url': 'https://s.test' }],
-      [
-        'tunnel-token',
-        {
-          credential: 'existing',
-          'tunnel-token': `${secret}\u0085`,
-          'tunnel-user': 'u',
-          'tunnel-host': 't.example'
-        }
-      ]
-    ] as const) {
-      let message = ''
-      try {
-        readMainSettings(reader(values))
-      } catch (error) {
-        message = (error as Error).message
-      }
-      expect(message).toMatch(
-        new RegExp(`^Input ${name} holds a line break \\(U\\+00(0A|85)\\): check that the secret`)
-      )
-      expect(message).not.toContain('abab')
-      expect(message).not.toMatch(/character \d/)
-    }
   })
 })
