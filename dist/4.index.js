@@ -92,7 +92,7 @@ function isKeeper(look, startTime, dir) {
 var printable = __webpack_require__(46);
 ;// CONCATENATED MODULE: ./core/tunnel/start-failure.ts
 
-function describeStartFailure(outcome, logPath) {
+function describeStartFailure(outcome, logPath, tempRootName) {
     if (outcome.type === 'ready')
         return 'The tunnel started.';
     const detail = (0,printable/* printable */.g$)(outcome.detail, 400);
@@ -111,7 +111,7 @@ function describeStartFailure(outcome, logPath) {
         case 'connect':
             return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
         case 'record':
-            return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`;
+            return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`;
     }
 }
 
@@ -206,7 +206,7 @@ function launchKeeper(options) {
                 return { pid, dir, ...paths, fingerprint: outcome.fingerprint };
             }
             await killAndWait(launched);
-            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, paths.logPath));
+            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, paths.logPath, options.tempRootName));
         },
         async stopUnused() {
             if (used)
@@ -255,11 +255,15 @@ var tunnel_urls = __webpack_require__(364);
 function prepareTunnel(tunnel, host) {
     let keeper;
     try {
-        keeper = launchKeeper({ ...host.tunnelProcess(), tempRoot: host.tempRoot });
+        keeper = launchKeeper({
+            ...host.tunnelProcess(),
+            tempRoot: host.tempRoot,
+            tempRootName: host.tempRootName
+        });
     }
     catch (error) {
         throw new errors/* ExplainedError */.h(`Could not start the tunnel process: ${(0,describe_error/* describeUnexpected */.V)(error)}. ` +
-            'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.');
+            `Check that ${host.tempRootName} is writable and that the runner may start processes; no credential was requested.`);
     }
     if (keeper.saved)
         (0,saved_tunnel/* saveTunnel */.Y_)(host.state, keeper.saved);
@@ -273,7 +277,7 @@ function prepareTunnel(tunnel, host) {
     };
 }
 async function openTunnel(login, settings, tunnel, keeper, writes, { log, state }) {
-    const urls = (0,tunnel_urls/* urlsFor */.s2)(tunnel, (0,tunnel_urls/* targetOf */.$r)(login));
+    const urls = (0,tunnel_urls/* urlsFor */.s2)(tunnel, (0,tunnel_urls/* targetOf */.$r)(login), settings.optionLabel);
     const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ');
     log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`);
     const started = await keeper.start({
@@ -298,10 +302,8 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state 
     for (const [name, url] of Object.entries(urls))
         log.info(`Exposed ${name}: ${url}`);
     log.info(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`);
-    if (login.kind === 'free') {
-        log.info('The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
-            `${login.expiresAt ? `, at ${login.expiresAt}` : ''}.`);
-    }
+    if (login.lifetimeNote)
+        log.info(login.lifetimeNote);
     const first = Object.values(urls)[0];
     writes.setOutput('url', first);
     writes.setOutput('urls', JSON.stringify(urls));
@@ -463,7 +465,7 @@ function isProcessAlive(pid) {
 
 
 
-async function stopSavedTunnel({ state, tempRoot, log, clock }, options = {}) {
+async function stopSavedTunnel({ state, tempRoot, tempRootName, log, clock }, options = {}) {
     const saved = (0,saved_tunnel/* loadTunnel */.Lc)(state, tempRoot);
     if (saved === undefined)
         return;
@@ -474,7 +476,7 @@ async function stopSavedTunnel({ state, tempRoot, log, clock }, options = {}) {
         }
         if (result.recordMissing) {
             log.warning(`The tunnel process ${saved.pid} was stopped, but its directory ${saved.dir} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
-                'Check whether a step of the job deletes or replaces files in RUNNER_TEMP.');
+                `Check whether a step of the job deletes or replaces files in ${tempRootName}.`);
         }
         if (result.unproven) {
             log.warning(`The tunnel process ${saved.pid} was asked to stop but not made to: ${result.unproven}, so no signal was sent in case the pid now belongs to another process. ` +

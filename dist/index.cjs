@@ -311,23 +311,28 @@ function expiryNote(saved) {
 
 /***/ }),
 
-/***/ 286:
+/***/ 858:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  kd: () => (/* binding */ KIND_NAMES),
+  eV: () => (/* binding */ credentialKind),
   t8: () => (/* binding */ describeCredential),
-  w_: () => (/* binding */ giveBackCredential),
-  HR: () => (/* binding */ obtainCredential)
+  HR: () => (/* binding */ obtainCredential),
+  n7: () => (/* binding */ readSavedCredential),
+  zK: () => (/* binding */ revokeSavedCredential)
 });
+
+// UNUSED EXPORTS: credentialKinds
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
 var answer_secrets = __nccwpck_require__(183);
 // EXTERNAL MODULE: ./core/service/answer-fields.ts
 var answer_fields = __nccwpck_require__(205);
-// EXTERNAL MODULE: ./core/service/credential.ts
-var service_credential = __nccwpck_require__(464);
+// EXTERNAL MODULE: ./core/text/validators.ts
+var validators = __nccwpck_require__(474);
 ;// CONCATENATED MODULE: ./core/service/issued-credential.ts
 
 
@@ -339,15 +344,89 @@ function issuedCredential(raw) {
     if (typeof tunnelUser !== 'string' || tunnelUser === '')
         return undefined;
     const nameable = !(0,answer_secrets/* holdsSecret */.h)(tunnelUser, (0,answer_secrets/* secretsIn */.V)(raw));
-    return { tunnelUser, nameable, savable: nameable && (0,service_credential/* isCleanIdentifier */.VS)(tunnelUser) };
+    return { tunnelUser, nameable, savable: nameable && (0,validators/* isCleanIdentifier */.VS)(tunnelUser) };
 }
 
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
-// EXTERNAL MODULE: ./core/expiry.ts
-var expiry = __nccwpck_require__(606);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/settings/common.ts
+var settings_common = __nccwpck_require__(210);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./core/text/workflow-command.ts
+var workflow_command = __nccwpck_require__(588);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(877);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(297);
+;// CONCATENATED MODULE: ./core/settings/login-options.ts
+
+
+
+
+
+
+
+const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
+function readApiKey(options, kind) {
+    const apiKey = options.read('api-key').trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
+    if (!apiKey) {
+        throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it. ` +
+            'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
+            'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
+    }
+    if (!API_KEY_PATTERN.test(apiKey)) {
+        throw new errors/* ExplainedError */.h(`${name} is not an API key: expected sk_ followed by 64 hexadecimal characters. ` +
+            'Check that the secret holds the whole key, with no quotes or extra text.');
+    }
+    return apiKey;
+}
+function readTunnelHost(options) {
+    const value = options.read('tunnel-host').trim();
+    if (!value)
+        return undefined;
+    if (!(0,validators/* isBareHost */.jY)(value)) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'tunnel-host')} is ${(0,quote/* quote */.h)(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
+    }
+    return value;
+}
+function readTunnelPort(options) {
+    return (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-port', 1, 65535);
+}
+function requireTunnelHost(tunnelHost, options, kind, why) {
+    if (tunnelHost)
+        return tunnelHost;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'tunnel-host')} is empty, and credential is "${kind}", which needs it: ${why}`);
+}
+function readTunnelToken(options, kind) {
+    const value = options.read('tunnel-token').trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, 'tunnel-token');
+    if (!value) {
+        throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
+    }
+    if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
+        throw new errors/* ExplainedError */.h(`${name} holds whitespace or control characters: check that the secret holds the token alone, on one line.`);
+    }
+    return value;
+}
+function readTunnelUser(options, name, kind, whatItIs, secrets = []) {
+    const value = options.read(name).trim();
+    const label = (0,option_values/* optionNamed */.b7)(options, name);
+    if (!value) {
+        throw new errors/* ExplainedError */.h(`${label} is empty, and credential is "${kind}", which needs it: set it to ${whatItIs}.`);
+    }
+    if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
+        throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+    }
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,workflow_command/* holdsCommandMarker */.e)(value)) {
+        throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
+    }
+    return value;
+}
+
+// EXTERNAL MODULE: ./core/expiry.ts
+var expiry = __nccwpck_require__(606);
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
 function shouldRevoke(settings, saved) {
@@ -355,12 +434,12 @@ function shouldRevoke(settings, saved) {
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
-        throw new errors/* ExplainedError */.h('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`);
     }
 }
 
-;// CONCATENATED MODULE: ./core/kinds/give-back-unused.ts
-async function giveBackUnused(what, revoke, { log, clearSaved, explain }, saved = true) {
+;// CONCATENATED MODULE: ./core/kinds/revoke-unused.ts
+async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = true) {
     try {
         await revoke();
     }
@@ -381,14 +460,25 @@ async function giveBackUnused(what, revoke, { log, clearSaved, explain }, saved 
     }
 }
 
+// EXTERNAL MODULE: ./core/service/credential.ts
+var service_credential = __nccwpck_require__(464);
+;// CONCATENATED MODULE: ./core/kinds/saved-issued.ts
+function readSavedIssued(saved) {
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const baseUrl = text('baseUrl');
+    const expiresAt = text('expiresAt');
+    return {
+        ...(baseUrl && { baseUrl }),
+        ...(expiresAt && { expiresAt }),
+        ...(saved.rejected === true && { rejected: true })
+    };
+}
+
 ;// CONCATENATED MODULE: ./core/kinds/token.ts
 
-const KIND_LABELS = {
-    cicd: 'cicd',
-    free: 'free (5 minutes, not revocable)',
-    existing: 'existing (a token you hold; not created or revoked by this step)'
-};
-function tokenObtained(credential, context = {}) {
+
+
+function tokenObtained(credential, words, context = {}) {
     const project = credential.projectSlug ?? context.project ?? '';
     return {
         env: {
@@ -406,7 +496,7 @@ function tokenObtained(credential, context = {}) {
             'expires-at': credential.expiresAt ?? '',
             'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
             'project-slug': project,
-            credential: credential.flavour
+            credential: words.kind
         },
         summary: [
             ['Project', project],
@@ -415,12 +505,12 @@ function tokenObtained(credential, context = {}) {
             ['Tunnel host', credential.tunnelHost],
             ['Tunnel port', String(credential.tunnelPort)],
             ['Expires at', credential.expiresAt ?? 'not given'],
-            ['Credential', KIND_LABELS[credential.flavour]]
+            ['Credential', words.label]
         ],
-        announcement: `${credential.flavour === 'existing' ? 'Using' : 'Provisioned'} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
+        announcement: `${words.verb} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
             `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
         login: {
-            kind: credential.flavour,
+            kind: words.kind,
             user: credential.tunnelUser,
             host: credential.tunnelHost,
             port: credential.tunnelPort,
@@ -430,7 +520,7 @@ function tokenObtained(credential, context = {}) {
     };
 }
 function acceptIssuedToken(raw, kind, settings, { log, save }) {
-    const credential = (0,service_credential/* parseCredential */.nx)(raw, kind, settings);
+    const credential = (0,service_credential/* parseCredential */.n)(raw, settings);
     if (credential.portDefaulted) {
         log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
     }
@@ -442,6 +532,12 @@ function acceptIssuedToken(raw, kind, settings, { log, save }) {
     });
     return credential;
 }
+function readSavedToken(kind, saved) {
+    const { tunnelUser } = saved;
+    if (!(0,validators/* isCleanIdentifier */.VS)(tunnelUser))
+        return undefined;
+    return { kind, tunnelUser, ...readSavedIssued(saved) };
+}
 
 ;// CONCATENATED MODULE: ./core/kinds/cicd.ts
 
@@ -451,7 +547,33 @@ function acceptIssuedToken(raw, kind, settings, { log, save }) {
 
 
 
+
+
+
+
+const WORDS = { kind: 'cicd', label: 'cicd', verb: 'Provisioned' };
 const cicdKind = {
+    readSettings(options, common) {
+        const tunnelHost = readTunnelHost(options);
+        const tunnelPort = readTunnelPort(options);
+        const apiKey = readApiKey(options, 'cicd');
+        const project = (0,option_values/* readOneLine */.nN)(options, 'project');
+        if (!project) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'project')} is empty: set it to the project slug to provision for.`);
+        }
+        return {
+            ...common,
+            kind: 'cicd',
+            apiKey,
+            project,
+            environment: (0,option_values/* readOneLine */.nN)(options, 'environment'),
+            ttlMinutes: (0,option_values/* readWholeNumber */.bf)(options, 'ttl-minutes', 1),
+            baseUrl: (0,settings_common/* readBaseUrl */.$P)(options),
+            tunnelHost,
+            tunnelPort
+        };
+    },
+    sendsRequests: true,
     async obtain(settings, context) {
         const { service, log, mask, save, publish } = context;
         const environment = settings.environment ? ` (${settings.environment})` : '';
@@ -470,20 +592,21 @@ const cicdKind = {
                 });
             }
             const credential = acceptIssuedToken(raw, 'cicd', settings, context);
-            const obtained = tokenObtained(credential, settings);
+            const obtained = tokenObtained(credential, WORDS, settings);
             await publish(obtained);
             return obtained;
         }
         catch (error) {
             if (issued !== undefined) {
-                await giveBackUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
+                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
             }
             throw error;
         }
     },
-    async giveBack(saved, { settings, service, log }) {
+    readSaved: saved => readSavedToken('cicd', saved),
+    async revoke(saved, { settings, service, log }) {
         if (!shouldRevoke(settings, saved)) {
-            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: input revoke is false.${(0,expiry/* expiryNote */._)(saved)}`);
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${(0,expiry/* expiryNote */._)(saved)}`);
             return;
         }
         requireRevokeApiKey(settings);
@@ -498,25 +621,53 @@ const cicdKind = {
 ;// CONCATENATED MODULE: ./core/kinds/existing.ts
 
 
+
+
+
+const existing_WORDS = {
+    kind: 'existing',
+    label: 'existing (a token you hold; not created or revoked by this step)',
+    verb: 'Using'
+};
 const existingKind = {
+    readSettings(options, common) {
+        const tunnelHost = readTunnelHost(options);
+        const tunnelPort = readTunnelPort(options);
+        const tunnelToken = readTunnelToken(options, 'existing');
+        const tunnelUser = readTunnelUser(options, 'tunnel-user', 'existing', 'the tunnel user your token belongs to', [tunnelToken]);
+        return {
+            ...common,
+            kind: 'existing',
+            tunnelToken,
+            tunnelUser,
+            knownUser: {
+                name: tunnelUser,
+                from: { label: options.label('tunnel-user'), changeable: false }
+            },
+            tunnelHost: requireTunnelHost(tunnelHost, options, 'existing', 'set it to the hostname of the tunnel server your token is for.'),
+            tunnelPort: tunnelPort ?? service_credential/* DEFAULT_TUNNEL_PORT */.h
+        };
+    },
+    sendsRequests: false,
     async obtain(settings, { log, mask, save, publish }) {
         mask([settings.tunnelToken]);
-        log.info(`Using the tunnel token of user ${settings.tunnelUser} from input tunnel-token; no request is sent to the credential service.`);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
         save({ kind: 'existing', tunnelUser: settings.tunnelUser });
         const obtained = tokenObtained({
-            flavour: 'existing',
             token: settings.tunnelToken,
             tunnelUser: settings.tunnelUser,
             clientId: settings.tunnelUser,
             tunnelHost: settings.tunnelHost,
             tunnelPort: settings.tunnelPort,
             portDefaulted: false
-        });
+        }, existing_WORDS);
+        obtained.login.userFrom = settings.knownUser.from;
         await publish(obtained);
         return obtained;
     },
-    async giveBack(saved, { log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from input tunnel-token ` +
+    readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
+    async revoke(saved, { settings, log }) {
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
     },
     describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
@@ -527,22 +678,47 @@ const existingKind = {
 
 
 
+
+
+
+const free_WORDS = {
+    kind: 'free',
+    label: 'free (5 minutes, not revocable)',
+    verb: 'Provisioned'
+};
 const freeKind = {
+    readSettings(options, common, { auto }) {
+        const tunnelHost = readTunnelHost(options);
+        const tunnelPort = readTunnelPort(options);
+        return {
+            ...common,
+            kind: 'free',
+            fellBackToFree: auto,
+            baseUrl: (0,settings_common/* readBaseUrl */.$P)(options),
+            tunnelHost,
+            tunnelPort
+        };
+    },
+    sendsRequests: true,
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
-            log.warning('Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so \`credential: auto\` falls back to a free 5-minute credential. ` +
                 'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
         const raw = await service().createFreeCredential();
         mask((0,answer_secrets/* secretsIn */.V)(raw));
         const credential = acceptIssuedToken(raw, 'free', settings, context);
-        const obtained = tokenObtained(credential);
+        const obtained = tokenObtained(credential, free_WORDS);
+        obtained.login.lifetimeNote =
+            'The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
+                `${credential.expiresAt ? `, at ${credential.expiresAt}` : ''}.`;
         await publish(obtained);
         return obtained;
     },
-    async giveBack(saved, { log }) {
+    readSaved: saved => readSavedToken('free', saved),
+    async revoke(saved, { log }) {
         log.info(`Nothing to revoke: free credentials cannot be revoked.${(0,expiry/* expiryNote */._)(saved)}`);
     },
     describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
@@ -613,6 +789,75 @@ function isFileOrLink(path) {
     catch {
         return false;
     }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-obtained.ts
+function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
+    const { expiresAt } = uploaded;
+    return {
+        env: {
+            TUNNEL_KEY_FILE: keyFile,
+            TUNNEL_USER: settings.clientId,
+            TUNNEL_HOST: settings.tunnelHost,
+            TUNNEL_PORT: String(settings.tunnelPort)
+        },
+        outputs: {
+            'key-id': keyId,
+            'key-fingerprint': fingerprint,
+            'key-file': keyFile,
+            'expires-at': expiresAt ?? '',
+            'tunnel-user': settings.clientId,
+            'tunnel-host': settings.tunnelHost,
+            'tunnel-port': String(settings.tunnelPort),
+            credential: 'ssh-key'
+        },
+        summary: [
+            ['Key name', name],
+            ['Key fingerprint', fingerprint],
+            ['Tunnel user', settings.clientId],
+            ['Tunnel host', settings.tunnelHost],
+            ['Tunnel port', String(settings.tunnelPort)],
+            ['Expires at', expiresAt ?? 'not given'],
+            ['Credential', 'ssh-key (revoked when the job ends)']
+        ],
+        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
+            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
+            `Its private key is in ${keyFile}, readable by this user only.`,
+        login: {
+            kind: 'ssh-key',
+            user: settings.clientId,
+            host: settings.tunnelHost,
+            port: settings.tunnelPort,
+            secret: { type: 'key-file', path: keyFile },
+            userFrom: settings.knownUser.from,
+            ...(expiresAt && { expiresAt })
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-saved.ts
+
+
+function readSavedSshKey(saved) {
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const identifier = (field) => (0,validators/* isCleanIdentifier */.VS)(saved[field]) ? saved[field] : undefined;
+    const keyId = identifier('keyId');
+    const fingerprint = identifier('fingerprint');
+    const keyName = identifier('keyName');
+    const keyFolder = text('keyFolder');
+    const keyFolderId = text('keyFolderId');
+    if (!fingerprint)
+        return undefined;
+    return {
+        kind: 'ssh-key',
+        fingerprint,
+        ...(keyId && { keyId }),
+        ...(keyName && { keyName }),
+        ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
+        ...(keyFolder && { keyFolder }),
+        ...(keyFolderId && { keyFolderId }),
+        ...readSavedIssued(saved)
+    };
 }
 
 // EXTERNAL MODULE: external "node:crypto"
@@ -885,7 +1130,30 @@ function clearSavedQuietly({ clearSaved }) {
 
 
 
+
+
+
+
+
+
 const sshKeyKind = {
+    readSettings(options, common) {
+        const tunnelHost = readTunnelHost(options);
+        const tunnelPort = readTunnelPort(options);
+        const apiKey = readApiKey(options, 'ssh-key');
+        const clientId = readTunnelUser(options, 'client-id', 'ssh-key', 'the tunnel user (client id) the uploaded key logs in as');
+        return {
+            ...common,
+            kind: 'ssh-key',
+            apiKey,
+            clientId,
+            knownUser: { name: clientId, from: { label: options.label('client-id'), changeable: true } },
+            baseUrl: (0,settings_common/* readBaseUrl */.$P)(options),
+            tunnelHost: requireTunnelHost(tunnelHost, options, 'ssh-key', "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."),
+            tunnelPort: tunnelPort ?? service_credential/* DEFAULT_TUNNEL_PORT */.h
+        };
+    },
+    sendsRequests: true,
     async obtain(settings, context) {
         const { service, log, save, publish, tempRoot, run } = context;
         const name = keyNameFor(run);
@@ -928,8 +1196,8 @@ const sshKeyKind = {
         }
         catch (error) {
             if (keyFolder)
-                deleteKeyFolder(keyFolder, tempRoot, log);
-            await giveBackUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
+                deleteKeyFolder(keyFolder, context, log);
+            await revokeUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
                 await client.revokeKey(settings.apiKey, keyId);
                 if (mayHaveCopies)
                     await revokeKeyRecords(client, settings.apiKey, pair.fingerprint);
@@ -937,13 +1205,15 @@ const sshKeyKind = {
             throw error;
         }
     },
-    async giveBack(saved, { settings, service, log, tempRoot }) {
+    readSaved: readSavedSshKey,
+    async revoke(saved, context) {
+        const { settings, service, log } = context;
         try {
             if (!shouldRevoke(settings, saved)) {
                 if (saved.mayHaveCopies && settings.apiKey) {
                     await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
                 }
-                log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${(0,expiry/* expiryNote */._)(saved)}`);
+                log.info(`Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${(0,expiry/* expiryNote */._)(saved)}`);
                 return;
             }
             requireRevokeApiKey(settings);
@@ -955,7 +1225,7 @@ const sshKeyKind = {
             if (outcome !== undefined) {
                 log.info(outcome === 'revoked'
                     ? `Revoked ${describeKey(saved)}.`
-                    : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
+                    : `${(0,option_values/* capitalised */.Iu)(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
             }
             else {
                 log.info(`No record of ${describeKey(saved)} is left active.`);
@@ -963,7 +1233,7 @@ const sshKeyKind = {
         }
         finally {
             if (saved.keyFolder) {
-                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, tempRoot, log);
+                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, context, log);
             }
         }
     },
@@ -989,13 +1259,10 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
         throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
     }
 }
-function capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-function deleteKeyFolder(folder, tempRoot, log) {
+function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
     const path = (0,printable/* printable */.g$)(folder.path, 200);
     if (!isKeyFolder(folder.path, tempRoot)) {
-        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`);
+        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under ${tempRootName}.`);
         return;
     }
     try {
@@ -1011,88 +1278,35 @@ function deleteKeyFolder(folder, tempRoot, log) {
             'On a self-hosted runner, delete it by hand.');
     }
 }
-function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
-    const { expiresAt } = uploaded;
-    return {
-        env: {
-            TUNNEL_KEY_FILE: keyFile,
-            TUNNEL_USER: settings.clientId,
-            TUNNEL_HOST: settings.tunnelHost,
-            TUNNEL_PORT: String(settings.tunnelPort)
-        },
-        outputs: {
-            'key-id': keyId,
-            'key-fingerprint': fingerprint,
-            'key-file': keyFile,
-            'expires-at': expiresAt ?? '',
-            'tunnel-user': settings.clientId,
-            'tunnel-host': settings.tunnelHost,
-            'tunnel-port': String(settings.tunnelPort),
-            credential: 'ssh-key'
-        },
-        summary: [
-            ['Key name', name],
-            ['Key fingerprint', fingerprint],
-            ['Tunnel user', settings.clientId],
-            ['Tunnel host', settings.tunnelHost],
-            ['Tunnel port', String(settings.tunnelPort)],
-            ['Expires at', expiresAt ?? 'not given'],
-            ['Credential', 'ssh-key (revoked when the job ends)']
-        ],
-        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
-            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
-            `Its private key is in ${keyFile}, readable by this user only.`,
-        login: {
-            kind: 'ssh-key',
-            user: settings.clientId,
-            host: settings.tunnelHost,
-            port: settings.tunnelPort,
-            secret: { type: 'key-file', path: keyFile },
-            ...(expiresAt && { expiresAt })
-        }
-    };
-}
 
 ;// CONCATENATED MODULE: ./core/kinds/registry.ts
 
 
 
 
-function obtainCredential(settings, context) {
-    switch (settings.kind) {
-        case 'cicd':
-            return cicdKind.obtain(settings, context);
-        case 'free':
-            return freeKind.obtain(settings, context);
-        case 'ssh-key':
-            return sshKeyKind.obtain(settings, context);
-        case 'existing':
-            return existingKind.obtain(settings, context);
-    }
+const credentialKinds = {
+    cicd: cicdKind,
+    free: freeKind,
+    'ssh-key': sshKeyKind,
+    existing: existingKind
+};
+const KIND_NAMES = Object.keys(credentialKinds);
+function credentialKind(kind) {
+    return credentialKinds[kind];
 }
-function giveBackCredential(saved, context) {
-    switch (saved.kind) {
-        case 'cicd':
-            return cicdKind.giveBack(saved, context);
-        case 'free':
-            return freeKind.giveBack(saved, context);
-        case 'ssh-key':
-            return sshKeyKind.giveBack(saved, context);
-        case 'existing':
-            return existingKind.giveBack(saved, context);
-    }
+function obtainCredential(settings, context) {
+    return credentialKind(settings.kind).obtain(settings, context);
+}
+function revokeSavedCredential(saved, context) {
+    return credentialKind(saved.kind).revoke(saved, context);
 }
 function describeCredential(saved) {
-    switch (saved.kind) {
-        case 'cicd':
-            return cicdKind.describe(saved);
-        case 'free':
-            return freeKind.describe(saved);
-        case 'ssh-key':
-            return sshKeyKind.describe(saved);
-        case 'existing':
-            return existingKind.describe(saved);
-    }
+    return credentialKind(saved.kind).describe(saved);
+}
+function readSavedCredential(kind, value) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return undefined;
+    return credentialKind(kind).readSaved(value);
 }
 
 
@@ -1152,7 +1366,7 @@ function checkOwnDirectory(path, savedId) {
 
 /***/ }),
 
-/***/ 360:
+/***/ 577:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1163,16 +1377,92 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(882);
-// EXTERNAL MODULE: ./core/kinds/registry.ts + 14 modules
-var registry = __nccwpck_require__(286);
+// EXTERNAL MODULE: ./core/kinds/registry.ts + 18 modules
+var registry = __nccwpck_require__(858);
 // EXTERNAL MODULE: ./core/saved-credential.ts
 var saved_credential = __nccwpck_require__(578);
 // EXTERNAL MODULE: ./core/service/factory.ts
 var factory = __nccwpck_require__(223);
 // EXTERNAL MODULE: ./core/service/failures.ts
 var failures = __nccwpck_require__(682);
-// EXTERNAL MODULE: ./core/settings/inputs.ts + 1 modules
-var inputs = __nccwpck_require__(268);
+// EXTERNAL MODULE: ./core/settings/choice.ts
+var choice = __nccwpck_require__(83);
+// EXTERNAL MODULE: ./core/settings/common.ts
+var common = __nccwpck_require__(210);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(877);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(297);
+;// CONCATENATED MODULE: ./core/settings/input-text.ts
+
+
+
+const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
+const SECRET_INPUTS = new Set(['api-key', 'tunnel-token']);
+const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function checkedOptions(options) {
+    return {
+        read: name => {
+            const value = options.read(name);
+            checkOptionText(options, name, value);
+            return value;
+        },
+        label: name => options.label(name)
+    };
+}
+function checkOptionText(options, name, value) {
+    if (PRINTABLE_ASCII.test(value))
+        return;
+    if (!MULTI_LINE_INPUTS.has(name)) {
+        const at = value.search(FORBIDDEN);
+        if (at !== -1)
+            throw badText((0,option_values/* optionNamed */.b7)(options, name), SECRET_INPUTS.has(name), value, at);
+        return;
+    }
+    const lines = value.split(/\r?\n/);
+    for (const [index, line] of lines.entries()) {
+        const at = line.search(FORBIDDEN_IN_LIST_LINE);
+        if (at !== -1)
+            throw badText((0,option_values/* optionNamed */.b7)(options, name), false, line, at, index + 1);
+    }
+}
+function badText(label, secret, text, at, line) {
+    const kind = describeCharacter(text, at);
+    if (secret) {
+        return new errors/* ExplainedError */.h(`${label} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
+    }
+    const what = line === undefined ? `${label} is` : `${label}, line ${line}, is`;
+    const advice = line === undefined
+        ? 'Set it to a single line of plain text.'
+        : 'Write each entry as plain text on a line of its own.';
+    return new errors/* ExplainedError */.h(`${what} ${(0,quote/* quote */.h)(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
+}
+function describeCharacter(text, at) {
+    const code = text.charCodeAt(at);
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (code === 0x0a || code === 0x0d || code === 0x85 || code === 0x2028 || code === 0x2029) {
+        return `a line break (${hex})`;
+    }
+    if (code >= 0xd800 && code <= 0xdfff)
+        return `an unpaired UTF-16 surrogate (${hex})`;
+    if (code <= 0x9f)
+        return `a control character (${hex})`;
+    return `a bidirectional text control (${hex})`;
+}
+
+;// CONCATENATED MODULE: ./core/settings/read-main.ts
+
+
+
+
+function readMainSettings(source) {
+    const options = checkedOptions(source);
+    const { kind, auto } = (0,choice/* readKindChoice */.U)(options);
+    return (0,registry/* credentialKind */.eV)(kind).readSettings(options, (0,common/* readCommonSettings */.Fs)(options), { auto });
+}
+
 // EXTERNAL MODULE: ./core/text/describe-error.ts
 var describe_error = __nccwpck_require__(31);
 ;// CONCATENATED MODULE: ./core/step-writes.ts
@@ -1229,7 +1519,7 @@ async function provision(host) {
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
-        const settings = (0,inputs/* readMainSettings */.Ne)(name => options.read(name));
+        const settings = readMainSettings(options);
         if ('baseUrl' in settings)
             baseUrl = settings.baseUrl;
         if (settings.kind === 'cicd')
@@ -1259,6 +1549,7 @@ async function provision(host) {
                 },
                 explain: error => (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }),
                 tempRoot: host.tempRoot,
+                tempRootName: host.tempRootName,
                 run: host.run
             });
         }
@@ -1283,21 +1574,60 @@ function listExported(names, prefix) {
 
 /***/ }),
 
-/***/ 3:
+/***/ 968:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   r: () => (/* binding */ revoke)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(286);
-/* harmony import */ var _saved_credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(578);
-/* harmony import */ var _expiry_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(606);
-/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(223);
-/* harmony import */ var _service_failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(682);
-/* harmony import */ var _settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(268);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(46);
-/* harmony import */ var _tunnel_saved_tunnel_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(745);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  r: () => (/* binding */ revoke)
+});
+
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/kinds/registry.ts + 18 modules
+var registry = __nccwpck_require__(858);
+// EXTERNAL MODULE: ./core/saved-credential.ts
+var saved_credential = __nccwpck_require__(578);
+// EXTERNAL MODULE: ./core/expiry.ts
+var expiry = __nccwpck_require__(606);
+// EXTERNAL MODULE: ./core/service/factory.ts
+var factory = __nccwpck_require__(223);
+// EXTERNAL MODULE: ./core/service/failures.ts
+var failures = __nccwpck_require__(682);
+// EXTERNAL MODULE: ./core/settings/common.ts
+var common = __nccwpck_require__(210);
+// EXTERNAL MODULE: ./core/settings/choice.ts
+var choice = __nccwpck_require__(83);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(877);
+;// CONCATENATED MODULE: ./core/settings/read-post.ts
+
+
+
+
+function readPostSettings(options) {
+    const kind = readPostKind(options);
+    return {
+        kind,
+        apiKey: options.read('api-key').trim(),
+        ...((0,registry/* credentialKind */.eV)(kind).sendsRequests && { baseUrl: (0,common/* readBaseUrl */.$P)(options) }),
+        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
+        failOnRevokeError: (0,common/* parseFailOnRevokeError */.VP)(options),
+        http: (0,common/* readHttpSettings */.QD)(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function readPostKind(options) {
+    return (0,choice/* readKindChoice */.U)(options).kind;
+}
+
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
+var saved_tunnel = __nccwpck_require__(745);
+;// CONCATENATED MODULE: ./core/revoke.ts
+
 
 
 
@@ -1311,52 +1641,52 @@ const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behin
 async function revoke(host) {
     const { options, log, clock, state } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
-    if ((0,_tunnel_saved_tunnel_js__WEBPACK_IMPORTED_MODULE_6__/* .loadTunnel */ .Lc)(state, host.tempRoot) !== undefined) {
+    if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
         const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 4).then(__nccwpck_require__.bind(__nccwpck_require__, 4));
         await stopSavedTunnel(host);
     }
-    if (!(0,_saved_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasSavedCredential */ .p7)(state)) {
+    if (!(0,saved_credential/* hasSavedCredential */.p7)(state)) {
         log.info(NOTHING_SAVED);
         return;
     }
-    const read = (name) => options.read(name);
     let failOnRevokeError = false;
-    let baseUrl = (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .printable */ .g$)(read('base-url'));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let saved;
     try {
-        failOnRevokeError = (0,_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .parseFailOnRevokeError */ .VP)(read);
-        saved = (0,_saved_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .loadCredential */ .SS)(state, (0,_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostKind */ .h)(read));
+        failOnRevokeError = (0,common/* parseFailOnRevokeError */.VP)(options);
+        saved = (0,saved_credential/* loadCredential */.SS)(state, readPostKind(options));
         if (!saved) {
             log.info(NOTHING_SAVED);
             return;
         }
-        const settings = (0,_settings_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(read);
+        const settings = readPostSettings(options);
         if (settings.baseUrl !== undefined)
             baseUrl = settings.baseUrl;
         const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
-        await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .giveBackCredential */ .w_)(saved, {
+        await (0,registry/* revokeSavedCredential */.zK)(saved, {
             settings,
             service: () => {
                 if (settings.baseUrl === undefined) {
                     throw new Error(`credential ${settings.kind} sends no request`);
                 }
                 warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
-                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_3__/* .createService */ .s)(settings.baseUrl, settings.http, clock, log);
+                return (0,factory/* createService */.s)(settings.baseUrl, settings.http, clock, log);
             },
             log,
-            tempRoot: host.tempRoot
+            tempRoot: host.tempRoot,
+            tempRootName: host.tempRootName
         });
     }
     catch (error) {
-        const reason = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h
+        const reason = error instanceof errors/* ExplainedError */.h
             ? error.message
-            : (0,_service_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
+            : (0,failures/* explainFailure */.S)(error, { baseUrl, nowMs: clock.now() });
         const report = (message) => reportOrFail(host, message, failOnRevokeError);
         if (!saved) {
             report(`Could not revoke what the main step saved: ${reason}`);
             return;
         }
-        reportRevokeFailure(`Could not revoke ${(0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .describeCredential */ .t8)(saved)}: ${reason}`, saved, {
+        reportRevokeFailure(`Could not revoke ${(0,registry/* describeCredential */.t8)(saved)}: ${reason}`, saved, {
             log,
             clock,
             report
@@ -1366,16 +1696,16 @@ async function revoke(host) {
 function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
     if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
-    log.warning(`The saved state names the credential service at ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .printable */ .g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
-        'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
+    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`);
 }
 function reportRevokeFailure(message, saved, { log, clock, report }) {
     const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-    if ((0,_expiry_js__WEBPACK_IMPORTED_MODULE_8__/* .hasExpired */ .o)(expiresAt, clock.now())) {
-        log.info(`${message} It should already have expired at ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .printable */ .g$)(expiresAt ?? '')}.`);
+    if ((0,expiry/* hasExpired */.o)(expiresAt, clock.now())) {
+        log.info(`${message} It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`);
         return;
     }
-    report(`${message}${(0,_expiry_js__WEBPACK_IMPORTED_MODULE_8__/* .expiryNote */ ._)({ expiresAt }) || ' Its expiry is unknown.'}`);
+    report(`${message}${(0,expiry/* expiryNote */._)({ expiresAt }) || ' Its expiry is unknown.'}`);
 }
 function reportOrFail(host, message, failOnRevokeError) {
     if (failOnRevokeError)
@@ -1396,8 +1726,7 @@ function reportOrFail(host, message, failOnRevokeError) {
 /* harmony export */   p7: () => (/* binding */ hasSavedCredential),
 /* harmony export */   xg: () => (/* binding */ saveCredential)
 /* harmony export */ });
-/* unused harmony export readSavedCredential */
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(464);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(858);
 
 const CREDENTIAL = 'credential';
 function saveCredential(state, saved) {
@@ -1414,49 +1743,10 @@ function loadCredential(state, kind) {
     if (!raw)
         return undefined;
     try {
-        return readSavedCredential(kind, JSON.parse(raw));
+        return (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_0__/* .readSavedCredential */ .n7)(kind, JSON.parse(raw));
     }
     catch {
         return undefined;
-    }
-}
-function readSavedCredential(kind, value) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return undefined;
-    const saved = value;
-    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
-    const identifier = (field) => (0,_service_credential_js__WEBPACK_IMPORTED_MODULE_0__/* .isCleanIdentifier */ .VS)(saved[field]) ? saved[field] : undefined;
-    const common = {
-        ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
-        ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
-        ...(saved.rejected === true && { rejected: true })
-    };
-    const tunnelUser = identifier('tunnelUser');
-    switch (kind) {
-        case 'cicd':
-        case 'free':
-            return tunnelUser ? { kind, tunnelUser, ...common } : undefined;
-        case 'existing':
-            return tunnelUser ? { kind, tunnelUser } : undefined;
-        case 'ssh-key': {
-            const keyId = identifier('keyId');
-            const fingerprint = identifier('fingerprint');
-            const keyName = identifier('keyName');
-            const keyFolder = text('keyFolder');
-            const keyFolderId = text('keyFolderId');
-            if (!fingerprint)
-                return undefined;
-            return {
-                kind,
-                fingerprint,
-                ...(keyId && { keyId }),
-                ...(keyName && { keyName }),
-                ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
-                ...(keyFolder && { keyFolder }),
-                ...(keyFolderId && { keyFolderId }),
-                ...common
-            };
-        }
     }
 }
 
@@ -1814,16 +2104,13 @@ function networkDetail(error) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
-/* harmony export */   hg: () => (/* binding */ DEFAULT_TUNNEL_PORT),
-/* harmony export */   jY: () => (/* binding */ isBareHost),
-/* harmony export */   nx: () => (/* binding */ parseCredential)
+/* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
+/* harmony export */   n: () => (/* binding */ parseCredential)
 /* harmony export */ });
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(882);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
 /* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(780);
 /* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(46);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(474);
 /* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(588);
 /* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(205);
 /* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(183);
@@ -1835,8 +2122,7 @@ function networkDetail(error) {
 
 
 const DEFAULT_TUNNEL_PORT = 2223;
-const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-function parseCredential(raw, flavour, overrides = {}) {
+function parseCredential(raw, overrides = {}) {
     if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .isObject */ .Gv)(raw)) {
         throw invalid('the body is not a JSON object');
     }
@@ -1851,7 +2137,7 @@ function parseCredential(raw, flavour, overrides = {}) {
     if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
         throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
     }
-    if (typeof tunnelHost !== 'string' || !isBareHost(tunnelHost)) {
+    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(tunnelHost)) {
         throw invalid('tunnel_host is not a bare hostname or IP address');
     }
     const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
@@ -1861,7 +2147,6 @@ function parseCredential(raw, flavour, overrides = {}) {
     const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
     const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
     return {
-        flavour,
         token: token,
         tunnelUser: tunnelUser,
         clientId: clientId,
@@ -1873,13 +2158,8 @@ function parseCredential(raw, flavour, overrides = {}) {
         ...(projectSlug !== undefined && { projectSlug })
     };
 }
-function isBareHost(value) {
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
-        return true;
-    return HOSTNAME_PATTERN.test(value);
-}
 function checkSecretLike(value, field) {
-    const problem = secretLikeProblem(value);
+    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .identifierProblem */ .rD)(value);
     if (problem !== undefined)
         throw invalid(`${field} ${problem}`);
 }
@@ -1891,27 +2171,13 @@ function checkIdentifier(value, field, secrets) {
         throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
     }
 }
-function isCleanIdentifier(value) {
-    return secretLikeProblem(value) === undefined;
-}
-function secretLikeProblem(value) {
-    if (value === undefined || value === null || value === '')
-        return 'is missing';
-    if (typeof value !== 'string')
-        return 'is not a string';
-    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(value))
-        return 'holds whitespace or control characters';
-    if (!(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .isWellFormed */ .UC)(value))
-        return 'is not well-formed Unicode';
-    return undefined;
-}
 function parsePort(value) {
     const number = typeof value === 'number'
         ? value
         : typeof value === 'string' && /^\d{1,5}$/.test(value)
             ? Number(value)
             : NaN;
-    if (!Number.isInteger(number) || number < 1 || number > 65535) {
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isPort */ .sW)(number)) {
         throw invalid('tunnel_port is not a whole number from 1 to 65535');
     }
     return number;
@@ -1933,7 +2199,7 @@ function isSafeText(value) {
         (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .isWellFormed */ .UC)(value));
 }
 function invalid(what) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
@@ -2128,6 +2394,119 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 
 /***/ }),
 
+/***/ 83:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U: () => (/* binding */ readKindChoice)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(858);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(877);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(297);
+
+
+
+
+function readKindChoice(options) {
+    const raw = options.read('credential');
+    const value = raw.trim().toLowerCase() || 'cicd';
+    const apiKey = options.read('api-key').trim();
+    if (value === 'auto')
+        return { kind: apiKey ? 'cicd' : 'free', auto: true };
+    if (_kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.includes(value))
+        return { kind: value, auto: false };
+    const choices = [..._kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.slice(0, 2), 'auto', ..._kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.slice(2)];
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_2__/* .optionNamed */ .b7)(options, 'credential')} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_3__/* .quote */ .h)(raw)}: expected one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`);
+}
+
+
+/***/ }),
+
+/***/ 210:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $P: () => (/* binding */ readBaseUrl),
+/* harmony export */   Fs: () => (/* binding */ readCommonSettings),
+/* harmony export */   QD: () => (/* binding */ readHttpSettings),
+/* harmony export */   VP: () => (/* binding */ parseFailOnRevokeError)
+/* harmony export */ });
+/* unused harmony export isLoopback */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(882);
+/* harmony import */ var _expose_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(535);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(297);
+
+
+
+
+
+const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
+function readCommonSettings(options) {
+    return {
+        revoke: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'revoke', true),
+        failOnRevokeError: parseFailOnRevokeError(options),
+        envPrefix: readEnvPrefix(options),
+        exportEnv: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'export-env', true),
+        http: readHttpSettings(options),
+        tunnel: (0,_expose_js__WEBPACK_IMPORTED_MODULE_2__/* .readTunnelSettings */ .ij)(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function parseFailOnRevokeError(options) {
+    return (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'fail-on-revoke-error', false);
+}
+function readHttpSettings(options) {
+    return {
+        maxAttempts: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readWholeNumber */ .bf)(options, 'max-attempts', 1, 10) ?? 3,
+        timeoutSeconds: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readWholeNumber */ .bf)(options, 'timeout-seconds', 1, 600) ?? 30
+    };
+}
+function readBaseUrl(options) {
+    const name = (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .optionNamed */ .b7)(options, 'base-url');
+    const value = options.read('base-url').trim();
+    if (!value) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is empty: set it to the credential service address, for example https://<your-service>/functions/v1.`);
+    }
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: not a URL. Expected https://host[/path].`);
+    }
+    if (url.username || url.password) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} holds a user name or password: remove them; the API key is sent as a header.`);
+    }
+    if (url.search || url.hash) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: remove the query string or fragment.`);
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
+    }
+    const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
+    return `${url.protocol}//${url.host}${path}`;
+}
+function isLoopback(hostname) {
+    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (host === 'localhost' || host === '::1')
+        return true;
+    return (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4 && host.startsWith('127.');
+}
+function readEnvPrefix(options) {
+    const value = options.read('env-prefix').trim() || 'SVC';
+    if (!ENV_PREFIX_PATTERN.test(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .optionNamed */ .b7)(options, 'env-prefix')} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
+    }
+    return value;
+}
+
+
+/***/ }),
+
 /***/ 535:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -2138,12 +2517,14 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 /* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(474);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(46);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(297);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(588);
-/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(473);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(46);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(297);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(588);
+/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(473);
+
 
 
 
@@ -2156,16 +2537,16 @@ const DEFAULT_ENTRY_NAME = 'app';
 const DEFAULT_TARGET_HOST = 'localhost';
 const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
-function parseExpose(raw) {
+function parseExpose(raw, label) {
     const texts = raw
         .split(/[\n,]/)
         .map(text => text.trim())
         .filter(text => text !== '');
-    const entries = texts.map(text => parseEntry(text, texts.length));
+    const entries = texts.map(text => naming(label('expose'), 'entry', () => parseEntry(text, texts.length)));
     const seen = new Set();
     for (const entry of entries) {
         if (seen.has(entry.name)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
         }
         seen.add(entry.name);
     }
@@ -2208,7 +2589,7 @@ function parseTarget(target, entry) {
     if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 6) {
         throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
     }
-    if (!(0,_service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
         throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
     }
     return { host, port: parsePort(port, entry) };
@@ -2220,18 +2601,37 @@ function parsePort(text, entry) {
     }
     return port;
 }
-function entryError(entry, needs) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input expose has the entry ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(entry)}: ${needs}.`);
+class PartProblem extends Error {
+    part;
+    needs;
+    constructor(part, needs) {
+        super(needs);
+        this.part = part;
+        this.needs = needs;
+    }
 }
-function parseUrlTemplate(raw) {
+function naming(optionLabel, partName, parse) {
+    try {
+        return parse();
+    }
+    catch (error) {
+        if (!(error instanceof PartProblem))
+            throw error;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(error.part)}: ${error.needs}.`);
+    }
+}
+function entryError(entry, needs) {
+    return new PartProblem(entry, needs);
+}
+function parseUrlTemplate(raw, label) {
     const template = raw.trim() || DEFAULT_URL_TEMPLATE;
     for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
         if (!PLACEHOLDERS.includes(inner)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input url-template is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
         }
     }
-    if (template.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__/* .LEGACY_COMMAND_MARKER */ .H)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input url-template is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    if (template.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__/* .LEGACY_COMMAND_MARKER */ .H)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
     }
     const sample = formatUrl(template, {
         name: 'app',
@@ -2240,13 +2640,13 @@ function parseUrlTemplate(raw) {
         port: 22
     });
     if (sample === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input url-template is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
     }
     return template;
 }
 function formatUrl(template, values) {
     const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(text))
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .hasUnsafeCharacter */ .QR)(text))
         return undefined;
     try {
         const url = new URL(text);
@@ -2256,14 +2656,14 @@ function formatUrl(template, values) {
         return undefined;
     }
 }
-function parseHostKeyPins(raw) {
+function parseHostKeyPins(raw, label) {
     const pins = [];
     for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
         if (line === '' || line.startsWith('#'))
             continue;
-        const pin = line.startsWith('SHA256:')
+        const pin = naming(label('tunnel-host-key'), 'line', () => line.startsWith('SHA256:')
             ? { fingerprint: parseFingerprint(line) }
-            : parseKnownHostsLine(line);
+            : parseKnownHostsLine(line));
         const same = pins.find(known => known.fingerprint === pin.fingerprint);
         if (same === undefined)
             pins.push(pin);
@@ -2291,297 +2691,50 @@ function parseKnownHostsLine(line) {
     }
     const blob = Buffer.from(encoded, 'base64');
     if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_3__/* .keyTypeOf */ .z)(blob) !== type) {
+        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .keyTypeOf */ .z)(blob) !== type) {
         throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
     }
-    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_3__/* .fingerprintOf */ .a)(blob), keyType: type };
+    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .fingerprintOf */ .a)(blob), keyType: type };
 }
 const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
 function pinError(line, needs) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`Input tunnel-host-key has the line ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(line)}: ${needs}.`);
+    return new PartProblem(line, needs);
 }
-function readTunnelSettings(input) {
-    const urlTemplate = parseUrlTemplate(input('url-template'));
-    const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'));
-    const entries = parseExpose(input('expose'));
+function readTunnelSettings(options) {
+    const label = (name) => options.label(name);
+    const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
+    const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
+    const entries = parseExpose(options.read('expose'), label);
     return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
 }
 
 
 /***/ }),
 
-/***/ 268:
+/***/ 877:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  VP: () => (/* binding */ parseFailOnRevokeError),
-  Ne: () => (/* binding */ readMainSettings),
-  h: () => (/* binding */ readPostKind),
-  mR: () => (/* binding */ readPostSettings)
-});
-
-// UNUSED EXPORTS: isLoopback, parseBaseUrl
-
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(30);
-// EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(882);
-// EXTERNAL MODULE: ./core/service/answer-secrets.ts
-var answer_secrets = __nccwpck_require__(183);
-// EXTERNAL MODULE: ./core/service/credential.ts
-var credential = __nccwpck_require__(464);
-// EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(297);
-;// CONCATENATED MODULE: ./core/settings/input-text.ts
-
-
-const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
-const SECRET_INPUTS = new Set(['api-key', 'tunnel-token']);
-const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
-const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function checkedInputs(input) {
-    return name => {
-        const value = input(name);
-        checkInputText(name, value);
-        return value;
-    };
-}
-function checkInputText(name, value) {
-    if (PRINTABLE_ASCII.test(value))
-        return;
-    if (!MULTI_LINE_INPUTS.has(name)) {
-        const at = value.search(FORBIDDEN);
-        if (at !== -1)
-            throw badText(name, value, at);
-        return;
-    }
-    const lines = value.split(/\r?\n/);
-    for (const [index, line] of lines.entries()) {
-        const at = line.search(FORBIDDEN_IN_LIST_LINE);
-        if (at !== -1)
-            throw badText(name, line, at, index + 1);
-    }
-}
-function badText(name, text, at, line) {
-    const kind = describeCharacter(text, at);
-    if (SECRET_INPUTS.has(name)) {
-        return new errors/* ExplainedError */.h(`Input ${name} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
-    }
-    const what = line === undefined ? `Input ${name} is` : `Input ${name}, line ${line}, is`;
-    const advice = line === undefined
-        ? 'Set it to a single line of plain text.'
-        : 'Write each entry as plain text on a line of its own.';
-    return new errors/* ExplainedError */.h(`${what} ${(0,quote/* quote */.h)(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
-}
-function describeCharacter(text, at) {
-    const code = text.charCodeAt(at);
-    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-    if (code === 0x0a || code === 0x0d || code === 0x85 || code === 0x2028 || code === 0x2029) {
-        return `a line break (${hex})`;
-    }
-    if (code >= 0xd800 && code <= 0xdfff)
-        return `an unpaired UTF-16 surrogate (${hex})`;
-    if (code <= 0x9f)
-        return `a control character (${hex})`;
-    return `a bidirectional text control (${hex})`;
-}
-
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
-// EXTERNAL MODULE: ./core/text/workflow-command.ts
-var workflow_command = __nccwpck_require__(588);
-// EXTERNAL MODULE: ./core/settings/expose.ts
-var expose = __nccwpck_require__(535);
-;// CONCATENATED MODULE: ./core/settings/inputs.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Iu: () => (/* binding */ capitalised),
+/* harmony export */   Vf: () => (/* binding */ readBoolean),
+/* harmony export */   b7: () => (/* binding */ optionNamed),
+/* harmony export */   bf: () => (/* binding */ readWholeNumber),
+/* harmony export */   nN: () => (/* binding */ readOneLine)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(297);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(588);
 
 
 
-
-
-
-
-
-
-const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
-const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
-const CHOICES = ['cicd', 'free', 'auto', 'ssh-key', 'existing'];
-function readMainSettings(read) {
-    const input = checkedInputs(read);
-    const choice = parseChoice(input('credential'));
-    const apiKey = input('api-key').trim();
-    const kind = kindFor(choice, apiKey);
-    const common = {
-        revoke: parseBoolean(input('revoke'), 'revoke', true),
-        failOnRevokeError: parseFailOnRevokeError(input),
-        envPrefix: parseEnvPrefix(input('env-prefix')),
-        exportEnv: parseBoolean(input('export-env'), 'export-env', true),
-        http: readHttpSettings(input),
-        tunnel: (0,expose/* readTunnelSettings */.ij)(input)
-    };
-    const tunnelHost = parseTunnelHost(input('tunnel-host'));
-    const tunnelPort = parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535);
-    switch (kind) {
-        case 'cicd': {
-            checkApiKey(apiKey, kind);
-            const project = parseOneLine(input('project'), 'project');
-            if (!project) {
-                throw new errors/* ExplainedError */.h('Input project is empty: set it to the project slug to provision for.');
-            }
-            return {
-                ...common,
-                kind,
-                apiKey,
-                project,
-                environment: parseOneLine(input('environment'), 'environment'),
-                ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
-                baseUrl: parseBaseUrl(input('base-url')),
-                tunnelHost,
-                tunnelPort
-            };
-        }
-        case 'free':
-            return {
-                ...common,
-                kind,
-                fellBackToFree: choice === 'auto',
-                baseUrl: parseBaseUrl(input('base-url')),
-                tunnelHost,
-                tunnelPort
-            };
-        case 'ssh-key':
-            checkApiKey(apiKey, kind);
-            return {
-                ...common,
-                kind,
-                apiKey,
-                clientId: parseTunnelUser(input('client-id'), 'client-id', kind),
-                baseUrl: parseBaseUrl(input('base-url')),
-                tunnelHost: requireTunnelHost(tunnelHost, kind),
-                tunnelPort: tunnelPort ?? credential/* DEFAULT_TUNNEL_PORT */.hg
-            };
-        case 'existing': {
-            const tunnelToken = parseTunnelToken(input('tunnel-token'));
-            return {
-                ...common,
-                kind,
-                tunnelToken,
-                tunnelUser: parseTunnelUser(input('tunnel-user'), 'tunnel-user', kind, [tunnelToken]),
-                tunnelHost: requireTunnelHost(tunnelHost, kind),
-                tunnelPort: tunnelPort ?? credential/* DEFAULT_TUNNEL_PORT */.hg
-            };
-        }
-    }
+function optionNamed(options, name) {
+    return capitalised(options.label(name));
 }
-function checkApiKey(apiKey, kind) {
-    if (!apiKey) {
-        throw new errors/* ExplainedError */.h(`Input api-key is empty, and credential is "${kind}", which needs it. ` +
-            'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
-            'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
-    }
-    if (!API_KEY_PATTERN.test(apiKey)) {
-        throw new errors/* ExplainedError */.h('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
-            'Check that the secret holds the whole key, with no quotes or extra text.');
-    }
+function capitalised(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
 }
-function requireTunnelHost(tunnelHost, kind) {
-    if (tunnelHost)
-        return tunnelHost;
-    throw new errors/* ExplainedError */.h(kind === 'ssh-key'
-        ? 'Input tunnel-host is empty, and credential is "ssh-key", which needs it: the key upload answer names no tunnel server, so set it to the tunnel server\'s hostname.'
-        : 'Input tunnel-host is empty, and credential is "existing", which needs it: set it to the hostname of the tunnel server your token is for.');
-}
-function parseTunnelToken(raw) {
-    const value = raw.trim();
-    if (!value) {
-        throw new errors/* ExplainedError */.h('Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.');
-    }
-    if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
-        throw new errors/* ExplainedError */.h('Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.');
-    }
-    return value;
-}
-function parseTunnelUser(raw, name, kind, secrets = []) {
-    const value = raw.trim();
-    if (!value) {
-        throw new errors/* ExplainedError */.h(name === 'client-id'
-            ? `Input client-id is empty, and credential is "${kind}", which needs it: set it to the tunnel user (client id) the uploaded key logs in as.`
-            : `Input tunnel-user is empty, and credential is "${kind}", which needs it: set it to the tunnel user your token belongs to.`);
-    }
-    if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
-        throw new errors/* ExplainedError */.h(`Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
-    }
-    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,workflow_command/* holdsCommandMarker */.e)(value)) {
-        throw new errors/* ExplainedError */.h(`Input ${name} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
-    }
-    return value;
-}
-function readPostSettings(input) {
-    const apiKey = input('api-key').trim();
-    const kind = readPostKind(input);
-    return {
-        kind,
-        apiKey,
-        ...(kind !== 'existing' && { baseUrl: parseBaseUrl(input('base-url')) }),
-        revoke: parseBoolean(input('revoke'), 'revoke', true),
-        failOnRevokeError: parseFailOnRevokeError(input),
-        http: readHttpSettings(input)
-    };
-}
-function readPostKind(input) {
-    return kindFor(parseChoice(input('credential')), input('api-key').trim());
-}
-function parseFailOnRevokeError(input) {
-    return parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false);
-}
-function readHttpSettings(input) {
-    return {
-        maxAttempts: parseOptionalWholeNumber(input('max-attempts'), 'max-attempts', 1, 10) ?? 3,
-        timeoutSeconds: parseOptionalWholeNumber(input('timeout-seconds'), 'timeout-seconds', 1, 600) ?? 30
-    };
-}
-function kindFor(choice, apiKey) {
-    return choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice;
-}
-function parseChoice(raw) {
-    const value = raw.trim().toLowerCase() || 'cicd';
-    if (CHOICES.includes(value))
-        return value;
-    throw new errors/* ExplainedError */.h(`Input credential is ${(0,quote/* quote */.h)(raw)}: expected one of cicd, free, auto, ssh-key or existing.`);
-}
-function parseBaseUrl(raw) {
-    const value = raw.trim();
-    if (!value) {
-        throw new errors/* ExplainedError */.h('Input base-url is empty: set it to the credential service address, for example https://<your-service>/functions/v1.');
-    }
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new errors/* ExplainedError */.h(`Input base-url is ${(0,quote/* quote */.h)(value)}: not a URL. Expected https://host[/path].`);
-    }
-    if (url.username || url.password) {
-        throw new errors/* ExplainedError */.h('Input base-url holds a user name or password: remove them; the API key is sent as a header.');
-    }
-    if (url.search || url.hash) {
-        throw new errors/* ExplainedError */.h(`Input base-url is ${(0,quote/* quote */.h)(value)}: remove the query string or fragment.`);
-    }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-        throw new errors/* ExplainedError */.h(`Input base-url is ${(0,quote/* quote */.h)(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
-    }
-    const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
-    return `${url.protocol}//${url.host}${path}`;
-}
-function isLoopback(hostname) {
-    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (host === 'localhost' || host === '::1')
-        return true;
-    return (0,external_node_net_.isIP)(host) === 4 && host.startsWith('127.');
-}
-function parseBoolean(raw, name, fallback) {
+function readBoolean(options, name, fallback) {
+    const raw = options.read(name);
     const value = raw.trim().toLowerCase();
     if (!value)
         return fallback;
@@ -2589,9 +2742,10 @@ function parseBoolean(raw, name, fallback) {
         return true;
     if (value === 'false')
         return false;
-    throw new errors/* ExplainedError */.h(`Input ${name} is ${(0,quote/* quote */.h)(raw)}: expected true or false.`);
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected true or false.`);
 }
-function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER) {
+function readWholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
+    const raw = options.read(name);
     const value = raw.trim();
     if (!value)
         return undefined;
@@ -2600,30 +2754,14 @@ function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER)
         const range = max === Number.MAX_SAFE_INTEGER
             ? `a whole number of at least ${min}`
             : `a whole number from ${min} to ${max}`;
-        throw new errors/* ExplainedError */.h(`Input ${name} is ${(0,quote/* quote */.h)(raw)}: expected ${range}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected ${range}.`);
     }
     return number;
 }
-function parseOneLine(raw, name) {
-    const value = raw.trim();
-    if (value.includes(workflow_command/* LEGACY_COMMAND_MARKER */.H)) {
-        throw new errors/* ExplainedError */.h(`Input ${name} is ${(0,quote/* quote */.h)(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
-    }
-    return value;
-}
-function parseTunnelHost(raw) {
-    const value = raw.trim();
-    if (!value)
-        return undefined;
-    if (!(0,credential/* isBareHost */.jY)(value)) {
-        throw new errors/* ExplainedError */.h(`Input tunnel-host is ${(0,quote/* quote */.h)(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
-    }
-    return value;
-}
-function parseEnvPrefix(raw) {
-    const value = raw.trim() || 'SVC';
-    if (!ENV_PREFIX_PATTERN.test(value)) {
-        throw new errors/* ExplainedError */.h(`Input env-prefix is ${(0,quote/* quote */.h)(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
+function readOneLine(options, name) {
+    const value = options.read(name).trim();
+    if (value.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__/* .LEGACY_COMMAND_MARKER */ .H)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
     }
     return value;
 }
@@ -2787,6 +2925,47 @@ function quote(value, max = 60) {
 
 /***/ }),
 
+/***/ 474:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
+/* harmony export */   jY: () => (/* binding */ isBareHost),
+/* harmony export */   rD: () => (/* binding */ identifierProblem),
+/* harmony export */   sW: () => (/* binding */ isPort)
+/* harmony export */ });
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(46);
+
+
+const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+function isBareHost(value) {
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
+        return true;
+    return HOSTNAME_PATTERN.test(value);
+}
+function isPort(value) {
+    return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+function isCleanIdentifier(value) {
+    return identifierProblem(value) === undefined;
+}
+function identifierProblem(value) {
+    if (value === undefined || value === null || value === '')
+        return 'is missing';
+    if (typeof value !== 'string')
+        return 'is not a string';
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value))
+        return 'holds whitespace or control characters';
+    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
+        return 'is not well-formed Unicode';
+    return undefined;
+}
+
+
+/***/ }),
+
 /***/ 588:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -2908,9 +3087,11 @@ function loadTunnel(state, tempRoot) {
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(46);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(297);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(46);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(297);
 /* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(535);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(877);
+
 
 
 
@@ -2926,36 +3107,35 @@ class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError
 }
 const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
 const STAND_IN_USER = 'u';
-function urlsFor(tunnel, target) {
+function urlsFor(tunnel, target, label) {
     const urls = {};
     for (const entry of tunnel.entries) {
         const { user, host, port } = target;
         const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
         if (url === undefined)
-            throw noUrl(tunnel.urlTemplate, entry.name, target.host);
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
         const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
         if (problem !== undefined)
-            throw badHost(url, entry.name, problem, target);
+            throw badHost(url, entry.name, problem, target, label);
         urls[entry.name] = url;
     }
     return urls;
 }
 function targetOf(login) {
-    const userInput = login.kind === 'ssh-key' ? 'client-id' : login.kind === 'existing' ? 'tunnel-user' : undefined;
-    return { user: login.user, host: login.host, port: login.port, ...(userInput && { userInput }) };
+    const { user, host, port, userFrom } = login;
+    return { user, host, port, ...(userFrom && { userFrom }) };
 }
 function checkUrlsBeforeRequest(settings) {
     if (settings.tunnel === undefined || settings.tunnelHost === undefined)
         return;
-    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .hg;
-    const target = settings.kind === 'ssh-key'
-        ? { user: settings.clientId, host: settings.tunnelHost, port, userInput: 'client-id' }
-        : settings.kind === 'existing'
-            ? { user: settings.tunnelUser, host: settings.tunnelHost, port, userInput: 'tunnel-user' }
-            :
-                { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
+    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .h;
+    const known = 'knownUser' in settings ? settings.knownUser : undefined;
+    const target = known
+        ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
+        :
+            { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
     try {
-        urlsFor(settings.tunnel, target);
+        urlsFor(settings.tunnel, target, settings.optionLabel);
     }
     catch (error) {
         if (!(error instanceof UrlError))
@@ -2985,7 +3165,7 @@ function hostProblem(template, hostname) {
     return undefined;
 }
 function labelProblem(label) {
-    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(label, 70)}"`;
+    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(label, 70)}"`;
     if (label === '')
         return 'it has an empty label (two dots in a row, or a dot at its start)';
     if (label.length > 63)
@@ -3004,33 +3184,34 @@ function characterName(character) {
         return 'an underscore';
     if (character === '%')
         return 'a percent sign';
-    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(character, 12)}"`;
+    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(character, 12)}"`;
 }
-function noUrl(template, name, host) {
+function noUrl(template, name, host, label) {
     const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
         ? ''
         : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
             ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
             : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`Input url-template ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
-        'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
-        'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.', false);
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+        `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
+        `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
 }
-function badHost(url, name, problem, target) {
+function badHost(url, name, problem, target, label) {
     const user = target.user.toLowerCase();
     const fromUser = target.standIn !== true &&
         new URL(url).hostname
             .split('.')
             .some(label => label.includes(user) && labelProblem(label) !== undefined);
-    const keepUserOut = 'change url-template so that {user} is not part of the host name';
+    const keepUserOut = `change ${label('url-template')} so that {user} is not part of the host name`;
+    const from = target.userFrom;
     const advice = !fromUser
-        ? 'Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
-        : target.userInput === 'client-id'
-            ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
-            : target.userInput === 'tunnel-user'
-                ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
-                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
-    return new UrlError(`Input url-template forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+        ? `Change ${label('url-template')} so that every dot-separated label of the host is letters, digits and inner hyphens.`
+        : from?.changeable
+            ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+            : from
+                ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
+                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
 }
 
 
@@ -3153,6 +3334,7 @@ function githubHost() {
         },
         fail: message => core/* setFailed */.C1(message),
         tempRoot: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+        tempRootName: 'RUNNER_TEMP',
         run: runIdentityFrom(process.env),
         clock: systemClock,
         tunnelProcess: bundledTunnelProcess
@@ -3167,8 +3349,8 @@ function githubHost() {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(360);
-/* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3);
+/* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(577);
+/* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(968);
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(459);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(197);

@@ -173,7 +173,7 @@ describe('saved state is not trusted', () => {
     expect(scope.isDone()).toBe(true)
     expect(elsewhere.isDone()).toBe(false)
     expect(step.warnings).toEqual([
-      'The saved state names the credential service at http://attacker.example.test/functions/v1, but input base-url is https://credentials.example.test/functions/v1. The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.'
+      'The saved state names the credential service at http://attacker.example.test/functions/v1, but input base-url is https://credentials.example.test/functions/v1. The API key goes only to input base-url, so the revoke is sent there. Something other than this action may have written the state.'
     ])
     expect(step.lines).toContain('Revoked the tunnel token of user ab12c.')
   })

@@ -212,7 +212,7 @@ describe('main with expose, then post', () => {
     expect(step.errors).toEqual([
       `Input url-template forms "http://${long}-${user}.localhost:${service.tunnel!.frontPort}" for "${long}", ` +
         `whose host is not a valid host name: the label "${long}-${user}" is 67 characters long, and a label has at most 63. ` +
-        `The tunnel user "${user}" comes from the credential service: change url-template so that {user} is not part of the host name.`
+        `The tunnel user "${user}" comes from the credential service: change input url-template so that {user} is not part of the host name.`
     ])
     expect(service.tokens().find(t => t.tunnel_user === user)?.status).toBe('revoked')
     expect(step.env).toEqual({})
@@ -268,8 +268,8 @@ describe('main with expose, then post', () => {
     expect(step.errors).toEqual([
       'Input url-template "http://{host}/{name}" does not form a URL for "app" with tunnel host ::1: ' +
         'the tunnel host is an IPv6 address, which a URL holds only in square brackets. ' +
-        'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
-        'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name. ' +
+        'Set input url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
+        'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set input tunnel-host to its host name. ' +
         'Nothing was requested from the credential service.'
     ])
     expect(service.requests()).toEqual([])
@@ -300,7 +300,7 @@ describe('main with expose, then post', () => {
       `Input url-template forms "http://web-ci_runner.localhost:${service.tunnel!.frontPort}" for "web", ` +
         'whose host is not a valid host name: the label "web-ci_runner" holds an underscore, which a host name cannot. ' +
         'The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, ' +
-        'or change url-template so that {user} is not part of the host name. ' +
+        'or change input url-template so that {user} is not part of the host name. ' +
         'Nothing was requested from the credential service.'
     ])
     expect(service.requests()).toEqual([])

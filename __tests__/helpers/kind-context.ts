@@ -36,6 +36,7 @@ export function obtainContext(
     },
     explain: error => `explained: ${(error as Error).message}`,
     tempRoot: '/nonexistent',
+    tempRootName: 'RUNNER_TEMP',
     run: {},
     ...overrides
   }
@@ -64,7 +65,8 @@ export function revokeContext(
       notice: line => lines.push(`notice: ${line}`),
       warning: line => lines.push(`warning: ${line}`)
     },
-    tempRoot: '/nonexistent'
+    tempRoot: '/nonexistent',
+    tempRootName: 'RUNNER_TEMP'
   }
   return { context, lines }
 }

@@ -81,6 +81,7 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
       host.events.push(`fail ${message}`)
     },
     tempRoot: given.tempRoot ?? mkdtempSync(join(tmpdir(), 'memory-host-')),
+    tempRootName: '--work-dir',
     run: { repository: 'octo/web-shop', runId: '42', runAttempt: '1' },
     clock: fakeClock(given.now),
     tunnelProcess: () => {

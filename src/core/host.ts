@@ -65,6 +65,8 @@ export interface Host extends StepWrites {
   fail(message: string): void
   /** A directory the host cleans after the job (RUNNER_TEMP on GitHub). */
   tempRoot: string
+  /** How messages name it where the user sets it: `RUNNER_TEMP`, `--work-dir`. */
+  tempRootName: string
   run: RunIdentity
   clock: Clock
   tunnelProcess(): TunnelProcessLaunch

@@ -57,6 +57,7 @@ export async function provision(host: Host): Promise<void> {
         },
         explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
         tempRoot: host.tempRoot,
+        tempRootName: host.tempRootName,
         run: host.run
       })
     } finally {

@@ -56,7 +56,8 @@ export async function revoke(host: Host): Promise<void> {
         return createService(settings.baseUrl, settings.http, clock, log)
       },
       log,
-      tempRoot: host.tempRoot
+      tempRoot: host.tempRoot,
+      tempRootName: host.tempRootName
     })
   } catch (error) {
     const reason =
@@ -85,7 +86,7 @@ function warnIfStateMoved(
   if (stateBaseUrl === undefined || stateBaseUrl === baseUrl) return
   log.warning(
     `The saved state names the credential service at ${printable(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
-      'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.'
+      `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`
   )
 }
 

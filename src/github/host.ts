@@ -36,6 +36,7 @@ export function githubHost(): Host {
     fail: message => core.setFailed(message),
     // The job's scratch directory, which the runner empties after the job (the OS's outside a runner).
     tempRoot: process.env.RUNNER_TEMP || tmpdir(),
+    tempRootName: 'RUNNER_TEMP',
     run: runIdentityFrom(process.env),
     clock: systemClock,
     tunnelProcess: bundledTunnelProcess

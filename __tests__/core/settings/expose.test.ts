@@ -9,9 +9,14 @@ import {
   readTunnelSettings
 } from '../../../src/core/settings/expose.js'
 
+/** The action's labels; a CLI host would say `--expose`. */
+const label = (name: string) => `input ${name}`
+
 describe('parseExpose', () => {
   it('reads NAME=PORT, NAME=HOST:PORT and NAME=[IPv6]:PORT, one per line or comma-separated', () => {
-    expect(parseExpose('web=3000\napi=db:8080, v4=127.0.0.1:81,\n\n v6 = [::1]:9000 ')).toEqual([
+    expect(
+      parseExpose('web=3000\napi=db:8080, v4=127.0.0.1:81,\n\n v6 = [::1]:9000 ', label)
+    ).toEqual([
       { name: 'web', host: 'localhost', port: 3000 },
       { name: 'api', host: 'db', port: 8080 },
       { name: 'v4', host: '127.0.0.1', port: 81 },
@@ -20,17 +25,17 @@ describe('parseExpose', () => {
   })
 
   it('names a bare PORT "app" when it is the only entry', () => {
-    expect(parseExpose(' 3000 ')).toEqual([{ name: 'app', host: 'localhost', port: 3000 }])
+    expect(parseExpose(' 3000 ', label)).toEqual([{ name: 'app', host: 'localhost', port: 3000 }])
   })
 
   it('reads nothing from an empty input', () => {
-    expect(parseExpose('')).toEqual([])
-    expect(parseExpose(' \n , ')).toEqual([])
+    expect(parseExpose('', label)).toEqual([])
+    expect(parseExpose(' \n , ', label)).toEqual([])
   })
 
   it('accepts names of 1 and 63 characters and ports 1 and 65535', () => {
     const long = `a${'-'.repeat(61)}b`
-    expect(parseExpose(`x=1,${long}=65535`)).toEqual([
+    expect(parseExpose(`x=1,${long}=65535`, label)).toEqual([
       { name: 'x', host: 'localhost', port: 1 },
       { name: long, host: 'localhost', port: 65535 }
     ])
@@ -65,7 +70,7 @@ describe('parseExpose', () => {
   ])('refuses %j, naming the entry and what it needs', (raw, entry, needs) => {
     let message = ''
     try {
-      parseExpose(raw)
+      parseExpose(raw, label)
     } catch (error) {
       message = (error as Error).message
     }
@@ -74,7 +79,7 @@ describe('parseExpose', () => {
   })
 
   it('refuses a name given twice', () => {
-    expect(() => parseExpose('web=3000\nweb=db:3001')).toThrow(
+    expect(() => parseExpose('web=3000\nweb=db:3001', label)).toThrow(
       'Input expose names "web" more than once'
     )
   })
@@ -82,14 +87,17 @@ describe('parseExpose', () => {
 
 describe('parseUrlTemplate and formatUrl', () => {
   it('defaults to https://{name}-{user}.{host}', () => {
-    expect(parseUrlTemplate('  ')).toBe(DEFAULT_URL_TEMPLATE)
+    expect(parseUrlTemplate('  ', label)).toBe(DEFAULT_URL_TEMPLATE)
     expect(
       formatUrl(DEFAULT_URL_TEMPLATE, { name: 'web', user: 'u1', host: 't.example', port: 2223 })
     ).toBe('https://web-u1.t.example')
   })
 
   it('fills every placeholder, as often as it appears', () => {
-    const template = parseUrlTemplate('http://{name}-{user}.localhost:8080/{host}/{port}/{name}')
+    const template = parseUrlTemplate(
+      'http://{name}-{user}.localhost:8080/{host}/{port}/{name}',
+      label
+    )
     expect(formatUrl(template, { name: 'a', user: 'b', host: 'c', port: 22 })).toBe(
       'http://a-b.localhost:8080/c/22/a'
     )
@@ -103,7 +111,7 @@ describe('parseUrlTemplate and formatUrl', () => {
     ['{name}-{user}.{host}', 'it does not form an http or https URL'],
     ['https://{name} {user}', 'it does not form an http or https URL']
   ])('refuses %j', (template, why) => {
-    expect(() => parseUrlTemplate(template)).toThrow(
+    expect(() => parseUrlTemplate(template, label)).toThrow(
       `Input url-template is ${JSON.stringify(template)}: ${why}`
     )
   })
@@ -132,14 +140,14 @@ describe('parseHostKeyPins', () => {
       'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU'
     ].join('\r\n')
     // The key's type comes from its known_hosts line, though a bare fingerprint named it first.
-    expect(parseHostKeyPins(raw)).toEqual([
+    expect(parseHostKeyPins(raw, label)).toEqual([
       { fingerprint: expected, keyType: type },
       { fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' }
     ])
   })
 
   it('reads nothing from an empty input', () => {
-    expect(parseHostKeyPins('')).toEqual([])
+    expect(parseHostKeyPins('', label)).toEqual([])
   })
 
   it.each([
@@ -153,19 +161,22 @@ describe('parseHostKeyPins', () => {
     ['host ssh-ed25519 not*base64', 'the key after ssh-ed25519 is not a valid ssh-ed25519 key'],
     ['host ssh-ed25519 AAAA', 'the key after ssh-ed25519 is not a valid ssh-ed25519 key']
   ])('refuses %j, naming the line', (line, why) => {
-    expect(() => parseHostKeyPins(line)).toThrow(`Input tunnel-host-key has the line`)
-    expect(() => parseHostKeyPins(line)).toThrow(why)
+    expect(() => parseHostKeyPins(line, label)).toThrow(`Input tunnel-host-key has the line`)
+    expect(() => parseHostKeyPins(line, label)).toThrow(why)
   })
 
   it('refuses a known_hosts line whose key type does not match its key', () => {
-    expect(() => parseHostKeyPins(`host ssh-rsa ${base64}`)).toThrow(
+    expect(() => parseHostKeyPins(`host ssh-rsa ${base64}`, label)).toThrow(
       'the key after ssh-rsa is not a valid ssh-rsa key in base64'
     )
   })
 })
 
 describe('readTunnelSettings', () => {
-  const reader = (values: Record<string, string>) => (name: string) => values[name] ?? ''
+  const reader = (values: Record<string, string>) => ({
+    read: (name: string) => values[name] ?? '',
+    label
+  })
 
   it('gives nothing without expose, but still checks the other two inputs', () => {
     expect(readTunnelSettings(reader({}))).toBeUndefined()

@@ -58,6 +58,7 @@ async function options(overrides: Partial<StartOptions['config']> = {}): Promise
     execArgv: ['--import', 'tsx'],
     environment: { PATH: process.env.PATH ?? '' },
     tempRoot: scratch(),
+    tempRootName: 'RUNNER_TEMP',
     config: {
       host: service.tunnel!.host,
       port: service.tunnel!.port,

@@ -19,6 +19,6 @@ describe('describeStartFailure', () => {
     [{ type: 'died', detail: 'exit code 1' }, 'Its log is /tmp/log'],
     [{ type: 'ready', fingerprint: 'x' }, 'The tunnel started.']
   ] as const)('explains %j', (outcome, text) => {
-    expect(describeStartFailure(outcome, '/tmp/log')).toContain(text)
+    expect(describeStartFailure(outcome, '/tmp/log', 'RUNNER_TEMP')).toContain(text)
   })
 })

@@ -45,14 +45,20 @@ describe('hostProblem', () => {
   })
 })
 
+const label = (name: string) => `input ${name}`
+
 describe('urlsFor', () => {
   it('forms every entry, in order', () => {
     expect(
-      urlsFor(tunnel('https://{name}-{user}.{host}:{port}', ['web', 'api']), {
-        user: 'ab12c',
-        host: 'tunnel.example',
-        port: 2223
-      })
+      urlsFor(
+        tunnel('https://{name}-{user}.{host}:{port}', ['web', 'api']),
+        {
+          user: 'ab12c',
+          host: 'tunnel.example',
+          port: 2223
+        },
+        label
+      )
     ).toEqual({
       web: 'https://web-ab12c.tunnel.example:2223',
       api: 'https://api-ab12c.tunnel.example:2223'
@@ -61,24 +67,32 @@ describe('urlsFor', () => {
 
   it('names url-template, the URL, the label and the input to change', () => {
     expect(() =>
-      urlsFor(tunnel('https://{name}-{user}.{host}'), {
-        user: 'cid_ab12',
-        host: 'tunnel.example',
-        port: 2223,
-        userInput: 'client-id'
-      })
+      urlsFor(
+        tunnel('https://{name}-{user}.{host}'),
+        {
+          user: 'cid_ab12',
+          host: 'tunnel.example',
+          port: 2223,
+          userFrom: { label: 'input client-id', changeable: true }
+        },
+        label
+      )
     ).toThrow(
       'Input url-template forms "https://web-cid_ab12.tunnel.example" for "web", whose host is not a valid host name: ' +
         'the label "web-cid_ab12" holds an underscore, which a host name cannot. The tunnel user comes from input ' +
-        'client-id: set it to lower-case letters, digits and inner hyphens, or change url-template so that {user} is not part of the host name.'
+        'client-id: set it to lower-case letters, digits and inner hyphens, or change input url-template so that {user} is not part of the host name.'
     )
   })
 
   it('says what to change when the template itself makes a bad label', () => {
     expect(() =>
-      urlsFor(tunnel('https://{name}_x.{host}'), { user: 'ab12c', host: 't.example', port: 1 })
+      urlsFor(
+        tunnel('https://{name}_x.{host}'),
+        { user: 'ab12c', host: 't.example', port: 1 },
+        label
+      )
     ).toThrow(
-      'the label "web_x" holds an underscore, which a host name cannot. Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
+      'the label "web_x" holds an underscore, which a host name cannot. Change input url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
     )
   })
 })
@@ -125,7 +139,7 @@ describe('checkUrlsBeforeRequest', () => {
     expect(() => checkUrlsBeforeRequest(cicd('t.example', 'https://{name}_{user}.{host}'))).toThrow(
       new Error(
         'Input url-template forms "https://web_u.t.example" for "web", whose host is not a valid host name: ' +
-          'the label "web_u" holds an underscore, which a host name cannot. Change url-template so that every ' +
+          'the label "web_u" holds an underscore, which a host name cannot. Change input url-template so that every ' +
           'dot-separated label of the host is letters, digits and inner hyphens. Nothing was requested from the ' +
           'credential service. (The service names the tunnel user; "u" stood in for it here.)'
       )
@@ -140,11 +154,12 @@ describe('checkUrlsBeforeRequest', () => {
       tunnelUser: 'proj_user',
       tunnelHost: 't.example',
       tunnelPort: 2223,
+      knownUser: { name: 'proj_user', from: { label: 'input tunnel-user', changeable: false } },
       tunnel: tunnel('https://{name}-{user}.{host}')
     }
     expect(() => checkUrlsBeforeRequest(existing)).toThrow(
       'the label "web-proj_user" holds an underscore, which a host name cannot. The tunnel user comes from ' +
-        'input tunnel-user, and your token belongs to it: change url-template so that {user} is not part of ' +
+        'input tunnel-user, and your token belongs to it: change input url-template so that {user} is not part of ' +
         'the host name. Nothing was requested from the credential service.'
     )
   })

@@ -9,7 +9,7 @@ import type { CommonSettings } from '../settings/types.js'
 import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import { printable } from '../text/printable.js'
 import { isCleanIdentifier } from '../text/validators.js'
-import type { CredentialKind } from './kind.js'
+import type { CredentialKind, UserOption } from './kind.js'
 import { tokenObtained, type TokenKindWords } from './token.js'
 
 /** A token the workflow already holds: nothing is requested and nothing revoked. */
@@ -19,6 +19,7 @@ export interface ExistingSettings extends CommonSettings {
   tunnelUser: string
   tunnelHost: string
   tunnelPort: number
+  knownUser: { name: string; from: UserOption }
 }
 
 /** What main saves: only the user, for post's message. */
@@ -43,17 +44,22 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
     const tunnelHost = readTunnelHost(options)
     const tunnelPort = readTunnelPort(options)
     const tunnelToken = readTunnelToken(options, 'existing')
+    const tunnelUser = readTunnelUser(
+      options,
+      'tunnel-user',
+      'existing',
+      'the tunnel user your token belongs to',
+      [tunnelToken]
+    )
     return {
       ...common,
       kind: 'existing',
       tunnelToken,
-      tunnelUser: readTunnelUser(
-        options,
-        'tunnel-user',
-        'existing',
-        'the tunnel user your token belongs to',
-        [tunnelToken]
-      ),
+      tunnelUser,
+      knownUser: {
+        name: tunnelUser,
+        from: { label: options.label('tunnel-user'), changeable: false }
+      },
       tunnelHost: requireTunnelHost(
         tunnelHost,
         options,
@@ -85,6 +91,7 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
       },
       WORDS
     )
+    obtained.login.userFrom = settings.knownUser.from
     await publish(obtained)
     return obtained
   },

@@ -43,6 +43,16 @@ export interface KindSettings extends CommonSettings {
    */
   tunnelHost?: string
   tunnelPort?: number
+  /** The tunnel user, when the options name it before any request (the URLs use it). */
+  knownUser?: { name: string; from: UserOption }
+}
+
+/** The option a tunnel user comes from, for the advice when a URL built from it cannot work. */
+export interface UserOption {
+  /** As the host names it: `input client-id`, `--client-id`. */
+  label: string
+  /** False when the user cannot be changed on its own: a token belongs to its user. */
+  changeable: boolean
 }
 
 /** What main saves for post, one shape per kind. Nothing secret: no token, no key. */
@@ -68,6 +78,8 @@ export interface ObtainContext {
   explain(error: unknown): string
   /** Where key folders go: the host cleans it after the job. */
   tempRoot: string
+  /** How messages name it: `RUNNER_TEMP`. */
+  tempRootName: string
   /** Names uploaded keys. */
   run: RunIdentity
 }
@@ -78,6 +90,7 @@ export interface RevokeContext {
   log: StepLog
   /** Where an SSH key folder must be. */
   tempRoot: string
+  tempRootName: string
 }
 
 /** What main writes to the runner once the credential is in hand. */
@@ -104,4 +117,6 @@ export interface TunnelLogin {
   expiresAt?: string
   /** What to tell the user about how long a tunnel can live with this credential, if it is short. */
   lifetimeNote?: string
+  /** Set when the options named the user rather than the service. */
+  userFrom?: UserOption
 }

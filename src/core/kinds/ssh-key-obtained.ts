@@ -48,6 +48,7 @@ export function sshKeyObtained(
       host: settings.tunnelHost,
       port: settings.tunnelPort,
       secret: { type: 'key-file', path: keyFile },
+      userFrom: settings.knownUser.from,
       ...(expiresAt && { expiresAt })
     }
   }

@@ -26,7 +26,7 @@ import {
 import { expiryNote } from '../expiry.js'
 import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
 import { revokeUnused } from './revoke-unused.js'
-import type { CredentialKind, RevokeContext, StepLog } from './kind.js'
+import type { CredentialKind, RevokeContext, StepLog, UserOption } from './kind.js'
 import { sshKeyObtained } from './ssh-key-obtained.js'
 import { readSavedSshKey, type SavedSshKey } from './ssh-key-saved.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
@@ -44,6 +44,7 @@ export interface SshKeySettings extends CommonSettings {
   // The upload answer carries no host, so the workflow names it.
   tunnelHost: string
   tunnelPort: number
+  knownUser: { name: string; from: UserOption }
 }
 
 /**
@@ -66,6 +67,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       kind: 'ssh-key',
       apiKey,
       clientId,
+      knownUser: { name: clientId, from: { label: options.label('client-id'), changeable: true } },
       baseUrl: readBaseUrl(options),
       tunnelHost: requireTunnelHost(
         tunnelHost,
@@ -137,7 +139,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       return obtained
     } catch (error) {
       // The private half goes first: a key that will be revoked needs no file.
-      if (keyFolder) deleteKeyFolder(keyFolder, tempRoot, log)
+      if (keyFolder) deleteKeyFolder(keyFolder, context, log)
       await revokeUnused(
         `the uploaded SSH key ${pair.fingerprint} (id ${keyId})`,
         async () => {
@@ -152,7 +154,8 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
 
   readSaved: readSavedSshKey,
 
-  async revoke(saved, { settings, service, log, tempRoot }) {
+  async revoke(saved, context) {
+    const { settings, service, log } = context
     try {
       if (!shouldRevoke(settings, saved)) {
         // The key stays, but not the copies a retried upload left: nobody would know to revoke them.
@@ -184,7 +187,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
     } finally {
       // Whatever became of the key, its private half leaves the runner (self-hosted ones keep files).
       if (saved.keyFolder) {
-        deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, tempRoot, log)
+        deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, context, log)
       }
     }
   },
@@ -226,11 +229,15 @@ async function revokeOtherRecords(
   }
 }
 
-function deleteKeyFolder(folder: SavedKeyFolder, tempRoot: string, log: StepLog): void {
+function deleteKeyFolder(
+  folder: SavedKeyFolder,
+  { tempRoot, tempRootName }: { tempRoot: string; tempRootName: string },
+  log: StepLog
+): void {
   const path = printable(folder.path, 200)
   if (!isKeyFolder(folder.path, tempRoot)) {
     log.warning(
-      `Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`
+      `Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under ${tempRootName}.`
     )
     return
   }

@@ -19,7 +19,7 @@ export function readCommonSettings(options: OptionSource): CommonSettings {
     envPrefix: readEnvPrefix(options),
     exportEnv: readBoolean(options, 'export-env', true),
     http: readHttpSettings(options),
-    tunnel: readTunnelSettings(name => options.read(name)),
+    tunnel: readTunnelSettings(options),
     optionLabel: name => options.label(name)
   }
 }

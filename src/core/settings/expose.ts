@@ -8,6 +8,8 @@ import { isBareHost } from '../text/validators.js'
 import { ExplainedError } from '../errors.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
 import { quote } from '../text/quote.js'
+import type { OptionSource } from '../host.js'
+import { capitalised } from './option-values.js'
 import { LEGACY_COMMAND_MARKER } from '../text/workflow-command.js'
 import { fingerprintOf, keyTypeOf } from '../text/fingerprint.js'
 import type { ExposeEntry, HostKeyPin } from '../tunnel/protocol.js'
@@ -28,19 +30,22 @@ const DEFAULT_TARGET_HOST = 'localhost'
 const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
 const PLACEHOLDERS = ['name', 'user', 'host', 'port'] as const
 type Placeholder = (typeof PLACEHOLDERS)[number]
+type OptionLabel = OptionSource['label']
 
 /** Reads `expose`: entries one per line or comma-separated. Empty input: no entries. */
-export function parseExpose(raw: string): ExposeEntry[] {
+export function parseExpose(raw: string, label: OptionLabel): ExposeEntry[] {
   const texts = raw
     .split(/[\n,]/)
     .map(text => text.trim())
     .filter(text => text !== '')
-  const entries = texts.map(text => parseEntry(text, texts.length))
+  const entries = texts.map(text =>
+    naming(label('expose'), 'entry', () => parseEntry(text, texts.length))
+  )
   const seen = new Set<string>()
   for (const entry of entries) {
     if (seen.has(entry.name)) {
       throw new ExplainedError(
-        `Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`
+        `${capitalised(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`
       )
     }
     seen.add(entry.name)
@@ -106,27 +111,49 @@ function parsePort(text: string, entry: string): number {
   return port
 }
 
-function entryError(entry: string, needs: string): ExplainedError {
-  return new ExplainedError(`Input expose has the entry ${quote(entry)}: ${needs}.`)
+/** What is wrong with one entry or line; `naming` adds which option holds it. */
+class PartProblem extends Error {
+  constructor(
+    readonly part: string,
+    readonly needs: string
+  ) {
+    super(needs)
+  }
+}
+
+/** Runs a parser of one part of an option, naming the option (as the host does) in its error. */
+function naming<T>(optionLabel: string, partName: string, parse: () => T): T {
+  try {
+    return parse()
+  } catch (error) {
+    if (!(error instanceof PartProblem)) throw error
+    throw new ExplainedError(
+      `${capitalised(optionLabel)} has the ${partName} ${quote(error.part)}: ${error.needs}.`
+    )
+  }
+}
+
+function entryError(entry: string, needs: string): PartProblem {
+  return new PartProblem(entry, needs)
 }
 
 /**
  * Checks `url-template` (empty: the default) and returns it. Checked with sample values, so a
  * template that cannot form an http(s) URL fails before any request is sent.
  */
-export function parseUrlTemplate(raw: string): string {
+export function parseUrlTemplate(raw: string, label: OptionLabel): string {
   const template = raw.trim() || DEFAULT_URL_TEMPLATE
   for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
     if (!(PLACEHOLDERS as readonly string[]).includes(inner)) {
       throw new ExplainedError(
-        `Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`
+        `${capitalised(label('url-template'))} is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`
       )
     }
   }
   // Plain text to the URL parser, but the runner obeys it anywhere in the line `Exposed …` prints.
   if (template.includes(LEGACY_COMMAND_MARKER)) {
     throw new ExplainedError(
-      `Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
+      `${capitalised(label('url-template'))} is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
     )
   }
   const sample = formatUrl(template, {
@@ -137,7 +164,7 @@ export function parseUrlTemplate(raw: string): string {
   })
   if (sample === undefined) {
     throw new ExplainedError(
-      `Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`
+      `${capitalised(label('url-template'))} is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`
     )
   }
   return template
@@ -167,13 +194,15 @@ export function formatUrl(
  * Reads `tunnel-host-key`: lines of `SHA256:…` fingerprints or known_hosts lines (also the
  * `type base64` form of a .pub file). Returns the keys to trust; empty input: none.
  */
-export function parseHostKeyPins(raw: string): HostKeyPin[] {
+export function parseHostKeyPins(raw: string, label: OptionLabel): HostKeyPin[] {
   const pins: HostKeyPin[] = []
   for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
     if (line === '' || line.startsWith('#')) continue
-    const pin: HostKeyPin = line.startsWith('SHA256:')
-      ? { fingerprint: parseFingerprint(line) }
-      : parseKnownHostsLine(line)
+    const pin: HostKeyPin = naming(label('tunnel-host-key'), 'line', () =>
+      line.startsWith('SHA256:')
+        ? { fingerprint: parseFingerprint(line) }
+        : parseKnownHostsLine(line)
+    )
     const same = pins.find(known => known.fingerprint === pin.fingerprint)
     // The same key as a fingerprint and as a known_hosts line: keep the one that knows its type.
     if (same === undefined) pins.push(pin)
@@ -226,14 +255,15 @@ function parseKnownHostsLine(line: string): HostKeyPin {
 const isKeyType = (field: string | undefined): boolean =>
   field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field)
 
-function pinError(line: string, needs: string): ExplainedError {
-  return new ExplainedError(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`)
+function pinError(line: string, needs: string): PartProblem {
+  return new PartProblem(line, needs)
 }
 
 /** Reads all three inputs; undefined when `expose` is empty (no tunnel). */
-export function readTunnelSettings(input: (name: string) => string): TunnelSettings | undefined {
-  const urlTemplate = parseUrlTemplate(input('url-template'))
-  const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'))
-  const entries = parseExpose(input('expose'))
+export function readTunnelSettings(options: OptionSource): TunnelSettings | undefined {
+  const label = (name: string) => options.label(name)
+  const urlTemplate = parseUrlTemplate(options.read('url-template'), label)
+  const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label)
+  const entries = parseExpose(options.read('expose'), label)
   return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins }
 }

@@ -34,6 +34,8 @@ export interface TunnelProcess {
 export interface LaunchOptions extends TunnelProcessLaunch {
   /** The host's temp root: the keeper's log, stats and stop file go in a fresh directory under it. */
   tempRoot: string
+  /** How messages name the temp root where the user sets it. */
+  tempRootName: string
 }
 
 /** What the keeper is told once the credential is known (its file paths are added here). */
@@ -172,7 +174,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
         return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
       }
       await killAndWait(launched)
-      throw new ExplainedError(describeStartFailure(outcome, paths.logPath))
+      throw new ExplainedError(describeStartFailure(outcome, paths.logPath, options.tempRootName))
     },
     async stopUnused() {
       if (used) return

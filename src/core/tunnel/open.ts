@@ -26,11 +26,15 @@ export interface PreparedTunnel {
 export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunnel {
   let keeper: LaunchedKeeper
   try {
-    keeper = launchKeeper({ ...host.tunnelProcess(), tempRoot: host.tempRoot })
+    keeper = launchKeeper({
+      ...host.tunnelProcess(),
+      tempRoot: host.tempRoot,
+      tempRootName: host.tempRootName
+    })
   } catch (error) {
     throw new ExplainedError(
       `Could not start the tunnel process: ${describeUnexpected(error)}. ` +
-        'Check that RUNNER_TEMP is writable and that the runner may start processes; no credential was requested.'
+        `Check that ${host.tempRootName} is writable and that the runner may start processes; no credential was requested.`
     )
   }
   // Saved before the credential is asked for: a main that dies from here on (a step timeout)
@@ -59,7 +63,7 @@ async function openTunnel(
   { log, state }: Host
 ): Promise<void> {
   // Before the keeper logs in: a URL that cannot work is no reason to open the tunnel.
-  const urls = urlsFor(tunnel, targetOf(login))
+  const urls = urlsFor(tunnel, targetOf(login), settings.optionLabel)
   const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ')
   log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
   const started = await keeper.start({
@@ -86,12 +90,8 @@ async function openTunnel(
   }
   for (const [name, url] of Object.entries(urls)) log.info(`Exposed ${name}: ${url}`)
   log.info(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`)
-  if (login.kind === 'free') {
-    log.info(
-      'The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
-        `${login.expiresAt ? `, at ${login.expiresAt}` : ''}.`
-    )
-  }
+  // The kind knows its own lifetime (a free credential's tunnel ends after 5 minutes).
+  if (login.lifetimeNote) log.info(login.lifetimeNote)
   const first = Object.values(urls)[0]
   writes.setOutput('url', first)
   writes.setOutput('urls', JSON.stringify(urls))

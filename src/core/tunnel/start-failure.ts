@@ -9,7 +9,11 @@ import type { KeeperReport } from './protocol.js'
 export type StartOutcome = KeeperReport | { type: 'died'; detail: string }
 
 /** One message per cause: what happened and what to do. */
-export function describeStartFailure(outcome: StartOutcome, logPath: string): string {
+export function describeStartFailure(
+  outcome: StartOutcome,
+  logPath: string,
+  tempRootName: string
+): string {
   if (outcome.type === 'ready') return 'The tunnel started.'
   // The report comes from another process and quotes the tunnel server: untrusted, cut short.
   const detail = printable(outcome.detail, 400)
@@ -29,6 +33,6 @@ export function describeStartFailure(outcome: StartOutcome, logPath: string): st
       return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`
     case 'record':
       // Without its record post could neither find nor stop the process, so it was not kept.
-      return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
+      return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`
   }
 }

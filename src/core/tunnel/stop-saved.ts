@@ -12,7 +12,7 @@ import { stopTunnel, type StopOptions } from './stop.js'
 
 /** Post: stop the tunnel main started, and say what it did. Never throws. */
 export async function stopSavedTunnel(
-  { state, tempRoot, log, clock }: Host,
+  { state, tempRoot, tempRootName, log, clock }: Host,
   options: StopOptions = {}
 ): Promise<void> {
   const saved = loadTunnel(state, tempRoot)
@@ -28,7 +28,7 @@ export async function stopSavedTunnel(
     if (result.recordMissing) {
       log.warning(
         `The tunnel process ${saved.pid} was stopped, but its directory ${saved.dir} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
-          'Check whether a step of the job deletes or replaces files in RUNNER_TEMP.'
+          `Check whether a step of the job deletes or replaces files in ${tempRootName}.`
       )
     }
     if (result.unproven) {

@@ -7,18 +7,21 @@ import { isIP } from 'node:net'
 import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import { ExplainedError } from '../errors.js'
 import type { MainSettings } from '../settings/types.js'
-import type { TunnelLogin } from '../kinds/kind.js'
+import type { TunnelLogin, UserOption } from '../kinds/kind.js'
 import { printable } from '../text/printable.js'
 import { quote } from '../text/quote.js'
 import { formatUrl, type TunnelSettings } from '../settings/expose.js'
+import { capitalised } from '../settings/option-values.js'
+
+type OptionLabel = (name: string) => string
 
 /** What fills the template, and where its user name came from, for the advice in a message. */
 export interface UrlTarget {
   user: string
   host: string
   port: number
-  /** The input that names the tunnel user, when one does (ssh-key: client-id). */
-  userInput?: 'client-id' | 'tunnel-user'
+  /** The option that names the tunnel user, when one does (ssh-key: client-id). */
+  userFrom?: UserOption
   /** The user is a stand-in for one the service will name, so no message blames it. */
   standIn?: boolean
 }
@@ -37,14 +40,18 @@ const LABEL_CHARACTERS = /^[a-z0-9-]*$/
 const STAND_IN_USER = 'u'
 
 /** Public URLs by entry name, in the order of `expose`; an ExplainedError if one cannot work. */
-export function urlsFor(tunnel: TunnelSettings, target: UrlTarget): Record<string, string> {
+export function urlsFor(
+  tunnel: TunnelSettings,
+  target: UrlTarget,
+  label: OptionLabel
+): Record<string, string> {
   const urls: Record<string, string> = {}
   for (const entry of tunnel.entries) {
     const { user, host, port } = target
     const url = formatUrl(tunnel.urlTemplate, { name: entry.name, user, host, port })
-    if (url === undefined) throw noUrl(tunnel.urlTemplate, entry.name, target.host)
+    if (url === undefined) throw noUrl(tunnel.urlTemplate, entry.name, target.host, label)
     const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname)
-    if (problem !== undefined) throw badHost(url, entry.name, problem, target)
+    if (problem !== undefined) throw badHost(url, entry.name, problem, target, label)
     urls[entry.name] = url
   }
   return urls
@@ -52,9 +59,8 @@ export function urlsFor(tunnel: TunnelSettings, target: UrlTarget): Record<strin
 
 /** What a credential's login fills the template with. */
 export function targetOf(login: TunnelLogin): UrlTarget {
-  const userInput =
-    login.kind === 'ssh-key' ? 'client-id' : login.kind === 'existing' ? 'tunnel-user' : undefined
-  return { user: login.user, host: login.host, port: login.port, ...(userInput && { userInput }) }
+  const { user, host, port, userFrom } = login
+  return { user, host, port, ...(userFrom && { userFrom }) }
 }
 
 /**
@@ -65,15 +71,13 @@ export function targetOf(login: TunnelLogin): UrlTarget {
 export function checkUrlsBeforeRequest(settings: MainSettings): void {
   if (settings.tunnel === undefined || settings.tunnelHost === undefined) return
   const port = settings.tunnelPort ?? DEFAULT_TUNNEL_PORT
-  const target: UrlTarget =
-    settings.kind === 'ssh-key'
-      ? { user: settings.clientId, host: settings.tunnelHost, port, userInput: 'client-id' }
-      : settings.kind === 'existing'
-        ? { user: settings.tunnelUser, host: settings.tunnelHost, port, userInput: 'tunnel-user' }
-        : // One letter: any real user is as long or longer, so this fails only where all would.
-          { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true }
+  const known = 'knownUser' in settings ? settings.knownUser : undefined
+  const target: UrlTarget = known
+    ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
+    : // One letter: any real user is as long or longer, so this fails only where all would.
+      { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true }
   try {
-    urlsFor(settings.tunnel, target)
+    urlsFor(settings.tunnel, target, settings.optionLabel)
   } catch (error) {
     if (!(error instanceof UrlError)) throw error
     const standIn =
@@ -130,7 +134,7 @@ function characterName(character: string): string {
   return `the character "${printable(character, 12)}"`
 }
 
-function noUrl(template: string, name: string, host: string): UrlError {
+function noUrl(template: string, name: string, host: string, label: OptionLabel): UrlError {
   const why =
     isIP(host) === 0
       ? ''
@@ -138,14 +142,20 @@ function noUrl(template: string, name: string, host: string): UrlError {
         ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
         : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets'
   return new UrlError(
-    `Input url-template ${quote(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
-      'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
-      'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.',
+    `${capitalised(label('url-template'))} ${quote(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+      `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
+      `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`,
     false
   )
 }
 
-function badHost(url: string, name: string, problem: string, target: UrlTarget): UrlError {
+function badHost(
+  url: string,
+  name: string,
+  problem: string,
+  target: UrlTarget,
+  label: OptionLabel
+): UrlError {
   // The user is to blame when a label that holds it is a bad one.
   const user = target.user.toLowerCase()
   const fromUser =
@@ -153,16 +163,17 @@ function badHost(url: string, name: string, problem: string, target: UrlTarget):
     new URL(url).hostname
       .split('.')
       .some(label => label.includes(user) && labelProblem(label) !== undefined)
-  const keepUserOut = 'change url-template so that {user} is not part of the host name'
+  const keepUserOut = `change ${label('url-template')} so that {user} is not part of the host name`
+  const from = target.userFrom
   const advice = !fromUser
-    ? 'Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
-    : target.userInput === 'client-id'
-      ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
-      : target.userInput === 'tunnel-user'
-        ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
+    ? `Change ${label('url-template')} so that every dot-separated label of the host is letters, digits and inner hyphens.`
+    : from?.changeable
+      ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+      : from
+        ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
         : `The tunnel user ${quote(target.user, 120)} comes from the credential service: ${keepUserOut}.`
   return new UrlError(
-    `Input url-template forms ${quote(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`,
+    `${capitalised(label('url-template'))} forms ${quote(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`,
     true
   )
 }

@@ -36,7 +36,7 @@ describe('a record the keeper cannot write', () => {
     expect(await keeper.done).toMatchObject({ state: 'ended' })
     expect(server.handshakes).toBe(0)
     expect(server.logins).toEqual([])
-    expect(describeStartFailure(report, keeper.config.logPath)).toBe(
+    expect(describeStartFailure(report, keeper.config.logPath, 'RUNNER_TEMP')).toBe(
       `The tunnel did not start: the tunnel process could not write its record ${statsPath} (ENOSPC), which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
     )
   })

@@ -26,7 +26,7 @@ describe('a tunnel server that disconnects with hostile text', () => {
     expect(log.replace(/\n/g, '')).not.toMatch(HOSTILE)
     expect(log).not.toContain('lorem ipsum '.repeat(30))
 
-    const message = describeStartFailure(report, keeper.config.logPath)
+    const message = describeStartFailure(report, keeper.config.logPath, 'RUNNER_TEMP')
     expect(message).toMatch(/^The tunnel did not start: could not connect to the tunnel server \(/)
     expect(message.length).toBeLessThan(450)
   })
@@ -40,7 +40,8 @@ describe('describeStartFailure', () => {
         cause: 'timeout',
         detail: `\u001b[2J\u202e${'y'.repeat(5000)}\n::stop-commands::x`
       },
-      '/tmp/tunnel.log'
+      '/tmp/tunnel.log',
+      'RUNNER_TEMP'
     )
     expect(message).not.toMatch(HOSTILE)
     expect(message).toContain('\\u001b[2J\\u202e')
@@ -56,10 +57,11 @@ describe('describeStartFailure', () => {
           cause: 'record',
           detail: 'the tunnel process could not write its record /tmp/t/stats.json (ENOSPC)'
         },
-        '/tmp/t/tunnel.log'
+        '/tmp/t/tunnel.log',
+        '--work-dir'
       )
     ).toBe(
-      'The tunnel did not start: the tunnel process could not write its record /tmp/t/stats.json (ENOSPC), which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.'
+      'The tunnel did not start: the tunnel process could not write its record /tmp/t/stats.json (ENOSPC), which the post step needs to stop it cleanly and say what it did. Free some space in --work-dir (or make it writable) and run the job again.'
     )
   })
 })
