@@ -351,6 +351,8 @@ function issuedCredential(raw) {
 var errors = __nccwpck_require__(882);
 // EXTERNAL MODULE: ./core/settings/common.ts
 var settings_common = __nccwpck_require__(210);
+// EXTERNAL MODULE: ./core/service/credential.ts
+var service_credential = __nccwpck_require__(464);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __nccwpck_require__(46);
 // EXTERNAL MODULE: ./core/text/workflow-command.ts
@@ -360,6 +362,7 @@ var option_values = __nccwpck_require__(877);
 // EXTERNAL MODULE: ./core/text/quote.ts
 var quote = __nccwpck_require__(297);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
+
 
 
 
@@ -394,10 +397,14 @@ function readTunnelHost(options) {
 function readTunnelPort(options) {
     return (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-port', 1, 65535);
 }
-function requireTunnelHost(tunnelHost, options, kind, why) {
-    if (tunnelHost)
-        return tunnelHost;
-    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'tunnel-host')} is empty, and credential is "${kind}", which needs it: ${why}`);
+function readTunnelServer(options) {
+    return { host: readTunnelHost(options), port: readTunnelPort(options) };
+}
+function requireTunnelServer(server, options, kind, why) {
+    if (!server.host) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'tunnel-host')} is empty, and credential is "${kind}", which needs it: ${why}`);
+    }
+    return { tunnelHost: server.host, tunnelPort: server.port ?? service_credential/* DEFAULT_TUNNEL_PORT */.h };
 }
 function readTunnelToken(options, kind) {
     const value = options.read('tunnel-token').trim();
@@ -410,7 +417,7 @@ function readTunnelToken(options, kind) {
     }
     return value;
 }
-function readTunnelUser(options, name, kind, whatItIs, secrets = []) {
+function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [] }) {
     const value = options.read(name).trim();
     const label = (0,option_values/* optionNamed */.b7)(options, name);
     if (!value) {
@@ -422,7 +429,15 @@ function readTunnelUser(options, name, kind, whatItIs, secrets = []) {
     if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,workflow_command/* holdsCommandMarker */.e)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
     }
-    return value;
+    return { name: value, from: { label: options.label(name), changeable } };
+}
+function readSelfNamedLogin(options, login, secrets = []) {
+    const server = readTunnelServer(options);
+    const knownUser = readTunnelUser(options, login.userOption, login.kind, login.whatTheUserIs, {
+        changeable: login.userChangeable,
+        secrets
+    });
+    return { knownUser, ...requireTunnelServer(server, options, login.kind, login.whyTheHost) };
 }
 
 // EXTERNAL MODULE: ./core/expiry.ts
@@ -460,8 +475,6 @@ async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = 
     }
 }
 
-// EXTERNAL MODULE: ./core/service/credential.ts
-var service_credential = __nccwpck_require__(464);
 ;// CONCATENATED MODULE: ./core/kinds/saved-issued.ts
 function readSavedIssued(saved) {
     const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
@@ -623,30 +636,23 @@ const cicdKind = {
 
 
 
-
 const existing_WORDS = {
     kind: 'existing',
     label: 'existing (a token you hold; not created or revoked by this step)',
     verb: 'Using'
 };
+const EXISTING_LOGIN = {
+    kind: 'existing',
+    userOption: 'tunnel-user',
+    whatTheUserIs: 'the tunnel user your token belongs to',
+    userChangeable: false,
+    whyTheHost: 'set it to the hostname of the tunnel server your token is for.'
+};
 const existingKind = {
     readSettings(options, common) {
-        const tunnelHost = readTunnelHost(options);
-        const tunnelPort = readTunnelPort(options);
         const tunnelToken = readTunnelToken(options, 'existing');
-        const tunnelUser = readTunnelUser(options, 'tunnel-user', 'existing', 'the tunnel user your token belongs to', [tunnelToken]);
-        return {
-            ...common,
-            kind: 'existing',
-            tunnelToken,
-            tunnelUser,
-            knownUser: {
-                name: tunnelUser,
-                from: { label: options.label('tunnel-user'), changeable: false }
-            },
-            tunnelHost: requireTunnelHost(tunnelHost, options, 'existing', 'set it to the hostname of the tunnel server your token is for.'),
-            tunnelPort: tunnelPort ?? service_credential/* DEFAULT_TUNNEL_PORT */.h
-        };
+        const login = readSelfNamedLogin(options, EXISTING_LOGIN, [tunnelToken]);
+        return { ...common, kind: 'existing', tunnelToken, tunnelUser: login.knownUser.name, ...login };
     },
     sendsRequests: false,
     async obtain(settings, { log, mask, save, publish }) {
@@ -1135,23 +1141,19 @@ function clearSavedQuietly({ clearSaved }) {
 
 
 
-
+const SSH_KEY_LOGIN = {
+    kind: 'ssh-key',
+    userOption: 'client-id',
+    whatTheUserIs: 'the tunnel user (client id) the uploaded key logs in as',
+    userChangeable: true,
+    whyTheHost: "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
+};
 const sshKeyKind = {
     readSettings(options, common) {
-        const tunnelHost = readTunnelHost(options);
-        const tunnelPort = readTunnelPort(options);
         const apiKey = readApiKey(options, 'ssh-key');
-        const clientId = readTunnelUser(options, 'client-id', 'ssh-key', 'the tunnel user (client id) the uploaded key logs in as');
-        return {
-            ...common,
-            kind: 'ssh-key',
-            apiKey,
-            clientId,
-            knownUser: { name: clientId, from: { label: options.label('client-id'), changeable: true } },
-            baseUrl: (0,settings_common/* readBaseUrl */.$P)(options),
-            tunnelHost: requireTunnelHost(tunnelHost, options, 'ssh-key', "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."),
-            tunnelPort: tunnelPort ?? service_credential/* DEFAULT_TUNNEL_PORT */.h
-        };
+        const login = readSelfNamedLogin(options, SSH_KEY_LOGIN);
+        const baseUrl = (0,settings_common/* readBaseUrl */.$P)(options);
+        return { ...common, kind: 'ssh-key', apiKey, clientId: login.knownUser.name, baseUrl, ...login };
     },
     sendsRequests: true,
     async obtain(settings, context) {
@@ -1522,7 +1524,7 @@ async function provision(host) {
         const settings = readMainSettings(options);
         if ('baseUrl' in settings)
             baseUrl = settings.baseUrl;
-        if (settings.kind === 'cicd')
+        if ('project' in settings)
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel

@@ -23,7 +23,8 @@ export async function provision(host: Host): Promise<void> {
   try {
     const settings = readMainSettings(options)
     if ('baseUrl' in settings) baseUrl = settings.baseUrl
-    if (settings.kind === 'cicd') project = settings.project
+    // A 404's explanation names the project, for the kinds that send one.
+    if ('project' in settings) project = settings.project
     checkUrlsBeforeRequest(settings)
     // Loaded only with `expose`, so a step without it loads no tunnel code. Its process starts
     // now, so that its start overlaps the request for the credential (see launchKeeper).

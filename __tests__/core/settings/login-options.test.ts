@@ -4,7 +4,8 @@ import {
   readTunnelPort,
   readTunnelToken,
   readTunnelUser,
-  requireTunnelHost
+  readTunnelServer,
+  requireTunnelServer
 } from '../../../src/core/settings/login-options.js'
 import { optionsFrom } from '../../helpers/options.js'
 
@@ -45,9 +46,17 @@ describe('tunnel host and port', () => {
     )
   })
   it('says why a kind needs the host when it is empty', () => {
-    expect(() => requireTunnelHost(undefined, optionsFrom({}, cli), 'existing', 'why.')).toThrow(
+    expect(() => requireTunnelServer({}, optionsFrom({}, cli), 'existing', 'why.')).toThrow(
       '--tunnel-host is empty, and credential is "existing", which needs it: why.'
     )
+  })
+
+  it('gives the port 2223 when the options name the host alone', () => {
+    const options = optionsFrom({ 'tunnel-host': 't.example' }, cli)
+    expect(requireTunnelServer(readTunnelServer(options), options, 'ssh-key', 'why.')).toEqual({
+      tunnelHost: 't.example',
+      tunnelPort: 2223
+    })
   })
 })
 
@@ -71,9 +80,15 @@ describe('readTunnelUser', () => {
       'tunnel-user',
       'existing',
       'the user',
-      secrets
-    )
+      { changeable: false, secrets }
+    ).name
   it('reads one clean word', () => expect(read(' u-1 ')).toBe('u-1'))
+  it('says which option named it, as the host labels it', () =>
+    expect(
+      readTunnelUser(optionsFrom({ 'client-id': 'c-1' }, cli), 'client-id', 'ssh-key', 'x', {
+        changeable: true
+      })
+    ).toStrictEqual({ name: 'c-1', from: { label: '--client-id', changeable: true } }))
   it.each([
     [
       '',

@@ -1,15 +1,12 @@
 import {
-  readTunnelHost,
-  readTunnelPort,
+  readSelfNamedLogin,
   readTunnelToken,
-  readTunnelUser,
-  requireTunnelHost
+  type SelfNamedLogin
 } from '../settings/login-options.js'
 import type { CommonSettings } from '../settings/types.js'
-import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import { printable } from '../text/printable.js'
 import { isCleanIdentifier } from '../text/validators.js'
-import type { CredentialKind, UserOption } from './kind.js'
+import type { CredentialKind, KnownUser } from './kind.js'
 import { tokenObtained, type TokenKindWords } from './token.js'
 
 /** A token the workflow already holds: nothing is requested and nothing revoked. */
@@ -19,7 +16,7 @@ export interface ExistingSettings extends CommonSettings {
   tunnelUser: string
   tunnelHost: string
   tunnelPort: number
-  knownUser: { name: string; from: UserOption }
+  knownUser: KnownUser
 }
 
 /** What main saves: only the user, for post's message. */
@@ -39,35 +36,19 @@ const WORDS: TokenKindWords = {
  * the step publishes it, masked, and exposes with it, but neither asks the service for anything
  * nor revokes it, because it did not create it.
  */
+const EXISTING_LOGIN: SelfNamedLogin = {
+  kind: 'existing',
+  userOption: 'tunnel-user',
+  whatTheUserIs: 'the tunnel user your token belongs to',
+  userChangeable: false,
+  whyTheHost: 'set it to the hostname of the tunnel server your token is for.'
+}
+
 export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
   readSettings(options, common) {
-    const tunnelHost = readTunnelHost(options)
-    const tunnelPort = readTunnelPort(options)
     const tunnelToken = readTunnelToken(options, 'existing')
-    const tunnelUser = readTunnelUser(
-      options,
-      'tunnel-user',
-      'existing',
-      'the tunnel user your token belongs to',
-      [tunnelToken]
-    )
-    return {
-      ...common,
-      kind: 'existing',
-      tunnelToken,
-      tunnelUser,
-      knownUser: {
-        name: tunnelUser,
-        from: { label: options.label('tunnel-user'), changeable: false }
-      },
-      tunnelHost: requireTunnelHost(
-        tunnelHost,
-        options,
-        'existing',
-        'set it to the hostname of the tunnel server your token is for.'
-      ),
-      tunnelPort: tunnelPort ?? DEFAULT_TUNNEL_PORT
-    }
+    const login = readSelfNamedLogin(options, EXISTING_LOGIN, [tunnelToken])
+    return { ...common, kind: 'existing', tunnelToken, tunnelUser: login.knownUser.name, ...login }
   },
 
   sendsRequests: false,

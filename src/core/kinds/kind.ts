@@ -44,7 +44,13 @@ export interface KindSettings extends CommonSettings {
   tunnelHost?: string
   tunnelPort?: number
   /** The tunnel user, when the options name it before any request (the URLs use it). */
-  knownUser?: { name: string; from: UserOption }
+  knownUser?: KnownUser
+}
+
+/** A tunnel user named by an option, and which. */
+export interface KnownUser {
+  name: string
+  from: UserOption
 }
 
 /** The option a tunnel user comes from, for the advice when a URL built from it cannot work. */

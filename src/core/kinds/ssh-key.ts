@@ -4,16 +4,9 @@ import { describeUnexpected } from '../text/describe-error.js'
 import type { CredentialService } from '../service/client.js'
 import { printable } from '../text/printable.js'
 import { readBaseUrl } from '../settings/common.js'
-import {
-  readApiKey,
-  readTunnelHost,
-  readTunnelPort,
-  readTunnelUser,
-  requireTunnelHost
-} from '../settings/login-options.js'
+import { readApiKey, readSelfNamedLogin, type SelfNamedLogin } from '../settings/login-options.js'
 import { capitalised } from '../settings/option-values.js'
 import type { CommonSettings } from '../settings/types.js'
-import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import { keyNameFor } from './key-name.js'
 import {
   createKeyFolder,
@@ -26,7 +19,7 @@ import {
 import { expiryNote } from '../expiry.js'
 import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
 import { revokeUnused } from './revoke-unused.js'
-import type { CredentialKind, RevokeContext, StepLog, UserOption } from './kind.js'
+import type { CredentialKind, KnownUser, RevokeContext, StepLog } from './kind.js'
 import { sshKeyObtained } from './ssh-key-obtained.js'
 import { readSavedSshKey, type SavedSshKey } from './ssh-key-saved.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
@@ -44,39 +37,28 @@ export interface SshKeySettings extends CommonSettings {
   // The upload answer carries no host, so the workflow names it.
   tunnelHost: string
   tunnelPort: number
-  knownUser: { name: string; from: UserOption }
+  knownUser: KnownUser
 }
 
 /**
  * An SSH key per run: made on the runner, its public half uploaded, its private half kept in a
  * mode-0600 file. The tunnel server never sees a secret it could replay, and post revokes the key.
  */
+const SSH_KEY_LOGIN: SelfNamedLogin = {
+  kind: 'ssh-key',
+  userOption: 'client-id',
+  whatTheUserIs: 'the tunnel user (client id) the uploaded key logs in as',
+  userChangeable: true,
+  whyTheHost:
+    "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
+}
+
 export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
   readSettings(options, common) {
-    const tunnelHost = readTunnelHost(options)
-    const tunnelPort = readTunnelPort(options)
     const apiKey = readApiKey(options, 'ssh-key')
-    const clientId = readTunnelUser(
-      options,
-      'client-id',
-      'ssh-key',
-      'the tunnel user (client id) the uploaded key logs in as'
-    )
-    return {
-      ...common,
-      kind: 'ssh-key',
-      apiKey,
-      clientId,
-      knownUser: { name: clientId, from: { label: options.label('client-id'), changeable: true } },
-      baseUrl: readBaseUrl(options),
-      tunnelHost: requireTunnelHost(
-        tunnelHost,
-        options,
-        'ssh-key',
-        "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
-      ),
-      tunnelPort: tunnelPort ?? DEFAULT_TUNNEL_PORT
-    }
+    const login = readSelfNamedLogin(options, SSH_KEY_LOGIN)
+    const baseUrl = readBaseUrl(options)
+    return { ...common, kind: 'ssh-key', apiKey, clientId: login.knownUser.name, baseUrl, ...login }
   },
 
   sendsRequests: true,

@@ -3,7 +3,9 @@
  * user and tunnel-token. Each kind reads those it needs; an error names the option and the kind.
  */
 import { ExplainedError } from '../errors.js'
+import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import type { OptionSource } from '../host.js'
+import type { KnownUser } from '../kinds/kind.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
 import { holdsSecret } from '../service/answer-secrets.js'
 import { isBareHost } from '../text/validators.js'
@@ -50,17 +52,32 @@ export function readTunnelPort(options: OptionSource): number | undefined {
   return readWholeNumber(options, 'tunnel-port', 1, 65535)
 }
 
-/** For a kind whose credential names no host: `why` says where the host must come from. */
-export function requireTunnelHost(
-  tunnelHost: string | undefined,
+/** The tunnel server as the options name it, checked; either part may be missing. */
+export interface NamedTunnelServer {
+  host?: string
+  port?: number
+}
+
+export function readTunnelServer(options: OptionSource): NamedTunnelServer {
+  return { host: readTunnelHost(options), port: readTunnelPort(options) }
+}
+
+/**
+ * For a kind whose credential names no server: the host must be set (`why` says where it must
+ * come from), and the port defaults to the service's 2223.
+ */
+export function requireTunnelServer(
+  server: NamedTunnelServer,
   options: OptionSource,
   kind: string,
   why: string
-): string {
-  if (tunnelHost) return tunnelHost
-  throw new ExplainedError(
-    `${optionNamed(options, 'tunnel-host')} is empty, and credential is "${kind}", which needs it: ${why}`
-  )
+): { tunnelHost: string; tunnelPort: number } {
+  if (!server.host) {
+    throw new ExplainedError(
+      `${optionNamed(options, 'tunnel-host')} is empty, and credential is "${kind}", which needs it: ${why}`
+    )
+  }
+  return { tunnelHost: server.host, tunnelPort: server.port ?? DEFAULT_TUNNEL_PORT }
 }
 
 /** The token is a secret: an error says what is wrong with it and never shows it. */
@@ -82,17 +99,19 @@ export function readTunnelToken(options: OptionSource, kind: string): string {
 }
 
 /**
- * A user name is exported unmasked, printed and echoed by later steps: one clean word, with
- * nothing the runner reads as a workflow command, and not the secret it goes with. `whatItIs`
- * ends the message of an empty option: "set it to ...".
+ * A tunnel user the options name (not the service). A user name is exported unmasked, printed
+ * and echoed by later steps: one clean word, with nothing the runner reads as a workflow command,
+ * and not the secret it goes with. `whatItIs` ends the message of an empty option: "set it to
+ * ...". Returns where it came from too, so that a message about a URL built from it can say which
+ * option to change; `changeable` is false for a user a token belongs to.
  */
 export function readTunnelUser(
   options: OptionSource,
   name: string,
   kind: string,
   whatItIs: string,
-  secrets: string[] = []
-): string {
+  { changeable, secrets = [] }: { changeable: boolean; secrets?: string[] }
+): KnownUser {
   const value = options.read(name).trim()
   const label = optionNamed(options, name)
   if (!value) {
@@ -111,5 +130,34 @@ export function readTunnelUser(
       `${label} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`
     )
   }
-  return value
+  return { name: value, from: { label: options.label(name), changeable } }
+}
+
+/** How a kind whose credential names neither its server nor its user describes the two options. */
+export interface SelfNamedLogin {
+  kind: string
+  /** The option that names the tunnel user, and what it is ("set it to ..."). */
+  userOption: string
+  whatTheUserIs: string
+  /** False for a user a token belongs to. */
+  userChangeable: boolean
+  /** Why tunnel-host must be set ("set it to ..."). */
+  whyTheHost: string
+}
+
+/**
+ * The tunnel server and user, both from the options (ssh-key, existing): the host is required,
+ * the port defaults to 2223, and the user must not hold any of `secrets`.
+ */
+export function readSelfNamedLogin(
+  options: OptionSource,
+  login: SelfNamedLogin,
+  secrets: string[] = []
+): { knownUser: KnownUser; tunnelHost: string; tunnelPort: number } {
+  const server = readTunnelServer(options)
+  const knownUser = readTunnelUser(options, login.userOption, login.kind, login.whatTheUserIs, {
+    changeable: login.userChangeable,
+    secrets
+  })
+  return { knownUser, ...requireTunnelServer(server, options, login.kind, login.whyTheHost) }
 }
