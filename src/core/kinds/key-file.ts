@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { checkOwnDirectory, directoryId, isMadeUnder } from '../owned-dir.js'
 
 /** The file's name in its folder, the one OpenSSH itself would give an ed25519 key. */
-export const KEY_FILE_NAME = 'id_ed25519'
+const KEY_FILE_NAME = 'id_ed25519'
 const FOLDER_PREFIX = 'tunnel-key-'
 
 export interface KeyFolder {

@@ -232,7 +232,7 @@ const unbracketIpv6Host: RequestHandler = {
   handleAuthentication: () => Promise.reject(new Error('not used'))
 }
 
-export function classifyFailure(error: unknown): AttemptFailure {
+function classifyFailure(error: unknown): AttemptFailure {
   if (!(error instanceof ServiceError)) return { retryable: false }
   if (error.kind === 'network' || error.kind === 'timeout') return { retryable: true }
   if (error.kind === 'http' && error.status !== undefined) {

@@ -24,7 +24,7 @@ export interface TunnelSettings {
 
 export const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}'
 /** The name a bare `PORT` gets when it is the only entry. */
-export const DEFAULT_ENTRY_NAME = 'app'
+const DEFAULT_ENTRY_NAME = 'app'
 const DEFAULT_TARGET_HOST = 'localhost'
 
 const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/

@@ -139,7 +139,7 @@ function describeEnd(
 }
 
 /** The keeper's counters, when the file is there and names this pid. */
-export function readStats(path: string, pid: number): KeeperStats | undefined {
+function readStats(path: string, pid: number): KeeperStats | undefined {
   try {
     const stats = JSON.parse(readFileSync(path, 'utf8')) as KeeperStats
     return stats.pid === pid ? stats : undefined

@@ -10,7 +10,7 @@ import type { HostKeyPin } from '../protocol.js'
  * ssh2's default host key algorithms, in its order. A server with several keys shows the one
  * whose algorithm comes first in this list among those it has.
  */
-export const HOST_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = [
+const HOST_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = [
   'ssh-ed25519',
   'ecdsa-sha2-nistp256',
   'ecdsa-sha2-nistp384',
@@ -21,7 +21,7 @@ export const HOST_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = [
 ]
 
 /** The algorithms that show a key of this type (an RSA key signs with three). */
-export function algorithmsOf(keyType: string): string[] {
+function algorithmsOf(keyType: string): string[] {
   return keyType === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [keyType]
 }
 

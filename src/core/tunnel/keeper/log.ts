@@ -8,7 +8,7 @@
 import { appendFileSync, statSync } from 'node:fs'
 
 /** Routine lines stop here; see KeeperLog. */
-export const LOG_CAP_BYTES = 1024 * 1024
+const LOG_CAP_BYTES = 1024 * 1024
 /** Room kept after the cap for the few lines that say how the keeper ended. */
 const FINAL_RESERVE_BYTES = 16 * 1024
 export const SUMMARY_EVERY_MS = 60_000

@@ -12,7 +12,7 @@ import type { Attempt } from './ssh-attempt.js'
 export const LOGINS_PER_MINUTE = 6
 const MINUTE_MS = 60_000
 /** A connection up this long resets the pause between attempts to its shortest. */
-export const STABLE_AFTER_MS = 60_000
+const STABLE_AFTER_MS = 60_000
 /** Refused logins in a row after a drop before the keeper gives up (the first and 3 more). */
 export const REFUSALS_BEFORE_GIVING_UP = 4
 

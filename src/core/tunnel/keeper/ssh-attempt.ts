@@ -51,7 +51,7 @@ export interface AttemptContext {
  * message) is untrusted: on one line, without control or bidi characters, credential-shaped runs
  * hidden, and cut short.
  */
-export function serverText(text: string): string {
+function serverText(text: string): string {
   return cleanText(text, SERVER_TEXT_MAX)
 }
 
