@@ -25,5 +25,42 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }
       ]
     }
+  },
+  {
+    // One core, two hosts: only the GitHub host talks to the runner through @actions/core.
+    files: ['src/**/*.ts'],
+    ignores: ['src/github/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@actions/core',
+              message: 'Only src/github/ may use @actions/core; the core goes through its Host.'
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
+    // The core reads no environment or command line: the host gives it options, temp root and run.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'The core reads the environment only through its Host.'
+        },
+        {
+          object: 'process',
+          property: 'argv',
+          message: 'The core reads the command line only through its Host.'
+        }
+      ]
+    }
   }
 )

@@ -17,7 +17,7 @@ export default {
     'src/**/*.ts',
     // The tunnel process's entry: a few lines of IPC wiring that only ever run in the detached
     // child (tests run it through tsx, where Jest cannot count it). Its logic is keeper.ts.
-    '!src/tunnel/keeper-main.ts',
+    '!src/core/tunnel/keeper/main.ts',
     // Stubs that the bundle maps in place of packages; never loaded by the sources under test.
     '!src/bundle/cpu-features-stub.ts'
   ],

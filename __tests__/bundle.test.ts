@@ -23,6 +23,21 @@ describe('dist/', () => {
     expect(around).toBe('ASCII only')
   })
 
+  // The detached tunnel process gets its configuration from main, parsed and checked already: its
+  // bundle imports the tunnel's protocol (src/core/tunnel/protocol.ts), never the option or
+  // credential parsers, which would load for nothing and tie the process to one host's inputs.
+  it.each([
+    'parseCredential',
+    'failed validation',
+    'isBareHost',
+    'parseExpose',
+    'parseHostKeyPins',
+    'Input expose',
+    'url-template'
+  ])('dist/tunnel/index.cjs holds no option or credential parsing: no %j', text => {
+    expect(readFileSync(join(repoRoot, 'dist/tunnel/index.cjs'), 'utf8')).not.toContain(text)
+  })
+
   it('holds no executable or native binary', () => {
     expect(findBinaries(join(repoRoot, 'dist'))).toEqual([])
   })

@@ -2,7 +2,7 @@
 /******/ 	"use strict";
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 488:
+/***/ 376:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -273,472 +273,97 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 174:
+/***/ 882:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   m: () => (/* binding */ systemClock)
+/* harmony export */   h: () => (/* binding */ ExplainedError)
 /* harmony export */ });
-const systemClock = {
-    now: () => Date.now(),
-    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
-    random: () => Math.random()
-};
+class ExplainedError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ExplainedError';
+    }
+}
 
 
 /***/ }),
 
-/***/ 251:
+/***/ 606:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   PT: () => (/* binding */ issuedCredential),
-/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
-/* harmony export */   VY: () => (/* binding */ secretsIn),
-/* harmony export */   hK: () => (/* binding */ holdsSecret),
-/* harmony export */   hg: () => (/* binding */ DEFAULT_TUNNEL_PORT),
-/* harmony export */   jY: () => (/* binding */ isBareHost),
-/* harmony export */   nx: () => (/* binding */ parseCredential),
-/* harmony export */   oN: () => (/* binding */ hasExpired)
+/* harmony export */   _: () => (/* binding */ expiryNote),
+/* harmony export */   o: () => (/* binding */ hasExpired)
 /* harmony export */ });
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(169);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(775);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
 
-
-
-const DEFAULT_TUNNEL_PORT = 2223;
-const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-const WORKFLOW_COMMAND_MARKER = /##\[|::/;
-function secretsIn(raw) {
-    if (!isObject(raw))
-        return [];
-    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
-}
-function issuedCredential(raw) {
-    if (!isObject(raw))
-        return undefined;
-    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    if (typeof tunnelUser !== 'string' || tunnelUser === '')
-        return undefined;
-    const nameable = !holdsSecret(tunnelUser, secretsIn(raw));
-    return { tunnelUser, nameable, savable: nameable && isCleanIdentifier(tunnelUser) };
-}
-function parseCredential(raw, flavour, overrides = {}) {
-    if (!isObject(raw)) {
-        throw invalid('the body is not a JSON object');
-    }
-    const token = raw.token ?? raw.tunnel_client_secret;
-    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    checkSecretLike(token, 'token');
-    const secrets = secretsIn(raw);
-    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
-    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
-    checkIdentifier(clientId, 'client_id', secrets);
-    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
-    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
-        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
-    }
-    if (typeof tunnelHost !== 'string' || !isBareHost(tunnelHost)) {
-        throw invalid('tunnel_host is not a bare hostname or IP address');
-    }
-    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
-    const portDefaulted = rawPort === undefined || rawPort === null;
-    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
-    const expiresAt = optional(raw.expires_at, 'expires_at', isIsoTime, 'an ISO 8601 time');
-    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
-    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
-    return {
-        flavour,
-        token: token,
-        tunnelUser: tunnelUser,
-        clientId: clientId,
-        tunnelHost,
-        tunnelPort,
-        portDefaulted,
-        ...(expiresAt !== undefined && { expiresAt }),
-        ...(ttlMinutes !== undefined && { ttlMinutes }),
-        ...(projectSlug !== undefined && { projectSlug })
-    };
-}
-function isBareHost(value) {
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
-        return true;
-    return HOSTNAME_PATTERN.test(value);
-}
 function hasExpired(expiresAt, nowMs) {
     if (!expiresAt)
         return false;
     const at = Date.parse(expiresAt);
     return Number.isFinite(at) && at <= nowMs;
 }
-function checkSecretLike(value, field) {
-    const problem = secretLikeProblem(value);
-    if (problem !== undefined)
-        throw invalid(`${field} ${problem}`);
+function expiryNote(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(saved.expiresAt, 40)}.` : '';
 }
-function checkIdentifier(value, field, secrets) {
-    checkSecretLike(value, field);
-    if (holdsSecret(value, secrets))
-        throw invalid(`${field} holds the token, or a long piece of it`);
-    if (WORKFLOW_COMMAND_MARKER.test(value)) {
-        throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
-    }
-}
-function holdsSecret(value, secrets) {
-    return secrets.some(secret => value.includes(secret) ||
-        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
-}
-function shareRun(a, b, length) {
-    if (a.length < length || b.length < length)
-        return false;
-    const starts = new Map();
-    forEachWindow(b, length, (hash, start) => {
-        const list = starts.get(hash);
-        if (list)
-            list.push(start);
-        else
-            starts.set(hash, [start]);
-        return false;
-    });
-    return forEachWindow(a, length, (hash, start) => {
-        const piece = a.slice(start, start + length);
-        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
-    });
-}
-function forEachWindow(text, length, visit) {
-    const base = 257;
-    let highest = 1;
-    for (let i = 1; i < length; i++)
-        highest = Math.imul(highest, base);
-    let hash = 0;
-    for (let i = 0; i < text.length; i++) {
-        if (i >= length)
-            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
-        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
-        if (i >= length - 1 && visit(hash, i - length + 1))
-            return true;
-    }
-    return false;
-}
-function isCleanIdentifier(value) {
-    return secretLikeProblem(value) === undefined;
-}
-function secretLikeProblem(value) {
-    if (value === undefined || value === null || value === '')
-        return 'is missing';
-    if (typeof value !== 'string')
-        return 'is not a string';
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value))
-        return 'holds whitespace or control characters';
-    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value))
-        return 'is not well-formed Unicode';
-    return undefined;
-}
-function parsePort(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d{1,5}$/.test(value)
-            ? Number(value)
-            : NaN;
-    if (!Number.isInteger(number) || number < 1 || number > 65535) {
-        throw invalid('tunnel_port is not a whole number from 1 to 65535');
-    }
-    return number;
-}
-function optional(value, field, check, expected) {
-    if (value === undefined || value === null)
+
+
+/***/ }),
+
+/***/ 858:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  kd: () => (/* binding */ KIND_NAMES),
+  eV: () => (/* binding */ credentialKind),
+  t8: () => (/* binding */ describeCredential),
+  HR: () => (/* binding */ obtainCredential),
+  n7: () => (/* binding */ readSavedCredential),
+  zK: () => (/* binding */ revokeSavedCredential)
+});
+
+// UNUSED EXPORTS: credentialKinds
+
+// EXTERNAL MODULE: ./core/service/answer-secrets.ts
+var answer_secrets = __nccwpck_require__(183);
+// EXTERNAL MODULE: ./core/service/answer-fields.ts
+var answer_fields = __nccwpck_require__(205);
+// EXTERNAL MODULE: ./core/text/validators.ts
+var validators = __nccwpck_require__(474);
+;// CONCATENATED MODULE: ./core/service/issued-credential.ts
+
+
+
+function issuedCredential(raw) {
+    if (!(0,answer_fields/* isObject */.Gv)(raw))
         return undefined;
-    if (!check(value))
-        throw invalid(`${field} is not ${expected}`);
-    return value;
-}
-function isIsoTime(value) {
-    return (typeof value === 'string' && ISO_8601_PATTERN.test(value) && Number.isFinite(Date.parse(value)));
-}
-function isPositiveInteger(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-function isSafeText(value) {
-    return (typeof value === 'string' &&
-        value.length <= 200 &&
-        !(0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .hasUnsafeCharacter */ .QR)(value) &&
-        (0,_printable_js__WEBPACK_IMPORTED_MODULE_2__/* .isWellFormed */ .UC)(value));
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function invalid(what) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ActionError */ .l(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
-        'Check that base-url points at the credential service; if it does, report this to the service operator.');
+    const tunnelUser = (0,answer_fields/* tunnelUserOf */.h0)(raw);
+    if (typeof tunnelUser !== 'string' || tunnelUser === '')
+        return undefined;
+    const nameable = !(0,answer_secrets/* holdsSecret */.h)(tunnelUser, (0,answer_secrets/* secretsIn */.V)(raw));
+    return { tunnelUser, nameable, savable: nameable && (0,validators/* isCleanIdentifier */.VS)(tunnelUser) };
 }
 
-
-/***/ }),
-
-/***/ 169:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   l: () => (/* binding */ ActionError)
-/* harmony export */ });
-class ActionError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ActionError';
-    }
-}
-
-
-/***/ }),
-
-/***/ 820:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/settings/common.ts
+var settings_common = __nccwpck_require__(210);
+// EXTERNAL MODULE: ./core/service/credential.ts
+var service_credential = __nccwpck_require__(464);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./core/text/workflow-command.ts
+var workflow_command = __nccwpck_require__(588);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(877);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(297);
+;// CONCATENATED MODULE: ./core/settings/login-options.ts
 
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  V: () => (/* binding */ describeUnexpected),
-  S: () => (/* binding */ explainFailure)
-});
-
-// EXTERNAL MODULE: ./printable.ts
-var printable = __nccwpck_require__(775);
-;// CONCATENATED MODULE: ./redact-error.ts
-
-function redactErrorText(text) {
-    const framed = text
-        .replace(PEM_BLOCK, '***')
-        .replace(URL_USER_INFO, '$1***@')
-        .replace(AUTH_SCHEME, '$1 ***')
-        .replace(API_KEY_HEADER, '$1 ***');
-    return framed
-        .split(FILE_PATH)
-        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,printable/* redactCredentials */.UY)(piece)))
-        .join('');
-}
-const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
-const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
-const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
-const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
-const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
-function redactPath(path) {
-    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
-}
-function looksLikeSecret(segment) {
-    if (/^(?:tok|sk)_/.test(segment))
-        return true;
-    if (/[A-Fa-f0-9]{32,}/.test(segment))
-        return true;
-    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
-}
-
-// EXTERNAL MODULE: ./retry.ts
-var retry = __nccwpck_require__(122);
-// EXTERNAL MODULE: ./service.ts + 4 modules
-var service = __nccwpck_require__(142);
-;// CONCATENATED MODULE: ./failures.ts
-
-
-
-
-const RATE_LIMITS = {
-    'credential-provision': 'credential-provision allows 60 requests per hour per API key',
-    'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
-    'revoke-token': 'revoke-token is rate limited by the service',
-    'keys-upload': 'keys-upload allows 20 uploads per hour per user',
-    'user-keys-list': 'user-keys-list is rate limited by the service',
-    'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
-};
-const INVALID_REQUEST_HINTS = {
-    'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
-    'create-ephemeral-token': 'Check base-url.',
-    'revoke-token': 'Check base-url.',
-    'keys-upload': 'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
-    'user-keys-list': 'Check base-url.',
-    'revoke-ssh-key': 'Check base-url.'
-};
-const FORBIDDEN_HINTS = {
-    'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
-    'create-ephemeral-token': 'Check base-url.',
-    'revoke-token': 'Use a key of the account that owns the token.',
-    'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
-    'user-keys-list': 'Use the api-key that uploaded the key.',
-    'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
-};
-function explainFailure(error, context) {
-    if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof service/* ServiceError */._7) {
-        return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
-            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
-            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
-    }
-    if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof service/* ServiceError */._7) {
-        const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
-        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
-    }
-    if (error instanceof service/* ServiceError */._7)
-        return explainServiceError(error, context);
-    return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`;
-}
-function describeUnexpected(error) {
-    const message = error?.message;
-    const detail = typeof message === 'string' ? message : String(error);
-    return (0,printable/* printable */.g$)(redactErrorText(detail), 300);
-}
-function retryTime(nowMs, retryAfterSeconds) {
-    const at = new Date(nowMs + retryAfterSeconds * 1000);
-    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
-}
-function explainServiceError(error, context) {
-    const said = error.serviceMessage
-        ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
-        : '';
-    switch (error.kind) {
-        case 'network':
-            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`;
-        case 'timeout':
-            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (input timeout-seconds).`;
-        case 'bad-response':
-            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that base-url points at the credential service (its path usually ends in /functions/v1).`;
-        case 'http':
-            break;
-    }
-    const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
-    switch (error.status) {
-        case 400:
-            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`;
-        case 401:
-            return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`;
-        case 403:
-            return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
-        case 404:
-            return error.endpoint === 'credential-provision'
-                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
-                    `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
-                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
-        case 429:
-            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
-    }
-    if (error.status !== undefined && error.status >= 500) {
-        return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
-    }
-    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check base-url.`;
-}
-
-
-/***/ }),
-
-/***/ 328:
-/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
-
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-__nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(702);
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(587);
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(44);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
-
-
-
-
-const step = (0,_state_js__WEBPACK_IMPORTED_MODULE_3__/* .isPostStep */ .pq)() ? 'post' : 'main';
-try {
-    await (step === 'post' ? (0,_post_js__WEBPACK_IMPORTED_MODULE_2__/* .runPost */ .a)() : (0,_main_js__WEBPACK_IMPORTED_MODULE_1__/* .runMain */ .V)());
-}
-catch (error) {
-    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_0__/* .reportUnexpected */ .q)(step, error);
-}
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 154:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  VP: () => (/* binding */ parseFailOnRevokeError),
-  Ne: () => (/* binding */ readMainSettings),
-  h: () => (/* binding */ readPostKind),
-  mR: () => (/* binding */ readPostSettings)
-});
-
-// UNUSED EXPORTS: isLoopback, parseBaseUrl
-
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(30);
-// EXTERNAL MODULE: ./errors.ts
-var errors = __nccwpck_require__(169);
-// EXTERNAL MODULE: ./credential.ts
-var credential = __nccwpck_require__(251);
-// EXTERNAL MODULE: ./printable.ts
-var printable = __nccwpck_require__(775);
-;// CONCATENATED MODULE: ./input-text.ts
-
-
-const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
-const SECRET_INPUTS = new Set(['api-key', 'tunnel-token']);
-const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
-const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function checkedInputs(input) {
-    return name => {
-        const value = input(name);
-        checkInputText(name, value);
-        return value;
-    };
-}
-function checkInputText(name, value) {
-    if (PRINTABLE_ASCII.test(value))
-        return;
-    if (!MULTI_LINE_INPUTS.has(name)) {
-        const at = value.search(FORBIDDEN);
-        if (at !== -1)
-            throw badText(name, value, at);
-        return;
-    }
-    const lines = value.split(/\r?\n/);
-    for (const [index, line] of lines.entries()) {
-        const at = line.search(FORBIDDEN_IN_LIST_LINE);
-        if (at !== -1)
-            throw badText(name, line, at, index + 1);
-    }
-}
-function badText(name, text, at, line) {
-    const kind = describeCharacter(text, at);
-    if (SECRET_INPUTS.has(name)) {
-        return new errors/* ActionError */.l(`Input ${name} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
-    }
-    const what = line === undefined ? `Input ${name} is` : `Input ${name}, line ${line}, is`;
-    const advice = line === undefined
-        ? 'Set it to a single line of plain text.'
-        : 'Write each entry as plain text on a line of its own.';
-    return new errors/* ActionError */.l(`${what} ${quote(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
-}
-function describeCharacter(text, at) {
-    const code = text.charCodeAt(at);
-    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-    if (code === 0x0a || code === 0x0d || code === 0x85 || code === 0x2028 || code === 0x2029) {
-        return `a line break (${hex})`;
-    }
-    if (code >= 0xd800 && code <= 0xdfff)
-        return `an unpaired UTF-16 surrogate (${hex})`;
-    if (code <= 0x9f)
-        return `a control character (${hex})`;
-    return `a bidirectional text control (${hex})`;
-}
-function quote(value) {
-    return `"${(0,printable/* printable */.g$)(value, 60)}"`;
-}
-
-// EXTERNAL MODULE: ./tunnel/expose.ts
-var expose = __nccwpck_require__(515);
-;// CONCATENATED MODULE: ./inputs.ts
 
 
 
@@ -746,259 +371,90 @@ var expose = __nccwpck_require__(515);
 
 
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
-const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
-const CHOICES = ['cicd', 'free', 'auto', 'ssh-key', 'existing'];
-function readMainSettings(read) {
-    const input = checkedInputs(read);
-    const choice = parseChoice(input('credential'));
-    const apiKey = input('api-key').trim();
-    const kind = kindFor(choice, apiKey);
-    const common = {
-        revoke: parseBoolean(input('revoke'), 'revoke', true),
-        failOnRevokeError: parseFailOnRevokeError(input),
-        envPrefix: parseEnvPrefix(input('env-prefix')),
-        exportEnv: parseBoolean(input('export-env'), 'export-env', true),
-        http: readHttpSettings(input),
-        tunnel: (0,expose/* readTunnelSettings */.ij)(input)
-    };
-    const tunnelHost = parseTunnelHost(input('tunnel-host'));
-    const tunnelPort = parseOptionalWholeNumber(input('tunnel-port'), 'tunnel-port', 1, 65535);
-    switch (kind) {
-        case 'cicd': {
-            checkApiKey(apiKey, kind);
-            const project = parseOneLine(input('project'), 'project');
-            if (!project) {
-                throw new errors/* ActionError */.l('Input project is empty: set it to the project slug to provision for.');
-            }
-            return {
-                ...common,
-                kind,
-                apiKey,
-                project,
-                environment: parseOneLine(input('environment'), 'environment'),
-                ttlMinutes: parseOptionalWholeNumber(input('ttl-minutes'), 'ttl-minutes', 1),
-                baseUrl: parseBaseUrl(input('base-url')),
-                tunnelHost,
-                tunnelPort
-            };
-        }
-        case 'free':
-            return {
-                ...common,
-                kind,
-                fellBackToFree: choice === 'auto',
-                baseUrl: parseBaseUrl(input('base-url')),
-                tunnelHost,
-                tunnelPort
-            };
-        case 'ssh-key':
-            checkApiKey(apiKey, kind);
-            return {
-                ...common,
-                kind,
-                apiKey,
-                clientId: parseTunnelUser(input('client-id'), 'client-id', kind),
-                baseUrl: parseBaseUrl(input('base-url')),
-                tunnelHost: requireTunnelHost(tunnelHost, kind),
-                tunnelPort: tunnelPort ?? credential/* DEFAULT_TUNNEL_PORT */.hg
-            };
-        case 'existing': {
-            const tunnelToken = parseTunnelToken(input('tunnel-token'));
-            return {
-                ...common,
-                kind,
-                tunnelToken,
-                tunnelUser: parseTunnelUser(input('tunnel-user'), 'tunnel-user', kind, [tunnelToken]),
-                tunnelHost: requireTunnelHost(tunnelHost, kind),
-                tunnelPort: tunnelPort ?? credential/* DEFAULT_TUNNEL_PORT */.hg
-            };
-        }
-    }
-}
-function checkApiKey(apiKey, kind) {
+function readApiKey(options, kind) {
+    const apiKey = options.read('api-key').trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
     if (!apiKey) {
-        throw new errors/* ActionError */.l(`Input api-key is empty, and credential is "${kind}", which needs it. ` +
+        throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it. ` +
             'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
             'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
     }
     if (!API_KEY_PATTERN.test(apiKey)) {
-        throw new errors/* ActionError */.l('Input api-key is not an API key: expected sk_ followed by 64 hexadecimal characters. ' +
+        throw new errors/* ExplainedError */.h(`${name} is not an API key: expected sk_ followed by 64 hexadecimal characters. ` +
             'Check that the secret holds the whole key, with no quotes or extra text.');
     }
+    return apiKey;
 }
-function requireTunnelHost(tunnelHost, kind) {
-    if (tunnelHost)
-        return tunnelHost;
-    throw new errors/* ActionError */.l(kind === 'ssh-key'
-        ? 'Input tunnel-host is empty, and credential is "ssh-key", which needs it: the key upload answer names no tunnel server, so set it to the tunnel server\'s hostname.'
-        : 'Input tunnel-host is empty, and credential is "existing", which needs it: set it to the hostname of the tunnel server your token is for.');
+function readTunnelHost(options) {
+    const value = options.read('tunnel-host').trim();
+    if (!value)
+        return undefined;
+    if (!(0,validators/* isBareHost */.jY)(value)) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'tunnel-host')} is ${(0,quote/* quote */.h)(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
+    }
+    return value;
 }
-function parseTunnelToken(raw) {
-    const value = raw.trim();
+function readTunnelPort(options) {
+    return (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-port', 1, 65535);
+}
+function readTunnelServer(options) {
+    return { host: readTunnelHost(options), port: readTunnelPort(options) };
+}
+function requireTunnelServer(server, options, kind, why) {
+    if (!server.host) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'tunnel-host')} is empty, and credential is "${kind}", which needs it: ${why}`);
+    }
+    return { tunnelHost: server.host, tunnelPort: server.port ?? service_credential/* DEFAULT_TUNNEL_PORT */.h };
+}
+function readTunnelToken(options, kind) {
+    const value = options.read('tunnel-token').trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, 'tunnel-token');
     if (!value) {
-        throw new errors/* ActionError */.l('Input tunnel-token is empty, and credential is "existing", which needs it: pass the token you already hold, from a secret.');
+        throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
     if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
-        throw new errors/* ActionError */.l('Input tunnel-token holds whitespace or control characters: check that the secret holds the token alone, on one line.');
+        throw new errors/* ExplainedError */.h(`${name} holds whitespace or control characters: check that the secret holds the token alone, on one line.`);
     }
     return value;
 }
-function parseTunnelUser(raw, name, kind, secrets = []) {
-    const value = raw.trim();
+function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [] }) {
+    const value = options.read(name).trim();
+    const label = (0,option_values/* optionNamed */.b7)(options, name);
     if (!value) {
-        throw new errors/* ActionError */.l(name === 'client-id'
-            ? `Input client-id is empty, and credential is "${kind}", which needs it: set it to the tunnel user (client id) the uploaded key logs in as.`
-            : `Input tunnel-user is empty, and credential is "${kind}", which needs it: set it to the tunnel user your token belongs to.`);
+        throw new errors/* ExplainedError */.h(`${label} is empty, and credential is "${kind}", which needs it: set it to ${whatItIs}.`);
     }
-    if ((0,credential/* holdsSecret */.hK)(value, secrets)) {
-        throw new errors/* ActionError */.l(`Input ${name} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+    if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
+        throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || /##\[|::/.test(value)) {
-        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,workflow_command/* holdsCommandMarker */.e)(value)) {
+        throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
     }
-    return value;
+    return { name: value, from: { label: options.label(name), changeable } };
 }
-function readPostSettings(input) {
-    const apiKey = input('api-key').trim();
-    const kind = readPostKind(input);
-    return {
-        kind,
-        apiKey,
-        ...(kind !== 'existing' && { baseUrl: parseBaseUrl(input('base-url')) }),
-        revoke: parseBoolean(input('revoke'), 'revoke', true),
-        failOnRevokeError: parseFailOnRevokeError(input),
-        http: readHttpSettings(input)
-    };
-}
-function readPostKind(input) {
-    return kindFor(parseChoice(input('credential')), input('api-key').trim());
-}
-function parseFailOnRevokeError(input) {
-    return parseBoolean(input('fail-on-revoke-error'), 'fail-on-revoke-error', false);
-}
-function readHttpSettings(input) {
-    return {
-        maxAttempts: parseOptionalWholeNumber(input('max-attempts'), 'max-attempts', 1, 10) ?? 3,
-        timeoutSeconds: parseOptionalWholeNumber(input('timeout-seconds'), 'timeout-seconds', 1, 600) ?? 30
-    };
-}
-function kindFor(choice, apiKey) {
-    return choice === 'auto' ? (apiKey ? 'cicd' : 'free') : choice;
-}
-function parseChoice(raw) {
-    const value = raw.trim().toLowerCase() || 'cicd';
-    if (CHOICES.includes(value))
-        return value;
-    throw new errors/* ActionError */.l(`Input credential is ${inputs_quote(raw)}: expected one of cicd, free, auto, ssh-key or existing.`);
-}
-function parseBaseUrl(raw) {
-    const value = raw.trim();
-    if (!value) {
-        throw new errors/* ActionError */.l('Input base-url is empty: set it to the credential service address, for example https://<your-service>/functions/v1.');
-    }
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: not a URL. Expected https://host[/path].`);
-    }
-    if (url.username || url.password) {
-        throw new errors/* ActionError */.l('Input base-url holds a user name or password: remove them; the API key is sent as a header.');
-    }
-    if (url.search || url.hash) {
-        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: remove the query string or fragment.`);
-    }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-        throw new errors/* ActionError */.l(`Input base-url is ${inputs_quote(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
-    }
-    const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
-    return `${url.protocol}//${url.host}${path}`;
-}
-function isLoopback(hostname) {
-    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (host === 'localhost' || host === '::1')
-        return true;
-    return (0,external_node_net_.isIP)(host) === 4 && host.startsWith('127.');
-}
-function parseBoolean(raw, name, fallback) {
-    const value = raw.trim().toLowerCase();
-    if (!value)
-        return fallback;
-    if (value === 'true')
-        return true;
-    if (value === 'false')
-        return false;
-    throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(raw)}: expected true or false.`);
-}
-function parseOptionalWholeNumber(raw, name, min, max = Number.MAX_SAFE_INTEGER) {
-    const value = raw.trim();
-    if (!value)
-        return undefined;
-    const number = /^\d+$/.test(value) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(number) || number < min || number > max) {
-        const range = max === Number.MAX_SAFE_INTEGER
-            ? `a whole number of at least ${min}`
-            : `a whole number from ${min} to ${max}`;
-        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(raw)}: expected ${range}.`);
-    }
-    return number;
-}
-function parseOneLine(raw, name) {
-    const value = raw.trim();
-    if (value.includes('##[')) {
-        throw new errors/* ActionError */.l(`Input ${name} is ${inputs_quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
-    }
-    return value;
-}
-function parseTunnelHost(raw) {
-    const value = raw.trim();
-    if (!value)
-        return undefined;
-    if (!(0,credential/* isBareHost */.jY)(value)) {
-        throw new errors/* ActionError */.l(`Input tunnel-host is ${inputs_quote(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
-    }
-    return value;
-}
-function parseEnvPrefix(raw) {
-    const value = raw.trim() || 'SVC';
-    if (!ENV_PREFIX_PATTERN.test(value)) {
-        throw new errors/* ActionError */.l(`Input env-prefix is ${inputs_quote(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
-    }
-    return value;
-}
-function inputs_quote(value) {
-    return `"${(0,printable/* printable */.g$)(value, 60)}"`;
+function readSelfNamedLogin(options, login, secrets = []) {
+    const server = readTunnelServer(options);
+    const knownUser = readTunnelUser(options, login.userOption, login.kind, login.whatTheUserIs, {
+        changeable: login.userChangeable,
+        secrets
+    });
+    return { knownUser, ...requireTunnelServer(server, options, login.kind, login.whyTheHost) };
 }
 
+// EXTERNAL MODULE: ./core/expiry.ts
+var expiry = __nccwpck_require__(606);
+;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
-/***/ }),
-
-/***/ 128:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  t8: () => (/* binding */ describeCredential),
-  w_: () => (/* binding */ giveBackCredential),
-  HR: () => (/* binding */ obtainCredential)
-});
-
-// EXTERNAL MODULE: ./credential.ts
-var credential_0 = __nccwpck_require__(251);
-// EXTERNAL MODULE: ./errors.ts
-var errors = __nccwpck_require__(169);
-// EXTERNAL MODULE: ./printable.ts
-var printable = __nccwpck_require__(775);
-;// CONCATENATED MODULE: ./kinds/expiry-note.ts
-
-function until(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+function shouldRevoke(settings, saved) {
+    return settings.revoke || saved.rejected === true;
+}
+function requireRevokeApiKey(settings) {
+    if (!settings.apiKey) {
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`);
+    }
 }
 
-;// CONCATENATED MODULE: ./kinds/give-back-unused.ts
-async function giveBackUnused(what, revoke, { log, clearSaved, explain }, saved = true) {
+;// CONCATENATED MODULE: ./core/kinds/revoke-unused.ts
+async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = true) {
     try {
         await revoke();
     }
@@ -1019,14 +475,23 @@ async function giveBackUnused(what, revoke, { log, clearSaved, explain }, saved 
     }
 }
 
-;// CONCATENATED MODULE: ./kinds/token.ts
+;// CONCATENATED MODULE: ./core/kinds/saved-issued.ts
+function readSavedIssued(saved) {
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const baseUrl = text('baseUrl');
+    const expiresAt = text('expiresAt');
+    return {
+        ...(baseUrl && { baseUrl }),
+        ...(expiresAt && { expiresAt }),
+        ...(saved.rejected === true && { rejected: true })
+    };
+}
 
-const KIND_LABELS = {
-    cicd: 'cicd',
-    free: 'free (5 minutes, not revocable)',
-    existing: 'existing (a token you hold; not created or revoked by this step)'
-};
-function tokenObtained(credential, context = {}) {
+;// CONCATENATED MODULE: ./core/kinds/token.ts
+
+
+
+function tokenObtained(credential, words, context = {}) {
     const project = credential.projectSlug ?? context.project ?? '';
     return {
         env: {
@@ -1044,7 +509,7 @@ function tokenObtained(credential, context = {}) {
             'expires-at': credential.expiresAt ?? '',
             'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
             'project-slug': project,
-            credential: credential.flavour
+            credential: words.kind
         },
         summary: [
             ['Project', project],
@@ -1053,12 +518,12 @@ function tokenObtained(credential, context = {}) {
             ['Tunnel host', credential.tunnelHost],
             ['Tunnel port', String(credential.tunnelPort)],
             ['Expires at', credential.expiresAt ?? 'not given'],
-            ['Credential', KIND_LABELS[credential.flavour]]
+            ['Credential', words.label]
         ],
-        announcement: `${credential.flavour === 'existing' ? 'Using' : 'Provisioned'} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
+        announcement: `${words.verb} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
             `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
         login: {
-            kind: credential.flavour,
+            kind: words.kind,
             user: credential.tunnelUser,
             host: credential.tunnelHost,
             port: credential.tunnelPort,
@@ -1068,7 +533,7 @@ function tokenObtained(credential, context = {}) {
     };
 }
 function acceptIssuedToken(raw, kind, settings, { log, save }) {
-    const credential = (0,credential_0/* parseCredential */.nx)(raw, kind, settings);
+    const credential = (0,service_credential/* parseCredential */.n)(raw, settings);
     if (credential.portDefaulted) {
         log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
     }
@@ -1080,23 +545,56 @@ function acceptIssuedToken(raw, kind, settings, { log, save }) {
     });
     return credential;
 }
+function readSavedToken(kind, saved) {
+    const { tunnelUser } = saved;
+    if (!(0,validators/* isCleanIdentifier */.VS)(tunnelUser))
+        return undefined;
+    return { kind, tunnelUser, ...readSavedIssued(saved) };
+}
 
-;// CONCATENATED MODULE: ./kinds/cicd.ts
+;// CONCATENATED MODULE: ./core/kinds/cicd.ts
 
 
 
 
 
 
+
+
+
+
+
+const WORDS = { kind: 'cicd', label: 'cicd', verb: 'Provisioned' };
 const cicdKind = {
+    readSettings(options, common) {
+        const tunnelHost = readTunnelHost(options);
+        const tunnelPort = readTunnelPort(options);
+        const apiKey = readApiKey(options, 'cicd');
+        const project = (0,option_values/* readOneLine */.nN)(options, 'project');
+        if (!project) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'project')} is empty: set it to the project slug to provision for.`);
+        }
+        return {
+            ...common,
+            kind: 'cicd',
+            apiKey,
+            project,
+            environment: (0,option_values/* readOneLine */.nN)(options, 'environment'),
+            ttlMinutes: (0,option_values/* readWholeNumber */.bf)(options, 'ttl-minutes', 1),
+            baseUrl: (0,settings_common/* readBaseUrl */.$P)(options),
+            tunnelHost,
+            tunnelPort
+        };
+    },
+    sendsRequests: true,
     async obtain(settings, context) {
         const { service, log, mask, save, publish } = context;
         const environment = settings.environment ? ` (${settings.environment})` : '';
         log.info(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
         const client = service();
         const raw = await client.provisionCredential(settings);
-        mask((0,credential_0/* secretsIn */.VY)(raw));
-        const issued = (0,credential_0/* issuedCredential */.PT)(raw);
+        mask((0,answer_secrets/* secretsIn */.V)(raw));
+        const issued = issuedCredential(raw);
         try {
             if (issued?.savable) {
                 save({
@@ -1107,25 +605,24 @@ const cicdKind = {
                 });
             }
             const credential = acceptIssuedToken(raw, 'cicd', settings, context);
-            const obtained = tokenObtained(credential, settings);
+            const obtained = tokenObtained(credential, WORDS, settings);
             await publish(obtained);
             return obtained;
         }
         catch (error) {
             if (issued !== undefined) {
-                await giveBackUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
+                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
             }
             throw error;
         }
     },
-    async giveBack(saved, { settings, service, log }) {
-        if (!settings.revoke && !saved.rejected) {
-            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: input revoke is false.${until(saved)}`);
+    readSaved: saved => readSavedToken('cicd', saved),
+    async revoke(saved, { settings, service, log }) {
+        if (!shouldRevoke(settings, saved)) {
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${(0,expiry/* expiryNote */._)(saved)}`);
             return;
         }
-        if (!settings.apiKey) {
-            throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
-        }
+        requireRevokeApiKey(settings);
         const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
         log.info(outcome === 'revoked'
             ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
@@ -1134,75 +631,116 @@ const cicdKind = {
     describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
-;// CONCATENATED MODULE: ./kinds/existing.ts
+;// CONCATENATED MODULE: ./core/kinds/existing.ts
 
 
+
+
+const existing_WORDS = {
+    kind: 'existing',
+    label: 'existing (a token you hold; not created or revoked by this step)',
+    verb: 'Using'
+};
+const EXISTING_LOGIN = {
+    kind: 'existing',
+    userOption: 'tunnel-user',
+    whatTheUserIs: 'the tunnel user your token belongs to',
+    userChangeable: false,
+    whyTheHost: 'set it to the hostname of the tunnel server your token is for.'
+};
 const existingKind = {
+    readSettings(options, common) {
+        const tunnelToken = readTunnelToken(options, 'existing');
+        const login = readSelfNamedLogin(options, EXISTING_LOGIN, [tunnelToken]);
+        return { ...common, kind: 'existing', tunnelToken, tunnelUser: login.knownUser.name, ...login };
+    },
+    sendsRequests: false,
     async obtain(settings, { log, mask, save, publish }) {
         mask([settings.tunnelToken]);
-        log.info(`Using the tunnel token of user ${settings.tunnelUser} from input tunnel-token; no request is sent to the credential service.`);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
         save({ kind: 'existing', tunnelUser: settings.tunnelUser });
         const obtained = tokenObtained({
-            flavour: 'existing',
             token: settings.tunnelToken,
             tunnelUser: settings.tunnelUser,
             clientId: settings.tunnelUser,
             tunnelHost: settings.tunnelHost,
             tunnelPort: settings.tunnelPort,
             portDefaulted: false
-        });
+        }, existing_WORDS);
+        obtained.login.userFrom = settings.knownUser.from;
         await publish(obtained);
         return obtained;
     },
-    async giveBack(saved, { log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from input tunnel-token ` +
+    readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
+    async revoke(saved, { settings, log }) {
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
     },
     describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
-;// CONCATENATED MODULE: ./kinds/free.ts
+;// CONCATENATED MODULE: ./core/kinds/free.ts
 
 
 
 
+
+
+
+const free_WORDS = {
+    kind: 'free',
+    label: 'free (5 minutes, not revocable)',
+    verb: 'Provisioned'
+};
 const freeKind = {
+    readSettings(options, common, { auto }) {
+        const tunnelHost = readTunnelHost(options);
+        const tunnelPort = readTunnelPort(options);
+        return {
+            ...common,
+            kind: 'free',
+            fellBackToFree: auto,
+            baseUrl: (0,settings_common/* readBaseUrl */.$P)(options),
+            tunnelHost,
+            tunnelPort
+        };
+    },
+    sendsRequests: true,
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
-            log.warning('Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so \`credential: auto\` falls back to a free 5-minute credential. ` +
                 'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
         const raw = await service().createFreeCredential();
-        mask((0,credential_0/* secretsIn */.VY)(raw));
+        mask((0,answer_secrets/* secretsIn */.V)(raw));
         const credential = acceptIssuedToken(raw, 'free', settings, context);
-        const obtained = tokenObtained(credential);
+        const obtained = tokenObtained(credential, free_WORDS);
+        obtained.login.lifetimeNote =
+            'The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
+                `${credential.expiresAt ? `, at ${credential.expiresAt}` : ''}.`;
         await publish(obtained);
         return obtained;
     },
-    async giveBack(saved, { log }) {
-        log.info(`Nothing to revoke: free credentials cannot be revoked.${until(saved)}`);
+    readSaved: saved => readSavedToken('free', saved),
+    async revoke(saved, { log }) {
+        log.info(`Nothing to revoke: free credentials cannot be revoked.${(0,expiry/* expiryNote */._)(saved)}`);
     },
     describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
-// EXTERNAL MODULE: ./failures.ts + 1 modules
-var failures = __nccwpck_require__(820);
-;// CONCATENATED MODULE: ./kinds/key-name.ts
+// EXTERNAL MODULE: ./core/service/failures.ts
+var failures = __nccwpck_require__(682);
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __nccwpck_require__(31);
+;// CONCATENATED MODULE: ./core/kinds/key-name.ts
 const MAX_KEY_NAME_LENGTH = 100;
 function keyNameFor(run) {
     const repository = (run.repository || 'local').replace(/[^A-Za-z0-9._-]/g, '-');
     const runId = safePart(run.runId, '0');
     const runAttempt = safePart(run.runAttempt, '1');
     return `ci-${repository}-${runId}-${runAttempt}`.slice(0, MAX_KEY_NAME_LENGTH);
-}
-function runIdentityFrom(env) {
-    return {
-        repository: env.GITHUB_REPOSITORY,
-        runId: env.GITHUB_RUN_ID,
-        runAttempt: env.GITHUB_RUN_ATTEMPT
-    };
 }
 function safePart(value, fallback) {
     const trimmed = (value ?? '').trim();
@@ -1211,30 +749,22 @@ function safePart(value, fallback) {
 
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(24);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(161);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
-// EXTERNAL MODULE: ./owned-dir.ts
-var owned_dir = __nccwpck_require__(899);
-;// CONCATENATED MODULE: ./kinds/key-file.ts
-
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(6);
+;// CONCATENATED MODULE: ./core/kinds/key-file.ts
 
 
 
 const KEY_FILE_NAME = 'id_ed25519';
 const FOLDER_PREFIX = 'tunnel-key-';
-const FOLDER_NAME = /^tunnel-key-[A-Za-z0-9]{6}$/;
-function createKeyFolder(env) {
-    const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot(env), FOLDER_PREFIX));
-    return { path, id: (0,owned_dir/* directoryId */.V)(path) };
+function createKeyFolder(tempRoot) {
+    const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot, FOLDER_PREFIX));
+    return { path, id: (0,owned_dir/* directoryId */.Vy)(path) };
 }
-function isKeyFolder(folder, env) {
-    const path = (0,external_node_path_.resolve)(folder);
-    return (0,external_node_path_.dirname)(path) === (0,external_node_path_.resolve)(tempRoot(env)) && FOLDER_NAME.test((0,external_node_path_.basename)(path));
-}
-function tempRoot(env) {
-    return env.RUNNER_TEMP || (0,external_node_os_.tmpdir)();
+function isKeyFolder(folder, tempRoot) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(folder, tempRoot, FOLDER_PREFIX);
 }
 function writeKeyFile(folder, privateKeyFile) {
     const path = (0,external_node_path_.join)(folder, KEY_FILE_NAME);
@@ -1242,7 +772,7 @@ function writeKeyFile(folder, privateKeyFile) {
     return path;
 }
 function removeKeyFolder(folder) {
-    const check = (0,owned_dir/* checkOwnDirectory */.I)(folder.path, folder.id);
+    const check = (0,owned_dir/* checkOwnDirectory */.Ih)(folder.path, folder.id);
     if (!check.ours)
         return check.missing ? undefined : check.reason;
     const file = (0,external_node_path_.join)(folder.path, KEY_FILE_NAME);
@@ -1267,9 +797,81 @@ function isFileOrLink(path) {
     }
 }
 
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-obtained.ts
+function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
+    const { expiresAt } = uploaded;
+    return {
+        env: {
+            TUNNEL_KEY_FILE: keyFile,
+            TUNNEL_USER: settings.clientId,
+            TUNNEL_HOST: settings.tunnelHost,
+            TUNNEL_PORT: String(settings.tunnelPort)
+        },
+        outputs: {
+            'key-id': keyId,
+            'key-fingerprint': fingerprint,
+            'key-file': keyFile,
+            'expires-at': expiresAt ?? '',
+            'tunnel-user': settings.clientId,
+            'tunnel-host': settings.tunnelHost,
+            'tunnel-port': String(settings.tunnelPort),
+            credential: 'ssh-key'
+        },
+        summary: [
+            ['Key name', name],
+            ['Key fingerprint', fingerprint],
+            ['Tunnel user', settings.clientId],
+            ['Tunnel host', settings.tunnelHost],
+            ['Tunnel port', String(settings.tunnelPort)],
+            ['Expires at', expiresAt ?? 'not given'],
+            ['Credential', 'ssh-key (revoked when the job ends)']
+        ],
+        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
+            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
+            `Its private key is in ${keyFile}, readable by this user only.`,
+        login: {
+            kind: 'ssh-key',
+            user: settings.clientId,
+            host: settings.tunnelHost,
+            port: settings.tunnelPort,
+            secret: { type: 'key-file', path: keyFile },
+            userFrom: settings.knownUser.from,
+            ...(expiresAt && { expiresAt })
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-saved.ts
+
+
+function readSavedSshKey(saved) {
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const identifier = (field) => (0,validators/* isCleanIdentifier */.VS)(saved[field]) ? saved[field] : undefined;
+    const keyId = identifier('keyId');
+    const fingerprint = identifier('fingerprint');
+    const keyName = identifier('keyName');
+    const keyFolder = text('keyFolder');
+    const keyFolderId = text('keyFolderId');
+    if (!fingerprint)
+        return undefined;
+    return {
+        kind: 'ssh-key',
+        fingerprint,
+        ...(keyId && { keyId }),
+        ...(keyName && { keyName }),
+        ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
+        ...(keyFolder && { keyFolder }),
+        ...(keyFolderId && { keyFolderId }),
+        ...readSavedIssued(saved)
+    };
+}
+
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(598);
-;// CONCATENATED MODULE: ./kinds/ssh-key-pair.ts
+// EXTERNAL MODULE: ./core/text/fingerprint.ts
+var fingerprint = __nccwpck_require__(473);
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
+
 
 const KEY_TYPE = 'ssh-ed25519';
 const AUTH_MAGIC = 'openssh-key-v1\0';
@@ -1306,11 +908,8 @@ function encodeSshKeyPair(material) {
     return {
         publicKeyLine: `${KEY_TYPE} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
         privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
-        fingerprint: fingerprintOf(blob)
+        fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob)
     };
-}
-function fingerprintOf(blob) {
-    return `SHA256:${(0,external_node_crypto_.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 function publicKeyBlob(publicKey) {
     return Buffer.concat([sshString(KEY_TYPE), sshString(publicKey)]);
@@ -1359,11 +958,13 @@ function uint32(value) {
     return bytes;
 }
 
-;// CONCATENATED MODULE: ./kinds/uploaded-key.ts
+// EXTERNAL MODULE: ./core/text/iso-time.ts
+var iso_time = __nccwpck_require__(780);
+;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
+
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 function readKeyId(raw) {
     if (typeof raw !== 'object' || raw === null)
         return undefined;
@@ -1381,9 +982,7 @@ function parseUploadedKey(raw) {
     }
     const expiresAt = answer.expires_at;
     if (expiresAt !== undefined && expiresAt !== null) {
-        if (typeof expiresAt !== 'string' ||
-            !ISO_8601.test(expiresAt) ||
-            !Number.isFinite(Date.parse(expiresAt))) {
+        if (!(0,iso_time/* isIsoTime */.d)(expiresAt)) {
             throw invalidUpload('expires_at is not an ISO 8601 time');
         }
     }
@@ -1393,15 +992,15 @@ function sameFingerprint(fromService, computed) {
     return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '');
 }
 function invalidUpload(what) {
-    return new errors/* ActionError */.l(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
+    return new errors/* ExplainedError */.h(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
-// EXTERNAL MODULE: ./retry.ts
-var retry = __nccwpck_require__(122);
-// EXTERNAL MODULE: ./service.ts + 4 modules
-var service = __nccwpck_require__(142);
-;// CONCATENATED MODULE: ./kinds/key-records.ts
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(955);
+// EXTERNAL MODULE: ./core/service/client.ts + 4 modules
+var client = __nccwpck_require__(25);
+;// CONCATENATED MODULE: ./core/kinds/key-records.ts
 
 
 const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
@@ -1445,7 +1044,7 @@ function liveRecordsOf(raw, fingerprint) {
     return ids;
 }
 function unusableList(why) {
-    return new errors/* ActionError */.l(`the service's user-keys-list answer is unusable: ${why}`);
+    return new errors/* ExplainedError */.h(`the service's user-keys-list answer is unusable: ${why}`);
 }
 function revokeByHand(fingerprint, name) {
     return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
@@ -1453,7 +1052,7 @@ function revokeByHand(fingerprint, name) {
         'with its id) using the same api-key');
 }
 
-;// CONCATENATED MODULE: ./kinds/upload-key.ts
+;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
 
 
 
@@ -1493,7 +1092,7 @@ async function uploadKeySettled(client, settings, pair, name, context) {
 }
 function refusedOutright(error) {
     const cause = error instanceof retry/* AttemptsExhausted */.Q0 || error instanceof retry/* RetryAfterTooLong */.Zt ? error.cause : error;
-    return (cause instanceof service/* ServiceError */._7 &&
+    return (cause instanceof client/* ServiceError */._7 &&
         cause.kind === 'http' &&
         cause.status !== undefined &&
         cause.status >= 400 &&
@@ -1510,7 +1109,7 @@ async function settleRecords(client, apiKey, fingerprint, name, keep, { log, exp
         return true;
     }
     catch (error) {
-        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ActionError */.l ? error.message : explain(error)}). ` +
+        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ExplainedError */.h ? error.message : explain(error)}). ` +
             `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`);
         return false;
     }
@@ -1523,7 +1122,7 @@ function clearSavedQuietly({ clearSaved }) {
     }
 }
 
-;// CONCATENATED MODULE: ./kinds/ssh-key.ts
+;// CONCATENATED MODULE: ./core/kinds/ssh-key.ts
 
 
 
@@ -1535,10 +1134,31 @@ function clearSavedQuietly({ clearSaved }) {
 
 
 
+
+
+
+
+
+
+
+const SSH_KEY_LOGIN = {
+    kind: 'ssh-key',
+    userOption: 'client-id',
+    whatTheUserIs: 'the tunnel user (client id) the uploaded key logs in as',
+    userChangeable: true,
+    whyTheHost: "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
+};
 const sshKeyKind = {
+    readSettings(options, common) {
+        const apiKey = readApiKey(options, 'ssh-key');
+        const login = readSelfNamedLogin(options, SSH_KEY_LOGIN);
+        const baseUrl = (0,settings_common/* readBaseUrl */.$P)(options);
+        return { ...common, kind: 'ssh-key', apiKey, clientId: login.knownUser.name, baseUrl, ...login };
+    },
+    sendsRequests: true,
     async obtain(settings, context) {
-        const { service, log, save, publish, env } = context;
-        const name = keyNameFor(runIdentityFrom(env));
+        const { service, log, save, publish, tempRoot, run } = context;
+        const name = keyNameFor(run);
         const pair = generateSshKeyPair(name);
         log.info(`Uploading a new ed25519 SSH key "${name}" (${pair.fingerprint}) for tunnel user ` +
             `${settings.clientId} to ${settings.baseUrl}`);
@@ -1559,7 +1179,7 @@ const sshKeyKind = {
             save({ ...issued, rejected: true });
             const uploaded = parseUploadedKey(raw);
             if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
-                throw new errors/* ActionError */.l(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
+                throw new errors/* ExplainedError */.h(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
                     `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
                     'the key that was sent. Nothing was exported. Check that base-url points at the ' +
                     'credential service; if it does, report this to the service operator.');
@@ -1569,7 +1189,7 @@ const sshKeyKind = {
                 ...(uploaded.expiresAt && { expiresAt: uploaded.expiresAt })
             };
             save(accepted);
-            keyFolder = createKeyFolder(env);
+            keyFolder = createKeyFolder(tempRoot);
             save({ ...accepted, keyFolder: keyFolder.path, keyFolderId: keyFolder.id });
             const keyFile = writeKeyFile(keyFolder.path, pair.privateKeyFile);
             const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded);
@@ -1578,8 +1198,8 @@ const sshKeyKind = {
         }
         catch (error) {
             if (keyFolder)
-                deleteKeyFolder(keyFolder, env, log);
-            await giveBackUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
+                deleteKeyFolder(keyFolder, context, log);
+            await revokeUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
                 await client.revokeKey(settings.apiKey, keyId);
                 if (mayHaveCopies)
                     await revokeKeyRecords(client, settings.apiKey, pair.fingerprint);
@@ -1587,18 +1207,18 @@ const sshKeyKind = {
             throw error;
         }
     },
-    async giveBack(saved, { settings, service, log, env }) {
+    readSaved: readSavedSshKey,
+    async revoke(saved, context) {
+        const { settings, service, log } = context;
         try {
-            if (!settings.revoke && !saved.rejected) {
+            if (!shouldRevoke(settings, saved)) {
                 if (saved.mayHaveCopies && settings.apiKey) {
                     await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
                 }
-                log.info(`Not revoking ${describeKey(saved)}: input revoke is false.${until(saved)}`);
+                log.info(`Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${(0,expiry/* expiryNote */._)(saved)}`);
                 return;
             }
-            if (!settings.apiKey) {
-                throw new errors/* ActionError */.l('input api-key is empty in the post step, so the revoke request cannot be authenticated.');
-            }
+            requireRevokeApiKey(settings);
             const client = service();
             const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined;
             if (saved.keyId === undefined || saved.mayHaveCopies) {
@@ -1607,7 +1227,7 @@ const sshKeyKind = {
             if (outcome !== undefined) {
                 log.info(outcome === 'revoked'
                     ? `Revoked ${describeKey(saved)}.`
-                    : `${capitalise(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
+                    : `${(0,option_values/* capitalised */.Iu)(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
             }
             else {
                 log.info(`No record of ${describeKey(saved)} is left active.`);
@@ -1615,7 +1235,7 @@ const sshKeyKind = {
         }
         finally {
             if (saved.keyFolder) {
-                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, env, log);
+                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, context, log);
             }
         }
     },
@@ -1634,20 +1254,17 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
         }
     }
     catch (error) {
-        const why = error instanceof errors/* ActionError */.l
+        const why = error instanceof errors/* ExplainedError */.h
             ? error.message
             : (0,failures/* explainFailure */.S)(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
         const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
-        throw new errors/* ActionError */.l(`${why} So ${hint}.`);
+        throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
     }
 }
-function capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-function deleteKeyFolder(folder, env, log) {
+function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
     const path = (0,printable/* printable */.g$)(folder.path, 200);
-    if (!isKeyFolder(folder.path, env)) {
-        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`);
+    if (!isKeyFolder(folder.path, tempRoot)) {
+        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under ${tempRootName}.`);
         return;
     }
     try {
@@ -1659,217 +1276,65 @@ function deleteKeyFolder(folder, env, log) {
         log.info(`Deleted the private key file and its folder ${path}.`);
     }
     catch (error) {
-        log.warning(`Could not delete the private key folder ${path}: ${(0,failures/* describeUnexpected */.V)(error)}. ` +
+        log.warning(`Could not delete the private key folder ${path}: ${(0,describe_error/* describeUnexpected */.V)(error)}. ` +
             'On a self-hosted runner, delete it by hand.');
     }
 }
-function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
-    const { expiresAt } = uploaded;
-    return {
-        env: {
-            TUNNEL_KEY_FILE: keyFile,
-            TUNNEL_USER: settings.clientId,
-            TUNNEL_HOST: settings.tunnelHost,
-            TUNNEL_PORT: String(settings.tunnelPort)
-        },
-        outputs: {
-            'key-id': keyId,
-            'key-fingerprint': fingerprint,
-            'key-file': keyFile,
-            'expires-at': expiresAt ?? '',
-            'tunnel-user': settings.clientId,
-            'tunnel-host': settings.tunnelHost,
-            'tunnel-port': String(settings.tunnelPort),
-            credential: 'ssh-key'
-        },
-        summary: [
-            ['Key name', name],
-            ['Key fingerprint', fingerprint],
-            ['Tunnel user', settings.clientId],
-            ['Tunnel host', settings.tunnelHost],
-            ['Tunnel port', String(settings.tunnelPort)],
-            ['Expires at', expiresAt ?? 'not given'],
-            ['Credential', 'ssh-key (revoked when the job ends)']
-        ],
-        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
-            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
-            `Its private key is in ${keyFile}, readable by this user only.`,
-        login: {
-            kind: 'ssh-key',
-            user: settings.clientId,
-            host: settings.tunnelHost,
-            port: settings.tunnelPort,
-            secret: { type: 'key-file', path: keyFile },
-            ...(expiresAt && { expiresAt })
-        }
-    };
+
+;// CONCATENATED MODULE: ./core/kinds/registry.ts
+
+
+
+
+const credentialKinds = {
+    cicd: cicdKind,
+    free: freeKind,
+    'ssh-key': sshKeyKind,
+    existing: existingKind
+};
+const KIND_NAMES = Object.keys(credentialKinds);
+function credentialKind(kind) {
+    return credentialKinds[kind];
 }
-
-;// CONCATENATED MODULE: ./kinds/registry.ts
-
-
-
-
 function obtainCredential(settings, context) {
-    switch (settings.kind) {
-        case 'cicd':
-            return cicdKind.obtain(settings, context);
-        case 'free':
-            return freeKind.obtain(settings, context);
-        case 'ssh-key':
-            return sshKeyKind.obtain(settings, context);
-        case 'existing':
-            return existingKind.obtain(settings, context);
-    }
+    return credentialKind(settings.kind).obtain(settings, context);
 }
-function giveBackCredential(saved, context) {
-    switch (saved.kind) {
-        case 'cicd':
-            return cicdKind.giveBack(saved, context);
-        case 'free':
-            return freeKind.giveBack(saved, context);
-        case 'ssh-key':
-            return sshKeyKind.giveBack(saved, context);
-        case 'existing':
-            return existingKind.giveBack(saved, context);
-    }
+function revokeSavedCredential(saved, context) {
+    return credentialKind(saved.kind).revoke(saved, context);
 }
 function describeCredential(saved) {
-    switch (saved.kind) {
-        case 'cicd':
-            return cicdKind.describe(saved);
-        case 'free':
-            return freeKind.describe(saved);
-        case 'ssh-key':
-            return sshKeyKind.describe(saved);
-        case 'existing':
-            return existingKind.describe(saved);
-    }
+    return credentialKind(saved.kind).describe(saved);
+}
+function readSavedCredential(kind, value) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return undefined;
+    return credentialKind(kind).readSaved(value);
 }
 
 
 /***/ }),
 
-/***/ 702:
+/***/ 6:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   q: () => (/* binding */ reportUnexpected)
-/* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(820);
-
-
-function reportUnexpected(step, error) {
-    const message = `Unexpected error in the ${step} step: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
-        "This is a bug in the action; please report it with the step's log.";
-    if (step === 'main')
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
-    else
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
-}
-
-
-/***/ }),
-
-/***/ 587:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   V: () => (/* binding */ runMain)
-/* harmony export */ });
-/* unused harmony export listExported */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(174);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(169);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(820);
-/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(154);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(128);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(779);
-/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(784);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(877);
-/* harmony import */ var _tunnel_urls_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(341);
-
-
-
-
-
-
-
-
-
-
-
-async function runMain(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m, keeperLaunch) {
-    (0,_state_js__WEBPACK_IMPORTED_MODULE_8__/* .markMainStarted */ .UM)();
-    (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
-    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('base-url'));
-    let project;
-    try {
-        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_4__/* .readMainSettings */ .Ne)(name => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name));
-        if ('baseUrl' in settings)
-            baseUrl = settings.baseUrl;
-        if (settings.kind === 'cicd')
-            project = settings.project;
-        (0,_tunnel_urls_js__WEBPACK_IMPORTED_MODULE_9__/* .checkUrlsBeforeRequest */ .xX)(settings);
-        const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 628).then(__nccwpck_require__.bind(__nccwpck_require__, 628))).prepareTunnel(settings.tunnel, keeperLaunch)
-            : undefined;
-        try {
-            await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_5__/* .obtainCredential */ .HR)(settings, {
-                service: () => {
-                    if (!('baseUrl' in settings))
-                        throw new Error(`credential ${settings.kind} sends no request`);
-                    return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_7__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
-                },
-                log: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .runnerLog */ .t1,
-                mask: _publish_js__WEBPACK_IMPORTED_MODULE_6__/* .maskSecrets */ .QU,
-                save: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .saveCredential */ .xg,
-                clearSaved: _state_js__WEBPACK_IMPORTED_MODULE_8__/* .clearCredential */ .n4,
-                publish: async (obtained) => {
-                    const writes = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .holdWrites */ .eq)();
-                    const exported = (0,_publish_js__WEBPACK_IMPORTED_MODULE_6__/* .publishObtained */ .Mp)(obtained, settings, writes);
-                    if (tunnel)
-                        await tunnel.open(obtained.login, settings, writes);
-                    writes.flush();
-                    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
-                },
-                explain: error => (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }),
-                env: process.env
-            });
-        }
-        finally {
-            await tunnel?.abandon();
-        }
-    }
-    catch (error) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l
-            ? error.message
-            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_3__/* .explainFailure */ .S)(error, { baseUrl, project, nowMs: clock.now() }));
-    }
-}
-function listExported(names, prefix) {
-    const [first, ...rest] = names;
-    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
-    if (short.length === 0)
-        return first;
-    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
-}
-
-
-/***/ }),
-
-/***/ 899:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   I: () => (/* binding */ checkOwnDirectory),
-/* harmony export */   V: () => (/* binding */ directoryId)
+/* harmony export */   Gx: () => (/* binding */ isMadeUnder),
+/* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
+/* harmony export */   Vy: () => (/* binding */ directoryId)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 
+
+function isMadeUnder(path, root, prefix) {
+    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(path);
+    const name = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(full);
+    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(full) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
+        name.startsWith(prefix) &&
+        /^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length)));
+}
 function directoryId(path) {
     const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
     return `${stats.dev}:${stats.ino}`;
@@ -1903,24 +1368,267 @@ function checkOwnDirectory(path, savedId) {
 
 /***/ }),
 
-/***/ 44:
+/***/ 577:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   a: () => (/* binding */ runPost)
-/* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _clock_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(174);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(820);
-/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(154);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(128);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_10__ = __nccwpck_require__(775);
-/* harmony import */ var _publish_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(779);
-/* harmony import */ var _service_factory_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(784);
-/* harmony import */ var _state_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(877);
 
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  m: () => (/* binding */ provision)
+});
+
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/kinds/registry.ts + 18 modules
+var registry = __nccwpck_require__(858);
+// EXTERNAL MODULE: ./core/saved-credential.ts
+var saved_credential = __nccwpck_require__(578);
+// EXTERNAL MODULE: ./core/service/factory.ts
+var factory = __nccwpck_require__(223);
+// EXTERNAL MODULE: ./core/service/failures.ts
+var failures = __nccwpck_require__(682);
+// EXTERNAL MODULE: ./core/settings/choice.ts
+var choice = __nccwpck_require__(83);
+// EXTERNAL MODULE: ./core/settings/common.ts
+var common = __nccwpck_require__(210);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(877);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(297);
+;// CONCATENATED MODULE: ./core/settings/input-text.ts
+
+
+
+const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
+const SECRET_INPUTS = new Set(['api-key', 'tunnel-token']);
+const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function checkedOptions(options) {
+    return {
+        read: name => {
+            const value = options.read(name);
+            checkOptionText(options, name, value);
+            return value;
+        },
+        label: name => options.label(name)
+    };
+}
+function checkOptionText(options, name, value) {
+    if (PRINTABLE_ASCII.test(value))
+        return;
+    if (!MULTI_LINE_INPUTS.has(name)) {
+        const at = value.search(FORBIDDEN);
+        if (at !== -1)
+            throw badText((0,option_values/* optionNamed */.b7)(options, name), SECRET_INPUTS.has(name), value, at);
+        return;
+    }
+    const lines = value.split(/\r?\n/);
+    for (const [index, line] of lines.entries()) {
+        const at = line.search(FORBIDDEN_IN_LIST_LINE);
+        if (at !== -1)
+            throw badText((0,option_values/* optionNamed */.b7)(options, name), false, line, at, index + 1);
+    }
+}
+function badText(label, secret, text, at, line) {
+    const kind = describeCharacter(text, at);
+    if (secret) {
+        return new errors/* ExplainedError */.h(`${label} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
+    }
+    const what = line === undefined ? `${label} is` : `${label}, line ${line}, is`;
+    const advice = line === undefined
+        ? 'Set it to a single line of plain text.'
+        : 'Write each entry as plain text on a line of its own.';
+    return new errors/* ExplainedError */.h(`${what} ${(0,quote/* quote */.h)(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
+}
+function describeCharacter(text, at) {
+    const code = text.charCodeAt(at);
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (code === 0x0a || code === 0x0d || code === 0x85 || code === 0x2028 || code === 0x2029) {
+        return `a line break (${hex})`;
+    }
+    if (code >= 0xd800 && code <= 0xdfff)
+        return `an unpaired UTF-16 surrogate (${hex})`;
+    if (code <= 0x9f)
+        return `a control character (${hex})`;
+    return `a bidirectional text control (${hex})`;
+}
+
+;// CONCATENATED MODULE: ./core/settings/read-main.ts
+
+
+
+
+function readMainSettings(source) {
+    const options = checkedOptions(source);
+    const { kind, auto } = (0,choice/* readKindChoice */.U)(options);
+    return (0,registry/* credentialKind */.eV)(kind).readSettings(options, (0,common/* readCommonSettings */.Fs)(options), { auto });
+}
+
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __nccwpck_require__(31);
+;// CONCATENATED MODULE: ./core/step-writes.ts
+
+function holdWrites(target, log) {
+    const held = [];
+    return {
+        exportVariable: (name, value) => held.push(() => target.exportVariable(name, value)),
+        setOutput: (name, value) => held.push(() => target.setOutput(name, value)),
+        summaryTable: (what, heading, columns, rows) => held.push(() => {
+            try {
+                target.summaryTable(heading, columns, rows);
+            }
+            catch (error) {
+                log.warning(`Could not write ${what}: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
+            }
+        }),
+        flush: () => {
+            for (const write of held.splice(0))
+                write();
+        }
+    };
+}
+function environmentFor(obtained, prefix) {
+    return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
+}
+function publishObtained(obtained, settings, writes) {
+    const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
+    for (const [name, value] of Object.entries(environment))
+        writes.exportVariable(name, value);
+    for (const [name, value] of Object.entries(obtained.outputs))
+        writes.setOutput(name, value);
+    writes.summaryTable('the job summary', 'Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
+    return Object.keys(environment);
+}
+
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./core/tunnel/urls.ts
+var urls = __nccwpck_require__(364);
+;// CONCATENATED MODULE: ./core/provision.ts
+
+
+
+
+
+
+
+
+
+async function provision(host) {
+    const { options, log, clock, state } = host;
+    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let project;
+    try {
+        const settings = readMainSettings(options);
+        if ('baseUrl' in settings)
+            baseUrl = settings.baseUrl;
+        if ('project' in settings)
+            project = settings.project;
+        (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
+        const tunnel = settings.tunnel
+            ? (await __nccwpck_require__.e(/* import() */ 4).then(__nccwpck_require__.bind(__nccwpck_require__, 4))).prepareTunnel(settings.tunnel, host)
+            : undefined;
+        try {
+            await (0,registry/* obtainCredential */.HR)(settings, {
+                service: () => {
+                    if (!('baseUrl' in settings))
+                        throw new Error(`credential ${settings.kind} sends no request`);
+                    return (0,factory/* createService */.s)(settings.baseUrl, settings.http, clock, log);
+                },
+                log,
+                mask: secrets => host.mask(secrets),
+                save: saved => (0,saved_credential/* saveCredential */.xg)(state, saved),
+                clearSaved: () => (0,saved_credential/* clearCredential */.n4)(state),
+                publish: async (obtained) => {
+                    const writes = holdWrites(host, log);
+                    const exported = publishObtained(obtained, settings, writes);
+                    if (tunnel)
+                        await tunnel.open(obtained.login, settings, writes);
+                    writes.flush();
+                    log.info(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
+                },
+                explain: error => (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }),
+                tempRoot: host.tempRoot,
+                tempRootName: host.tempRootName,
+                run: host.run
+            });
+        }
+        finally {
+            await tunnel?.stopUnused();
+        }
+    }
+    catch (error) {
+        host.fail(error instanceof errors/* ExplainedError */.h
+            ? error.message
+            : (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }));
+    }
+}
+function listExported(names, prefix) {
+    const [first, ...rest] = names;
+    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
+    if (short.length === 0)
+        return first;
+    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
+}
+
+
+/***/ }),
+
+/***/ 968:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  r: () => (/* binding */ revoke)
+});
+
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(882);
+// EXTERNAL MODULE: ./core/kinds/registry.ts + 18 modules
+var registry = __nccwpck_require__(858);
+// EXTERNAL MODULE: ./core/saved-credential.ts
+var saved_credential = __nccwpck_require__(578);
+// EXTERNAL MODULE: ./core/expiry.ts
+var expiry = __nccwpck_require__(606);
+// EXTERNAL MODULE: ./core/service/factory.ts
+var factory = __nccwpck_require__(223);
+// EXTERNAL MODULE: ./core/service/failures.ts
+var failures = __nccwpck_require__(682);
+// EXTERNAL MODULE: ./core/settings/common.ts
+var common = __nccwpck_require__(210);
+// EXTERNAL MODULE: ./core/settings/choice.ts
+var choice = __nccwpck_require__(83);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(877);
+;// CONCATENATED MODULE: ./core/settings/read-post.ts
+
+
+
+
+function readPostSettings(options) {
+    const kind = readPostKind(options);
+    return {
+        kind,
+        apiKey: options.read('api-key').trim(),
+        ...((0,registry/* credentialKind */.eV)(kind).sendsRequests && { baseUrl: (0,common/* readBaseUrl */.$P)(options) }),
+        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
+        failOnRevokeError: (0,common/* parseFailOnRevokeError */.VP)(options),
+        http: (0,common/* readHttpSettings */.QD)(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function readPostKind(options) {
+    return (0,choice/* readKindChoice */.U)(options).kind;
+}
+
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
+var saved_tunnel = __nccwpck_require__(745);
+;// CONCATENATED MODULE: ./core/revoke.ts
 
 
 
@@ -1932,319 +1640,197 @@ function checkOwnDirectory(path, savedId) {
 
 
 const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.';
-async function runPost(clock = _clock_js__WEBPACK_IMPORTED_MODULE_1__/* .systemClock */ .m) {
-    (0,_publish_js__WEBPACK_IMPORTED_MODULE_7__/* .maskSecrets */ .QU)([_actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('api-key'), _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4('tunnel-token')].filter(Boolean));
-    if ((0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .loadTunnel */ .Lc)() !== undefined) {
-        const { closeTunnel } = await __nccwpck_require__.e(/* import() */ 628).then(__nccwpck_require__.bind(__nccwpck_require__, 628));
-        await closeTunnel();
+async function revoke(host) {
+    const { options, log, clock, state } = host;
+    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
+        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 4).then(__nccwpck_require__.bind(__nccwpck_require__, 4));
+        await stopSavedTunnel(host);
     }
-    if (!(0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .hasSavedCredential */ .p7)()) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
+    if (!(0,saved_credential/* hasSavedCredential */.p7)(state)) {
+        log.info(NOTHING_SAVED);
         return;
     }
-    const input = (name) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getInput */ .V4(name);
     let failOnRevokeError = false;
-    let baseUrl = (0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(input('base-url'));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let saved;
     try {
-        failOnRevokeError = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .parseFailOnRevokeError */ .VP)(input);
-        saved = (0,_state_js__WEBPACK_IMPORTED_MODULE_9__/* .loadCredential */ .SS)((0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostKind */ .h)(input));
+        failOnRevokeError = (0,common/* parseFailOnRevokeError */.VP)(options);
+        saved = (0,saved_credential/* loadCredential */.SS)(state, readPostKind(options));
         if (!saved) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(NOTHING_SAVED);
+            log.info(NOTHING_SAVED);
             return;
         }
-        const settings = (0,_inputs_js__WEBPACK_IMPORTED_MODULE_5__/* .readPostSettings */ .mR)(input);
+        const settings = readPostSettings(options);
         if (settings.baseUrl !== undefined)
             baseUrl = settings.baseUrl;
         const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
-        await (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .giveBackCredential */ .w_)(saved, {
+        await (0,registry/* revokeSavedCredential */.zK)(saved, {
             settings,
             service: () => {
                 if (settings.baseUrl === undefined) {
                     throw new Error(`credential ${settings.kind} sends no request`);
                 }
-                warnIfStateMoved(stateBaseUrl, settings.baseUrl);
-                return (0,_service_factory_js__WEBPACK_IMPORTED_MODULE_8__/* .createService */ .s)(settings.baseUrl, settings.http, clock);
+                warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
+                return (0,factory/* createService */.s)(settings.baseUrl, settings.http, clock, log);
             },
-            log: _publish_js__WEBPACK_IMPORTED_MODULE_7__/* .runnerLog */ .t1,
-            env: process.env
+            log,
+            tempRoot: host.tempRoot,
+            tempRootName: host.tempRootName
         });
     }
     catch (error) {
-        const reason = error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l
+        const reason = error instanceof errors/* ExplainedError */.h
             ? error.message
-            : (0,_failures_js__WEBPACK_IMPORTED_MODULE_4__/* .explainFailure */ .S)(error, { baseUrl, nowMs: clock.now() });
+            : (0,failures/* explainFailure */.S)(error, { baseUrl, nowMs: clock.now() });
+        const report = (message) => reportOrFail(host, message, failOnRevokeError);
         if (!saved) {
-            report(`Could not revoke what the main step saved: ${reason}`, failOnRevokeError);
+            report(`Could not revoke what the main step saved: ${reason}`);
             return;
         }
-        reportRevokeFailure(`Could not revoke ${(0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_6__/* .describeCredential */ .t8)(saved)}: ${reason}`, saved, failOnRevokeError, clock);
+        reportRevokeFailure(`Could not revoke ${(0,registry/* describeCredential */.t8)(saved)}: ${reason}`, saved, {
+            log,
+            clock,
+            report
+        });
     }
 }
-function warnIfStateMoved(stateBaseUrl, baseUrl) {
+function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
     if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`The saved state names the credential service at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(stateBaseUrl)}, but input base-url is ${baseUrl}. ` +
-        'The API key goes only to the base-url input, so the revoke is sent there. Something other than this action may have written the state.');
+    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`);
 }
-function reportRevokeFailure(message, saved, failOnRevokeError, clock) {
+function reportRevokeFailure(message, saved, { log, clock, report }) {
     const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-    if ((0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .hasExpired */ .oN)(expiresAt, clock.now())) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`${message} It should already have expired at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(expiresAt ?? '')}.`);
+    if ((0,expiry/* hasExpired */.o)(expiresAt, clock.now())) {
+        log.info(`${message} It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`);
         return;
     }
-    report(`${message}${expiresAt ? ` It expires by itself at ${(0,_printable_js__WEBPACK_IMPORTED_MODULE_10__/* .printable */ .g$)(expiresAt, 40)}.` : ' Its expiry is unknown.'}`, failOnRevokeError);
+    report(`${message}${(0,expiry/* expiryNote */._)({ expiresAt }) || ' Its expiry is unknown.'}`);
 }
-function report(message, failOnRevokeError) {
+function reportOrFail(host, message, failOnRevokeError) {
     if (failOnRevokeError)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
+        host.fail(message);
     else
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
+        host.log.warning(message);
 }
 
 
 /***/ }),
 
-/***/ 775:
+/***/ 578:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
-/* harmony export */   UC: () => (/* binding */ isWellFormed),
-/* harmony export */   UY: () => (/* binding */ redactCredentials),
-/* harmony export */   X5: () => (/* binding */ cleanText),
-/* harmony export */   g$: () => (/* binding */ printable)
+/* harmony export */   SS: () => (/* binding */ loadCredential),
+/* harmony export */   n4: () => (/* binding */ clearCredential),
+/* harmony export */   p7: () => (/* binding */ hasSavedCredential),
+/* harmony export */   xg: () => (/* binding */ saveCredential)
 /* harmony export */ });
-/* unused harmony exports hasControlCharacter, hasLineBreak */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function hasUnsafeCharacter(value) {
-    if (PRINTABLE_ASCII.test(value))
-        return value.includes(' ');
-    return /[\s\p{Cc}\p{Cf}]/u.test(value);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(858);
+
+const CREDENTIAL = 'credential';
+function saveCredential(state, saved) {
+    state.save(CREDENTIAL, JSON.stringify(saved));
 }
-function hasControlCharacter(value) {
-    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
+function clearCredential(state) {
+    state.save(CREDENTIAL, '');
 }
-function hasLineBreak(value) {
-    return /[\r\n\u0085\u2028\u2029]/.test(value);
+function hasSavedCredential(state) {
+    return state.load(CREDENTIAL) !== '';
 }
-function isWellFormed(value) {
-    return value.isWellFormed();
-}
-const LEGACY_COMMAND = /##\[/g;
-function printable(value, max = 200) {
-    const escaped = (PRINTABLE_ASCII.test(value)
-        ? value
-        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replace(LEGACY_COMMAND, '\\u0023#[');
-    if (escaped.length <= max)
-        return escaped;
-    const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
-    return `${escaped.slice(0, end)}...`;
-}
-function cleanText(value, max) {
-    const redacted = redactCredentials(value);
-    const flat = (PRINTABLE_ASCII.test(redacted)
-        ? redacted
-        : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
-        .replace(/\s+/g, ' ')
-        .trim();
-    return printable(flat, max);
-}
-const CREDENTIAL_SHAPED = [
-    /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
-    /[A-Fa-f0-9]{8,}/g,
-    /[A-Za-z0-9+/_-]{24,}={0,2}/g
-];
-function redactCredentials(text) {
-    return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
+function loadCredential(state, kind) {
+    const raw = state.load(CREDENTIAL);
+    if (!raw)
+        return undefined;
+    try {
+        return (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_0__/* .readSavedCredential */ .n7)(kind, JSON.parse(raw));
+    }
+    catch {
+        return undefined;
+    }
 }
 
 
 /***/ }),
 
-/***/ 779:
+/***/ 205:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Mp: () => (/* binding */ publishObtained),
-/* harmony export */   QU: () => (/* binding */ maskSecrets),
-/* harmony export */   eq: () => (/* binding */ holdWrites),
-/* harmony export */   t1: () => (/* binding */ runnerLog)
+/* harmony export */   B9: () => (/* binding */ tokenOf),
+/* harmony export */   Gv: () => (/* binding */ isObject),
+/* harmony export */   h0: () => (/* binding */ tunnelUserOf)
 /* harmony export */ });
-/* unused harmony exports environmentFor, immediateWrites, appendSummaryTable */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _failures_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(820);
-
-
-
-const runnerLog = {
-    info: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(message),
-    notice: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .notice */ .lm(message),
-    warning: message => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message)
-};
-function maskSecrets(secrets) {
-    for (const secret of secrets)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setSecret */ .Pq(secret);
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-function environmentFor(obtained, prefix) {
-    return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
+function tokenOf(answer) {
+    return answer.token ?? answer.tunnel_client_secret;
 }
-const immediateWrites = {
-    exportVariable: (name, value) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .exportVariable */ .dN(name, value),
-    setOutput: (name, value) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setOutput */ .uH(name, value),
-    summaryTable: (what, heading, columns, rows) => {
-        try {
-            appendSummaryTable(heading, columns, rows);
-        }
-        catch (error) {
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write ${what}: ${(0,_failures_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
-        }
-    }
-};
-function holdWrites(target = immediateWrites) {
-    const held = [];
-    return {
-        exportVariable: (...args) => held.push(to => to.exportVariable(...args)),
-        setOutput: (...args) => held.push(to => to.setOutput(...args)),
-        summaryTable: (...args) => held.push(to => to.summaryTable(...args)),
-        flush: () => {
-            for (const write of held.splice(0))
-                write(target);
-        }
-    };
-}
-function publishObtained(obtained, settings, writes = immediateWrites) {
-    const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
-    for (const [name, value] of Object.entries(environment))
-        writes.exportVariable(name, value);
-    for (const [name, value] of Object.entries(obtained.outputs))
-        writes.setOutput(name, value);
-    writes.summaryTable('the job summary', 'Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
-    return Object.keys(environment);
-}
-function appendSummaryTable(heading, [first, second], rows) {
-    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
-    if (!summaryFile)
-        return;
-    const html = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z
-        .addHeading(heading, 3)
-        .addTable([
-        [
-            { data: first, header: true },
-            { data: second, header: true }
-        ],
-        ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
-    ])
-        .stringify();
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.emptyBuffer();
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(summaryFile, html);
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
+function tunnelUserOf(answer) {
+    return answer.tunnel_user ?? answer.tunnel_client_id;
 }
 
 
 /***/ }),
 
-/***/ 122:
+/***/ 183:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   LH: () => (/* binding */ withRetries),
-/* harmony export */   Q0: () => (/* binding */ AttemptsExhausted),
-/* harmony export */   Zt: () => (/* binding */ RetryAfterTooLong),
-/* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
+/* harmony export */   V: () => (/* binding */ secretsIn),
+/* harmony export */   h: () => (/* binding */ holdsSecret)
 /* harmony export */ });
-/* unused harmony export backoffDelay */
-const MAX_RETRY_AFTER_SECONDS = 60;
-const BASE_DELAY_MS = 1000;
-const MAX_DELAY_MS = 10_000;
-class RetryAfterTooLong extends Error {
-    cause;
-    retryAfterSeconds;
-    constructor(cause, retryAfterSeconds) {
-        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
-        this.cause = cause;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'RetryAfterTooLong';
-    }
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(205);
+
+function secretsIn(raw) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
+        return [];
+    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
 }
-class AttemptsExhausted extends Error {
-    cause;
-    attempts;
-    constructor(cause, attempts) {
-        super(`gave up after ${attempts} attempt(s)`);
-        this.cause = cause;
-        this.attempts = attempts;
-        this.name = 'AttemptsExhausted';
-    }
+function holdsSecret(value, secrets) {
+    return secrets.some(secret => value.includes(secret) ||
+        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
 }
-async function withRetries(attempt, classify, options) {
-    for (let attemptNumber = 1;; attemptNumber++) {
-        try {
-            return await attempt();
-        }
-        catch (error) {
-            const failure = classify(error);
-            if (!failure.retryable)
-                throw error;
-            if (failure.retryAfterSeconds !== undefined &&
-                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
-                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
-            }
-            if (attemptNumber >= options.maxAttempts)
-                throw new AttemptsExhausted(error, attemptNumber);
-            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
-            options.onRetry?.({
-                attempt: attemptNumber,
-                maxAttempts: options.maxAttempts,
-                delayMs,
-                error
-            });
-            await options.sleep(delayMs);
-        }
-    }
-}
-function backoffDelay(attemptNumber, retryAfterSeconds, random) {
-    if (retryAfterSeconds !== undefined)
-        return Math.max(0, retryAfterSeconds) * 1000;
-    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
-    return Math.round(ceiling / 2 + (ceiling / 2) * random());
-}
-
-
-/***/ }),
-
-/***/ 784:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   s: () => (/* binding */ createService)
-/* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _service_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(142);
-
-
-function createService(baseUrl, http, clock) {
-    return new _service_js__WEBPACK_IMPORTED_MODULE_1__/* .CredentialService */ .fA({
-        baseUrl,
-        maxAttempts: http.maxAttempts,
-        timeoutSeconds: http.timeoutSeconds,
-        sleep: clock.sleep,
-        random: clock.random,
-        now: clock.now,
-        onRetry: ({ attempt, maxAttempts, delayMs, error }) => _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .info */ .pq(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
-            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
+function shareRun(a, b, length) {
+    if (a.length < length || b.length < length)
+        return false;
+    const starts = new Map();
+    forEachWindow(b, length, (hash, start) => {
+        const list = starts.get(hash);
+        if (list)
+            list.push(start);
+        else
+            starts.set(hash, [start]);
+        return false;
+    });
+    return forEachWindow(a, length, (hash, start) => {
+        const piece = a.slice(start, start + length);
+        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
     });
 }
+function forEachWindow(text, length, visit) {
+    const base = 257;
+    let highest = 1;
+    for (let i = 1; i < length; i++)
+        highest = Math.imul(highest, base);
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) {
+        if (i >= length)
+            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
+        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
+        if (i >= length - 1 && visit(hash, i - length + 1))
+            return true;
+    }
+    return false;
+}
 
 
 /***/ }),
 
-/***/ 142:
+/***/ 25:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2258,11 +1844,11 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "node:http"
 const external_node_http_namespaceObject = require("node:http");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(78);
-// EXTERNAL MODULE: ./printable.ts
-var printable = __nccwpck_require__(775);
-;// CONCATENATED MODULE: ./service-error.ts
+// EXTERNAL MODULE: ../../main/node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(887);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(46);
+;// CONCATENATED MODULE: ./core/service/service-error.ts
 class ServiceError extends Error {
     kind;
     endpoint;
@@ -2282,7 +1868,7 @@ class ServiceError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./service-answer.ts
+;// CONCATENATED MODULE: ./core/service/answer.ts
 
 
 function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
@@ -2339,13 +1925,13 @@ function shortBody(text) {
         : ` (${Buffer.byteLength(text)} bytes, not shown)`;
 }
 
-// EXTERNAL MODULE: ./retry.ts
-var retry = __nccwpck_require__(122);
-;// CONCATENATED MODULE: ./version.ts
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(955);
+;// CONCATENATED MODULE: ./core/version.ts
 const ACTION_NAME = 'provision-tunnel-credentials';
 const ACTION_VERSION = '1.0.0';
 
-;// CONCATENATED MODULE: ./service.ts
+;// CONCATENATED MODULE: ./core/service/client.ts
 
 
 
@@ -2372,16 +1958,8 @@ class CredentialService {
     createFreeCredential() {
         return this.call('create-ephemeral-token', undefined, {});
     }
-    async revokeCredential(apiKey, tunnelUser) {
-        try {
-            await this.call('revoke-token', { tunnel_user: tunnelUser }, { 'X-API-Key': apiKey });
-            return 'revoked';
-        }
-        catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
-                return 'already-gone';
-            throw error;
-        }
+    revokeCredential(apiKey, tunnelUser) {
+        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
     }
     uploadKey(request) {
         const body = {
@@ -2396,9 +1974,12 @@ class CredentialService {
     listKeys(apiKey) {
         return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
     }
-    async revokeKey(apiKey, keyId) {
+    revokeKey(apiKey, keyId) {
+        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
+    }
+    async revoke(endpoint, body, apiKey) {
         try {
-            await this.call('revoke-ssh-key', { key_id: keyId }, { 'X-API-Key': apiKey });
+            await this.call(endpoint, body, { 'X-API-Key': apiKey });
             return 'revoked';
         }
         catch (error) {
@@ -2521,144 +2102,433 @@ function networkDetail(error) {
 
 /***/ }),
 
-/***/ 877:
+/***/ 464:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Lc: () => (/* binding */ loadTunnel),
-/* harmony export */   SS: () => (/* binding */ loadCredential),
-/* harmony export */   UM: () => (/* binding */ markMainStarted),
-/* harmony export */   Y_: () => (/* binding */ saveTunnel),
-/* harmony export */   eO: () => (/* binding */ clearTunnel),
-/* harmony export */   n4: () => (/* binding */ clearCredential),
-/* harmony export */   p7: () => (/* binding */ hasSavedCredential),
-/* harmony export */   pq: () => (/* binding */ isPostStep),
-/* harmony export */   xg: () => (/* binding */ saveCredential)
+/* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
+/* harmony export */   n: () => (/* binding */ parseCredential)
 /* harmony export */ });
-/* unused harmony export readSavedCredential */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(251);
-/* harmony import */ var _tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(384);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(780);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(46);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(474);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(588);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(205);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(183);
 
 
 
-const POST_MARKER = 'isPost';
-const CREDENTIAL = 'credential';
-function isPostStep() {
-    return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(POST_MARKER) === 'true';
-}
-function markMainStarted() {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(POST_MARKER, 'true');
-}
-function saveCredential(saved) {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, JSON.stringify(saved));
-}
-function clearCredential() {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(CREDENTIAL, '');
-}
-function hasSavedCredential() {
-    return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(CREDENTIAL) !== '';
-}
-function loadCredential(kind) {
-    const raw = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(CREDENTIAL);
-    if (!raw)
-        return undefined;
-    try {
-        return readSavedCredential(kind, JSON.parse(raw));
+
+
+
+
+const DEFAULT_TUNNEL_PORT = 2223;
+function parseCredential(raw, overrides = {}) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .isObject */ .Gv)(raw)) {
+        throw invalid('the body is not a JSON object');
     }
-    catch {
-        return undefined;
+    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tokenOf */ .B9)(raw);
+    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelUserOf */ .h0)(raw);
+    checkSecretLike(token, 'token');
+    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .secretsIn */ .V)(raw);
+    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
+    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
+    checkIdentifier(clientId, 'client_id', secrets);
+    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
+    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
+        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
     }
-}
-function readSavedCredential(kind, value) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return undefined;
-    const saved = value;
-    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
-    const identifier = (field) => (0,_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .isCleanIdentifier */ .VS)(saved[field]) ? saved[field] : undefined;
-    const common = {
-        ...(text('baseUrl') && { baseUrl: text('baseUrl') }),
-        ...(text('expiresAt') && { expiresAt: text('expiresAt') }),
-        ...(saved.rejected === true && { rejected: true })
+    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(tunnelHost)) {
+        throw invalid('tunnel_host is not a bare hostname or IP address');
+    }
+    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
+    const portDefaulted = rawPort === undefined || rawPort === null;
+    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
+    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__/* .isIsoTime */ .d, 'an ISO 8601 time');
+    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
+    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
+    return {
+        token: token,
+        tunnelUser: tunnelUser,
+        clientId: clientId,
+        tunnelHost,
+        tunnelPort,
+        portDefaulted,
+        ...(expiresAt !== undefined && { expiresAt }),
+        ...(ttlMinutes !== undefined && { ttlMinutes }),
+        ...(projectSlug !== undefined && { projectSlug })
     };
-    const tunnelUser = identifier('tunnelUser');
-    switch (kind) {
-        case 'cicd':
-        case 'free':
-            return tunnelUser ? { kind, tunnelUser, ...common } : undefined;
-        case 'existing':
-            return tunnelUser ? { kind, tunnelUser } : undefined;
-        case 'ssh-key': {
-            const keyId = identifier('keyId');
-            const fingerprint = identifier('fingerprint');
-            const keyName = identifier('keyName');
-            const keyFolder = text('keyFolder');
-            const keyFolderId = text('keyFolderId');
-            if (!fingerprint)
-                return undefined;
-            return {
-                kind,
-                fingerprint,
-                ...(keyId && { keyId }),
-                ...(keyName && { keyName }),
-                ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
-                ...(keyFolder && { keyFolder }),
-                ...(keyFolderId && { keyFolderId }),
-                ...common
-            };
-        }
+}
+function checkSecretLike(value, field) {
+    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .identifierProblem */ .rD)(value);
+    if (problem !== undefined)
+        throw invalid(`${field} ${problem}`);
+}
+function checkIdentifier(value, field, secrets) {
+    checkSecretLike(value, field);
+    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsSecret */ .h)(value, secrets))
+        throw invalid(`${field} holds the token, or a long piece of it`);
+    if ((0,_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsCommandMarker */ .e)(value)) {
+        throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
     }
 }
-const TUNNEL = 'tunnel';
-function saveTunnel(saved) {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(TUNNEL, JSON.stringify(saved));
+function parsePort(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d{1,5}$/.test(value)
+            ? Number(value)
+            : NaN;
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isPort */ .sW)(number)) {
+        throw invalid('tunnel_port is not a whole number from 1 to 65535');
+    }
+    return number;
 }
-function clearTunnel() {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(TUNNEL, '');
-}
-function loadTunnel() {
-    const raw = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(TUNNEL);
-    if (!raw)
+function optional(value, field, check, expected) {
+    if (value === undefined || value === null)
         return undefined;
-    try {
-        const saved = JSON.parse(raw);
-        const { pid, dir, dirId, startTime } = saved;
-        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
-            return undefined;
-        if (typeof dir !== 'string' || !(0,_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .isTunnelDir */ ._1)(dir, (0,_tunnel_files_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelRoot */ .DE)()))
-            return undefined;
-        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
-        return {
-            pid,
-            dir,
-            ...(text(dirId) && { dirId: text(dirId) }),
-            ...(text(startTime) && { startTime: text(startTime) }),
-            started: saved.started === true
-        };
-    }
-    catch {
-        return undefined;
-    }
+    if (!check(value))
+        throw invalid(`${field} is not ${expected}`);
+    return value;
+}
+function isPositiveInteger(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+function isSafeText(value) {
+    return (typeof value === 'string' &&
+        value.length <= 200 &&
+        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(value) &&
+        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .isWellFormed */ .UC)(value));
+}
+function invalid(what) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
+        'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
 
 /***/ }),
 
-/***/ 515:
+/***/ 223:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   s: () => (/* binding */ createService)
+/* harmony export */ });
+/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(25);
+
+function createService(baseUrl, http, clock, log) {
+    return new _client_js__WEBPACK_IMPORTED_MODULE_0__/* .CredentialService */ .fA({
+        baseUrl,
+        maxAttempts: http.maxAttempts,
+        timeoutSeconds: http.timeoutSeconds,
+        sleep: clock.sleep,
+        random: clock.random,
+        now: clock.now,
+        onRetry: ({ attempt, maxAttempts, delayMs, error }) => log.info(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
+            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
+    });
+}
+
+
+/***/ }),
+
+/***/ 682:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   S: () => (/* binding */ explainFailure)
+/* harmony export */ });
+/* harmony import */ var _text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(31);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(46);
+/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(955);
+/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(25);
+
+
+
+
+const RATE_LIMITS = {
+    'credential-provision': 'credential-provision allows 60 requests per hour per API key',
+    'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
+    'revoke-token': 'revoke-token is rate limited by the service',
+    'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+    'user-keys-list': 'user-keys-list is rate limited by the service',
+    'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
+};
+const INVALID_REQUEST_HINTS = {
+    'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
+    'create-ephemeral-token': 'Check base-url.',
+    'revoke-token': 'Check base-url.',
+    'keys-upload': 'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+    'user-keys-list': 'Check base-url.',
+    'revoke-ssh-key': 'Check base-url.'
+};
+const FORBIDDEN_HINTS = {
+    'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
+    'create-ephemeral-token': 'Check base-url.',
+    'revoke-token': 'Use a key of the account that owns the token.',
+    'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+    'user-keys-list': 'Use the api-key that uploaded the key.',
+    'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
+};
+function explainFailure(error, context) {
+    if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .RetryAfterTooLong */ .Zt && error.cause instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
+        return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
+            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${_retry_js__WEBPACK_IMPORTED_MODULE_0__/* .MAX_RETRY_AFTER_SECONDS */ .hz} s), ` +
+            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
+    }
+    if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .AttemptsExhausted */ .Q0 && error.cause instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
+        const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
+        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
+    }
+    if (error instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7)
+        return explainServiceError(error, context);
+    return `Unexpected error: ${(0,_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}. Please report it with the step's log.`;
+}
+function retryTime(nowMs, retryAfterSeconds) {
+    const at = new Date(nowMs + retryAfterSeconds * 1000);
+    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
+}
+function explainServiceError(error, context) {
+    const said = error.serviceMessage
+        ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
+        : '';
+    switch (error.kind) {
+        case 'network':
+            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`;
+        case 'timeout':
+            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (input timeout-seconds).`;
+        case 'bad-response':
+            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that base-url points at the credential service (its path usually ends in /functions/v1).`;
+        case 'http':
+            break;
+    }
+    const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
+    switch (error.status) {
+        case 400:
+            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`;
+        case 401:
+            return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`;
+        case 403:
+            return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
+        case 404:
+            return error.endpoint === 'credential-provision'
+                ? `Project "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
+                    `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
+                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
+        case 429:
+            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
+    }
+    if (error.status !== undefined && error.status >= 500) {
+        return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
+    }
+    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check base-url.`;
+}
+
+
+/***/ }),
+
+/***/ 955:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   LH: () => (/* binding */ withRetries),
+/* harmony export */   Q0: () => (/* binding */ AttemptsExhausted),
+/* harmony export */   Zt: () => (/* binding */ RetryAfterTooLong),
+/* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
+/* harmony export */ });
+/* unused harmony export backoffDelay */
+const MAX_RETRY_AFTER_SECONDS = 60;
+const BASE_DELAY_MS = 1000;
+const MAX_DELAY_MS = 10_000;
+class RetryAfterTooLong extends Error {
+    cause;
+    retryAfterSeconds;
+    constructor(cause, retryAfterSeconds) {
+        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
+        this.cause = cause;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'RetryAfterTooLong';
+    }
+}
+class AttemptsExhausted extends Error {
+    cause;
+    attempts;
+    constructor(cause, attempts) {
+        super(`gave up after ${attempts} attempt(s)`);
+        this.cause = cause;
+        this.attempts = attempts;
+        this.name = 'AttemptsExhausted';
+    }
+}
+async function withRetries(attempt, classify, options) {
+    for (let attemptNumber = 1;; attemptNumber++) {
+        try {
+            return await attempt();
+        }
+        catch (error) {
+            const failure = classify(error);
+            if (!failure.retryable)
+                throw error;
+            if (failure.retryAfterSeconds !== undefined &&
+                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
+                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
+            }
+            if (attemptNumber >= options.maxAttempts)
+                throw new AttemptsExhausted(error, attemptNumber);
+            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
+            options.onRetry?.({
+                attempt: attemptNumber,
+                maxAttempts: options.maxAttempts,
+                delayMs,
+                error
+            });
+            await options.sleep(delayMs);
+        }
+    }
+}
+function backoffDelay(attemptNumber, retryAfterSeconds, random) {
+    if (retryAfterSeconds !== undefined)
+        return Math.max(0, retryAfterSeconds) * 1000;
+    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
+    return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+
+/***/ }),
+
+/***/ 83:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U: () => (/* binding */ readKindChoice)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(858);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(877);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(297);
+
+
+
+
+function readKindChoice(options) {
+    const raw = options.read('credential');
+    const value = raw.trim().toLowerCase() || 'cicd';
+    const apiKey = options.read('api-key').trim();
+    if (value === 'auto')
+        return { kind: apiKey ? 'cicd' : 'free', auto: true };
+    if (_kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.includes(value))
+        return { kind: value, auto: false };
+    const choices = [..._kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.slice(0, 2), 'auto', ..._kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.slice(2)];
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_2__/* .optionNamed */ .b7)(options, 'credential')} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_3__/* .quote */ .h)(raw)}: expected one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`);
+}
+
+
+/***/ }),
+
+/***/ 210:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $P: () => (/* binding */ readBaseUrl),
+/* harmony export */   Fs: () => (/* binding */ readCommonSettings),
+/* harmony export */   QD: () => (/* binding */ readHttpSettings),
+/* harmony export */   VP: () => (/* binding */ parseFailOnRevokeError)
+/* harmony export */ });
+/* unused harmony export isLoopback */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(882);
+/* harmony import */ var _expose_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(535);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(297);
+
+
+
+
+
+const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
+function readCommonSettings(options) {
+    return {
+        revoke: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'revoke', true),
+        failOnRevokeError: parseFailOnRevokeError(options),
+        envPrefix: readEnvPrefix(options),
+        exportEnv: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'export-env', true),
+        http: readHttpSettings(options),
+        tunnel: (0,_expose_js__WEBPACK_IMPORTED_MODULE_2__/* .readTunnelSettings */ .ij)(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function parseFailOnRevokeError(options) {
+    return (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'fail-on-revoke-error', false);
+}
+function readHttpSettings(options) {
+    return {
+        maxAttempts: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readWholeNumber */ .bf)(options, 'max-attempts', 1, 10) ?? 3,
+        timeoutSeconds: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readWholeNumber */ .bf)(options, 'timeout-seconds', 1, 600) ?? 30
+    };
+}
+function readBaseUrl(options) {
+    const name = (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .optionNamed */ .b7)(options, 'base-url');
+    const value = options.read('base-url').trim();
+    if (!value) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is empty: set it to the credential service address, for example https://<your-service>/functions/v1.`);
+    }
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: not a URL. Expected https://host[/path].`);
+    }
+    if (url.username || url.password) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} holds a user name or password: remove them; the API key is sent as a header.`);
+    }
+    if (url.search || url.hash) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: remove the query string or fragment.`);
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
+    }
+    const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
+    return `${url.protocol}//${url.host}${path}`;
+}
+function isLoopback(hostname) {
+    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (host === 'localhost' || host === '::1')
+        return true;
+    return (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4 && host.startsWith('127.');
+}
+function readEnvPrefix(options) {
+    const value = options.read('env-prefix').trim() || 'SVC';
+    if (!ENV_PREFIX_PATTERN.test(value)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .optionNamed */ .b7)(options, 'env-prefix')} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
+    }
+    return value;
+}
+
+
+/***/ }),
+
+/***/ 535:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   J1: () => (/* binding */ formatUrl),
 /* harmony export */   ij: () => (/* binding */ readTunnelSettings)
 /* harmony export */ });
-/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins, keyTypeOf, fingerprintOf */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(169);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
+/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(474);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(46);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(297);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(588);
+/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(473);
+
+
+
 
 
 
@@ -2669,16 +2539,16 @@ const DEFAULT_ENTRY_NAME = 'app';
 const DEFAULT_TARGET_HOST = 'localhost';
 const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
-function parseExpose(raw) {
+function parseExpose(raw, label) {
     const texts = raw
         .split(/[\n,]/)
         .map(text => text.trim())
         .filter(text => text !== '');
-    const entries = texts.map(text => parseEntry(text, texts.length));
+    const entries = texts.map(text => naming(label('expose'), 'entry', () => parseEntry(text, texts.length)));
     const seen = new Set();
     for (const entry of entries) {
         if (seen.has(entry.name)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
         }
         seen.add(entry.name);
     }
@@ -2707,7 +2577,7 @@ function parseTarget(target, entry) {
         return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
     const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
     if (bracketed) {
-        if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(bracketed[1]) !== 6) {
+        if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(bracketed[1]) !== 6) {
             throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
         }
         return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
@@ -2718,10 +2588,10 @@ function parseTarget(target, entry) {
     if (!host || !/^\d+$/.test(port)) {
         throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
     }
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_1__.isIP)(host) === 6) {
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 6) {
         throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
     }
-    if (!(0,_credential_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(host)) {
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
         throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
     }
     return { host, port: parsePort(port, entry) };
@@ -2733,18 +2603,37 @@ function parsePort(text, entry) {
     }
     return port;
 }
-function entryError(entry, needs) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input expose has the entry ${quote(entry)}: ${needs}.`);
+class PartProblem extends Error {
+    part;
+    needs;
+    constructor(part, needs) {
+        super(needs);
+        this.part = part;
+        this.needs = needs;
+    }
 }
-function parseUrlTemplate(raw) {
+function naming(optionLabel, partName, parse) {
+    try {
+        return parse();
+    }
+    catch (error) {
+        if (!(error instanceof PartProblem))
+            throw error;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(error.part)}: ${error.needs}.`);
+    }
+}
+function entryError(entry, needs) {
+    return new PartProblem(entry, needs);
+}
+function parseUrlTemplate(raw, label) {
     const template = raw.trim() || DEFAULT_URL_TEMPLATE;
     for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
         if (!PLACEHOLDERS.includes(inner)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
         }
     }
-    if (template.includes('##[')) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    if (template.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__/* .LEGACY_COMMAND_MARKER */ .H)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
     }
     const sample = formatUrl(template, {
         name: 'app',
@@ -2753,13 +2642,13 @@ function parseUrlTemplate(raw) {
         port: 22
     });
     if (sample === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
     }
     return template;
 }
 function formatUrl(template, values) {
     const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .hasUnsafeCharacter */ .QR)(text))
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .hasUnsafeCharacter */ .QR)(text))
         return undefined;
     try {
         const url = new URL(text);
@@ -2769,14 +2658,14 @@ function formatUrl(template, values) {
         return undefined;
     }
 }
-function parseHostKeyPins(raw) {
+function parseHostKeyPins(raw, label) {
     const pins = [];
     for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
         if (line === '' || line.startsWith('#'))
             continue;
-        const pin = line.startsWith('SHA256:')
+        const pin = naming(label('tunnel-host-key'), 'line', () => line.startsWith('SHA256:')
             ? { fingerprint: parseFingerprint(line) }
-            : parseKnownHostsLine(line);
+            : parseKnownHostsLine(line));
         const same = pins.find(known => known.fingerprint === pin.fingerprint);
         if (same === undefined)
             pins.push(pin);
@@ -2804,12 +2693,140 @@ function parseKnownHostsLine(line) {
     }
     const blob = Buffer.from(encoded, 'base64');
     if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        keyTypeOf(blob) !== type) {
+        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .keyTypeOf */ .z)(blob) !== type) {
         throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
     }
-    return { fingerprint: fingerprintOf(blob), keyType: type };
+    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .fingerprintOf */ .a)(blob), keyType: type };
 }
 const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
+function pinError(line, needs) {
+    return new PartProblem(line, needs);
+}
+function readTunnelSettings(options) {
+    const label = (name) => options.label(name);
+    const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
+    const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
+    const entries = parseExpose(options.read('expose'), label);
+    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
+}
+
+
+/***/ }),
+
+/***/ 877:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Iu: () => (/* binding */ capitalised),
+/* harmony export */   Vf: () => (/* binding */ readBoolean),
+/* harmony export */   b7: () => (/* binding */ optionNamed),
+/* harmony export */   bf: () => (/* binding */ readWholeNumber),
+/* harmony export */   nN: () => (/* binding */ readOneLine)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(297);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(588);
+
+
+
+function optionNamed(options, name) {
+    return capitalised(options.label(name));
+}
+function capitalised(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+function readBoolean(options, name, fallback) {
+    const raw = options.read(name);
+    const value = raw.trim().toLowerCase();
+    if (!value)
+        return fallback;
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected true or false.`);
+}
+function readWholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
+    const raw = options.read(name);
+    const value = raw.trim();
+    if (!value)
+        return undefined;
+    const number = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(number) || number < min || number > max) {
+        const range = max === Number.MAX_SAFE_INTEGER
+            ? `a whole number of at least ${min}`
+            : `a whole number from ${min} to ${max}`;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected ${range}.`);
+    }
+    return number;
+}
+function readOneLine(options, name) {
+    const value = options.read(name).trim();
+    if (value.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__/* .LEGACY_COMMAND_MARKER */ .H)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    }
+    return value;
+}
+
+
+/***/ }),
+
+/***/ 31:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ describeUnexpected)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
+
+function describeUnexpected(error) {
+    const message = error?.message;
+    const detail = typeof message === 'string' ? message : String(error);
+    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(redactErrorText(detail), 300);
+}
+function redactErrorText(text) {
+    const framed = text
+        .replace(PEM_BLOCK, '***')
+        .replace(URL_USER_INFO, '$1***@')
+        .replace(AUTH_SCHEME, '$1 ***')
+        .replace(API_KEY_HEADER, '$1 ***');
+    return framed
+        .split(FILE_PATH)
+        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .redactCredentials */ .UY)(piece)))
+        .join('');
+}
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
+const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
+const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
+const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
+const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
+function redactPath(path) {
+    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
+}
+function looksLikeSecret(segment) {
+    if (/^(?:tok|sk)_/.test(segment))
+        return true;
+    if (/[A-Fa-f0-9]{32,}/.test(segment))
+        return true;
+    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
+}
+
+
+/***/ }),
+
+/***/ 473:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   a: () => (/* binding */ fingerprintOf),
+/* harmony export */   z: () => (/* binding */ keyTypeOf)
+/* harmony export */ });
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+
+function fingerprintOf(blob) {
+    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
 function keyTypeOf(blob) {
     if (blob.length < 4)
         return undefined;
@@ -2818,61 +2835,248 @@ function keyTypeOf(blob) {
         ? blob.subarray(4, 4 + length).toString('latin1')
         : undefined;
 }
-function fingerprintOf(blob) {
-    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-function pinError(line, needs) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ActionError */ .l(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
-}
-function readTunnelSettings(input) {
-    const urlTemplate = parseUrlTemplate(input('url-template'));
-    const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'));
-    const entries = parseExpose(input('expose'));
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
-}
-function quote(value) {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
-}
 
 
 /***/ }),
 
-/***/ 384:
+/***/ 780:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DE: () => (/* binding */ tunnelRoot),
-/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
-/* harmony export */   _1: () => (/* binding */ isTunnelDir),
-/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
+/* harmony export */   d: () => (/* binding */ isIsoTime)
 /* harmony export */ });
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(161);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-
-
-const TUNNEL_DIR_PREFIX = 'tunnel-';
-function tunnelRoot() {
-    return process.env.RUNNER_TEMP || (0,node_os__WEBPACK_IMPORTED_MODULE_0__.tmpdir)();
-}
-function tunnelFiles(dir) {
-    return {
-        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
-        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
-        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop')
-    };
-}
-function isTunnelDir(dir, root) {
-    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(dir)) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
-        new RegExp(`^${TUNNEL_DIR_PREFIX}[A-Za-z0-9]{6}$`).test((0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(dir)));
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+function isIsoTime(value) {
+    return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
 }
 
 
 /***/ }),
 
-/***/ 341:
+/***/ 46:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
+/* harmony export */   UC: () => (/* binding */ isWellFormed),
+/* harmony export */   UY: () => (/* binding */ redactCredentials),
+/* harmony export */   X5: () => (/* binding */ cleanText),
+/* harmony export */   g$: () => (/* binding */ printable)
+/* harmony export */ });
+/* unused harmony exports hasControlCharacter, hasLineBreak */
+/* harmony import */ var _workflow_command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(588);
+
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function hasUnsafeCharacter(value) {
+    if (PRINTABLE_ASCII.test(value))
+        return value.includes(' ');
+    return /[\s\p{Cc}\p{Cf}]/u.test(value);
+}
+function hasControlCharacter(value) {
+    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
+}
+function hasLineBreak(value) {
+    return /[\r\n\u0085\u2028\u2029]/.test(value);
+}
+function isWellFormed(value) {
+    return value.isWellFormed();
+}
+function printable(value, max = 200) {
+    const escaped = (PRINTABLE_ASCII.test(value)
+        ? value
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replaceAll(_workflow_command_js__WEBPACK_IMPORTED_MODULE_0__/* .LEGACY_COMMAND_MARKER */ .H, '\\u0023#[');
+    if (escaped.length <= max)
+        return escaped;
+    const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
+    return `${escaped.slice(0, end)}...`;
+}
+function cleanText(value, max) {
+    const redacted = redactCredentials(value);
+    const flat = (PRINTABLE_ASCII.test(redacted)
+        ? redacted
+        : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
+        .replace(/\s+/g, ' ')
+        .trim();
+    return printable(flat, max);
+}
+const CREDENTIAL_SHAPED = [
+    /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
+    /[A-Fa-f0-9]{8,}/g,
+    /[A-Za-z0-9+/_-]{24,}={0,2}/g
+];
+function redactCredentials(text) {
+    return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
+}
+
+
+/***/ }),
+
+/***/ 297:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ quote)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
+
+function quote(value, max = 60) {
+    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
+}
+
+
+/***/ }),
+
+/***/ 474:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
+/* harmony export */   jY: () => (/* binding */ isBareHost),
+/* harmony export */   rD: () => (/* binding */ identifierProblem),
+/* harmony export */   sW: () => (/* binding */ isPort)
+/* harmony export */ });
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(46);
+
+
+const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+function isBareHost(value) {
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
+        return true;
+    return HOSTNAME_PATTERN.test(value);
+}
+function isPort(value) {
+    return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+function isCleanIdentifier(value) {
+    return identifierProblem(value) === undefined;
+}
+function identifierProblem(value) {
+    if (value === undefined || value === null || value === '')
+        return 'is missing';
+    if (typeof value !== 'string')
+        return 'is not a string';
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value))
+        return 'holds whitespace or control characters';
+    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
+        return 'is not well-formed Unicode';
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 588:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   H: () => (/* binding */ LEGACY_COMMAND_MARKER),
+/* harmony export */   e: () => (/* binding */ holdsCommandMarker)
+/* harmony export */ });
+const LEGACY_COMMAND_MARKER = '##[';
+function holdsCommandMarker(value) {
+    return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
+}
+
+
+/***/ }),
+
+/***/ 102:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J4: () => (/* binding */ readyWaitMs),
+/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
+/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
+/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
+/* harmony export */ });
+/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelFiles(dir) {
+    return {
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stop')
+    };
+}
+const HEARTBEAT_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+const STOP_FILE_CHECK_MS = 250;
+const LONGEST_RECONNECT_DELAY_MS = 30_000;
+const RECONNECT_JITTER = 0.25;
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
+function readyWaitMs(attemptTimeoutMs, maxAttempts) {
+    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
+}
+
+
+/***/ }),
+
+/***/ 745:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  eO: () => (/* binding */ clearTunnel),
+  Lc: () => (/* binding */ loadTunnel),
+  Y_: () => (/* binding */ saveTunnel)
+});
+
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(6);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(102);
+;// CONCATENATED MODULE: ./core/tunnel/files.ts
+
+
+function isTunnelDir(dir, root) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
+
+const TUNNEL = 'tunnel';
+function saveTunnel(state, saved) {
+    state.save(TUNNEL, JSON.stringify(saved));
+}
+function clearTunnel(state) {
+    state.save(TUNNEL, '');
+}
+function loadTunnel(state, tempRoot) {
+    const raw = state.load(TUNNEL);
+    if (!raw)
+        return undefined;
+    try {
+        const saved = JSON.parse(raw);
+        const { pid, dir, dirId, startTime } = saved;
+        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
+            return undefined;
+        if (typeof dir !== 'string' || !isTunnelDir(dir, tempRoot))
+            return undefined;
+        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+        return {
+            pid,
+            dir,
+            ...(text(dirId) && { dirId: text(dirId) }),
+            ...(text(startTime) && { startTime: text(startTime) }),
+            started: saved.started === true
+        };
+    }
+    catch {
+        return undefined;
+    }
+}
+
+
+/***/ }),
+
+/***/ 364:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2883,16 +3087,20 @@ function isTunnelDir(dir, root) {
 /* unused harmony export hostProblem */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(251);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(169);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(775);
-/* harmony import */ var _expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(515);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(46);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(297);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(535);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(877);
 
 
 
 
 
-class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l {
+
+
+class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h {
     showsUrl;
     constructor(message, showsUrl) {
         super(message);
@@ -2901,36 +3109,35 @@ class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */
 }
 const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
 const STAND_IN_USER = 'u';
-function urlsFor(tunnel, target) {
+function urlsFor(tunnel, target, label) {
     const urls = {};
     for (const entry of tunnel.entries) {
         const { user, host, port } = target;
-        const url = (0,_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
+        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
         if (url === undefined)
-            throw noUrl(tunnel.urlTemplate, entry.name, target.host);
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
         const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
         if (problem !== undefined)
-            throw badHost(url, entry.name, problem, target);
+            throw badHost(url, entry.name, problem, target, label);
         urls[entry.name] = url;
     }
     return urls;
 }
 function targetOf(login) {
-    const userInput = login.kind === 'ssh-key' ? 'client-id' : login.kind === 'existing' ? 'tunnel-user' : undefined;
-    return { user: login.user, host: login.host, port: login.port, ...(userInput && { userInput }) };
+    const { user, host, port, userFrom } = login;
+    return { user, host, port, ...(userFrom && { userFrom }) };
 }
 function checkUrlsBeforeRequest(settings) {
     if (settings.tunnel === undefined || settings.tunnelHost === undefined)
         return;
-    const port = settings.tunnelPort ?? _credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .hg;
-    const target = settings.kind === 'ssh-key'
-        ? { user: settings.clientId, host: settings.tunnelHost, port, userInput: 'client-id' }
-        : settings.kind === 'existing'
-            ? { user: settings.tunnelUser, host: settings.tunnelHost, port, userInput: 'tunnel-user' }
-            :
-                { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
+    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .h;
+    const known = 'knownUser' in settings ? settings.knownUser : undefined;
+    const target = known
+        ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
+        :
+            { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
     try {
-        urlsFor(settings.tunnel, target);
+        urlsFor(settings.tunnel, target, settings.optionLabel);
     }
     catch (error) {
         if (!(error instanceof UrlError))
@@ -2938,7 +3145,7 @@ function checkUrlsBeforeRequest(settings) {
         const standIn = target.standIn === true && error.showsUrl
             ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
             : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ActionError */ .l(`${error.message} Nothing was requested from the credential service.${standIn}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${error.message} Nothing was requested from the credential service.${standIn}`);
     }
 }
 function hostProblem(template, hostname) {
@@ -2960,7 +3167,7 @@ function hostProblem(template, hostname) {
     return undefined;
 }
 function labelProblem(label) {
-    const shown = `the label "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(label, 70)}"`;
+    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(label, 70)}"`;
     if (label === '')
         return 'it has an empty label (two dots in a row, or a dot at its start)';
     if (label.length > 63)
@@ -2979,36 +3186,237 @@ function characterName(character) {
         return 'an underscore';
     if (character === '%')
         return 'a percent sign';
-    return `the character "${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(character, 12)}"`;
+    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(character, 12)}"`;
 }
-function noUrl(template, name, host) {
+function noUrl(template, name, host, label) {
     const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
         ? ''
         : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
             ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
             : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`Input url-template ${quote(template)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
-        'Set url-template to the form of the addresses your tunnel server serves forwards at (with an IP address, ' +
-        'as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set tunnel-host to its host name.', false);
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+        `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
+        `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
 }
-function badHost(url, name, problem, target) {
+function badHost(url, name, problem, target, label) {
     const user = target.user.toLowerCase();
     const fromUser = target.standIn !== true &&
         new URL(url).hostname
             .split('.')
             .some(label => label.includes(user) && labelProblem(label) !== undefined);
-    const keepUserOut = 'change url-template so that {user} is not part of the host name';
+    const keepUserOut = `change ${label('url-template')} so that {user} is not part of the host name`;
+    const from = target.userFrom;
     const advice = !fromUser
-        ? 'Change url-template so that every dot-separated label of the host is letters, digits and inner hyphens.'
-        : target.userInput === 'client-id'
-            ? `The tunnel user comes from input client-id: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
-            : target.userInput === 'tunnel-user'
-                ? `The tunnel user comes from input tunnel-user, and your token belongs to it: ${keepUserOut}.`
-                : `The tunnel user ${quote(target.user)} comes from the credential service: ${keepUserOut}.`;
-    return new UrlError(`Input url-template forms ${quote(url)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+        ? `Change ${label('url-template')} so that every dot-separated label of the host is letters, digits and inner hyphens.`
+        : from?.changeable
+            ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+            : from
+                ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
+                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
 }
-function quote(value) {
-    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_4__/* .printable */ .g$)(value, 120)}"`;
+
+
+/***/ }),
+
+/***/ 5:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  S: () => (/* binding */ githubHost)
+});
+
+// EXTERNAL MODULE: ../../main/node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(215);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = require("node:os");
+;// CONCATENATED MODULE: ./core/clock.ts
+const systemClock = {
+    now: () => Date.now(),
+    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+    random: () => Math.random()
+};
+
+;// CONCATENATED MODULE: ./github/run-identity.ts
+function runIdentityFrom(env) {
+    return {
+        repository: env.GITHUB_REPOSITORY,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT
+    };
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
+;// CONCATENATED MODULE: ./github/summary.ts
+
+
+function appendSummaryTable(heading, [first, second], rows) {
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (!summaryFile)
+        return;
+    const html = core/* summary */.z
+        .addHeading(heading, 3)
+        .addTable([
+        [
+            { data: first, header: true },
+            { data: second, header: true }
+        ],
+        ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
+    ])
+        .stringify();
+    core/* summary */.z.emptyBuffer();
+    (0,external_node_fs_.appendFileSync)(summaryFile, html);
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
+}
+
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+;// CONCATENATED MODULE: ./github/tunnel-process.ts
+
+const KEPT_VARIABLES = new Set([
+    'PATH',
+    'HOME',
+    'USERPROFILE',
+    'TEMP',
+    'TMP',
+    'TMPDIR',
+    'SYSTEMROOT',
+    'WINDIR',
+    'LANG',
+    'RUNNER_TRACKING_ID'
+]);
+function keeperEnvironment(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase()))
+            kept[name] = value;
+    }
+    return kept;
+}
+function bundledTunnelProcess() {
+    return {
+        scriptPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs'),
+        environment: keeperEnvironment(process.env)
+    };
+}
+
+;// CONCATENATED MODULE: ./github/host.ts
+
+
+
+
+
+
+function githubHost() {
+    return {
+        options: {
+            read: name => core/* getInput */.V4(name),
+            label: name => `input ${name}`
+        },
+        log: {
+            info: message => core/* info */.pq(message),
+            notice: message => core/* notice */.lm(message),
+            warning: message => core/* warning */.$e(message)
+        },
+        mask: secrets => {
+            for (const secret of secrets)
+                core/* setSecret */.Pq(secret);
+        },
+        exportVariable: (name, value) => core/* exportVariable */.dN(name, value),
+        setOutput: (name, value) => core/* setOutput */.uH(name, value),
+        summaryTable: appendSummaryTable,
+        state: {
+            save: (name, value) => core/* saveState */.LZ(name, value),
+            load: name => core/* getState */.Gu(name)
+        },
+        fail: message => core/* setFailed */.C1(message),
+        tempRoot: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+        tempRootName: 'RUNNER_TEMP',
+        run: runIdentityFrom(process.env),
+        clock: systemClock,
+        tunnelProcess: bundledTunnelProcess
+    };
+}
+
+
+/***/ }),
+
+/***/ 729:
+/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+__nccwpck_require__.r(__webpack_exports__);
+/* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(577);
+/* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(968);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5);
+/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(459);
+/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(197);
+
+
+
+
+
+const step = (0,_step_marker_js__WEBPACK_IMPORTED_MODULE_4__/* .isPostStep */ .p)() ? 'post' : 'main';
+try {
+    if (step === 'post') {
+        await (0,_core_revoke_js__WEBPACK_IMPORTED_MODULE_1__/* .revoke */ .r)((0,_host_js__WEBPACK_IMPORTED_MODULE_2__/* .githubHost */ .S)());
+    }
+    else {
+        (0,_step_marker_js__WEBPACK_IMPORTED_MODULE_4__/* .markMainStarted */ .U)();
+        await (0,_core_provision_js__WEBPACK_IMPORTED_MODULE_0__/* .provision */ .m)((0,_host_js__WEBPACK_IMPORTED_MODULE_2__/* .githubHost */ .S)());
+    }
+}
+catch (error) {
+    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_3__/* .reportUnexpected */ .q)(step, error);
+}
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 459:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   q: () => (/* binding */ reportUnexpected)
+/* harmony export */ });
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(31);
+
+
+function reportUnexpected(step, error) {
+    const message = `Unexpected error in the ${step} step: ${(0,_core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
+        "This is a bug in the action; please report it with the step's log.";
+    if (step === 'main')
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
+    else
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
+}
+
+
+/***/ }),
+
+/***/ 197:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U: () => (/* binding */ markMainStarted),
+/* harmony export */   p: () => (/* binding */ isPostStep)
+/* harmony export */ });
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
+
+const POST_MARKER = 'isPost';
+function isPostStep() {
+    return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(POST_MARKER) === 'true';
+}
+function markMainStarted() {
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(POST_MARKER, 'true');
 }
 
 
@@ -3077,13 +3485,6 @@ module.exports = require("node:net");
 
 /***/ }),
 
-/***/ 161:
-/***/ ((module) => {
-
-module.exports = require("node:os");
-
-/***/ }),
-
 /***/ 760:
 /***/ ((module) => {
 
@@ -3105,7 +3506,7 @@ module.exports = require("util");
 
 /***/ }),
 
-/***/ 391:
+/***/ 215:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3128,7 +3529,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = require("os");
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -3164,7 +3565,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -3260,7 +3661,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = require("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = require("fs");
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -3297,9 +3698,9 @@ function prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = require("path");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(78);
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/auth.js
+// EXTERNAL MODULE: ../../main/node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(887);
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3375,7 +3776,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3449,7 +3850,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3730,7 +4131,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -3764,7 +4165,7 @@ function toPlatformPath(pth) {
     return pth.replace(/[/\\]/g, path.sep);
 }
 //# sourceMappingURL=path-utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3829,7 +4230,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4150,7 +4551,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 78:
+/***/ 887:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4167,7 +4568,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -4261,7 +4662,7 @@ class DecodedURL extends URL {
 ;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
 let loaded;
 function tunnelPackage() {
-    loaded ??= __nccwpck_require__(488);
+    loaded ??= __nccwpck_require__(376);
     return loaded;
 }
 const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
@@ -4277,7 +4678,7 @@ class ProxyAgent {
     }
 }
 
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/index.js
+;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -5224,7 +5625,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 	// startup
 /******/ 	// Load entry module and return exports
 /******/ 	// This entry module used 'module' so it can't be inlined
-/******/ 	var __webpack_exports__ = __nccwpck_require__(328);
+/******/ 	var __webpack_exports__ = __nccwpck_require__(729);
 /******/ 	module.exports = __webpack_exports__;
 /******/ 	
 /******/ })()

@@ -1,5 +1,5 @@
 /**
- * `npm run bundle`: dist/index.cjs and dist/licenses.txt from src/index.ts, with ncc.
+ * `npm run bundle`: dist/index.cjs and dist/licenses.txt from src/github/index.ts, with ncc.
  *
  * The output is CommonJS although src/ is ES modules: Node starts a CommonJS entry noticeably
  * faster than an ES module of the same size (the benchmark measured about 6 to 8% of a whole
@@ -58,7 +58,7 @@ async function bundle(
 // Whatever an earlier bundle left (an index.js, a package.json with "type") must not linger.
 mkdirSync(dist, { recursive: true })
 for (const name of readdirSync(dist)) rmSync(join(dist, name), { recursive: true, force: true })
-await bundle('index.ts', dist, [], deferFsPromises)
+await bundle(join('github', 'index.ts'), dist, [], deferFsPromises)
 // The steps load their tunnel code as a chunk (`<id>.index.js`) only with `expose`. ncc names it
 // .js and require()s it; under the repository's "type": "module" Node would read it as an ES
 // module, so dist/ says plainly that its .js files are CommonJS.
@@ -67,7 +67,7 @@ writeFileSync(join(dist, 'package.json'), `${JSON.stringify({ type: 'commonjs' }
 // native addons stay out, so dist/ is the same whether or not they were built on this machine,
 // and loads on any OS: ssh2 falls back to its JavaScript code when sshcrypto.node is missing, and
 // cpu-features is mapped to a stub in tsconfig.json.
-await bundle('tunnel/keeper-entry.cjs', join(dist, 'tunnel'), [
+await bundle(join('core', 'tunnel', 'keeper', 'entry.cjs'), join(dist, 'tunnel'), [
   './crypto/build/Release/sshcrypto.node'
 ])
 for (const name of readdirSync(dist, { recursive: true }).map(String).sort()) {

@@ -12,7 +12,7 @@ import { Job } from './job.js'
 import { getThroughFront, startLocalApp } from './openssh.js'
 import { findSecretLeaks, renderLog } from './runner.js'
 import { startCredentialService } from '../service/server.js'
-import { tunnelFiles } from '../src/tunnel/files.js'
+import { tunnelFiles } from '../src/core/tunnel/protocol.js'
 
 const indent = (text: string) => text.replace(/^/gm, '    ')
 

@@ -8,8 +8,7 @@ import { API_KEY, type ServiceAnswer } from './answers.js'
 import { findProblems, type Observed } from './oracle.js'
 
 // nock must patch http before @actions/http-client loads.
-const { runMain } = await import('../../src/main.js')
-const { runPost } = await import('../../src/post.js')
+const { runMain, runPost } = await import('../helpers/github-steps.js')
 
 const ORIGIN = 'https://credentials.example.test'
 const PROVISION = '/functions/v1/credential-provision'

@@ -1,7 +1,7 @@
 /******/ (() => { // webpackBootstrap
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 953:
+/***/ 158:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -21,16 +21,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 873:
+/***/ 57:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
-var errors = __nccwpck_require__(953);
-var types = __nccwpck_require__(384);
+var errors = __nccwpck_require__(158);
+var types = __nccwpck_require__(536);
 
 var Reader = __nccwpck_require__(742);
-var Writer = __nccwpck_require__(46);
+var Writer = __nccwpck_require__(174);
 
 
 // --- Exports
@@ -61,10 +61,10 @@ for (var e in errors) {
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(237).Buffer);
+var Buffer = (__nccwpck_require__(581).Buffer);
 
-var ASN1 = __nccwpck_require__(384);
-var errors = __nccwpck_require__(953);
+var ASN1 = __nccwpck_require__(536);
+var errors = __nccwpck_require__(158);
 
 
 // --- Globals
@@ -324,7 +324,7 @@ module.exports = Reader;
 
 /***/ }),
 
-/***/ 384:
+/***/ 536:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -367,15 +367,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 46:
+/***/ 174:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(237).Buffer);
-var ASN1 = __nccwpck_require__(384);
-var errors = __nccwpck_require__(953);
+var Buffer = (__nccwpck_require__(581).Buffer);
+var ASN1 = __nccwpck_require__(536);
+var errors = __nccwpck_require__(158);
 
 
 // --- Globals
@@ -691,7 +691,7 @@ module.exports = Writer;
 
 /***/ }),
 
-/***/ 115:
+/***/ 787:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -699,7 +699,7 @@ module.exports = Writer;
 // If you have no idea what ASN.1 or BER is, see this:
 // ftp://ftp.rsa.com/pub/pkcs/ascii/layman.asc
 
-var Ber = __nccwpck_require__(873);
+var Ber = __nccwpck_require__(57);
 
 
 
@@ -718,7 +718,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 92:
+/***/ 676:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1282,7 +1282,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 237:
+/***/ 581:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1367,7 +1367,7 @@ module.exports = safer
 
 /***/ }),
 
-/***/ 277:
+/***/ 997:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1381,8 +1381,8 @@ const {
 
 const {
   CHANNEL_EXTENDED_DATATYPE: { STDERR },
-} = __nccwpck_require__(334);
-const { bufferSlice } = __nccwpck_require__(14);
+} = __nccwpck_require__(270);
+const { bufferSlice } = __nccwpck_require__(342);
 
 const PACKET_SIZE = 32 * 1024;
 const MAX_WINDOW = 2 * 1024 * 1024;
@@ -1670,7 +1670,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 455:
+/***/ 167:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1682,14 +1682,14 @@ const { resolve } = __nccwpck_require__(928);
 const { readFile } = __nccwpck_require__(896);
 const { execFile, spawn } = __nccwpck_require__(317);
 
-const { isParsedKey, parseKey } = __nccwpck_require__(87);
+const { isParsedKey, parseKey } = __nccwpck_require__(623);
 
 const {
   makeBufferParser,
   readUInt32BE,
   writeUInt32BE,
   writeUInt32LE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
 function once(cb) {
   let called = false;
@@ -2801,7 +2801,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 531:
+/***/ 475:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -2837,11 +2837,11 @@ const {
   SUPPORTED_KEX,
   SUPPORTED_MAC,
   SUPPORTED_SERVER_HOST_KEY,
-} = __nccwpck_require__(334);
-const { init: cryptoInit } = __nccwpck_require__(722);
-const Protocol = __nccwpck_require__(371);
-const { parseKey } = __nccwpck_require__(87);
-const { SFTP } = __nccwpck_require__(546);
+} = __nccwpck_require__(270);
+const { init: cryptoInit } = __nccwpck_require__(826);
+const Protocol = __nccwpck_require__(443);
+const { parseKey } = __nccwpck_require__(623);
+const { SFTP } = __nccwpck_require__(538);
 const {
   bufferCopy,
   makeBufferParser,
@@ -2849,23 +2849,23 @@ const {
   readUInt32BE,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
-const { AgentContext, createAgent, isAgent } = __nccwpck_require__(455);
+const { AgentContext, createAgent, isAgent } = __nccwpck_require__(167);
 const {
   Channel,
   MAX_WINDOW,
   PACKET_SIZE,
   windowAdjust,
   WINDOW_THRESHOLD,
-} = __nccwpck_require__(277);
+} = __nccwpck_require__(997);
 const {
   ChannelManager,
   generateAlgorithmList,
   isWritable,
   onChannelOpenFailure,
   onCHANNEL_CLOSE,
-} = __nccwpck_require__(443);
+} = __nccwpck_require__(755);
 
 const bufferParser = makeBufferParser();
 const sigParser = makeBufferParser();
@@ -4985,7 +4985,7 @@ module.exports = Client;
 
 /***/ }),
 
-/***/ 371:
+/***/ 443:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -5031,7 +5031,7 @@ module.exports = Client;
 
 const { inspect } = __nccwpck_require__(23);
 
-const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(722);
+const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(826);
 const {
   COMPAT_CHECKS,
   DISCONNECT_REASON,
@@ -5039,18 +5039,18 @@ const {
   MESSAGE,
   SIGNALS,
   TERMINAL_MODE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(270);
 const {
   DEFAULT_KEXINIT_CLIENT,
   DEFAULT_KEXINIT_SERVER,
   KexInit,
   kexinit,
   onKEXPayload,
-} = __nccwpck_require__(739);
+} = __nccwpck_require__(491);
 const {
   parseKey,
-} = __nccwpck_require__(87);
-const MESSAGE_HANDLERS = __nccwpck_require__(214);
+} = __nccwpck_require__(623);
+const MESSAGE_HANDLERS = __nccwpck_require__(881);
 const {
   bufferCopy,
   bufferFill,
@@ -5058,15 +5058,15 @@ const {
   convertSignature,
   sendPacket,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(702);
+} = __nccwpck_require__(590);
 
-const MODULE_VER = (__nccwpck_require__(362)/* .version */ .rE);
+const MODULE_VER = (__nccwpck_require__(965)/* .version */ .rE);
 
 const VALID_DISCONNECT_REASONS = new Map(
   Object.values(DISCONNECT_REASON).map((n) => [n, 1])
@@ -7129,7 +7129,7 @@ module.exports = Protocol;
 
 /***/ }),
 
-/***/ 546:
+/***/ 538:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -7151,7 +7151,7 @@ const {
   bufferSlice,
   makeBufferParser,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
 const ATTR = {
   SIZE: 0x00000001,
@@ -10731,7 +10731,7 @@ const {
   ERR_INVALID_ARG_TYPE,
   ERR_OUT_OF_RANGE,
   validateNumber
-} = __nccwpck_require__(222);
+} = __nccwpck_require__(86);
 
 const kMinPoolSpace = 128;
 
@@ -11189,7 +11189,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 334:
+/***/ 270:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11199,10 +11199,10 @@ const crypto = __nccwpck_require__(982);
 
 let cpuInfo;
 try {
-  cpuInfo = __nccwpck_require__(192)();
+  cpuInfo = __nccwpck_require__(507)();
 } catch {}
 
-const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(722);
+const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(826);
 
 const eddsaSupported = (() => {
   if (typeof crypto.sign === 'function'
@@ -11553,7 +11553,7 @@ module.exports.DISCONNECT_REASON_BY_VALUE =
 
 /***/ }),
 
-/***/ 722:
+/***/ 826:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11569,7 +11569,7 @@ const {
   createCipheriv, createDecipheriv, createHmac, randomFillSync, timingSafeEqual
 } = __nccwpck_require__(982);
 
-const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(14);
+const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(342);
 
 const FastBuffer = Buffer[Symbol.species];
 const MAX_SEQNO = 2 ** 32 - 1;
@@ -13140,7 +13140,7 @@ module.exports = {
     // eslint-disable-next-line no-async-promise-executor
     return new Promise(async (resolve, reject) => {
       try {
-        POLY1305_WASM_MODULE = await __nccwpck_require__(832)();
+        POLY1305_WASM_MODULE = await __nccwpck_require__(448)();
         POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
         poly1305_auth = POLY1305_WASM_MODULE.cwrap(
           'poly1305_auth',
@@ -13163,7 +13163,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 832:
+/***/ 448:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13210,7 +13210,7 @@ else {}
 
 /***/ }),
 
-/***/ 214:
+/***/ 881:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13218,8 +13218,8 @@ else {}
 
 const MESSAGE_HANDLERS = new Array(256);
 [
-  (__nccwpck_require__(739).HANDLERS),
-  __nccwpck_require__(870),
+  (__nccwpck_require__(491).HANDLERS),
+  __nccwpck_require__(126),
 ].forEach((handlers) => {
   // eslint-disable-next-line prefer-const
   for (let [type, handler] of Object.entries(handlers)) {
@@ -13234,7 +13234,7 @@ module.exports = MESSAGE_HANDLERS;
 
 /***/ }),
 
-/***/ 870:
+/***/ 126:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13246,18 +13246,18 @@ const {
   doFatalError,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
 const {
   CHANNEL_OPEN_FAILURE,
   COMPAT,
   MESSAGE,
   TERMINAL_MODE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(270);
 
 const {
   parseKey,
-} = __nccwpck_require__(87);
+} = __nccwpck_require__(623);
 
 const TERMINAL_MODE_BY_VALUE =
   Array.from(Object.entries(TERMINAL_MODE))
@@ -14527,7 +14527,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 739:
+/***/ 491:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -14544,7 +14544,7 @@ const {
   randomFillSync,
 } = __nccwpck_require__(982);
 
-const { Ber } = __nccwpck_require__(115);
+const { Ber } = __nccwpck_require__(787);
 
 const {
   COMPAT,
@@ -14556,14 +14556,14 @@ const {
   DEFAULT_COMPRESSION,
   DISCONNECT_REASON,
   MESSAGE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(270);
 const {
   CIPHER_INFO,
   createCipher,
   createDecipher,
   MAC_INFO,
-} = __nccwpck_require__(722);
-const { parseDERKey } = __nccwpck_require__(87);
+} = __nccwpck_require__(826);
+const { parseDERKey } = __nccwpck_require__(623);
 const {
   bufferFill,
   bufferParser,
@@ -14572,13 +14572,13 @@ const {
   FastBuffer,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(702);
+} = __nccwpck_require__(590);
 
 let MESSAGE_HANDLERS;
 
@@ -16322,7 +16322,7 @@ function onKEXPayload(state, payload) {
       case MESSAGE.UNIMPLEMENTED:
       case MESSAGE.DEBUG:
         if (!MESSAGE_HANDLERS)
-          MESSAGE_HANDLERS = __nccwpck_require__(214);
+          MESSAGE_HANDLERS = __nccwpck_require__(881);
         return MESSAGE_HANDLERS[type](this, payload);
     }
   }
@@ -16330,7 +16330,7 @@ function onKEXPayload(state, payload) {
   switch (type) {
     case MESSAGE.DISCONNECT:
       if (!MESSAGE_HANDLERS)
-        MESSAGE_HANDLERS = __nccwpck_require__(214);
+        MESSAGE_HANDLERS = __nccwpck_require__(881);
       return MESSAGE_HANDLERS[type](this, payload);
     case MESSAGE.KEXINIT:
       if (!state.firstPacket) {
@@ -16443,7 +16443,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 87:
+/***/ 623:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -16466,18 +16466,18 @@ const {
 } = __nccwpck_require__(982);
 const supportedOpenSSLCiphers = getCiphers();
 
-const { Ber } = __nccwpck_require__(115);
-const bcrypt_pbkdf = (__nccwpck_require__(92).pbkdf);
+const { Ber } = __nccwpck_require__(787);
+const bcrypt_pbkdf = (__nccwpck_require__(676).pbkdf);
 
-const { CIPHER_INFO } = __nccwpck_require__(722);
-const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(334);
+const { CIPHER_INFO } = __nccwpck_require__(826);
+const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(270);
 const {
   bufferSlice,
   makeBufferParser,
   readString,
   readUInt32BE,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(342);
 
 const SYM_HASH_ALGO = Symbol('Hash Algorithm');
 const SYM_PRIV_PEM = Symbol('Private key PEM');
@@ -17935,7 +17935,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 222:
+/***/ 86:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18058,13 +18058,13 @@ exports.validateNumber = function validateNumber(value, name) {
 
 /***/ }),
 
-/***/ 14:
+/***/ 342:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const Ber = (__nccwpck_require__(115).Ber);
+const Ber = (__nccwpck_require__(787).Ber);
 
 let DISCONNECT_REASON;
 
@@ -18235,7 +18235,7 @@ module.exports = {
   doFatalError: (protocol, msg, level, reason) => {
     let err;
     if (DISCONNECT_REASON === undefined)
-      ({ DISCONNECT_REASON } = __nccwpck_require__(334));
+      ({ DISCONNECT_REASON } = __nccwpck_require__(270));
     if (msg instanceof Error) {
       // doFatalError(protocol, err[, reason])
       err = msg;
@@ -18422,7 +18422,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 702:
+/***/ 590:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18685,13 +18685,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 443:
+/***/ 755:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const { SFTP } = __nccwpck_require__(546);
+const { SFTP } = __nccwpck_require__(538);
 
 const MAX_CHANNEL = 2 ** 32 - 1;
 
@@ -21424,7 +21424,7 @@ nacl.setPRNG = function(fn) {
 
 /***/ }),
 
-/***/ 192:
+/***/ 507:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21435,17 +21435,36 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 183:
+/***/ 136:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = require("node:fs");
-;// CONCATENATED MODULE: ./printable.ts
+;// CONCATENATED MODULE: ./core/expiry.ts
+
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
+}
+function expiryNote(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : '';
+}
+
+;// CONCATENATED MODULE: ./core/text/workflow-command.ts
+const LEGACY_COMMAND_MARKER = '##[';
+function holdsCommandMarker(value) {
+    return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
+}
+
+;// CONCATENATED MODULE: ./core/text/printable.ts
+
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function printable_hasUnsafeCharacter(value) {
+function hasUnsafeCharacter(value) {
     if (PRINTABLE_ASCII.test(value))
         return value.includes(' ');
     return /[\s\p{Cc}\p{Cf}]/u.test(value);
@@ -21456,14 +21475,13 @@ function hasControlCharacter(value) {
 function hasLineBreak(value) {
     return /[\r\n\u0085\u2028\u2029]/.test(value);
 }
-function printable_isWellFormed(value) {
+function isWellFormed(value) {
     return value.isWellFormed();
 }
-const LEGACY_COMMAND = /##\[/g;
-function printable(value, max = 200) {
+function printable_printable(value, max = 200) {
     const escaped = (PRINTABLE_ASCII.test(value)
         ? value
-        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replace(LEGACY_COMMAND, '\\u0023#[');
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replaceAll(LEGACY_COMMAND_MARKER, '\\u0023#[');
     if (escaped.length <= max)
         return escaped;
     const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
@@ -21476,7 +21494,7 @@ function cleanText(value, max) {
         : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
         .replace(/\s+/g, ' ')
         .trim();
-    return printable(flat, max);
+    return printable_printable(flat, max);
 }
 const CREDENTIAL_SHAPED = [
     /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
@@ -21489,7 +21507,7 @@ function redactCredentials(text) {
 
 ;// CONCATENATED MODULE: external "node:net"
 const external_node_net_namespaceObject = require("node:net");
-;// CONCATENATED MODULE: ./tunnel/forwarded-connection.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/forwarded-connection.ts
 
 function serveForwarded(details, accept, reject, context) {
     const entry = context.entries.find(e => e.name === details.destIP.toLowerCase());
@@ -21542,337 +21560,11 @@ function serveForwarded(details, accept, reject, context) {
 
 ;// CONCATENATED MODULE: external "node:crypto"
 const external_node_crypto_namespaceObject = require("node:crypto");
-;// CONCATENATED MODULE: ./errors.ts
-class errors_ActionError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ActionError';
-    }
-}
+;// CONCATENATED MODULE: ./core/text/fingerprint.ts
 
-;// CONCATENATED MODULE: ./credential.ts
-
-
-
-const DEFAULT_TUNNEL_PORT = 2223;
-const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-const ISO_8601_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-const WORKFLOW_COMMAND_MARKER = /##\[|::/;
-function secretsIn(raw) {
-    if (!isObject(raw))
-        return [];
-    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
+function fingerprintOf(blob) {
+    return `SHA256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
-function issuedCredential(raw) {
-    if (!isObject(raw))
-        return undefined;
-    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    if (typeof tunnelUser !== 'string' || tunnelUser === '')
-        return undefined;
-    const nameable = !holdsSecret(tunnelUser, secretsIn(raw));
-    return { tunnelUser, nameable, savable: nameable && isCleanIdentifier(tunnelUser) };
-}
-function parseCredential(raw, flavour, overrides = {}) {
-    if (!isObject(raw)) {
-        throw invalid('the body is not a JSON object');
-    }
-    const token = raw.token ?? raw.tunnel_client_secret;
-    const tunnelUser = raw.tunnel_user ?? raw.tunnel_client_id;
-    checkSecretLike(token, 'token');
-    const secrets = secretsIn(raw);
-    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
-    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
-    checkIdentifier(clientId, 'client_id', secrets);
-    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
-    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
-        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
-    }
-    if (typeof tunnelHost !== 'string' || !credential_isBareHost(tunnelHost)) {
-        throw invalid('tunnel_host is not a bare hostname or IP address');
-    }
-    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
-    const portDefaulted = rawPort === undefined || rawPort === null;
-    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
-    const expiresAt = optional(raw.expires_at, 'expires_at', isIsoTime, 'an ISO 8601 time');
-    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
-    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
-    return {
-        flavour,
-        token: token,
-        tunnelUser: tunnelUser,
-        clientId: clientId,
-        tunnelHost,
-        tunnelPort,
-        portDefaulted,
-        ...(expiresAt !== undefined && { expiresAt }),
-        ...(ttlMinutes !== undefined && { ttlMinutes }),
-        ...(projectSlug !== undefined && { projectSlug })
-    };
-}
-function credential_isBareHost(value) {
-    if (isIP(value) !== 0)
-        return true;
-    return HOSTNAME_PATTERN.test(value);
-}
-function hasExpired(expiresAt, nowMs) {
-    if (!expiresAt)
-        return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at <= nowMs;
-}
-function checkSecretLike(value, field) {
-    const problem = secretLikeProblem(value);
-    if (problem !== undefined)
-        throw invalid(`${field} ${problem}`);
-}
-function checkIdentifier(value, field, secrets) {
-    checkSecretLike(value, field);
-    if (holdsSecret(value, secrets))
-        throw invalid(`${field} holds the token, or a long piece of it`);
-    if (WORKFLOW_COMMAND_MARKER.test(value)) {
-        throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
-    }
-}
-function holdsSecret(value, secrets) {
-    return secrets.some(secret => value.includes(secret) ||
-        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
-}
-function shareRun(a, b, length) {
-    if (a.length < length || b.length < length)
-        return false;
-    const starts = new Map();
-    forEachWindow(b, length, (hash, start) => {
-        const list = starts.get(hash);
-        if (list)
-            list.push(start);
-        else
-            starts.set(hash, [start]);
-        return false;
-    });
-    return forEachWindow(a, length, (hash, start) => {
-        const piece = a.slice(start, start + length);
-        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
-    });
-}
-function forEachWindow(text, length, visit) {
-    const base = 257;
-    let highest = 1;
-    for (let i = 1; i < length; i++)
-        highest = Math.imul(highest, base);
-    let hash = 0;
-    for (let i = 0; i < text.length; i++) {
-        if (i >= length)
-            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
-        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
-        if (i >= length - 1 && visit(hash, i - length + 1))
-            return true;
-    }
-    return false;
-}
-function isCleanIdentifier(value) {
-    return secretLikeProblem(value) === undefined;
-}
-function secretLikeProblem(value) {
-    if (value === undefined || value === null || value === '')
-        return 'is missing';
-    if (typeof value !== 'string')
-        return 'is not a string';
-    if (hasUnsafeCharacter(value))
-        return 'holds whitespace or control characters';
-    if (!isWellFormed(value))
-        return 'is not well-formed Unicode';
-    return undefined;
-}
-function parsePort(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d{1,5}$/.test(value)
-            ? Number(value)
-            : NaN;
-    if (!Number.isInteger(number) || number < 1 || number > 65535) {
-        throw invalid('tunnel_port is not a whole number from 1 to 65535');
-    }
-    return number;
-}
-function optional(value, field, check, expected) {
-    if (value === undefined || value === null)
-        return undefined;
-    if (!check(value))
-        throw invalid(`${field} is not ${expected}`);
-    return value;
-}
-function isIsoTime(value) {
-    return (typeof value === 'string' && ISO_8601_PATTERN.test(value) && Number.isFinite(Date.parse(value)));
-}
-function isPositiveInteger(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-function isSafeText(value) {
-    return (typeof value === 'string' &&
-        value.length <= 200 &&
-        !hasUnsafeCharacter(value) &&
-        isWellFormed(value));
-}
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function invalid(what) {
-    return new ActionError(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
-        'Check that base-url points at the credential service; if it does, report this to the service operator.');
-}
-
-;// CONCATENATED MODULE: ./tunnel/expose.ts
-
-
-
-
-
-const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
-const DEFAULT_ENTRY_NAME = 'app';
-const DEFAULT_TARGET_HOST = 'localhost';
-const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const PLACEHOLDERS = (/* unused pure expression or super */ null && (['name', 'user', 'host', 'port']));
-function parseExpose(raw) {
-    const texts = raw
-        .split(/[\n,]/)
-        .map(text => text.trim())
-        .filter(text => text !== '');
-    const entries = texts.map(text => parseEntry(text, texts.length));
-    const seen = new Set();
-    for (const entry of entries) {
-        if (seen.has(entry.name)) {
-            throw new ActionError(`Input expose names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
-        }
-        seen.add(entry.name);
-    }
-    return entries;
-}
-function parseEntry(text, count) {
-    const equals = text.indexOf('=');
-    if (equals === -1) {
-        if (/^\d+$/.test(text) && count > 1) {
-            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
-        }
-        if (!/^\d+$/.test(text)) {
-            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
-        }
-        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: expose_parsePort(text, text) };
-    }
-    const name = text.slice(0, equals).trim();
-    const target = text.slice(equals + 1).trim();
-    if (!NAME_PATTERN.test(name)) {
-        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
-    }
-    return { name, ...parseTarget(target, text) };
-}
-function parseTarget(target, entry) {
-    if (/^\d+$/.test(target))
-        return { host: DEFAULT_TARGET_HOST, port: expose_parsePort(target, entry) };
-    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
-    if (bracketed) {
-        if (isIP(bracketed[1]) !== 6) {
-            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
-        }
-        return { host: bracketed[1], port: expose_parsePort(bracketed[2], entry) };
-    }
-    const colon = target.lastIndexOf(':');
-    const host = colon === -1 ? '' : target.slice(0, colon);
-    const port = colon === -1 ? '' : target.slice(colon + 1);
-    if (!host || !/^\d+$/.test(port)) {
-        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
-    }
-    if (isIP(host) === 6) {
-        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
-    }
-    if (!isBareHost(host)) {
-        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
-    }
-    return { host, port: expose_parsePort(port, entry) };
-}
-function expose_parsePort(text, entry) {
-    const port = Number(text);
-    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
-        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
-    }
-    return port;
-}
-function entryError(entry, needs) {
-    return new ActionError(`Input expose has the entry ${quote(entry)}: ${needs}.`);
-}
-function parseUrlTemplate(raw) {
-    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
-    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
-        if (!PLACEHOLDERS.includes(inner)) {
-            throw new ActionError(`Input url-template is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
-        }
-    }
-    if (template.includes('##[')) {
-        throw new ActionError(`Input url-template is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
-    }
-    const sample = formatUrl(template, {
-        name: 'app',
-        user: 'user',
-        host: 'tunnel.example',
-        port: 22
-    });
-    if (sample === undefined) {
-        throw new ActionError(`Input url-template is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
-    }
-    return template;
-}
-function formatUrl(template, values) {
-    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if (hasUnsafeCharacter(text))
-        return undefined;
-    try {
-        const url = new URL(text);
-        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function parseHostKeyPins(raw) {
-    const pins = [];
-    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
-        if (line === '' || line.startsWith('#'))
-            continue;
-        const pin = line.startsWith('SHA256:')
-            ? { fingerprint: parseFingerprint(line) }
-            : parseKnownHostsLine(line);
-        const same = pins.find(known => known.fingerprint === pin.fingerprint);
-        if (same === undefined)
-            pins.push(pin);
-        else
-            same.keyType ??= pin.keyType;
-    }
-    return pins;
-}
-function parseFingerprint(line) {
-    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
-        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
-    }
-    return line.replace(/=$/, '');
-}
-function parseKnownHostsLine(line) {
-    const fields = line.split(/\s+/);
-    if (fields[0].startsWith('@')) {
-        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
-    }
-    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
-    const type = fields[typeAt];
-    const encoded = fields[typeAt + 1];
-    if (typeAt === -1 || encoded === undefined) {
-        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
-    }
-    const blob = Buffer.from(encoded, 'base64');
-    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        keyTypeOf(blob) !== type) {
-        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
-    }
-    return { fingerprint: fingerprintOf(blob), keyType: type };
-}
-const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
 function keyTypeOf(blob) {
     if (blob.length < 4)
         return undefined;
@@ -21881,24 +21573,8 @@ function keyTypeOf(blob) {
         ? blob.subarray(4, 4 + length).toString('latin1')
         : undefined;
 }
-function fingerprintOf(blob) {
-    return `SHA256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-function pinError(line, needs) {
-    return new ActionError(`Input tunnel-host-key has the line ${quote(line)}: ${needs}.`);
-}
-function readTunnelSettings(input) {
-    const urlTemplate = parseUrlTemplate(input('url-template'));
-    const hostKeyPins = parseHostKeyPins(input('tunnel-host-key'));
-    const entries = parseExpose(input('expose'));
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
-}
-function quote(value) {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return JSON.stringify(shown);
-}
 
-;// CONCATENATED MODULE: ./tunnel/host-keys.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/host-keys.ts
 
 const HOST_KEY_ALGORITHMS = [
     'ssh-ed25519',
@@ -21954,7 +21630,7 @@ class HostKeyTrust {
     }
 }
 
-;// CONCATENATED MODULE: ./tunnel/keeper-log.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/log.ts
 
 const LOG_CAP_BYTES = 1024 * 1024;
 const FINAL_RESERVE_BYTES = 16 * 1024;
@@ -22045,12 +21721,34 @@ class LocalErrorSummary {
     }
 }
 
-;// CONCATENATED MODULE: ./tunnel/keeper-io.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/io.ts
 const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
-;// CONCATENATED MODULE: ./tunnel/keeper-record.ts
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = require("node:path");
+;// CONCATENATED MODULE: ./core/tunnel/protocol.ts
 
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelFiles(dir) {
+    return {
+        logPath: join(dir, 'tunnel.log'),
+        statsPath: join(dir, 'stats.json'),
+        stopPath: join(dir, 'stop')
+    };
+}
 const HEARTBEAT_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+const STOP_FILE_CHECK_MS = 250;
+const LONGEST_RECONNECT_DELAY_MS = 30_000;
+const RECONNECT_JITTER = 0.25;
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
+function readyWaitMs(attemptTimeoutMs, maxAttempts) {
+    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/record.ts
+
+
 class KeeperRecord {
     path;
     now;
@@ -22087,7 +21785,7 @@ class KeeperRecord {
 
 ;// CONCATENATED MODULE: external "node:dns"
 const external_node_dns_namespaceObject = require("node:dns");
-;// CONCATENATED MODULE: ./tunnel/lookup-cache.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/lookup-cache.ts
 
 const LOOKUP_TTL_MS = 1_000;
 function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now = Date.now, ttlMs = LOOKUP_TTL_MS) {
@@ -22127,14 +21825,15 @@ function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now 
     }));
 }
 
-;// CONCATENATED MODULE: ./tunnel/reconnect.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/reconnect.ts
+
 const LOGINS_PER_MINUTE = 6;
 const MINUTE_MS = 60_000;
 const STABLE_AFTER_MS = 60_000;
 const REFUSALS_BEFORE_GIVING_UP = 4;
 function reconnectDelayMs(step, random) {
-    const base = Math.min(30_000, 1_000 * 2 ** Math.min(step - 1, 5));
-    return Math.round(base * (0.75 + random() * 0.5));
+    const base = Math.min(LONGEST_RECONNECT_DELAY_MS, 1_000 * 2 ** Math.min(step - 1, 5));
+    return Math.round(base * (1 - RECONNECT_JITTER + random() * 2 * RECONNECT_JITTER));
 }
 class ConnectPacing {
     now;
@@ -22235,12 +21934,12 @@ function isRetryable(cause) {
     return cause === 'timeout' || cause === 'connect';
 }
 
-// EXTERNAL MODULE: ../node_modules/ssh2/lib/client.js
-var lib_client = __nccwpck_require__(531);
+// EXTERNAL MODULE: ../../main/node_modules/ssh2/lib/client.js
+var lib_client = __nccwpck_require__(475);
 var client_default = /*#__PURE__*/__nccwpck_require__.n(lib_client);
-// EXTERNAL MODULE: ../node_modules/ssh2/package.json
-var ssh2_package = __nccwpck_require__(362);
-;// CONCATENATED MODULE: ./tunnel/cipher-keys.ts
+// EXTERNAL MODULE: ../../main/node_modules/ssh2/package.json
+var ssh2_package = __nccwpck_require__(965);
+;// CONCATENATED MODULE: ./core/tunnel/keeper/cipher-keys.ts
 
 
 const SSH2_CHECKED_VERSION = '1.17.0';
@@ -22264,7 +21963,7 @@ function keysAsKeyObjects(client, ssh2Version = ssh2_package/* version */.rE) {
     return converted;
 }
 
-;// CONCATENATED MODULE: ./tunnel/coalesced-socket.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/coalesced-socket.ts
 
 function connectCoalesced(port, host) {
     const socket = new external_node_net_namespaceObject.Socket();
@@ -22287,7 +21986,7 @@ function connectCoalesced(port, host) {
     return socket;
 }
 
-;// CONCATENATED MODULE: ./tunnel/ssh-attempt.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh-attempt.ts
 
 
 
@@ -22444,7 +22143,7 @@ async function requestForwards(client, context) {
     return results.find(result => !result.ok) ?? { ok: true };
 }
 
-;// CONCATENATED MODULE: ./tunnel/keeper.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/keeper.ts
 
 
 
@@ -22457,7 +22156,7 @@ async function requestForwards(client, context) {
 
 
 
-const TICK_MS = 250;
+const TICK_MS = STOP_FILE_CHECK_MS;
 class Keeper {
     config;
     io;
@@ -22560,7 +22259,9 @@ class Keeper {
             attempt: () => this.attempt(),
             sleep: ms => this.sleep(ms),
             stopping: () => this.stopping,
-            expired: () => this.hasExpired() ? `the credential expired at ${this.config.expiresAt}` : undefined,
+            expired: () => hasExpired(this.config.expiresAt, this.io.now())
+                ? `the credential expired at ${this.config.expiresAt}`
+                : undefined,
             log: message => this.log(message),
             user: this.config.user,
             maxAttempts: this.config.maxAttempts
@@ -22636,12 +22337,6 @@ class Keeper {
             this.io.collectYoung?.();
         }
     }
-    hasExpired() {
-        if (this.config.expiresAt === undefined)
-            return false;
-        const at = Date.parse(this.config.expiresAt);
-        return Number.isFinite(at) && at <= this.io.now();
-    }
     sleep(ms) {
         return new Promise(resolve => {
             let timer;
@@ -22696,7 +22391,7 @@ class Keeper {
     }
 }
 
-;// CONCATENATED MODULE: ./tunnel/keeper-main.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/main.ts
 
 
 let ready = false;
@@ -22837,7 +22532,7 @@ module.exports = require("zlib");
 
 /***/ }),
 
-/***/ 362:
+/***/ 965:
 /***/ ((module) => {
 
 "use strict";
@@ -22927,7 +22622,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(183)
+__nccwpck_require__(136)
 
 module.exports = __webpack_exports__;
 /******/ })()

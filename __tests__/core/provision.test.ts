@@ -1,0 +1,109 @@
+/**
+ * What main does, through the in-memory host: against the local credential service, with no
+ * runner emulation. The GitHub host's own tests run the same steps as the runner does
+ * (__tests__/github/main.test.ts).
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startCredentialService, type RunningService } from '../../service/server.js'
+import { provision } from '../../src/core/provision.js'
+import { logLines, memoryHost, type MemoryHost } from '../helpers/memory-host.js'
+
+let service: RunningService
+const temps: string[] = []
+
+beforeAll(async () => {
+  service = await startCredentialService()
+})
+afterAll(async () => {
+  await service.close()
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true })
+})
+
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'provision-test-'))
+  temps.push(dir)
+  return dir
+}
+
+const options = (extra: Record<string, string> = {}) => ({
+  'api-key': service.seed.provisionKey,
+  project: service.seed.project,
+  'base-url': service.baseUrl,
+  'max-attempts': '1',
+  ...extra
+})
+
+async function main(
+  extra: Record<string, string> = {},
+  more: Parameters<typeof memoryHost>[0] = {}
+): Promise<MemoryHost> {
+  const host = memoryHost({ options: options(extra), tempRoot: scratch(), ...more })
+  await provision(host)
+  return host
+}
+
+it('masks the secrets it was given before any line, and each issued token before it is logged', async () => {
+  const host = await main({ 'tunnel-token': 'tok_given_but_unused' })
+  expect(host.failure).toBeUndefined()
+  expect(host.events.slice(0, 2)).toEqual([
+    `mask ${service.seed.provisionKey}`,
+    'mask tok_given_but_unused'
+  ])
+  // The issued token is masked as it arrives, and is in no line of the log.
+  const token = host.outputs.token
+  expect(host.events.filter(event => event.includes(token))).toEqual([`mask ${token}`])
+})
+
+it('writes the variables, outputs and summary, and saves for post, once the step succeeds', async () => {
+  const host = await main()
+  const user = host.outputs['tunnel-user']
+  expect(host.env).toMatchObject({ SVC_TUNNEL_TOKEN: host.outputs.token, SVC_TUNNEL_USER: user })
+  expect(host.summaries.map(table => table.heading)).toEqual(['Tunnel credentials'])
+  expect(JSON.parse(host.saved.credential)).toMatchObject({ kind: 'cicd', tunnelUser: user })
+  expect(host.saved.credential).not.toContain(host.outputs.token)
+  expect(logLines(host, 'info').at(-1)).toMatch(
+    new RegExp(`^Provisioned .*${user}.* Exported SVC_TUNNEL_TOKEN, _USER, _HOST and _PORT\\.$`)
+  )
+})
+
+it('writes nothing, fails once, and saves nothing for post when the options are wrong', async () => {
+  const requests = service.requests().length
+  const host = await main({ 'max-attempts': 'many' })
+  expect(host.failure).toMatch(/max-attempts/)
+  expect(host.events.filter(event => event.startsWith('fail '))).toHaveLength(1)
+  expect([host.env, host.outputs, host.summaries]).toEqual([{}, {}, []])
+  expect(host.saved).toEqual({})
+  expect(service.requests()).toHaveLength(requests)
+})
+
+it('writes nothing, and revokes at once, when the tunnel cannot be handed the credential', async () => {
+  // A tunnel process that dies before it is ready: the credential is issued, then not handed over.
+  const script = join(scratch(), 'exits.cjs')
+  writeFileSync(script, 'process.exit(4)\n')
+  const tempRoot = scratch()
+  const host = await main(
+    { expose: 'web=8080', 'url-template': 'http://{name}-{user}.localhost:9' },
+    { tempRoot, tunnelProcess: { scriptPath: script, execArgv: [], environment: {} } }
+  )
+  // Its exit, or the closed channel main's send meets first, depending on which comes first.
+  expect(host.failure).toMatch(
+    /^The tunnel did not start: (the tunnel process exited before it was ready \(exit code 4\)|.*channel closed.*)\./
+  )
+  expect([host.env, host.outputs, host.summaries]).toEqual([{}, {}, []])
+  const user = service.tokens().at(-1)!.tunnel_user
+  expect(service.tokens().find(token => token.tunnel_user === user)?.status).toBe('revoked')
+  // Revoked by main: post finds neither a credential nor a tunnel to act on.
+  expect(host.saved.credential).toBe('')
+  expect(host.saved.tunnel).toBe('')
+  // The directory stays for its log, which the message names.
+  expect(readdirSync(tempRoot)).toEqual([expect.stringMatching(/^tunnel-/)])
+  expect(host.failure).toContain(tempRoot)
+})
+
+it('fails with the reason the service gives for a refused key, and writes nothing', async () => {
+  const host = await main({ 'api-key': `sk_${'0'.repeat(64)}` })
+  expect(host.failure).toContain('The API key was rejected (401 UNAUTHORIZED)')
+  expect([host.env, host.outputs]).toEqual([{}, {}])
+})

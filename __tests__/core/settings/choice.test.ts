@@ -1,0 +1,22 @@
+import { readKindChoice } from '../../../src/core/settings/choice.js'
+import { optionsFrom } from '../../helpers/options.js'
+
+describe('readKindChoice', () => {
+  it.each([
+    [{}, { kind: 'cicd', auto: false }],
+    [{ credential: ' SSH-Key ' }, { kind: 'ssh-key', auto: false }],
+    [{ credential: 'auto' }, { kind: 'free', auto: true }],
+    [
+      { credential: 'auto', 'api-key': 'sk_x' },
+      { kind: 'cicd', auto: true }
+    ]
+  ])('reads %j as %j', (values, choice) => {
+    expect(readKindChoice(optionsFrom(values))).toEqual(choice)
+  })
+
+  it('lists every kind and auto, naming the option as the host does', () => {
+    expect(() => readKindChoice(optionsFrom({ credential: 'oidc' }, n => `--${n}`))).toThrow(
+      '--credential is "oidc": expected one of cicd, free, auto, ssh-key or existing.'
+    )
+  })
+})

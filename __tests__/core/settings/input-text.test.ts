@@ -1,0 +1,84 @@
+import { readMainSettings } from '../../../src/core/settings/read-main.js'
+import { optionsFrom as reader } from '../../helpers/options.js'
+
+describe('readMainSettings, the raw text of every input', () => {
+  const free = { credential: 'free', 'base-url': 'https://s.test' }
+  const read = (values: Record<string, string>) => () => readMainSettings(reader(values))
+
+  // new URL() drops tabs and line breaks, so the template used to pass its check and be printed.
+  it.each([
+    [
+      'url-template',
+      'https://{name}-{user}.{host}\n::error::pwned',
+      'a line break (U+000A) at character 29'
+    ],
+    [
+      'url-template',
+      'https://{name}-{user}.{host}\t::add-mask::x',
+      'a control character (U+0009) at character 29'
+    ],
+    [
+      'url-template',
+      'https://{name}.{host}/\u202eevil',
+      'a bidirectional text control (U+202E) at character 23'
+    ],
+    ['base-url', 'https://s.test/\n::stop-commands::x', 'a line break (U+000A) at character 16'],
+    ['tunnel-host', 'tunnel.example\r\n', 'a line break (U+000D) at character 15'],
+    ['env-prefix', 'SVC\u0000', 'a control character (U+0000) at character 4'],
+    ['revoke', 'true\u2029', 'a line break (U+2029) at character 5']
+  ])('refuses %s %j, saying what and where', (name, value, what) => {
+    expect(read({ ...free, expose: '3000', [name]: value })).toThrow(
+      new RegExp(
+        `^Input ${name} is ".*": it holds ${what.replace(/[()+]/g, '\\$&')}\\. Set it to a single line of plain text\\.$`
+      )
+    )
+  })
+
+  it('checks each line of expose and tunnel-host-key the same way, naming the line', () => {
+    expect(read({ ...free, expose: 'web=3000\napi=\u00073001' })).toThrow(
+      'Input expose, line 2, is "api=\\u00073001": it holds a control character (U+0007) at character 5. Write each entry as plain text on a line of its own.'
+    )
+    expect(read({ ...free, expose: '3000', 'tunnel-host-key': 'SHA256:x\u2028y' })).toThrow(
+      /^Input tunnel-host-key, line 1, is .*: it holds a line break \(U\+2028\)/
+    )
+  })
+
+  it('accepts CRLF line ends and tabs inside the lines of a list', () => {
+    const line = `[t.example]:2223\tssh-ed25519\t${'A'.repeat(4)}`
+    expect(() =>
+      readMainSettings(reader({ ...free, expose: 'web=3000\r\napi=3001\r\n' }))
+    ).not.toThrow()
+    // The line reaches the known_hosts parser, which refuses its key, not its tabs.
+    expect(read({ ...free, expose: '3000', 'tunnel-host-key': line })).toThrow(
+      'the key after ssh-ed25519 is not a valid ssh-ed25519 key in base64'
+    )
+  })
+
+  it('names a secret input with a line break but never shows any of it', () => {
+    const secret = `sk_${'ab'.repeat(32)}`
+    for (const [name, values] of [
+      ['api-key', { 'api-key': `${secret}\nX=1`, project: 'p', 'base-url': 'https://s.test' }],
+      [
+        'tunnel-token',
+        {
+          credential: 'existing',
+          'tunnel-token': `${secret}\u0085`,
+          'tunnel-user': 'u',
+          'tunnel-host': 't.example'
+        }
+      ]
+    ] as const) {
+      let message = ''
+      try {
+        readMainSettings(reader(values))
+      } catch (error) {
+        message = (error as Error).message
+      }
+      expect(message).toMatch(
+        new RegExp(`^Input ${name} holds a line break \\(U\\+00(0A|85)\\): check that the secret`)
+      )
+      expect(message).not.toContain('abab')
+      expect(message).not.toMatch(/character \d/)
+    }
+  })
+})

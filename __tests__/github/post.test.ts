@@ -1,0 +1,286 @@
+import nock from 'nock'
+import {
+  API_KEY,
+  BASE_URL,
+  fakeClock,
+  linesLeaking,
+  runInProcess
+} from '../helpers/in-process-step.js'
+import { useNock } from '../helpers/nock-lifecycle.js'
+
+// nock must patch http before @actions/http-client loads.
+const { runPost } = await import('../helpers/github-steps.js')
+
+const ORIGIN = 'https://credentials.example.test'
+const REVOKE = '/functions/v1/revoke-token'
+const SAVED = {
+  kind: 'cicd',
+  tunnelUser: 'ab12c',
+  expiresAt: '2026-11-23T11:00:00Z'
+}
+const INPUTS = { 'api-key': API_KEY, project: 'web-shop', 'base-url': BASE_URL }
+
+useNock(nock)
+
+function runPostWith(
+  saved: Record<string, unknown> | null = SAVED,
+  inputs: Record<string, string> = INPUTS,
+  clock = fakeClock('2026-11-23T10:30:00Z')
+) {
+  const state: Record<string, string> = { isPost: 'true' }
+  if (saved) state.credential = JSON.stringify(saved)
+  return runInProcess(() => runPost(clock), inputs, { state })
+}
+
+const infoLines = (lines: string[]) => lines.filter(line => !line.startsWith('::'))
+
+it('revokes by tunnel user with the API key from the input', async () => {
+  let sentBody: unknown
+  const scope = nock(ORIGIN, {
+    reqheaders: { 'x-api-key': API_KEY, 'content-type': 'application/json' }
+  })
+    .post(REVOKE, body => ((sentBody = body), true))
+    .reply(200, { success: true })
+  const step = await runPostWith()
+  expect(scope.isDone()).toBe(true)
+  expect(sentBody).toEqual({ tunnel_user: 'ab12c' })
+  expect(step.failed).toBe(false)
+  expect(step.lines[0]).toBe(`::add-mask::${API_KEY}`)
+  expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+  expect(linesLeaking(step, API_KEY)).toEqual([])
+})
+
+it('treats 404 as already gone', async () => {
+  nock(ORIGIN).post(REVOKE).reply(404, { error: 'not found', code: 'NOT_FOUND' })
+  const step = await runPostWith()
+  expect(step.failed).toBe(false)
+  expect(step.warnings).toEqual([])
+  expect(infoLines(step.lines)).toEqual([
+    'The tunnel token of user ab12c was already revoked or has expired (404); nothing left to do.'
+  ])
+})
+
+describe('does nothing, and says why, when', () => {
+  const cases: [string, Record<string, unknown> | null, Record<string, string>, string][] = [
+    [
+      'main did not provision',
+      null,
+      INPUTS,
+      'Nothing to revoke: the main step left no credential behind.'
+    ],
+    [
+      'the credential is free',
+      { ...SAVED, kind: 'free', expiresAt: '2026-11-23T10:35:00Z' },
+      { ...INPUTS, credential: 'free' },
+      'Nothing to revoke: free credentials cannot be revoked. It expires by itself at 2026-11-23T10:35:00Z.'
+    ],
+    [
+      'revoke is false',
+      SAVED,
+      { ...INPUTS, revoke: 'false' },
+      'Not revoking tunnel user ab12c: input revoke is false. It expires by itself at 2026-11-23T11:00:00Z.'
+    ]
+  ]
+  it.each(cases)('%s', async (_name, saved, inputs, message) => {
+    const step = await runPostWith(saved, inputs)
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toEqual([])
+    expect(infoLines(step.lines)).toEqual([message])
+  })
+
+  it('the saved state is unreadable', async () => {
+    const step = await runInProcess(() => runPost(fakeClock()), INPUTS, {
+      state: { isPost: 'true', credential: '{not json' }
+    })
+    expect(infoLines(step.lines)).toEqual([
+      'Nothing to revoke: the main step left no credential behind.'
+    ])
+  })
+})
+
+describe('when revoking fails for good', () => {
+  it('warns with the expiry and exits 0 after retrying 5xx', async () => {
+    const scope = nock(ORIGIN)
+      .post(REVOKE)
+      .times(3)
+      .reply(500, { error: 'boom', code: 'INTERNAL_ERROR' })
+    const clock = fakeClock('2026-11-23T10:30:00Z')
+    const step = await runPostWith(SAVED, INPUTS, clock)
+    expect(scope.isDone()).toBe(true)
+    expect(clock.sleeps).toHaveLength(2)
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toEqual([
+      "Could not revoke the tunnel token of user ab12c: The credential service failed (500 INTERNAL_ERROR). The service said: boom. This is on the service's side; re-run the job later. Gave up after 3 attempts (input max-attempts). It expires by itself at 2026-11-23T11:00:00Z."
+    ])
+  })
+
+  it('fails the step with fail-on-revoke-error', async () => {
+    nock(ORIGIN).post(REVOKE).reply(401, { error: 'bad key', code: 'UNAUTHORIZED' })
+    const step = await runPostWith(SAVED, { ...INPUTS, 'fail-on-revoke-error': 'true' })
+    expect(step.failed).toBe(true)
+    expect(step.errors).toHaveLength(1)
+    expect(step.errors[0]).toMatch(
+      /^Could not revoke the tunnel token of user ab12c: The API key was rejected \(401 UNAUTHORIZED\)/
+    )
+  })
+
+  it('does not retry 403, and names the owner rule', async () => {
+    const scope = nock(ORIGIN).post(REVOKE).reply(403, { error: 'not yours', code: 'FORBIDDEN' })
+    const step = await runPostWith()
+    expect(scope.isDone()).toBe(true)
+    expect(step.warnings[0]).toMatch(
+      /not allowed to do this \(403 FORBIDDEN\).*Use a key of the account that owns the token/
+    )
+  })
+
+  it('warns when the api-key input is empty in post', async () => {
+    const step = await runPostWith(SAVED, { ...INPUTS, 'api-key': '' })
+    expect(step.warnings).toEqual([
+      'Could not revoke the tunnel token of user ab12c: input api-key is empty in the post step, so the revoke request cannot be authenticated. It expires by itself at 2026-11-23T11:00:00Z.'
+    ])
+  })
+
+  it('says the expiry is unknown when the service gave none', async () => {
+    nock(ORIGIN).post(REVOKE).reply(400, { error: 'bad', code: 'BAD_REQUEST' })
+    const { expiresAt: _unused, ...noExpiry } = SAVED
+    const step = await runPostWith(noExpiry)
+    expect(step.warnings[0]).toMatch(/Its expiry is unknown\.$/)
+  })
+
+  it('warns, sending nothing, when the credential input cannot be read', async () => {
+    const step = await runPostWith(SAVED, { ...INPUTS, credential: 'gold' })
+    expect(step.warnings).toEqual([
+      'Could not revoke what the main step saved: Input credential is "gold": expected one of cicd, free, auto, ssh-key or existing.'
+    ])
+  })
+
+  it('warns on a post-step input that cannot be read', async () => {
+    const step = await runPostWith(SAVED, { ...INPUTS, 'max-attempts': 'many' })
+    expect(step.warnings[0]).toMatch(/Input max-attempts is "many"/)
+  })
+})
+
+describe('saved state is not trusted', () => {
+  it('sends the key only to the base-url input, warning when the state names another place', async () => {
+    const elsewhere = nock('https://attacker.example.test').post(/.*/).reply(200, {})
+    const scope = nock(ORIGIN, { reqheaders: { 'x-api-key': API_KEY } })
+      .post(REVOKE, { tunnel_user: 'ab12c' })
+      .reply(200, { success: true })
+    const step = await runPostWith({
+      ...SAVED,
+      baseUrl: 'http://attacker.example.test/functions/v1'
+    })
+    expect(scope.isDone()).toBe(true)
+    expect(elsewhere.isDone()).toBe(false)
+    expect(step.warnings).toEqual([
+      'The saved state names the credential service at http://attacker.example.test/functions/v1, but input base-url is https://credentials.example.test/functions/v1. The API key goes only to input base-url, so the revoke is sent there. Something other than this action may have written the state.'
+    ])
+    expect(step.lines).toContain('Revoked the tunnel token of user ab12c.')
+  })
+
+  it('validates the base-url input as main does, and sends nothing when it is bad', async () => {
+    const step = await runPostWith(SAVED, { ...INPUTS, 'base-url': 'http://attacker.example.test' })
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toHaveLength(1)
+    expect(step.warnings[0]).toMatch(
+      /^Could not revoke the tunnel token of user ab12c: Input base-url is "http:\/\/attacker\.example\.test": it must use https/
+    )
+  })
+
+  it('ignores a saved tunnel user that could start a log line', async () => {
+    const step = await runPostWith({ ...SAVED, tunnelUser: 'ab12c\n::stop-commands::x' })
+    expect(step.lines.filter(line => line.startsWith('::stop-commands'))).toEqual([])
+    expect(infoLines(step.lines)).toEqual([
+      'Nothing to revoke: the main step left no credential behind.'
+    ])
+  })
+
+  it('escapes a saved expiry that holds a line break', async () => {
+    const step = await runPostWith(
+      { ...SAVED, expiresAt: '2026\n::stop-commands::x' },
+      { ...INPUTS, revoke: 'false' }
+    )
+    expect(step.lines).toEqual([
+      `::add-mask::${API_KEY}`,
+      'Not revoking tunnel user ab12c: input revoke is false. It expires by itself at 2026\\u000a::stop-commands::x.'
+    ])
+  })
+})
+
+describe('the service, not the runner clock, decides', () => {
+  it('sends the revoke for a token whose expiry has passed by the runner clock', async () => {
+    const scope = nock(ORIGIN).post(REVOKE).reply(200, { success: true })
+    const step = await runPostWith({ ...SAVED, expiresAt: '2026-11-23T10:00:00Z' })
+    expect(scope.isDone()).toBe(true)
+    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+  })
+
+  it('reports a failure on a token that should already have expired as information', async () => {
+    nock(ORIGIN).post(REVOKE).reply(400, { error: 'bad', code: 'BAD_REQUEST' })
+    const step = await runPostWith(
+      { ...SAVED, expiresAt: '2026-11-23T10:00:00Z' },
+      { ...INPUTS, 'fail-on-revoke-error': 'true' }
+    )
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toEqual([])
+    expect(infoLines(step.lines)).toEqual([
+      'Could not revoke the tunnel token of user ab12c: The credential service rejected the request as invalid (400 BAD_REQUEST). The service said: bad. Check base-url. It should already have expired at 2026-11-23T10:00:00Z.'
+    ])
+  })
+
+  it('does not skip a cicd credential because the state calls it free', async () => {
+    const scope = nock(ORIGIN).post(REVOKE).reply(200, { success: true })
+    const step = await runPostWith({ ...SAVED, kind: 'free' })
+    expect(scope.isDone()).toBe(true)
+    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+  })
+})
+
+describe('any 2xx is a successful revoke', () => {
+  it.each([
+    ['204 with no body', 204, ''],
+    ['200 with an empty body', 200, ''],
+    ['200 with a body that is not JSON', 200, 'OK']
+  ])('%s', async (_name, status, body) => {
+    nock(ORIGIN).post(REVOKE).reply(status, body)
+    const step = await runPostWith()
+    expect(step.warnings).toEqual([])
+    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+  })
+})
+
+describe('big numbers', () => {
+  it('warns, and does not fail the job, on a retry_after of 1e13', async () => {
+    nock(ORIGIN).post(REVOKE).reply(429, { error: 'limit', code: 'RATE_LIMIT', retry_after: 1e13 })
+    const step = await runPostWith()
+    expect(step.failed).toBe(false)
+    expect(step.warnings).toHaveLength(1)
+    expect(step.warnings[0]).toMatch(/It asks to wait 10000000000000 s.*re-run the job later\./)
+  })
+})
+
+it("hides a credential the service echoes in a failed revoke's error and code, on retry and warning lines", async () => {
+  nock(ORIGIN)
+    .post(REVOKE)
+    .times(3)
+    .reply(503, { error: `X-API-Key ${API_KEY} is not allowed`, code: 'tok_3f9a8b7c6d5e4f3a2b1c' })
+  const step = await runPostWith()
+  expect(step.failed).toBe(false)
+  expect(step.lines).toContain(
+    'Attempt 1 of 3 failed (HTTP 503 ***: X-API-Key *** is not allowed); retrying in 0.8 s.'
+  )
+  expect(step.warnings).toEqual([
+    expect.stringContaining('The service said: X-API-Key *** is not allowed')
+  ])
+  expect(linesLeaking(step, API_KEY)).toEqual([])
+  expect(step.lines.filter(line => line.includes('tok_'))).toEqual([])
+})
+
+it('prints a saved tunnel user holding ##[ escaped, so the runner does not obey it', async () => {
+  nock(ORIGIN).post(REVOKE, { tunnel_user: 'ab12c##[add-mask]x' }).reply(200, { success: true })
+  const step = await runPostWith({ ...SAVED, tunnelUser: 'ab12c##[add-mask]x' })
+  expect(infoLines(step.lines)).toEqual([
+    'Revoked the tunnel token of user ab12c\\u0023#[add-mask]x.'
+  ])
+  expect(step.lines.filter(line => line.includes('##['))).toEqual([])
+})

@@ -1,0 +1,26 @@
+/**
+ * The GitHub steps as src/github/index.ts runs them, with a test's clock and tunnel launch, for
+ * runInProcess (which sets the runner's variables before the host reads them). A test file that
+ * uses nock imports this dynamically, after nock.
+ */
+import { systemClock, type Clock } from '../../src/core/clock.js'
+import type { TunnelProcessLaunch } from '../../src/core/host.js'
+import { provision } from '../../src/core/provision.js'
+import { revoke } from '../../src/core/revoke.js'
+import { githubHost } from '../../src/github/host.js'
+import { markMainStarted } from '../../src/github/step-marker.js'
+
+/** The main step; `launch` replaces the bundle's keeper, e.g. with its TypeScript source. */
+export function runMain(
+  clock: Clock = systemClock,
+  launch?: Partial<TunnelProcessLaunch>
+): Promise<void> {
+  markMainStarted()
+  const host = githubHost()
+  const bundled = host.tunnelProcess
+  return provision({ ...host, clock, tunnelProcess: () => ({ ...bundled(), ...launch }) })
+}
+
+export function runPost(clock: Clock = systemClock): Promise<void> {
+  return revoke({ ...githubHost(), clock })
+}

@@ -1,0 +1,100 @@
+/**
+ * A small in-memory host for tests of the core: options from a record (action.yml's defaults
+ * filled in, as the runner does), and everything the core does recorded in order. No runner
+ * emulation, no process environment.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { readActionDefinition } from '../../scripts/runner/action-yml.js'
+import type { Host, TunnelProcessLaunch } from '../../src/core/host.js'
+import { fakeClock } from './in-process-step.js'
+
+const action = readActionDefinition(fileURLToPath(new URL('../..', import.meta.url)))
+
+export interface SummaryTable {
+  heading: string
+  columns: [string, string]
+  rows: [string, string][]
+}
+
+export interface MemoryHost extends Host {
+  /** Everything in order: `mask <secret>`, `info <line>`, `notice ...`, `warning ...`, `fail ...`. */
+  events: string[]
+  masks: string[]
+  /** What later steps would get: written only by the step's writes. */
+  env: Record<string, string>
+  outputs: Record<string, string>
+  summaries: SummaryTable[]
+  /** Saved state by name, as post's host would give it back. */
+  saved: Record<string, string>
+  failure: string | undefined
+  clock: ReturnType<typeof fakeClock>
+}
+
+export interface MemoryHostOptions {
+  options?: Record<string, string>
+  /** What an earlier main saved. */
+  state?: Record<string, string>
+  /** A fresh directory under the OS's temp dir unless given. */
+  tempRoot?: string
+  /** The keeper to start with `expose`; without it, a test that starts one fails. */
+  tunnelProcess?: TunnelProcessLaunch
+  /** The fake clock's time. */
+  now?: string
+}
+
+export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
+  const host: MemoryHost = {
+    events: [],
+    masks: [],
+    env: {},
+    outputs: {},
+    summaries: [],
+    saved: { ...given.state },
+    failure: undefined,
+    options: {
+      read: name => given.options?.[name] ?? action.inputs.get(name)?.default ?? '',
+      label: name => `--${name}`
+    },
+    log: {
+      info: message => void host.events.push(`info ${message}`),
+      notice: message => void host.events.push(`notice ${message}`),
+      warning: message => void host.events.push(`warning ${message}`)
+    },
+    mask: secrets => {
+      for (const secret of secrets) {
+        host.masks.push(secret)
+        host.events.push(`mask ${secret}`)
+      }
+    },
+    exportVariable: (name, value) => void (host.env[name] = value),
+    setOutput: (name, value) => void (host.outputs[name] = value),
+    summaryTable: (heading, columns, rows) => void host.summaries.push({ heading, columns, rows }),
+    state: {
+      save: (name, value) => void (host.saved[name] = value),
+      load: name => host.saved[name] ?? ''
+    },
+    fail: message => {
+      host.failure = message
+      host.events.push(`fail ${message}`)
+    },
+    tempRoot: given.tempRoot ?? mkdtempSync(join(tmpdir(), 'memory-host-')),
+    tempRootName: '--work-dir',
+    run: { repository: 'octo/web-shop', runId: '42', runAttempt: '1' },
+    clock: fakeClock(given.now),
+    tunnelProcess: () => {
+      if (!given.tunnelProcess) throw new Error('this memory host starts no tunnel process')
+      return given.tunnelProcess
+    }
+  }
+  return host
+}
+
+/** The lines of the step's log (info, notice, warning), without their kind. */
+export function logLines(host: MemoryHost, kind: 'info' | 'notice' | 'warning'): string[] {
+  return host.events
+    .filter(event => event.startsWith(`${kind} `))
+    .map(event => event.slice(kind.length + 1))
+}

@@ -1,0 +1,18 @@
+/**
+ * A credential's expiry as the service gave it: whether it has passed, and how post tells it.
+ * Only advice hangs on it (post's wording, the keeper's last reconnect): the service, not the
+ * runner's clock, decides whether a credential still works, and clocks drift.
+ */
+import { printable } from './text/printable.js'
+
+/** True when the credential's expiry has passed at `nowMs`; unknown expiry counts as live. */
+export function hasExpired(expiresAt: string | undefined, nowMs: number): boolean {
+  if (!expiresAt) return false
+  const at = Date.parse(expiresAt)
+  return Number.isFinite(at) && at <= nowMs
+}
+
+/** " It expires by itself at …", or nothing when the expiry is unknown; the time comes from state. */
+export function expiryNote(saved: { expiresAt?: string }): string {
+  return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : ''
+}

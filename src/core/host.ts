@@ -1,0 +1,73 @@
+/**
+ * The port: everything a step needs from where it runs. The core reads no environment variable,
+ * command line or runner file itself; a host gives it all through this interface. The GitHub
+ * Actions host is src/github/host.ts; tests use a small in-memory host.
+ */
+import type { Clock } from './clock.js'
+
+/** Options by their action input names (`api-key`, `expose`, ...); '' when not set. */
+export interface OptionSource {
+  read(name: string): string
+  /**
+   * How a message names the option where the user sets it: `input api-key` for the action,
+   * `--project` or `SVC_API_KEY` on a command line.
+   */
+  label(name: string): string
+}
+
+/** Where the step's words go. None of them is ever a secret. */
+export interface StepLog {
+  info(message: string): void
+  notice(message: string): void
+  warning(message: string): void
+}
+
+/** Who runs: names SSH keys (`ci-<repository>-<run id>-<run attempt>`); parts may be missing. */
+export interface RunIdentity {
+  /** The repository or project path, e.g. `octo/web-shop`. */
+  repository?: string
+  runId?: string
+  runAttempt?: string
+}
+
+/** What main leaves for later steps. Called only once the whole step has succeeded. */
+export interface StepWrites {
+  exportVariable(name: string, value: string): void
+  setOutput(name: string, value: string): void
+  /** Appends a heading and a two-column table to the run's summary; throws when it cannot. */
+  summaryTable(heading: string, columns: [string, string], rows: [string, string][]): void
+}
+
+/** What main saves for post, by name. Not secret; post reads it as untrusted input. */
+export interface SavedState {
+  save(name: string, value: string): void
+  /** '' when nothing was saved under the name. */
+  load(name: string): string
+}
+
+/** How the tunnel process is started: the script and the environment it may keep. */
+export interface TunnelProcessLaunch {
+  /** dist/tunnel/index.cjs in the bundle. */
+  scriptPath: string
+  /** Node options before the script, e.g. a TypeScript loader in tests. */
+  execArgv?: string[]
+  /** Enough for Node to run, and nothing of the step's secrets. */
+  environment: Record<string, string>
+}
+
+export interface Host extends StepWrites {
+  options: OptionSource
+  log: StepLog
+  /** Registers secrets with the host's log masking before they could reach any line. */
+  mask(secrets: string[]): void
+  state: SavedState
+  /** Ends the step as failed, with one message that says what happened and what to do. */
+  fail(message: string): void
+  /** A directory the host cleans after the job (RUNNER_TEMP on GitHub). */
+  tempRoot: string
+  /** How messages name it where the user sets it: `RUNNER_TEMP`, `--work-dir`. */
+  tempRootName: string
+  run: RunIdentity
+  clock: Clock
+  tunnelProcess(): TunnelProcessLaunch
+}

@@ -1,0 +1,128 @@
+import type { OptionSource, RunIdentity, StepLog } from '../host.js'
+import type { CredentialService } from '../service/client.js'
+import type { CommonSettings, KindName, PostSettings } from '../settings/types.js'
+import type { credentialKinds } from './registry.js'
+
+export type { StepLog }
+
+/**
+ * A credential kind is a strategy that owns all of itself: it reads its own options, obtains its
+ * credential (main), says what to publish, reads back what it saved, and revokes (post). Adding
+ * a kind touches its module, the registry's table and action.yml; main and post only route.
+ */
+export interface CredentialKind<Settings extends KindSettings, Saved extends { kind: string }> {
+  /**
+   * Reads and checks this kind's options, after the ones every kind shares. `auto` is true when
+   * `credential: auto` chose it. Throws an ExplainedError that names the option at fault.
+   */
+  readSettings(options: OptionSource, common: CommonSettings, choice: { auto: boolean }): Settings
+  /** False for a kind that never calls the credential service (post then needs no base-url). */
+  sendsRequests: boolean
+  /**
+   * Obtains the credential and publishes it (context.publish). Saves what post needs before
+   * anything can fail halfway, and revokes at once a credential it cannot hand over.
+   */
+  obtain(settings: Settings, context: ObtainContext): Promise<Obtained>
+  /**
+   * Post: what main saved, read field by field from state anyone could write (the kind written
+   * in it is not trusted); undefined when anything it needs is missing or malformed.
+   */
+  readSaved(value: Record<string, unknown>): Saved | undefined
+  /** Post's side: revokes what main obtained, or says why there is nothing to do. Throws on failure. */
+  revoke(saved: Saved, context: RevokeContext): Promise<void>
+  /** How post's messages name the credential, e.g. "the tunnel token of user ab12c". */
+  describe(saved: Saved): string
+}
+
+/** What every kind's settings hold: the shared options, and which kind they are for. */
+export interface KindSettings extends CommonSettings {
+  kind: KindName
+  /**
+   * The tunnel server, when the options name it before any request: the URLs `expose` will
+   * publish are checked with it then. Undefined when only the credential will say.
+   */
+  tunnelHost?: string
+  tunnelPort?: number
+  /** The tunnel user, when the options name it before any request (the URLs use it). */
+  knownUser?: KnownUser
+}
+
+/** A tunnel user named by an option, and which. */
+export interface KnownUser {
+  name: string
+  from: UserOption
+}
+
+/** The option a tunnel user comes from, for the advice when a URL built from it cannot work. */
+export interface UserOption {
+  /** As the host names it: `input client-id`, `--client-id`. */
+  label: string
+  /** False when the user cannot be changed on its own: a token belongs to its user. */
+  changeable: boolean
+}
+
+/** What main saves for post, one shape per kind. Nothing secret: no token, no key. */
+export type SavedCredential = NonNullable<
+  ReturnType<(typeof credentialKinds)[KindName]['readSaved']>
+>
+
+export interface ObtainContext {
+  /** The service client, built only by kinds that call the service. */
+  service(): CredentialService
+  log: StepLog
+  /** Registers secrets with the runner's masker before they could reach any line of the log. */
+  mask(secrets: string[]): void
+  save(saved: SavedCredential): void
+  /** Main revoked at once what it saved: nothing is left for post. */
+  clearSaved(): void
+  /**
+   * Writes what was obtained to the runner. The kind calls it while it can still revoke the
+   * credential, so a credential that cannot be handed over does not live on.
+   */
+  publish(obtained: Obtained): Promise<void>
+  /** The one-message explanation of a failed request, for lines that report one. */
+  explain(error: unknown): string
+  /** Where key folders go: the host cleans it after the job. */
+  tempRoot: string
+  /** How messages name it: `RUNNER_TEMP`. */
+  tempRootName: string
+  /** Names uploaded keys. */
+  run: RunIdentity
+}
+
+export interface RevokeContext {
+  settings: PostSettings
+  service(): CredentialService
+  log: StepLog
+  /** Where an SSH key folder must be. */
+  tempRoot: string
+  tempRootName: string
+}
+
+/** What main writes to the runner once the credential is in hand. */
+export interface Obtained {
+  /** Variables for later steps, without the prefix: `TUNNEL_USER` becomes `SVC_TUNNEL_USER`. */
+  env: Record<string, string>
+  outputs: Record<string, string>
+  /** Field and value rows of the job summary's table; empty values are left out. */
+  summary: [string, string][]
+  /** The closing line of main's log, e.g. "Provisioned tunnel user ab12c for host:2223". */
+  announcement: string
+  /** How the expose tunnel logs in with this credential. */
+  login: TunnelLogin
+}
+
+/** What a tunnel client (the expose keeper) needs to log in: a token as password, or a key file. */
+export interface TunnelLogin {
+  kind: KindName
+  user: string
+  host: string
+  port: number
+  secret: { type: 'password'; token: string } | { type: 'key-file'; path: string }
+  /** When the credential dies, and the tunnel with it; absent when unknown or never. */
+  expiresAt?: string
+  /** What to tell the user about how long a tunnel can live with this credential, if it is short. */
+  lifetimeNote?: string
+  /** Set when the options named the user rather than the service. */
+  userFrom?: UserOption
+}

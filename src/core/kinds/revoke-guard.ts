@@ -1,0 +1,26 @@
+/**
+ * Post's first questions for a saved credential, the same for every kind that can be revoked:
+ * revoke it or keep it, and with what key.
+ */
+import { ExplainedError } from '../errors.js'
+import type { PostSettings } from '../settings/types.js'
+
+/**
+ * True when post revokes: the workflow did not ask to keep the credential, or main refused it. A
+ * credential main refused was never handed out, so it goes whatever the revoke option says.
+ */
+export function shouldRevoke(
+  settings: { revoke: boolean },
+  saved: { rejected?: boolean }
+): boolean {
+  return settings.revoke || saved.rejected === true
+}
+
+/** A revoke request is authenticated with the API key: without one in post, none can be sent. */
+export function requireRevokeApiKey(settings: Pick<PostSettings, 'apiKey' | 'optionLabel'>): void {
+  if (!settings.apiKey) {
+    throw new ExplainedError(
+      `${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`
+    )
+  }
+}

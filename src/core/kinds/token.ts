@@ -1,0 +1,105 @@
+import { parseCredential, type Credential, type Overrides } from '../service/credential.js'
+import type { KindName } from '../settings/types.js'
+import { isCleanIdentifier } from '../text/validators.js'
+import type { ObtainContext, Obtained } from './kind.js'
+import { readSavedIssued, type SavedIssued } from './saved-issued.js'
+
+/** How a token kind (cicd, free, existing) names itself in what it publishes. */
+export interface TokenKindWords {
+  kind: KindName
+  /** The kind in the job summary, e.g. "free (5 minutes, not revocable)". */
+  label: string
+  /** The closing line's first word: "Provisioned" for a token this step asked for. */
+  verb: 'Provisioned' | 'Using'
+}
+
+/** What a kind that issues tokens saves: the tunnel user names the credential to revoke. */
+export interface SavedToken extends SavedIssued {
+  kind: KindName
+  tunnelUser: string
+}
+
+/**
+ * What every token kind publishes: the four variables of the spec, the outputs, and the summary.
+ * Host, port and user are not secret; the token is masked by the kind before it gets here.
+ */
+export function tokenObtained(
+  credential: Credential,
+  words: TokenKindWords,
+  context: { project?: string; environment?: string } = {}
+): Obtained {
+  const project = credential.projectSlug ?? context.project ?? ''
+  return {
+    env: {
+      TUNNEL_TOKEN: credential.token,
+      TUNNEL_USER: credential.tunnelUser,
+      TUNNEL_HOST: credential.tunnelHost,
+      TUNNEL_PORT: String(credential.tunnelPort)
+    },
+    outputs: {
+      token: credential.token,
+      'tunnel-user': credential.tunnelUser,
+      'client-id': credential.clientId,
+      'tunnel-host': credential.tunnelHost,
+      'tunnel-port': String(credential.tunnelPort),
+      'expires-at': credential.expiresAt ?? '',
+      'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
+      'project-slug': project,
+      credential: words.kind
+    },
+    summary: [
+      ['Project', project],
+      ['Environment', context.environment ?? ''],
+      ['Tunnel user', credential.tunnelUser],
+      ['Tunnel host', credential.tunnelHost],
+      ['Tunnel port', String(credential.tunnelPort)],
+      ['Expires at', credential.expiresAt ?? 'not given'],
+      ['Credential', words.label]
+    ],
+    announcement:
+      `${words.verb} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
+      `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
+    login: {
+      kind: words.kind,
+      user: credential.tunnelUser,
+      host: credential.tunnelHost,
+      port: credential.tunnelPort,
+      secret: { type: 'password', token: credential.token },
+      ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+    }
+  }
+}
+
+/**
+ * A token answer the service issued, checked and accepted: a defaulted port is said, and what post
+ * needs is saved before anything is published, so a publish that fails halfway still leaves post
+ * the credential to revoke (and the revoke option is honoured from here on).
+ */
+export function acceptIssuedToken(
+  raw: unknown,
+  kind: SavedToken['kind'],
+  settings: Overrides & { baseUrl: string },
+  { log, save }: Pick<ObtainContext, 'log' | 'save'>
+): Credential {
+  const credential = parseCredential(raw, settings)
+  if (credential.portDefaulted) {
+    log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`)
+  }
+  save({
+    kind,
+    tunnelUser: credential.tunnelUser,
+    baseUrl: settings.baseUrl,
+    ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+  })
+  return credential
+}
+
+/** A saved token, read back as `kind`; undefined without a clean tunnel user. */
+export function readSavedToken(
+  kind: SavedToken['kind'],
+  saved: Record<string, unknown>
+): SavedToken | undefined {
+  const { tunnelUser } = saved
+  if (!isCleanIdentifier(tunnelUser)) return undefined
+  return { kind, tunnelUser, ...readSavedIssued(saved) }
+}

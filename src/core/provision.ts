@@ -1,0 +1,83 @@
+/**
+ * What main does, in order: mask, read the options, start the tunnel process with `expose`, obtain
+ * the credential, and hand it over (variables, outputs, summary, the tunnel), all or nothing.
+ */
+import { ExplainedError } from './errors.js'
+import type { Host } from './host.js'
+import { obtainCredential } from './kinds/registry.js'
+import { clearCredential, saveCredential } from './saved-credential.js'
+import { createService } from './service/factory.js'
+import { explainFailure } from './service/failures.js'
+import { readMainSettings } from './settings/read-main.js'
+import { holdWrites, publishObtained } from './step-writes.js'
+import { printable } from './text/printable.js'
+import { checkUrlsBeforeRequest } from './tunnel/urls.js'
+
+/** The main step. Never throws for a failure it expects: it fails the step through the host. */
+export async function provision(host: Host): Promise<void> {
+  const { options, log, clock, state } = host
+  // Before anything can print, so not even an error message can show a key or token.
+  host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean))
+  let baseUrl = printable(options.read('base-url'))
+  let project: string | undefined
+  try {
+    const settings = readMainSettings(options)
+    if ('baseUrl' in settings) baseUrl = settings.baseUrl
+    // A 404's explanation names the project, for the kinds that send one.
+    if ('project' in settings) project = settings.project
+    checkUrlsBeforeRequest(settings)
+    // Loaded only with `expose`, so a step without it loads no tunnel code. Its process starts
+    // now, so that its start overlaps the request for the credential (see launchKeeper).
+    const tunnel = settings.tunnel
+      ? (await import('./tunnel/on-demand.js')).prepareTunnel(settings.tunnel, host)
+      : undefined
+    try {
+      await obtainCredential(settings, {
+        service: () => {
+          // Only kinds that read base-url call the service; `existing` never does.
+          if (!('baseUrl' in settings))
+            throw new Error(`credential ${settings.kind} sends no request`)
+          return createService(settings.baseUrl, settings.http, clock, log)
+        },
+        log,
+        mask: secrets => host.mask(secrets),
+        save: saved => saveCredential(state, saved),
+        clearSaved: () => clearCredential(state),
+        publish: async obtained => {
+          // All or nothing: later steps get no variable, output or summary unless the whole
+          // hand-over succeeds. Secrets were masked as they arrived, and state for post is saved.
+          const writes = holdWrites(host, log)
+          const exported = publishObtained(obtained, settings, writes)
+          // Part of the hand-over: a tunnel that fails revokes the credential at once, as any
+          // failure after the credential was issued does.
+          if (tunnel) await tunnel.open(obtained.login, settings, writes)
+          writes.flush()
+          log.info(
+            `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
+          )
+        },
+        explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
+        tempRoot: host.tempRoot,
+        tempRootName: host.tempRootName,
+        run: host.run
+      })
+    } finally {
+      // No credential (or a failure before the tunnel was configured): no process is left.
+      await tunnel?.stopUnused()
+    }
+  } catch (error) {
+    host.fail(
+      error instanceof ExplainedError
+        ? error.message
+        : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
+    )
+  }
+}
+
+/** "SVC_TUNNEL_TOKEN, _USER, _HOST and _PORT": the prefix once, then only what differs. */
+function listExported(names: string[], prefix: string): string {
+  const [first, ...rest] = names
+  const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length))
+  if (short.length === 0) return first
+  return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`
+}

@@ -1,0 +1,108 @@
+import { describeUnexpected } from '../text/describe-error.js'
+import { printable } from '../text/printable.js'
+import { AttemptsExhausted, MAX_RETRY_AFTER_SECONDS, RetryAfterTooLong } from './retry.js'
+import { ServiceError, type Endpoint } from './client.js'
+
+export interface FailureContext {
+  baseUrl: string
+  project?: string
+  nowMs: number
+}
+
+const RATE_LIMITS: Record<Endpoint, string> = {
+  'credential-provision': 'credential-provision allows 60 requests per hour per API key',
+  'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
+  'revoke-token': 'revoke-token is rate limited by the service',
+  'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+  'user-keys-list': 'user-keys-list is rate limited by the service',
+  'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
+}
+
+const INVALID_REQUEST_HINTS: Record<Endpoint, string> = {
+  'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
+  'create-ephemeral-token': 'Check base-url.',
+  'revoke-token': 'Check base-url.',
+  'keys-upload':
+    'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+  'user-keys-list': 'Check base-url.',
+  'revoke-ssh-key': 'Check base-url.'
+}
+
+const FORBIDDEN_HINTS: Record<Endpoint, string> = {
+  'credential-provision':
+    'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
+  'create-ephemeral-token': 'Check base-url.',
+  'revoke-token': 'Use a key of the account that owns the token.',
+  'keys-upload':
+    'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+  'user-keys-list': 'Use the api-key that uploaded the key.',
+  // The spec's 403 for revoke-ssh-key: the key exists but another account uploaded it.
+  'revoke-ssh-key':
+    'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
+}
+
+/**
+ * One message per failure for the workflow author: what happened and what to do.
+ * Pure, so each case is tested on its words.
+ */
+export function explainFailure(error: unknown, context: FailureContext): string {
+  if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
+    return (
+      `Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
+      `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
+      `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`
+    )
+  }
+  if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
+    const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`
+    return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`
+  }
+  if (error instanceof ServiceError) return explainServiceError(error, context)
+  return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`
+}
+
+/**
+ * When to re-run, total for any wait: a date past what Date can hold (a retry_after of 1e13 s) is
+ * no date, and the advice is just to wait.
+ */
+function retryTime(nowMs: number, retryAfterSeconds: number): string {
+  const at = new Date(nowMs + retryAfterSeconds * 1000)
+  return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later'
+}
+
+function explainServiceError(error: ServiceError, context: FailureContext): string {
+  // Its own sentence, so the advice after it does not read as part of what the service said.
+  const said = error.serviceMessage
+    ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
+    : ''
+  switch (error.kind) {
+    case 'network':
+      return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`
+    case 'timeout':
+      return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (input timeout-seconds).`
+    case 'bad-response':
+      return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that base-url points at the credential service (its path usually ends in /functions/v1).`
+    case 'http':
+      break
+  }
+  const status = `${error.status}${error.code ? ` ${error.code}` : ''}`
+  switch (error.status) {
+    case 400:
+      return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`
+    case 401:
+      return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`
+    case 403:
+      return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`
+    case 404:
+      return error.endpoint === 'credential-provision'
+        ? `Project "${printable(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
+            `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
+        : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`
+    case 429:
+      return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`
+  }
+  if (error.status !== undefined && error.status >= 500) {
+    return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`
+  }
+  return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check base-url.`
+}

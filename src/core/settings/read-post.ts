@@ -1,0 +1,25 @@
+import type { OptionSource } from '../host.js'
+import { credentialKind } from '../kinds/registry.js'
+import { readKindChoice } from './choice.js'
+import { parseFailOnRevokeError, readBaseUrl, readHttpSettings } from './common.js'
+import { readBoolean } from './option-values.js'
+import type { KindName, PostSettings } from './types.js'
+
+export function readPostSettings(options: OptionSource): PostSettings {
+  const kind = readPostKind(options)
+  return {
+    kind,
+    apiKey: options.read('api-key').trim(),
+    // A kind that sends no request needs no base-url, so it may be empty there.
+    ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
+    revoke: readBoolean(options, 'revoke', true),
+    failOnRevokeError: parseFailOnRevokeError(options),
+    http: readHttpSettings(options),
+    optionLabel: name => options.label(name)
+  }
+}
+
+/** The kind main chose, from the same options: post reads saved state as this kind. */
+export function readPostKind(options: OptionSource): KindName {
+  return readKindChoice(options).kind
+}

@@ -1,0 +1,45 @@
+/**
+ * What the steps read from their options, once checked. The kinds' own settings are declared in
+ * their modules; MainSettings is whichever of them the `credential` option picks.
+ */
+import type { OptionSource } from '../host.js'
+import type { credentialKinds } from '../kinds/registry.js'
+import type { TunnelSettings } from './expose.js'
+
+/** The credential kinds, by their `credential` option value: the keys of the registry's table. */
+export type KindName = keyof typeof credentialKinds
+
+/** What every kind's main step reads, whatever it obtains. */
+export interface CommonSettings {
+  revoke: boolean
+  /** Read by post only, but checked here so a typo fails the job before a credential exists. */
+  failOnRevokeError: boolean
+  envPrefix: string
+  exportEnv: boolean
+  http: HttpSettings
+  /** What to expose through the tunnel; absent when `expose` is empty (no tunnel). */
+  tunnel?: TunnelSettings
+  /** How a message names an option where the user sets it (`input revoke`, `--revoke`). */
+  optionLabel: OptionSource['label']
+}
+
+export interface HttpSettings {
+  maxAttempts: number
+  timeoutSeconds: number
+}
+
+/** Everything the main step needs, read and checked in one place before any request is sent. */
+export type MainSettings = ReturnType<(typeof credentialKinds)[KindName]['readSettings']>
+
+/** What the post step reads from its options; saved state only names what to revoke. */
+export interface PostSettings {
+  /** From the options, as main chose it, rather than from saved state that anyone could write. */
+  kind: KindName
+  apiKey: string
+  /** From the option, never from saved state: the API key goes nowhere else. Absent for kinds that send no request. */
+  baseUrl?: string
+  revoke: boolean
+  failOnRevokeError: boolean
+  http: HttpSettings
+  optionLabel: OptionSource['label']
+}

@@ -1,0 +1,288 @@
+/**
+ * The tunnel keeper: one SSH connection to the tunnel server that holds a remote forward per
+ * `expose` entry, pipes every connection the server opens on a forward to that entry's local
+ * `HOST:PORT`, and reconnects when the connection drops. It runs in the detached process that
+ * keeper/main.ts starts; the logic is here, apart from process wiring, so tests run it in-process.
+ * Its parts: reconnect.ts (when to connect), ssh-attempt.ts (one attempt, host keys checked),
+ * forwarded-connection.ts (one forwarded connection), record.ts and log.ts (files); what it
+ * shares with main and post is in ../protocol.ts.
+ */
+import { existsSync } from 'node:fs'
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import type Client from 'ssh2/lib/client.js'
+import { hasExpired } from '../../expiry.js'
+import { cleanText } from '../../text/printable.js'
+import { serveForwarded, type ForwardContext } from './forwarded-connection.js'
+import { HostKeyTrust } from './host-keys.js'
+import { KeeperLog, LocalErrorSummary } from './log.js'
+import { COLLECT_EVERY_BYTES, type KeeperIo } from './io.js'
+import { STOP_FILE_CHECK_MS, type KeeperConfig, type KeeperStats } from '../protocol.js'
+import { KeeperRecord } from './record.js'
+import { cachedLookup } from './lookup-cache.js'
+import { ConnectPacing, connectFirst, reconnect, type LoopContext } from './reconnect.js'
+import { attemptConnection, FORWARD_PORT, SERVER_TEXT_MAX } from './ssh-attempt.js'
+
+/** The stop file is looked for, and the record written when due, this often. */
+const TICK_MS = STOP_FILE_CHECK_MS
+
+export class Keeper {
+  private readonly stats: KeeperStats
+  private client: Client | undefined
+  /** The host key the current or last connection was trusted with. */
+  private fingerprint: string | undefined
+  /** The key the server showed last, trusted or not: reported when the first start fails. */
+  private seenFingerprint: string | undefined
+  private stopping = false
+  private wake: (() => void) | undefined
+  private readonly open = new Set<Duplex | Socket>()
+  private readonly lookup = cachedLookup()
+  private sinceCollect = 0
+  private readonly logFile: KeeperLog
+  private readonly localErrors: LocalErrorSummary
+  private readonly record: KeeperRecord
+  private readonly trust: HostKeyTrust
+  private readonly pacing: ConnectPacing
+
+  constructor(
+    private readonly config: KeeperConfig,
+    private readonly io: KeeperIo
+  ) {
+    this.stats = {
+      pid: io.pid,
+      startedAt: this.iso(),
+      updatedAt: this.iso(),
+      state: 'connecting',
+      reconnects: 0,
+      connections: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+      localErrors: 0
+    }
+    this.logFile = new KeeperLog(config.logPath, () => io.now())
+    this.localErrors = new LocalErrorSummary(
+      message => this.log(message),
+      () => io.now()
+    )
+    this.record = new KeeperRecord(config.statsPath, () => io.now())
+    this.trust = new HostKeyTrust(config.hostKeyPins)
+    this.pacing = new ConnectPacing(
+      () => io.now(),
+      () => io.random()
+    )
+  }
+
+  /** Connects, reports, and keeps the tunnel up until stopped or the credential is refused. */
+  async run(): Promise<KeeperStats> {
+    const names = this.config.entries.map(e => `${e.name} -> ${e.host}:${e.port}`).join(', ')
+    this.log(
+      `Starting: ${this.config.user}@${this.config.host}:${this.config.port}, forwards ${names}`
+    )
+    // Post finds and stops the keeper through its record: without one, never connect.
+    const unwritable = this.writeStats()
+    if (unwritable !== undefined) return this.failStart(unwritable)
+    const ticker = setInterval(() => this.tick(), TICK_MS)
+    try {
+      const first = await connectFirst(this.loop())
+      if (!first.ok) {
+        this.io.report({
+          type: 'failed',
+          cause: first.cause!,
+          detail: first.detail!,
+          ...(first.name !== undefined && { name: first.name }),
+          ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
+        })
+        return this.end(`could not start: ${first.detail}`)
+      }
+      this.client = first.client
+      this.stats.readyAt = this.iso()
+      this.stats.state = 'ready'
+      // The record says "ready" before main is told so, and main lets go only then.
+      const notRecorded = this.writeStats()
+      if (notRecorded !== undefined) return this.failStart(notRecorded)
+      this.io.report({ type: 'ready', fingerprint: this.fingerprint! })
+      return await this.keepUp()
+    } finally {
+      clearInterval(ticker)
+      this.localErrors.flush(true)
+      this.writeStats()
+    }
+  }
+
+  /** Asks the keeper to cancel its forwards and leave, as the stop file does. */
+  stop(): void {
+    if (this.stopping) return
+    this.stopping = true
+    this.log('Stop requested')
+    this.wake?.()
+    const client = this.client
+    if (client === undefined) return
+    try {
+      for (const entry of this.config.entries) {
+        client.unforwardIn(entry.name, FORWARD_PORT, () => undefined)
+      }
+    } catch {
+      // "Not connected": the connection dropped and no new one is up; nothing to cancel.
+    }
+    client.end()
+  }
+
+  /** Records an unexpected error as the keeper's end, so post can say when and why. */
+  crashed(error: Error): void {
+    this.end(`the tunnel process crashed: ${cleanText(error.message, SERVER_TEXT_MAX)}`)
+  }
+
+  private failStart(detail: string): KeeperStats {
+    this.io.report({ type: 'failed', cause: 'record', detail: `the tunnel process ${detail}` })
+    return this.end(`could not start: ${detail}`)
+  }
+
+  private loop(): LoopContext {
+    return {
+      pacing: this.pacing,
+      attempt: () => this.attempt(),
+      sleep: ms => this.sleep(ms),
+      stopping: () => this.stopping,
+      expired: () =>
+        hasExpired(this.config.expiresAt, this.io.now())
+          ? `the credential expired at ${this.config.expiresAt}`
+          : undefined,
+      log: message => this.log(message),
+      user: this.config.user,
+      maxAttempts: this.config.maxAttempts
+    }
+  }
+
+  private attempt() {
+    return attemptConnection({
+      config: this.config,
+      trust: this.trust,
+      log: message => this.log(message),
+      sawKey: fingerprint => (this.seenFingerprint = fingerprint),
+      trustedKey: fingerprint => (this.fingerprint = fingerprint),
+      serve: (details, accept, reject) => serveForwarded(details, accept, reject, this.forwards()),
+      stopping: () => this.stopping,
+      now: () => this.io.now()
+    })
+  }
+
+  /** After the first ready: reconnect whenever the connection drops, until told to stop. */
+  private async keepUp(): Promise<KeeperStats> {
+    for (;;) {
+      await this.closed()
+      if (this.stopping) return this.finish()
+      this.setState('reconnecting')
+      this.log('Connection lost; reconnecting')
+      const outcome = await reconnect(this.loop())
+      if (outcome.type === 'stopped') return this.finish()
+      if (outcome.type === 'end') return this.end(outcome.reason)
+      this.client = outcome.attempt.client
+      this.stats.reconnects += 1
+      this.setState('ready')
+      this.log(`Reconnected (reconnect ${this.stats.reconnects})`)
+    }
+  }
+
+  /** Resolves when the current connection has closed. */
+  private closed(): Promise<void> {
+    const client = this.client
+    return new Promise(resolve => {
+      if (client === undefined) return resolve()
+      client.once('close', () => {
+        this.client = undefined
+        resolve()
+      })
+    })
+  }
+
+  private forwards(): ForwardContext {
+    return {
+      entries: this.config.entries,
+      lookup: this.lookup,
+      served: () => {
+        this.stats.connections += 1
+        this.record.changed()
+      },
+      bytes: (field, count) => this.count(field, count),
+      localError: (entry, code) => {
+        this.stats.localErrors += 1
+        this.record.changed()
+        this.localErrors.record(entry.name, `${entry.host}:${entry.port}`, code)
+      },
+      track: stream => {
+        this.open.add(stream)
+        stream.once('close', () => this.open.delete(stream))
+      }
+    }
+  }
+
+  private count(field: 'bytesIn' | 'bytesOut', bytes: number): void {
+    this.stats[field] += bytes
+    this.record.changed()
+    this.sinceCollect += bytes
+    if (this.sinceCollect >= COLLECT_EVERY_BYTES) {
+      this.sinceCollect = 0
+      this.io.collectYoung?.()
+    }
+  }
+
+  /** Waits, but returns at once when a stop is requested. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise(resolve => {
+      let timer: NodeJS.Timeout | undefined
+      const done = (): void => {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.wake = done
+      if (this.io.sleep !== undefined) this.io.sleep(ms).then(done, done)
+      else timer = setTimeout(done, ms)
+    })
+  }
+
+  private tick(): void {
+    if (!this.stopping && existsSync(this.config.stopPath)) this.stop()
+    this.localErrors.flush()
+    this.record.saveIfDue(this.stats)
+  }
+
+  private finish(): KeeperStats {
+    for (const stream of this.open) stream.destroy()
+    this.setState('stopped')
+    this.localErrors.flush(true)
+    this.logFile.final(
+      `Stopped: ${this.stats.connections} connections served, ${this.stats.reconnects} reconnects`
+    )
+    return this.stats
+  }
+
+  /** The keeper ends on its own: recorded, so post can say when and why. */
+  private end(reason: string): KeeperStats {
+    for (const stream of this.open) stream.destroy()
+    this.client?.end()
+    this.stats.endedAt = this.iso()
+    this.stats.endReason = reason
+    this.setState('ended')
+    this.localErrors.flush(true)
+    this.logFile.final(`Ended: ${reason}`)
+    return this.stats
+  }
+
+  private setState(state: KeeperStats['state']): void {
+    this.stats.state = state
+    this.writeStats()
+  }
+
+  /** Returns why the record could not be written; after ready that does not end the tunnel. */
+  private writeStats(): string | undefined {
+    return this.record.save(this.stats)
+  }
+
+  private log(message: string): void {
+    this.logFile.line(message)
+  }
+
+  private iso(): string {
+    return new Date(this.io.now()).toISOString()
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The detached tunnel process (bundled on its own as dist/tunnel/index.cjs, so a step without
+ * `expose` never loads ssh2). Main sends the configuration, token included, as the first IPC
+ * message: never on the command line or in the environment, where other processes can read it.
+ * stdout and stderr go to the keeper's log file (main opens it), never to the step's pipes.
+ */
+import { appendFileSync } from 'node:fs'
+import type { KeeperConfig, KeeperReport } from '../protocol.js'
+import { Keeper } from './keeper.js'
+
+let ready = false
+// Main starts this process before it has the credential, and lets go only after ready. A main
+// that went away before then (its credential refused, or killed by a step timeout) will never
+// configure it: leave with it, and post, finding it gone and never ready, says nothing.
+process.once('disconnect', () => {
+  if (!ready) process.exit(3)
+})
+
+// Post's signal, sent only once it proved this is the process main started (identity.ts): it
+// works where the stop file cannot, in a directory a later step emptied. Before the
+// configuration there is nothing to close.
+let stopOnSignal = (): void => process.exit(0)
+process.on('SIGTERM', () => stopOnSignal())
+
+process.once('message', (config: KeeperConfig) => {
+  const keeper = new Keeper(config, {
+    // After ready, main disconnects and exits; nothing is sent after that.
+    report: (report: KeeperReport) => {
+      ready = report.type === 'ready'
+      if (process.connected) process.send!(report)
+    },
+    now: () => Date.now(),
+    random: () => Math.random(),
+    pid: process.pid,
+    // launch.ts starts the keeper with --expose-gc for this.
+    ...(typeof globalThis.gc === 'function' && {
+      collectYoung: () => globalThis.gc!({ type: 'minor', execution: 'sync' })
+    })
+  })
+  const crash = (error: Error): never => {
+    appendFileSync(config.logPath, `${new Date().toISOString()} Crashed: ${error.stack}\n`)
+    keeper.crashed(error)
+    process.exit(1)
+  }
+  process.on('uncaughtException', crash)
+  stopOnSignal = () => keeper.stop()
+  keeper.run().then(() => process.exit(0), crash)
+})

@@ -1,0 +1,105 @@
+/**
+ * Main's side of the tunnel: start the keeper before the credential is asked for, then hand it
+ * the credential and publish the URLs. Loaded only with `expose` (through on-demand.ts), so a
+ * step without a tunnel loads no tunnel code.
+ */
+import { ExplainedError } from '../errors.js'
+import type { Host } from '../host.js'
+import type { TunnelLogin } from '../kinds/kind.js'
+import { describeUnexpected } from '../text/describe-error.js'
+import type { TunnelSettings } from '../settings/expose.js'
+import type { MainSettings } from '../settings/types.js'
+import type { HeldWrites } from '../step-writes.js'
+import { launchKeeper, type LaunchedKeeper } from './launch.js'
+import { clearTunnel, saveTunnel } from './saved-tunnel.js'
+import { targetOf, urlsFor } from './urls.js'
+
+/** Main's tunnel: its process started, waiting for the credential. */
+export interface PreparedTunnel {
+  /** Hands the credential to the process, waits for every forward, then publishes the URLs. */
+  open(login: TunnelLogin, settings: MainSettings, writes: HeldWrites): Promise<void>
+  /** Stops the process if it was never opened; does nothing once it was. */
+  stopUnused(): Promise<void>
+}
+
+/** Main, before it asks for the credential: the keeper process starts and waits for it. */
+export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunnel {
+  let keeper: LaunchedKeeper
+  try {
+    keeper = launchKeeper({
+      ...host.tunnelProcess(),
+      tempRoot: host.tempRoot,
+      tempRootName: host.tempRootName
+    })
+  } catch (error) {
+    throw new ExplainedError(
+      `Could not start the tunnel process: ${describeUnexpected(error)}. ` +
+        `Check that ${host.tempRootName} is writable and that the runner may start processes; no credential was requested.`
+    )
+  }
+  // Saved before the credential is asked for: a main that dies from here on (a step timeout)
+  // still leaves post able to find and stop the process.
+  if (keeper.saved) saveTunnel(host.state, keeper.saved)
+  return {
+    open: (login, settings, writes) => openTunnel(login, settings, tunnel, keeper, writes, host),
+    stopUnused: async () => {
+      await keeper.stopUnused()
+      // Never ready: stopUnused or the failed start ended it, and post has nothing to stop.
+      if (!keeper.ready) clearTunnel(host.state)
+    }
+  }
+}
+
+/**
+ * Main: configure the launched keeper, wait for every forward, then publish the URLs (to
+ * `writes`, which main holds back until the whole step has succeeded).
+ */
+async function openTunnel(
+  login: TunnelLogin,
+  settings: MainSettings,
+  tunnel: TunnelSettings,
+  keeper: LaunchedKeeper,
+  writes: HeldWrites,
+  { log, state }: Host
+): Promise<void> {
+  // Before the keeper logs in: a URL that cannot work is no reason to open the tunnel.
+  const urls = urlsFor(tunnel, targetOf(login), settings.optionLabel)
+  const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ')
+  log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
+  const started = await keeper.start({
+    host: login.host,
+    port: login.port,
+    user: login.user,
+    // A token is the SSH password; an ssh-key credential logs in with its private key file,
+    // which the keeper reads itself: the key never crosses the IPC channel.
+    ...(login.secret.type === 'password'
+      ? { token: login.secret.token }
+      : { privateKeyPath: login.secret.path }),
+    entries: tunnel.entries,
+    hostKeyPins: tunnel.hostKeyPins,
+    ...(login.expiresAt && { expiresAt: login.expiresAt }),
+    attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
+    maxAttempts: settings.http.maxAttempts
+  })
+  if (keeper.saved) saveTunnel(state, { ...keeper.saved, started: true })
+  if (tunnel.hostKeyPins.length === 0) {
+    log.notice(
+      `The tunnel server's host key is ${started.fingerprint}; it was accepted because tunnel-host-key is empty. ` +
+        `To refuse any other key, set tunnel-host-key: ${started.fingerprint}`
+    )
+  }
+  for (const [name, url] of Object.entries(urls)) log.info(`Exposed ${name}: ${url}`)
+  log.info(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`)
+  // The kind knows its own lifetime (a free credential's tunnel ends after 5 minutes).
+  if (login.lifetimeNote) log.info(login.lifetimeNote)
+  const first = Object.values(urls)[0]
+  writes.setOutput('url', first)
+  writes.setOutput('urls', JSON.stringify(urls))
+  if (settings.exportEnv) writes.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first)
+  writes.summaryTable(
+    'the tunnel URLs to the job summary',
+    'Tunnel URLs',
+    ['Name', 'URL'],
+    Object.entries(urls)
+  )
+}

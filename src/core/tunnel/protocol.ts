@@ -1,0 +1,126 @@
+/**
+ * What main, post and the detached keeper share, and the one file both sides of the tunnel
+ * import: the configuration main sends over IPC, the one report the keeper sends back, the record
+ * (stats file) post reads, where those files are, and the timing each side counts on from the
+ * other. The keeper's bundle holds this file and nothing of option or credential parsing.
+ */
+import { join } from 'node:path'
+
+/** One forward: the server serves `name`; the runner reaches the app at `host:port`. */
+export interface ExposeEntry {
+  name: string
+  host: string
+  port: number
+}
+
+/**
+ * One trusted host key: its fingerprint, and its type when the pin was a known_hosts line. With
+ * the type the keeper offers that key type first, as OpenSSH does, so a server that also holds a
+ * key of another type shows the pinned one.
+ */
+export interface HostKeyPin {
+  /** `SHA256:…`, as OpenSSH prints it. */
+  fingerprint: string
+  /** `ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256`, …; absent for a bare fingerprint. */
+  keyType?: string
+}
+
+/** What main sends the keeper over IPC (never on its command line or in its environment). */
+export interface KeeperConfig {
+  host: string
+  port: number
+  user: string
+  /** The tunnel token: the SSH password (and the keyboard-interactive answer). */
+  token?: string
+  /** A private key file, for credentials that log in with a key instead of the token. */
+  privateKeyPath?: string
+  entries: ExposeEntry[]
+  /** Host keys to trust; empty: trust the first key seen, and that one alone, and report it. */
+  hostKeyPins: HostKeyPin[]
+  /** The credential's expiry: no reconnecting after it. */
+  expiresAt?: string
+  /** Bounds one attempt: connect, authenticate, and every forward accepted. */
+  attemptTimeoutMs: number
+  /** Attempts before the first ready; later reconnects go on while the credential is valid. */
+  maxAttempts: number
+  logPath: string
+  statsPath: string
+  /** The keeper stops when this file appears: a signal that works on every OS. */
+  stopPath: string
+}
+
+/** `record`: the keeper could not write its stats file, without which post cannot stop it. */
+export type FailureCause = 'host-key' | 'auth' | 'forward' | 'timeout' | 'connect' | 'record'
+
+/** What the keeper tells main, once: ready with every forward, or why not. */
+export type KeeperReport =
+  | { type: 'ready'; fingerprint: string }
+  | { type: 'failed'; cause: FailureCause; detail: string; name?: string; fingerprint?: string }
+
+/** Written to statsPath on change and at exit; the post step reads it. */
+export interface KeeperStats {
+  pid: number
+  startedAt: string
+  readyAt?: string
+  /** Last time the keeper wrote this file (at least every HEARTBEAT_MS while it runs). */
+  updatedAt: string
+  state: 'connecting' | 'ready' | 'reconnecting' | 'stopped' | 'ended'
+  reconnects: number
+  connections: number
+  /** Bytes from the tunnel to the local apps (requests), and back (responses). */
+  bytesIn: number
+  bytesOut: number
+  /** Every local connection that failed, including those the log only summarises. */
+  localErrors: number
+  /** Set when the keeper ended on its own, before post asked it to stop. */
+  endedAt?: string
+  endReason?: string
+}
+
+/**
+ * The tunnel's files live in one fresh directory `tunnel-XXXXXX` directly under the host's temp
+ * root. Saved state names only that directory and the pid, and post accepts a directory only of
+ * this shape, so state written by someone else cannot make post write a file elsewhere.
+ */
+export const TUNNEL_DIR_PREFIX = 'tunnel-'
+
+export interface TunnelFiles {
+  /** The keeper's own log (and its stdout and stderr). */
+  logPath: string
+  /** Its counters, rewritten whole on change; see KeeperStats. */
+  statsPath: string
+  /** Post creates it to ask the keeper to stop. */
+  stopPath: string
+}
+
+export function tunnelFiles(dir: string): TunnelFiles {
+  return {
+    logPath: join(dir, 'tunnel.log'),
+    statsPath: join(dir, 'stats.json'),
+    stopPath: join(dir, 'stop')
+  }
+}
+
+/** The keeper rewrites its record at least this often while it runs, changed or not. */
+export const HEARTBEAT_MS = 5_000
+
+/** How long post waits for the keeper to leave after asking, before it kills it. */
+export const STOP_GRACE_MS = 5_000
+/** How often the keeper looks for the stop file: well within STOP_GRACE_MS. */
+export const STOP_FILE_CHECK_MS = 250
+
+/** The longest pause between two connection attempts, before jitter (keeper/reconnect.ts). */
+export const LONGEST_RECONNECT_DELAY_MS = 30_000
+/** Each pause is moved by up to this fraction either way, so many keepers do not retry at once. */
+export const RECONNECT_JITTER = 0.25
+
+/** The longest pause between two first attempts, jitter included, plus slack. */
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000
+
+/**
+ * How long main waits for the keeper's report: every first attempt's time limit and the pauses
+ * the keeper takes between them, plus slack for its start.
+ */
+export function readyWaitMs(attemptTimeoutMs: number, maxAttempts: number): number {
+  return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000
+}

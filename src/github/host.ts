@@ -1,0 +1,44 @@
+/**
+ * The GitHub Actions host: the port (core/host.ts) on @actions/core and the runner's variables.
+ * Named functions, not the `core` namespace itself: a namespace passed as a value keeps all of
+ * @actions/core in the bundle, @actions/exec's stub included.
+ */
+import * as core from '@actions/core'
+import { tmpdir } from 'node:os'
+import { systemClock } from '../core/clock.js'
+import type { Host } from '../core/host.js'
+import { runIdentityFrom } from './run-identity.js'
+import { appendSummaryTable } from './summary.js'
+import { bundledTunnelProcess } from './tunnel-process.js'
+
+export function githubHost(): Host {
+  return {
+    options: {
+      read: name => core.getInput(name),
+      label: name => `input ${name}`
+    },
+    log: {
+      info: message => core.info(message),
+      notice: message => core.notice(message),
+      warning: message => core.warning(message)
+    },
+    // The runner then hides each secret in every later line of the log.
+    mask: secrets => {
+      for (const secret of secrets) core.setSecret(secret)
+    },
+    exportVariable: (name, value) => core.exportVariable(name, value),
+    setOutput: (name, value) => core.setOutput(name, value),
+    summaryTable: appendSummaryTable,
+    state: {
+      save: (name, value) => core.saveState(name, value),
+      load: name => core.getState(name)
+    },
+    fail: message => core.setFailed(message),
+    // The job's scratch directory, which the runner empties after the job (the OS's outside a runner).
+    tempRoot: process.env.RUNNER_TEMP || tmpdir(),
+    tempRootName: 'RUNNER_TEMP',
+    run: runIdentityFrom(process.env),
+    clock: systemClock,
+    tunnelProcess: bundledTunnelProcess
+  }
+}
