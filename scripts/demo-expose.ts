@@ -12,6 +12,7 @@ import { Job } from './job.js'
 import { getThroughFront, startLocalApp } from './openssh.js'
 import { findSecretLeaks, renderLog } from './runner.js'
 import { startCredentialService } from '../service/server.js'
+import { lookUpProcess } from '../src/core/tunnel/identity.js'
 import { tunnelFiles } from '../src/core/tunnel/protocol.js'
 
 const indent = (text: string) => text.replace(/^/gm, '    ')
@@ -26,14 +27,9 @@ function savedTunnel(state: Record<string, string>): { pid?: number; logPath?: s
   }
 }
 
+/** Running, and not a zombie waiting for whatever adopted it to reap it (see identity.ts). */
 function isAlive(pid: number | undefined): boolean {
-  if (pid === undefined) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
+  return pid !== undefined && lookUpProcess(pid).state !== 'gone'
 }
 
 /** Runs the expose demo and prints it; returns what did not happen (empty when all did). */
