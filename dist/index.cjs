@@ -2,7 +2,7 @@
 /******/ 	"use strict";
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 376:
+/***/ 488:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -273,7 +273,7 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 882:
+/***/ 519:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -289,14 +289,14 @@ class ExplainedError extends Error {
 
 /***/ }),
 
-/***/ 606:
+/***/ 447:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   _: () => (/* binding */ expiryNote),
 /* harmony export */   o: () => (/* binding */ hasExpired)
 /* harmony export */ });
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
 
 function hasExpired(expiresAt, nowMs) {
     if (!expiresAt)
@@ -311,7 +311,7 @@ function expiryNote(saved) {
 
 /***/ }),
 
-/***/ 858:
+/***/ 815:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -328,11 +328,11 @@ __nccwpck_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: credentialKinds
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
-var answer_secrets = __nccwpck_require__(183);
+var answer_secrets = __nccwpck_require__(570);
 // EXTERNAL MODULE: ./core/service/answer-fields.ts
-var answer_fields = __nccwpck_require__(205);
+var answer_fields = __nccwpck_require__(854);
 // EXTERNAL MODULE: ./core/text/validators.ts
-var validators = __nccwpck_require__(474);
+var validators = __nccwpck_require__(45);
 ;// CONCATENATED MODULE: ./core/service/issued-credential.ts
 
 
@@ -348,19 +348,19 @@ function issuedCredential(raw) {
 }
 
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(882);
+var errors = __nccwpck_require__(519);
 // EXTERNAL MODULE: ./core/settings/common.ts
-var settings_common = __nccwpck_require__(210);
+var settings_common = __nccwpck_require__(893);
 // EXTERNAL MODULE: ./core/service/credential.ts
-var service_credential = __nccwpck_require__(464);
+var service_credential = __nccwpck_require__(845);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/workflow-command.ts
-var workflow_command = __nccwpck_require__(588);
+var workflow_command = __nccwpck_require__(251);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(877);
+var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(297);
+var quote = __nccwpck_require__(620);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
 
 
@@ -441,7 +441,7 @@ function readSelfNamedLogin(options, login, secrets = []) {
 }
 
 // EXTERNAL MODULE: ./core/expiry.ts
-var expiry = __nccwpck_require__(606);
+var expiry = __nccwpck_require__(447);
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
 function shouldRevoke(settings, saved) {
@@ -731,9 +731,9 @@ const freeKind = {
 };
 
 // EXTERNAL MODULE: ./core/service/failures.ts
-var failures = __nccwpck_require__(682);
+var failures = __nccwpck_require__(323);
 // EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __nccwpck_require__(31);
+var describe_error = __nccwpck_require__(436);
 ;// CONCATENATED MODULE: ./core/kinds/key-name.ts
 const MAX_KEY_NAME_LENGTH = 100;
 function keyNameFor(run) {
@@ -752,7 +752,7 @@ var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(6);
+var owned_dir = __nccwpck_require__(897);
 ;// CONCATENATED MODULE: ./core/kinds/key-file.ts
 
 
@@ -869,7 +869,7 @@ function readSavedSshKey(saved) {
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(598);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(473);
+var fingerprint = __nccwpck_require__(196);
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
 
 
@@ -959,7 +959,7 @@ function uint32(value) {
 }
 
 // EXTERNAL MODULE: ./core/text/iso-time.ts
-var iso_time = __nccwpck_require__(780);
+var iso_time = __nccwpck_require__(87);
 ;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
 
 
@@ -997,9 +997,9 @@ function invalidUpload(what) {
 }
 
 // EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(955);
+var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/service/client.ts + 4 modules
-var client = __nccwpck_require__(25);
+var client = __nccwpck_require__(768);
 ;// CONCATENATED MODULE: ./core/kinds/key-records.ts
 
 
@@ -1314,7 +1314,7 @@ function readSavedCredential(kind, value) {
 
 /***/ }),
 
-/***/ 6:
+/***/ 897:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1368,7 +1368,7 @@ function checkOwnDirectory(path, savedId) {
 
 /***/ }),
 
-/***/ 577:
+/***/ 935:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1378,23 +1378,23 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(882);
+var errors = __nccwpck_require__(519);
 // EXTERNAL MODULE: ./core/kinds/registry.ts + 18 modules
-var registry = __nccwpck_require__(858);
+var registry = __nccwpck_require__(815);
 // EXTERNAL MODULE: ./core/saved-credential.ts
-var saved_credential = __nccwpck_require__(578);
+var saved_credential = __nccwpck_require__(683);
 // EXTERNAL MODULE: ./core/service/factory.ts
-var factory = __nccwpck_require__(223);
+var factory = __nccwpck_require__(136);
 // EXTERNAL MODULE: ./core/service/failures.ts
-var failures = __nccwpck_require__(682);
+var failures = __nccwpck_require__(323);
 // EXTERNAL MODULE: ./core/settings/choice.ts
-var choice = __nccwpck_require__(83);
+var choice = __nccwpck_require__(231);
 // EXTERNAL MODULE: ./core/settings/common.ts
-var common = __nccwpck_require__(210);
+var common = __nccwpck_require__(893);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(877);
+var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(297);
+var quote = __nccwpck_require__(620);
 ;// CONCATENATED MODULE: ./core/settings/input-text.ts
 
 
@@ -1466,7 +1466,7 @@ function readMainSettings(source) {
 }
 
 // EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __nccwpck_require__(31);
+var describe_error = __nccwpck_require__(436);
 ;// CONCATENATED MODULE: ./core/step-writes.ts
 
 function holdWrites(target, log) {
@@ -1502,9 +1502,9 @@ function publishObtained(obtained, settings, writes) {
 }
 
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
-var urls = __nccwpck_require__(364);
+var urls = __nccwpck_require__(95);
 ;// CONCATENATED MODULE: ./core/provision.ts
 
 
@@ -1528,7 +1528,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 4).then(__nccwpck_require__.bind(__nccwpck_require__, 4))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 692).then(__nccwpck_require__.bind(__nccwpck_require__, 311))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await (0,registry/* obtainCredential */.HR)(settings, {
@@ -1576,7 +1576,7 @@ function listExported(names, prefix) {
 
 /***/ }),
 
-/***/ 968:
+/***/ 241:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1586,23 +1586,23 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(882);
+var errors = __nccwpck_require__(519);
 // EXTERNAL MODULE: ./core/kinds/registry.ts + 18 modules
-var registry = __nccwpck_require__(858);
+var registry = __nccwpck_require__(815);
 // EXTERNAL MODULE: ./core/saved-credential.ts
-var saved_credential = __nccwpck_require__(578);
+var saved_credential = __nccwpck_require__(683);
 // EXTERNAL MODULE: ./core/expiry.ts
-var expiry = __nccwpck_require__(606);
+var expiry = __nccwpck_require__(447);
 // EXTERNAL MODULE: ./core/service/factory.ts
-var factory = __nccwpck_require__(223);
+var factory = __nccwpck_require__(136);
 // EXTERNAL MODULE: ./core/service/failures.ts
-var failures = __nccwpck_require__(682);
+var failures = __nccwpck_require__(323);
 // EXTERNAL MODULE: ./core/settings/common.ts
-var common = __nccwpck_require__(210);
+var common = __nccwpck_require__(893);
 // EXTERNAL MODULE: ./core/settings/choice.ts
-var choice = __nccwpck_require__(83);
+var choice = __nccwpck_require__(231);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(877);
+var option_values = __nccwpck_require__(344);
 ;// CONCATENATED MODULE: ./core/settings/read-post.ts
 
 
@@ -1625,9 +1625,9 @@ function readPostKind(options) {
 }
 
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __nccwpck_require__(745);
+var saved_tunnel = __nccwpck_require__(462);
 ;// CONCATENATED MODULE: ./core/revoke.ts
 
 
@@ -1644,7 +1644,7 @@ async function revoke(host) {
     const { options, log, clock, state } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
     if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
-        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 4).then(__nccwpck_require__.bind(__nccwpck_require__, 4));
+        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 692).then(__nccwpck_require__.bind(__nccwpck_require__, 311));
         await stopSavedTunnel(host);
     }
     if (!(0,saved_credential/* hasSavedCredential */.p7)(state)) {
@@ -1719,7 +1719,7 @@ function reportOrFail(host, message, failOnRevokeError) {
 
 /***/ }),
 
-/***/ 578:
+/***/ 683:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1728,7 +1728,7 @@ function reportOrFail(host, message, failOnRevokeError) {
 /* harmony export */   p7: () => (/* binding */ hasSavedCredential),
 /* harmony export */   xg: () => (/* binding */ saveCredential)
 /* harmony export */ });
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(858);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(815);
 
 const CREDENTIAL = 'credential';
 function saveCredential(state, saved) {
@@ -1755,7 +1755,7 @@ function loadCredential(state, kind) {
 
 /***/ }),
 
-/***/ 205:
+/***/ 854:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1776,14 +1776,14 @@ function tunnelUserOf(answer) {
 
 /***/ }),
 
-/***/ 183:
+/***/ 570:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ secretsIn),
 /* harmony export */   h: () => (/* binding */ holdsSecret)
 /* harmony export */ });
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(205);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
 
 function secretsIn(raw) {
     if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
@@ -1830,7 +1830,7 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 25:
+/***/ 768:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1840,14 +1840,14 @@ __nccwpck_require__.d(__webpack_exports__, {
   _7: () => (/* reexport */ ServiceError)
 });
 
-// UNUSED EXPORTS: MAX_BODY_BYTES, classifyFailure, interpretAnswer
+// UNUSED EXPORTS: MAX_BODY_BYTES, interpretAnswer
 
 ;// CONCATENATED MODULE: external "node:http"
 const external_node_http_namespaceObject = require("node:http");
-// EXTERNAL MODULE: ../../main/node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(887);
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(46);
+var printable = __nccwpck_require__(479);
 ;// CONCATENATED MODULE: ./core/service/service-error.ts
 class ServiceError extends Error {
     kind;
@@ -1926,7 +1926,7 @@ function shortBody(text) {
 }
 
 // EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(955);
+var retry = __nccwpck_require__(652);
 ;// CONCATENATED MODULE: ./core/version.ts
 const ACTION_NAME = 'provision-tunnel-credentials';
 const ACTION_VERSION = '1.0.0';
@@ -2102,20 +2102,20 @@ function networkDetail(error) {
 
 /***/ }),
 
-/***/ 464:
+/***/ 845:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
 /* harmony export */   n: () => (/* binding */ parseCredential)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
-/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(780);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(46);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(474);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(588);
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(205);
-/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(183);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(87);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(479);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(251);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(854);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(570);
 
 
 
@@ -2208,13 +2208,13 @@ function invalid(what) {
 
 /***/ }),
 
-/***/ 223:
+/***/ 136:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   s: () => (/* binding */ createService)
 /* harmony export */ });
-/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(25);
+/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(768);
 
 function createService(baseUrl, http, clock, log) {
     return new _client_js__WEBPACK_IMPORTED_MODULE_0__/* .CredentialService */ .fA({
@@ -2232,16 +2232,16 @@ function createService(baseUrl, http, clock, log) {
 
 /***/ }),
 
-/***/ 682:
+/***/ 323:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   S: () => (/* binding */ explainFailure)
 /* harmony export */ });
-/* harmony import */ var _text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(31);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(46);
-/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(955);
-/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(25);
+/* harmony import */ var _text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(436);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
+/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(652);
+/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(768);
 
 
 
@@ -2327,7 +2327,7 @@ function explainServiceError(error, context) {
 
 /***/ }),
 
-/***/ 955:
+/***/ 652:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2396,16 +2396,16 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 
 /***/ }),
 
-/***/ 83:
+/***/ 231:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   U: () => (/* binding */ readKindChoice)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(858);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(877);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(297);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(815);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(344);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(620);
 
 
 
@@ -2425,7 +2425,7 @@ function readKindChoice(options) {
 
 /***/ }),
 
-/***/ 210:
+/***/ 893:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2437,10 +2437,10 @@ function readKindChoice(options) {
 /* unused harmony export isLoopback */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(882);
-/* harmony import */ var _expose_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(535);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(297);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(519);
+/* harmony import */ var _expose_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(148);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(344);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
 
 
 
@@ -2509,23 +2509,23 @@ function readEnvPrefix(options) {
 
 /***/ }),
 
-/***/ 535:
+/***/ 148:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   J1: () => (/* binding */ formatUrl),
 /* harmony export */   ij: () => (/* binding */ readTunnelSettings)
 /* harmony export */ });
-/* unused harmony exports DEFAULT_URL_TEMPLATE, DEFAULT_ENTRY_NAME, parseExpose, parseUrlTemplate, parseHostKeyPins */
+/* unused harmony exports DEFAULT_URL_TEMPLATE, parseExpose, parseUrlTemplate, parseHostKeyPins */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(474);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(46);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(297);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(877);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(588);
-/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(473);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(620);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(344);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(251);
+/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(196);
 
 
 
@@ -2713,7 +2713,7 @@ function readTunnelSettings(options) {
 
 /***/ }),
 
-/***/ 877:
+/***/ 344:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2723,9 +2723,9 @@ function readTunnelSettings(options) {
 /* harmony export */   bf: () => (/* binding */ readWholeNumber),
 /* harmony export */   nN: () => (/* binding */ readOneLine)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(882);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(297);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(588);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
 
 
 
@@ -2771,13 +2771,13 @@ function readOneLine(options, name) {
 
 /***/ }),
 
-/***/ 31:
+/***/ 436:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ describeUnexpected)
 /* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
 
 function describeUnexpected(error) {
     const message = error?.message;
@@ -2814,7 +2814,7 @@ function looksLikeSecret(segment) {
 
 /***/ }),
 
-/***/ 473:
+/***/ 196:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2839,7 +2839,7 @@ function keyTypeOf(blob) {
 
 /***/ }),
 
-/***/ 780:
+/***/ 87:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2853,7 +2853,7 @@ function isIsoTime(value) {
 
 /***/ }),
 
-/***/ 46:
+/***/ 479:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2864,7 +2864,7 @@ function isIsoTime(value) {
 /* harmony export */   g$: () => (/* binding */ printable)
 /* harmony export */ });
 /* unused harmony exports hasControlCharacter, hasLineBreak */
-/* harmony import */ var _workflow_command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(588);
+/* harmony import */ var _workflow_command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(251);
 
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -2912,13 +2912,13 @@ function redactCredentials(text) {
 
 /***/ }),
 
-/***/ 297:
+/***/ 620:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ quote)
 /* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(46);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
 
 function quote(value, max = 60) {
     return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
@@ -2927,7 +2927,7 @@ function quote(value, max = 60) {
 
 /***/ }),
 
-/***/ 474:
+/***/ 45:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2938,7 +2938,7 @@ function quote(value, max = 60) {
 /* harmony export */ });
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(46);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
 
 
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
@@ -2968,7 +2968,7 @@ function identifierProblem(value) {
 
 /***/ }),
 
-/***/ 588:
+/***/ 251:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2983,7 +2983,7 @@ function holdsCommandMarker(value) {
 
 /***/ }),
 
-/***/ 102:
+/***/ 557:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -3017,7 +3017,7 @@ function readyWaitMs(attemptTimeoutMs, maxAttempts) {
 
 /***/ }),
 
-/***/ 745:
+/***/ 462:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3029,9 +3029,9 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(6);
+var owned_dir = __nccwpck_require__(897);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(102);
+var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/files.ts
 
 
@@ -3076,7 +3076,7 @@ function loadTunnel(state, tempRoot) {
 
 /***/ }),
 
-/***/ 364:
+/***/ 95:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -3087,12 +3087,12 @@ function loadTunnel(state, tempRoot) {
 /* unused harmony export hostProblem */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(882);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(46);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(297);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(535);
-/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(877);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(620);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(148);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(344);
 
 
 
@@ -3219,7 +3219,7 @@ function badHost(url, name, problem, target, label) {
 
 /***/ }),
 
-/***/ 5:
+/***/ 180:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3228,8 +3228,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   S: () => (/* binding */ githubHost)
 });
 
-// EXTERNAL MODULE: ../../main/node_modules/@actions/core/lib/core.js + 12 modules
-var core = __nccwpck_require__(215);
+// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(391);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = require("node:os");
 ;// CONCATENATED MODULE: ./core/clock.ts
@@ -3346,16 +3346,16 @@ function githubHost() {
 
 /***/ }),
 
-/***/ 729:
+/***/ 586:
 /***/ ((module, __webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(577);
-/* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(968);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5);
-/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(459);
-/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(197);
+/* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(935);
+/* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(241);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(180);
+/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8);
+/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(949);
 
 
 
@@ -3380,14 +3380,14 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 459:
+/***/ 8:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   q: () => (/* binding */ reportUnexpected)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
-/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(31);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(436);
 
 
 function reportUnexpected(step, error) {
@@ -3402,14 +3402,14 @@ function reportUnexpected(step, error) {
 
 /***/ }),
 
-/***/ 197:
+/***/ 949:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   U: () => (/* binding */ markMainStarted),
 /* harmony export */   p: () => (/* binding */ isPostStep)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(215);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 
 const POST_MARKER = 'isPost';
 function isPostStep() {
@@ -3506,7 +3506,7 @@ module.exports = require("util");
 
 /***/ }),
 
-/***/ 215:
+/***/ 391:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3529,7 +3529,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = require("os");
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -3565,7 +3565,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -3661,7 +3661,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = require("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = require("fs");
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -3698,9 +3698,9 @@ function prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = require("path");
-// EXTERNAL MODULE: ../../main/node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(887);
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/auth.js
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3776,7 +3776,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -3850,7 +3850,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4131,7 +4131,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -4165,7 +4165,7 @@ function toPlatformPath(pth) {
     return pth.replace(/[/\\]/g, path.sep);
 }
 //# sourceMappingURL=path-utils.js.map
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4230,7 +4230,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4551,7 +4551,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 887:
+/***/ 78:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4568,7 +4568,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -4662,7 +4662,7 @@ class DecodedURL extends URL {
 ;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
 let loaded;
 function tunnelPackage() {
-    loaded ??= __nccwpck_require__(376);
+    loaded ??= __nccwpck_require__(488);
     return loaded;
 }
 const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
@@ -4678,7 +4678,7 @@ class ProxyAgent {
     }
 }
 
-;// CONCATENATED MODULE: ../../main/node_modules/@actions/http-client/lib/index.js
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -5625,7 +5625,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 	// startup
 /******/ 	// Load entry module and return exports
 /******/ 	// This entry module used 'module' so it can't be inlined
-/******/ 	var __webpack_exports__ = __nccwpck_require__(729);
+/******/ 	var __webpack_exports__ = __nccwpck_require__(586);
 /******/ 	module.exports = __webpack_exports__;
 /******/ 	
 /******/ })()

@@ -1,7 +1,7 @@
 /******/ (() => { // webpackBootstrap
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 158:
+/***/ 953:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -21,16 +21,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 57:
+/***/ 873:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
-var errors = __nccwpck_require__(158);
-var types = __nccwpck_require__(536);
+var errors = __nccwpck_require__(953);
+var types = __nccwpck_require__(384);
 
 var Reader = __nccwpck_require__(742);
-var Writer = __nccwpck_require__(174);
+var Writer = __nccwpck_require__(46);
 
 
 // --- Exports
@@ -61,10 +61,10 @@ for (var e in errors) {
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(581).Buffer);
+var Buffer = (__nccwpck_require__(237).Buffer);
 
-var ASN1 = __nccwpck_require__(536);
-var errors = __nccwpck_require__(158);
+var ASN1 = __nccwpck_require__(384);
+var errors = __nccwpck_require__(953);
 
 
 // --- Globals
@@ -324,7 +324,7 @@ module.exports = Reader;
 
 /***/ }),
 
-/***/ 536:
+/***/ 384:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -367,15 +367,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 174:
+/***/ 46:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(581).Buffer);
-var ASN1 = __nccwpck_require__(536);
-var errors = __nccwpck_require__(158);
+var Buffer = (__nccwpck_require__(237).Buffer);
+var ASN1 = __nccwpck_require__(384);
+var errors = __nccwpck_require__(953);
 
 
 // --- Globals
@@ -691,7 +691,7 @@ module.exports = Writer;
 
 /***/ }),
 
-/***/ 787:
+/***/ 115:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -699,7 +699,7 @@ module.exports = Writer;
 // If you have no idea what ASN.1 or BER is, see this:
 // ftp://ftp.rsa.com/pub/pkcs/ascii/layman.asc
 
-var Ber = __nccwpck_require__(57);
+var Ber = __nccwpck_require__(873);
 
 
 
@@ -718,7 +718,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 676:
+/***/ 92:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1282,7 +1282,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 581:
+/***/ 237:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1367,7 +1367,7 @@ module.exports = safer
 
 /***/ }),
 
-/***/ 997:
+/***/ 277:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1381,8 +1381,8 @@ const {
 
 const {
   CHANNEL_EXTENDED_DATATYPE: { STDERR },
-} = __nccwpck_require__(270);
-const { bufferSlice } = __nccwpck_require__(342);
+} = __nccwpck_require__(334);
+const { bufferSlice } = __nccwpck_require__(14);
 
 const PACKET_SIZE = 32 * 1024;
 const MAX_WINDOW = 2 * 1024 * 1024;
@@ -1670,7 +1670,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 167:
+/***/ 455:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1682,14 +1682,14 @@ const { resolve } = __nccwpck_require__(928);
 const { readFile } = __nccwpck_require__(896);
 const { execFile, spawn } = __nccwpck_require__(317);
 
-const { isParsedKey, parseKey } = __nccwpck_require__(623);
+const { isParsedKey, parseKey } = __nccwpck_require__(87);
 
 const {
   makeBufferParser,
   readUInt32BE,
   writeUInt32BE,
   writeUInt32LE,
-} = __nccwpck_require__(342);
+} = __nccwpck_require__(14);
 
 function once(cb) {
   let called = false;
@@ -2801,7 +2801,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 475:
+/***/ 531:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -2837,11 +2837,11 @@ const {
   SUPPORTED_KEX,
   SUPPORTED_MAC,
   SUPPORTED_SERVER_HOST_KEY,
-} = __nccwpck_require__(270);
-const { init: cryptoInit } = __nccwpck_require__(826);
-const Protocol = __nccwpck_require__(443);
-const { parseKey } = __nccwpck_require__(623);
-const { SFTP } = __nccwpck_require__(538);
+} = __nccwpck_require__(334);
+const { init: cryptoInit } = __nccwpck_require__(722);
+const Protocol = __nccwpck_require__(371);
+const { parseKey } = __nccwpck_require__(87);
+const { SFTP } = __nccwpck_require__(546);
 const {
   bufferCopy,
   makeBufferParser,
@@ -2849,23 +2849,23 @@ const {
   readUInt32BE,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(342);
+} = __nccwpck_require__(14);
 
-const { AgentContext, createAgent, isAgent } = __nccwpck_require__(167);
+const { AgentContext, createAgent, isAgent } = __nccwpck_require__(455);
 const {
   Channel,
   MAX_WINDOW,
   PACKET_SIZE,
   windowAdjust,
   WINDOW_THRESHOLD,
-} = __nccwpck_require__(997);
+} = __nccwpck_require__(277);
 const {
   ChannelManager,
   generateAlgorithmList,
   isWritable,
   onChannelOpenFailure,
   onCHANNEL_CLOSE,
-} = __nccwpck_require__(755);
+} = __nccwpck_require__(443);
 
 const bufferParser = makeBufferParser();
 const sigParser = makeBufferParser();
@@ -4985,7 +4985,7 @@ module.exports = Client;
 
 /***/ }),
 
-/***/ 443:
+/***/ 371:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -5031,7 +5031,7 @@ module.exports = Client;
 
 const { inspect } = __nccwpck_require__(23);
 
-const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(826);
+const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(722);
 const {
   COMPAT_CHECKS,
   DISCONNECT_REASON,
@@ -5039,18 +5039,18 @@ const {
   MESSAGE,
   SIGNALS,
   TERMINAL_MODE,
-} = __nccwpck_require__(270);
+} = __nccwpck_require__(334);
 const {
   DEFAULT_KEXINIT_CLIENT,
   DEFAULT_KEXINIT_SERVER,
   KexInit,
   kexinit,
   onKEXPayload,
-} = __nccwpck_require__(491);
+} = __nccwpck_require__(739);
 const {
   parseKey,
-} = __nccwpck_require__(623);
-const MESSAGE_HANDLERS = __nccwpck_require__(881);
+} = __nccwpck_require__(87);
+const MESSAGE_HANDLERS = __nccwpck_require__(214);
 const {
   bufferCopy,
   bufferFill,
@@ -5058,15 +5058,15 @@ const {
   convertSignature,
   sendPacket,
   writeUInt32BE,
-} = __nccwpck_require__(342);
+} = __nccwpck_require__(14);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(590);
+} = __nccwpck_require__(702);
 
-const MODULE_VER = (__nccwpck_require__(965)/* .version */ .rE);
+const MODULE_VER = (__nccwpck_require__(362)/* .version */ .rE);
 
 const VALID_DISCONNECT_REASONS = new Map(
   Object.values(DISCONNECT_REASON).map((n) => [n, 1])
@@ -7129,7 +7129,7 @@ module.exports = Protocol;
 
 /***/ }),
 
-/***/ 538:
+/***/ 546:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -7151,7 +7151,7 @@ const {
   bufferSlice,
   makeBufferParser,
   writeUInt32BE,
-} = __nccwpck_require__(342);
+} = __nccwpck_require__(14);
 
 const ATTR = {
   SIZE: 0x00000001,
@@ -10731,7 +10731,7 @@ const {
   ERR_INVALID_ARG_TYPE,
   ERR_OUT_OF_RANGE,
   validateNumber
-} = __nccwpck_require__(86);
+} = __nccwpck_require__(222);
 
 const kMinPoolSpace = 128;
 
@@ -11189,7 +11189,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 270:
+/***/ 334:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11199,10 +11199,10 @@ const crypto = __nccwpck_require__(982);
 
 let cpuInfo;
 try {
-  cpuInfo = __nccwpck_require__(507)();
+  cpuInfo = __nccwpck_require__(192)();
 } catch {}
 
-const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(826);
+const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(722);
 
 const eddsaSupported = (() => {
   if (typeof crypto.sign === 'function'
@@ -11553,7 +11553,7 @@ module.exports.DISCONNECT_REASON_BY_VALUE =
 
 /***/ }),
 
-/***/ 826:
+/***/ 722:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11569,7 +11569,7 @@ const {
   createCipheriv, createDecipheriv, createHmac, randomFillSync, timingSafeEqual
 } = __nccwpck_require__(982);
 
-const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(342);
+const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(14);
 
 const FastBuffer = Buffer[Symbol.species];
 const MAX_SEQNO = 2 ** 32 - 1;
@@ -13140,7 +13140,7 @@ module.exports = {
     // eslint-disable-next-line no-async-promise-executor
     return new Promise(async (resolve, reject) => {
       try {
-        POLY1305_WASM_MODULE = await __nccwpck_require__(448)();
+        POLY1305_WASM_MODULE = await __nccwpck_require__(832)();
         POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
         poly1305_auth = POLY1305_WASM_MODULE.cwrap(
           'poly1305_auth',
@@ -13163,7 +13163,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 448:
+/***/ 832:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13210,7 +13210,7 @@ else {}
 
 /***/ }),
 
-/***/ 881:
+/***/ 214:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13218,8 +13218,8 @@ else {}
 
 const MESSAGE_HANDLERS = new Array(256);
 [
-  (__nccwpck_require__(491).HANDLERS),
-  __nccwpck_require__(126),
+  (__nccwpck_require__(739).HANDLERS),
+  __nccwpck_require__(870),
 ].forEach((handlers) => {
   // eslint-disable-next-line prefer-const
   for (let [type, handler] of Object.entries(handlers)) {
@@ -13234,7 +13234,7 @@ module.exports = MESSAGE_HANDLERS;
 
 /***/ }),
 
-/***/ 126:
+/***/ 870:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13246,18 +13246,18 @@ const {
   doFatalError,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(342);
+} = __nccwpck_require__(14);
 
 const {
   CHANNEL_OPEN_FAILURE,
   COMPAT,
   MESSAGE,
   TERMINAL_MODE,
-} = __nccwpck_require__(270);
+} = __nccwpck_require__(334);
 
 const {
   parseKey,
-} = __nccwpck_require__(623);
+} = __nccwpck_require__(87);
 
 const TERMINAL_MODE_BY_VALUE =
   Array.from(Object.entries(TERMINAL_MODE))
@@ -14527,7 +14527,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 491:
+/***/ 739:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -14544,7 +14544,7 @@ const {
   randomFillSync,
 } = __nccwpck_require__(982);
 
-const { Ber } = __nccwpck_require__(787);
+const { Ber } = __nccwpck_require__(115);
 
 const {
   COMPAT,
@@ -14556,14 +14556,14 @@ const {
   DEFAULT_COMPRESSION,
   DISCONNECT_REASON,
   MESSAGE,
-} = __nccwpck_require__(270);
+} = __nccwpck_require__(334);
 const {
   CIPHER_INFO,
   createCipher,
   createDecipher,
   MAC_INFO,
-} = __nccwpck_require__(826);
-const { parseDERKey } = __nccwpck_require__(623);
+} = __nccwpck_require__(722);
+const { parseDERKey } = __nccwpck_require__(87);
 const {
   bufferFill,
   bufferParser,
@@ -14572,13 +14572,13 @@ const {
   FastBuffer,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(342);
+} = __nccwpck_require__(14);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(590);
+} = __nccwpck_require__(702);
 
 let MESSAGE_HANDLERS;
 
@@ -16322,7 +16322,7 @@ function onKEXPayload(state, payload) {
       case MESSAGE.UNIMPLEMENTED:
       case MESSAGE.DEBUG:
         if (!MESSAGE_HANDLERS)
-          MESSAGE_HANDLERS = __nccwpck_require__(881);
+          MESSAGE_HANDLERS = __nccwpck_require__(214);
         return MESSAGE_HANDLERS[type](this, payload);
     }
   }
@@ -16330,7 +16330,7 @@ function onKEXPayload(state, payload) {
   switch (type) {
     case MESSAGE.DISCONNECT:
       if (!MESSAGE_HANDLERS)
-        MESSAGE_HANDLERS = __nccwpck_require__(881);
+        MESSAGE_HANDLERS = __nccwpck_require__(214);
       return MESSAGE_HANDLERS[type](this, payload);
     case MESSAGE.KEXINIT:
       if (!state.firstPacket) {
@@ -16443,7 +16443,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 623:
+/***/ 87:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -16466,18 +16466,18 @@ const {
 } = __nccwpck_require__(982);
 const supportedOpenSSLCiphers = getCiphers();
 
-const { Ber } = __nccwpck_require__(787);
-const bcrypt_pbkdf = (__nccwpck_require__(676).pbkdf);
+const { Ber } = __nccwpck_require__(115);
+const bcrypt_pbkdf = (__nccwpck_require__(92).pbkdf);
 
-const { CIPHER_INFO } = __nccwpck_require__(826);
-const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(270);
+const { CIPHER_INFO } = __nccwpck_require__(722);
+const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(334);
 const {
   bufferSlice,
   makeBufferParser,
   readString,
   readUInt32BE,
   writeUInt32BE,
-} = __nccwpck_require__(342);
+} = __nccwpck_require__(14);
 
 const SYM_HASH_ALGO = Symbol('Hash Algorithm');
 const SYM_PRIV_PEM = Symbol('Private key PEM');
@@ -17935,7 +17935,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 86:
+/***/ 222:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18058,13 +18058,13 @@ exports.validateNumber = function validateNumber(value, name) {
 
 /***/ }),
 
-/***/ 342:
+/***/ 14:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const Ber = (__nccwpck_require__(787).Ber);
+const Ber = (__nccwpck_require__(115).Ber);
 
 let DISCONNECT_REASON;
 
@@ -18235,7 +18235,7 @@ module.exports = {
   doFatalError: (protocol, msg, level, reason) => {
     let err;
     if (DISCONNECT_REASON === undefined)
-      ({ DISCONNECT_REASON } = __nccwpck_require__(270));
+      ({ DISCONNECT_REASON } = __nccwpck_require__(334));
     if (msg instanceof Error) {
       // doFatalError(protocol, err[, reason])
       err = msg;
@@ -18422,7 +18422,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 590:
+/***/ 702:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18685,13 +18685,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 755:
+/***/ 443:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const { SFTP } = __nccwpck_require__(538);
+const { SFTP } = __nccwpck_require__(546);
 
 const MAX_CHANNEL = 2 ** 32 - 1;
 
@@ -21424,7 +21424,7 @@ nacl.setPRNG = function(fn) {
 
 /***/ }),
 
-/***/ 507:
+/***/ 192:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 136:
+/***/ 251:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21934,11 +21934,11 @@ function isRetryable(cause) {
     return cause === 'timeout' || cause === 'connect';
 }
 
-// EXTERNAL MODULE: ../../main/node_modules/ssh2/lib/client.js
-var lib_client = __nccwpck_require__(475);
+// EXTERNAL MODULE: ../node_modules/ssh2/lib/client.js
+var lib_client = __nccwpck_require__(531);
 var client_default = /*#__PURE__*/__nccwpck_require__.n(lib_client);
-// EXTERNAL MODULE: ../../main/node_modules/ssh2/package.json
-var ssh2_package = __nccwpck_require__(965);
+// EXTERNAL MODULE: ../node_modules/ssh2/package.json
+var ssh2_package = __nccwpck_require__(362);
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/cipher-keys.ts
 
 
@@ -22532,7 +22532,7 @@ module.exports = require("zlib");
 
 /***/ }),
 
-/***/ 965:
+/***/ 362:
 /***/ ((module) => {
 
 "use strict";
@@ -22622,7 +22622,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(136)
+__nccwpck_require__(251)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 4;
-exports.ids = [4];
+exports.id = 692;
+exports.ids = [692];
 exports.modules = {
 
-/***/ 4:
+/***/ 311:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -16,9 +16,9 @@ __webpack_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __webpack_require__(882);
+var errors = __webpack_require__(519);
 // EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __webpack_require__(31);
+var describe_error = __webpack_require__(436);
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(421);
 // EXTERNAL MODULE: external "node:fs"
@@ -26,7 +26,7 @@ var external_node_fs_ = __webpack_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __webpack_require__(6);
+var owned_dir = __webpack_require__(897);
 ;// CONCATENATED MODULE: ./core/tunnel/identity.ts
 
 
@@ -89,7 +89,7 @@ function isKeeper(look, startTime, dir) {
 }
 
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __webpack_require__(46);
+var printable = __webpack_require__(479);
 ;// CONCATENATED MODULE: ./core/tunnel/start-failure.ts
 
 function describeStartFailure(outcome, logPath, tempRootName) {
@@ -116,7 +116,7 @@ function describeStartFailure(outcome, logPath, tempRootName) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __webpack_require__(102);
+var protocol = __webpack_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/launch.ts
 
 
@@ -243,9 +243,9 @@ function killAndWait(child) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __webpack_require__(745);
+var saved_tunnel = __webpack_require__(462);
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
-var tunnel_urls = __webpack_require__(364);
+var tunnel_urls = __webpack_require__(95);
 ;// CONCATENATED MODULE: ./core/tunnel/open.ts
 
 
