@@ -3,37 +3,13 @@
  * runner emulation. The GitHub host's own tests run the same steps as the runner does
  * (__tests__/github/main.test.ts).
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startCredentialService, type RunningService } from '../../service/server.js'
+import { useLocalService } from '../helpers/core-step.js'
 import { provision } from '../../src/core/provision.js'
 import { logLines, memoryHost, type MemoryHost } from '../helpers/memory-host.js'
 
-let service: RunningService
-const temps: string[] = []
-
-beforeAll(async () => {
-  service = await startCredentialService()
-})
-afterAll(async () => {
-  await service.close()
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true })
-})
-
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'provision-test-'))
-  temps.push(dir)
-  return dir
-}
-
-const options = (extra: Record<string, string> = {}) => ({
-  'api-key': service.seed.provisionKey,
-  project: service.seed.project,
-  'base-url': service.baseUrl,
-  'max-attempts': '1',
-  ...extra
-})
+const { scratch, options, service: localService } = useLocalService('provision-test-')
 
 async function main(
   extra: Record<string, string> = {},
@@ -48,7 +24,7 @@ it('masks the secrets it was given before any line, and each issued token before
   const host = await main({ 'tunnel-token': 'tok_given_but_unused' })
   expect(host.failure).toBeUndefined()
   expect(host.events.slice(0, 2)).toEqual([
-    `mask ${service.seed.provisionKey}`,
+    `mask ${localService().seed.provisionKey}`,
     'mask tok_given_but_unused'
   ])
   // The issued token is masked as it arrives, and is in no line of the log.
@@ -69,13 +45,13 @@ it('writes the variables, outputs and summary, and saves for post, once the step
 })
 
 it('writes nothing, fails once, and saves nothing for post when the options are wrong', async () => {
-  const requests = service.requests().length
+  const requests = localService().requests().length
   const host = await main({ 'max-attempts': 'many' })
   expect(host.failure).toMatch(/max-attempts/)
   expect(host.events.filter(event => event.startsWith('fail '))).toHaveLength(1)
   expect([host.env, host.outputs, host.summaries]).toEqual([{}, {}, []])
   expect(host.saved).toEqual({})
-  expect(service.requests()).toHaveLength(requests)
+  expect(localService().requests()).toHaveLength(requests)
 })
 
 it('writes nothing, and revokes at once, when the tunnel cannot be handed the credential', async () => {
@@ -92,8 +68,12 @@ it('writes nothing, and revokes at once, when the tunnel cannot be handed the cr
     /^The tunnel did not start: (the tunnel process exited before it was ready \(exit code 4\)|.*channel closed.*)\./
   )
   expect([host.env, host.outputs, host.summaries]).toEqual([{}, {}, []])
-  const user = service.tokens().at(-1)!.tunnel_user
-  expect(service.tokens().find(token => token.tunnel_user === user)?.status).toBe('revoked')
+  const user = localService().tokens().at(-1)!.tunnel_user
+  expect(
+    localService()
+      .tokens()
+      .find(token => token.tunnel_user === user)?.status
+  ).toBe('revoked')
   // Revoked by main: post finds neither a credential nor a tunnel to act on.
   expect(host.saved.credential).toBe('')
   expect(host.saved.tunnel).toBe('')

@@ -3,38 +3,12 @@
  * warning unless fail-on-revoke-error asks for a failed step. The GitHub host's own tests run
  * the same step as the runner does (__tests__/github/post.test.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { startCredentialService, type RunningService } from '../../service/server.js'
+import { useLocalService } from '../helpers/core-step.js'
 import { provision } from '../../src/core/provision.js'
 import { revoke } from '../../src/core/revoke.js'
 import { logLines, memoryHost, type MemoryHost } from '../helpers/memory-host.js'
 
-let service: RunningService
-const temps: string[] = []
-
-beforeAll(async () => {
-  service = await startCredentialService()
-})
-afterAll(async () => {
-  await service.close()
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true })
-})
-
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'revoke-test-'))
-  temps.push(dir)
-  return dir
-}
-
-const options = (extra: Record<string, string> = {}) => ({
-  'api-key': service.seed.provisionKey,
-  project: service.seed.project,
-  'base-url': service.baseUrl,
-  'max-attempts': '1',
-  ...extra
-})
+const { scratch, options, service: localService } = useLocalService('revoke-test-')
 
 async function post(
   state: Record<string, string>,
@@ -59,11 +33,15 @@ it('revokes what main saved, masking the key before anything else', async () => 
   await provision(main)
   const user = main.outputs['tunnel-user']
   const host = await post(main.saved)
-  expect(host.events[0]).toBe(`mask ${service.seed.provisionKey}`)
+  expect(host.events[0]).toBe(`mask ${localService().seed.provisionKey}`)
   expect(host.failure).toBeUndefined()
   expect(logLines(host, 'warning')).toEqual([])
   expect(logLines(host, 'info')).toEqual([`Revoked the tunnel token of user ${user}.`])
-  expect(service.tokens().find(token => token.tunnel_user === user)?.status).toBe('revoked')
+  expect(
+    localService()
+      .tokens()
+      .find(token => token.tunnel_user === user)?.status
+  ).toBe('revoked')
 })
 
 it('says there is nothing to revoke when main saved nothing', async () => {
@@ -111,7 +89,7 @@ it('names the base-url option as the host labels it when the saved service diffe
     savedCredential('2099-01-01T00:00:00Z', 'http://elsewhere.example.test/functions/v1')
   )
   expect(logLines(host, 'warning')[0]).toBe(
-    `The saved state names the credential service at http://elsewhere.example.test/functions/v1, but --base-url is ${service.baseUrl}. ` +
+    `The saved state names the credential service at http://elsewhere.example.test/functions/v1, but --base-url is ${localService().baseUrl}. ` +
       'The API key goes only to --base-url, so the revoke is sent there. Something other than this action may have written the state.'
   )
 })
