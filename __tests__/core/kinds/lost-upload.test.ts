@@ -3,57 +3,36 @@
  * a 500 with no body or nothing at all, and the retry stored it again. No record of the key may
  * stay live after post: main and post find them by the fingerprint the step computed.
  */
-import { createHash } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import nock from 'nock'
 import {
   API_KEY,
-  BASE_URL,
   fakeClock,
   runInProcess,
   type StepOutcome
 } from '../../helpers/in-process-step.js'
 import { useNock } from '../../helpers/nock-lifecycle.js'
+import {
+  INPUTS,
+  LIST,
+  ORIGIN,
+  REVOKE,
+  RUN,
+  UPLOAD,
+  fingerprintOfLine,
+  useRunnerTemp
+} from '../../helpers/ssh-key-step.js'
 
 // nock must patch http before @actions/http-client loads.
 const { runMain, runPost } = await import('../../helpers/github-steps.js')
 
-const ORIGIN = 'https://credentials.example.test'
-const UPLOAD = '/functions/v1/keys-upload'
-const LIST = '/functions/v1/user-keys-list'
-const REVOKE = '/functions/v1/revoke-ssh-key'
 const FIRST = '11111111-1111-4111-8111-111111111111'
 const SECOND = '22222222-2222-4222-8222-222222222222'
 const THIRD = '33333333-3333-4333-8333-333333333333'
 const OTHER = '44444444-4444-4444-8444-444444444444'
 const NAME = 'ci-octo-org-web-shop-4242-2'
-const INPUTS = {
-  credential: 'ssh-key',
-  'api-key': API_KEY,
-  'base-url': BASE_URL,
-  'client-id': 'client-77',
-  'tunnel-host': 'tunnel.example.test'
-}
-const RUN = {
-  GITHUB_REPOSITORY: 'octo-org/web-shop',
-  GITHUB_RUN_ID: '4242',
-  GITHUB_RUN_ATTEMPT: '2'
-}
 
 useNock(nock)
-
-let runnerTemp: string
-beforeEach(() => {
-  runnerTemp = mkdtempSync(join(tmpdir(), 'runner-temp-'))
-})
-afterEach(() => rmSync(runnerTemp, { recursive: true, force: true }))
-
-function fingerprintOfLine(line: string): string {
-  const blob = Buffer.from(line.split(' ')[1], 'base64')
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
-}
+const runnerTempOf = useRunnerTemp()
 
 /**
  * A service that stores every upload under the next id, whatever it answers, and lists and revokes
@@ -112,11 +91,11 @@ function lostAnswerService(answers: Array<'lost' | 'ok' | 'no-key-id'>, listStat
 }
 
 const runMainStep = () =>
-  runInProcess(() => runMain(fakeClock()), INPUTS, { env: { ...RUN, RUNNER_TEMP: runnerTemp } })
+  runInProcess(() => runMain(fakeClock()), INPUTS, { env: { ...RUN, RUNNER_TEMP: runnerTempOf() } })
 const runPostAfter = (main: StepOutcome, inputs: Record<string, string> = INPUTS) =>
   runInProcess(() => runPost(fakeClock()), inputs, {
     state: { ...main.state },
-    env: { RUNNER_TEMP: runnerTemp }
+    env: { RUNNER_TEMP: runnerTempOf() }
   })
 
 describe('a keys-upload retried after a 500 with no body', () => {

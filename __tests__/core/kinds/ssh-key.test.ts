@@ -1,6 +1,5 @@
 /** credential: ssh-key, main and post in this process against a nock'd service. */
 import { execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import {
   existsSync,
   lstatSync,
@@ -25,40 +24,23 @@ import {
   type StepOutcome
 } from '../../helpers/in-process-step.js'
 import { useNock } from '../../helpers/nock-lifecycle.js'
+import {
+  INPUTS,
+  ORIGIN,
+  REVOKE,
+  RUN,
+  UPLOAD,
+  fingerprintOfLine,
+  useRunnerTemp
+} from '../../helpers/ssh-key-step.js'
 
 // nock must patch http before @actions/http-client loads.
 const { runMain, runPost } = await import('../../helpers/github-steps.js')
 
-const ORIGIN = 'https://credentials.example.test'
-const UPLOAD = '/functions/v1/keys-upload'
-const REVOKE = '/functions/v1/revoke-ssh-key'
 const KEY_ID = '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b'
-const INPUTS = {
-  credential: 'ssh-key',
-  'api-key': API_KEY,
-  'base-url': BASE_URL,
-  'client-id': 'client-77',
-  'tunnel-host': 'tunnel.example.test'
-}
-const RUN = {
-  GITHUB_REPOSITORY: 'octo-org/web-shop',
-  GITHUB_RUN_ID: '4242',
-  GITHUB_RUN_ATTEMPT: '2'
-}
 
 useNock(nock)
-
-let runnerTemp: string
-beforeEach(() => {
-  runnerTemp = mkdtempSync(join(tmpdir(), 'runner-temp-'))
-})
-afterEach(() => rmSync(runnerTemp, { recursive: true, force: true }))
-
-/** OpenSSH's fingerprint of a public key line, computed here independently of the action. */
-function fingerprintOfLine(line: string): string {
-  const blob = Buffer.from(line.split(' ')[1], 'base64')
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
-}
+const runnerTempOf = useRunnerTemp()
 
 interface UploadBody {
   public_key_ssh: string
@@ -89,13 +71,15 @@ function acceptUpload(answer: (body: UploadBody) => Record<string, unknown> = ()
 }
 
 function runMainWith(inputs: Record<string, string> = INPUTS, clock = fakeClock()) {
-  return runInProcess(() => runMain(clock), inputs, { env: { ...RUN, RUNNER_TEMP: runnerTemp } })
+  return runInProcess(() => runMain(clock), inputs, {
+    env: { ...RUN, RUNNER_TEMP: runnerTempOf() }
+  })
 }
 
 function runPostAfter(main: StepOutcome, inputs: Record<string, string> = INPUTS) {
   return runInProcess(() => runPost(fakeClock()), inputs, {
     state: { ...main.state },
-    env: { RUNNER_TEMP: runnerTemp }
+    env: { RUNNER_TEMP: runnerTempOf() }
   })
 }
 
@@ -146,7 +130,7 @@ describe('main with credential: ssh-key', () => {
     })
 
     // A fresh folder under RUNNER_TEMP, holding only the key, readable by its owner only.
-    expect(keyFile.startsWith(join(runnerTemp, 'tunnel-key-'))).toBe(true)
+    expect(keyFile.startsWith(join(runnerTempOf(), 'tunnel-key-'))).toBe(true)
     expect(readdirSync(join(keyFile, '..'))).toEqual(['id_ed25519'])
     expect(statSync(keyFile).mode & 0o777).toBe(0o600)
     // OpenSSH derives the uploaded line from the file: the file holds the uploaded key's private half.
@@ -230,7 +214,7 @@ describe('main with credential: ssh-key', () => {
     expect(step.outputs).toEqual({})
     // Saved while the key was being checked, then cleared once it was revoked: nothing for post.
     expect(step.state.credential).toBe('')
-    expect(readdirSync(runnerTemp)).toEqual([])
+    expect(readdirSync(runnerTempOf())).toEqual([])
   })
 
   it('on a mismatch whose revoke fails too, saves the key for post to revoke', async () => {
@@ -263,13 +247,13 @@ describe('main with credential: ssh-key', () => {
     const revoke = nock(ORIGIN).post(REVOKE, { key_id: KEY_ID }).reply(200, { success: true })
     // A directory where the env file should be: appending to it fails.
     const step = await runInProcess(() => runMain(fakeClock()), INPUTS, {
-      env: { ...RUN, RUNNER_TEMP: runnerTemp, GITHUB_ENV: tmpdir() }
+      env: { ...RUN, RUNNER_TEMP: runnerTempOf(), GITHUB_ENV: tmpdir() }
     })
     expect(revoke.isDone()).toBe(true)
     expect(step.failed).toBe(true)
     expect(step.errors).toHaveLength(1)
     expect(step.state.credential).toBe('')
-    expect(readdirSync(runnerTemp)).toEqual([])
+    expect(readdirSync(runnerTempOf())).toEqual([])
   })
 
   it('revokes at once an answer with a key id but no usable fingerprint', async () => {
@@ -337,7 +321,7 @@ describe('main with credential: ssh-key', () => {
     expect(step.errors).toEqual([expect.stringMatching(message)])
     expect(nock.pendingMocks()).toEqual([])
     expect(step.env).toEqual({})
-    expect(readdirSync(runnerTemp)).toEqual([])
+    expect(readdirSync(runnerTempOf())).toEqual([])
   })
 })
 
