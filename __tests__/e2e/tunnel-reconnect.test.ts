@@ -4,9 +4,9 @@
  * (POST /__admin/tunnel/drop, nothing revoked). The tunnel process reconnects by itself, the
  * requests succeed again within 5 s, and the post step's tunnel line counts one reconnect.
  */
-import { readFileSync } from 'node:fs'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { inputsFor, runAction, statusOf, useService } from './helpers.js'
+import { lookUpProcess } from '../../src/core/tunnel/identity.js'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
 let app: Awaited<ReturnType<typeof startLocalApp>>
@@ -48,16 +48,7 @@ function keepRequesting(host: string): { attempts: Attempt[]; stop(): Promise<vo
 
 /** Running, and not a zombie left for a parent (here, whatever adopted it) to reap. */
 function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return true
-  }
+  return lookUpProcess(pid).state !== 'gone'
 }
 
 const until = async (condition: () => boolean, ms: number): Promise<boolean> => {

@@ -2,7 +2,7 @@
  * The keeper's logic, run in this process against the service's tunnel stand-in (real SSH,
  * real HTTP front). The detached process around it is tested in process.test.ts and e2e.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { connect, createServer, Socket, type AddressInfo, type Server } from 'node:net'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -11,31 +11,20 @@ import ssh2 from 'ssh2'
 import { getThroughFront, startLocalApp } from '../../../../scripts/openssh.js'
 import { ed25519KeyPair } from '../../../../service/__tests__/helpers/ed25519.js'
 import { startCredentialService, type RunningService } from '../../../../service/server.js'
-import { Keeper } from '../../../../src/core/tunnel/keeper/keeper.js'
+import { cleanUp, runKeeper, type RunningKeeper } from '../../../helpers/ssh-stand-in.js'
 import { COLLECT_EVERY_BYTES, type KeeperIo } from '../../../../src/core/tunnel/keeper/io.js'
-import type {
-  ExposeEntry,
-  KeeperConfig,
-  KeeperReport,
-  KeeperStats
-} from '../../../../src/core/tunnel/protocol.js'
+import type { ExposeEntry, KeeperConfig } from '../../../../src/core/tunnel/protocol.js'
 
 let service: RunningService
 let app: Awaited<ReturnType<typeof startLocalApp>>
 const dirs: string[] = []
-const running: { keeper: Keeper; done: Promise<KeeperStats> }[] = []
 const servers: Server[] = []
 
 beforeAll(async () => {
   service = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
   app = await startLocalApp('answer from the local app')
 })
-afterEach(async () => {
-  for (const { keeper, done } of running.splice(0)) {
-    keeper.stop()
-    await done
-  }
-})
+afterEach(cleanUp)
 afterAll(async () => {
   await app.close()
   await service.close()
@@ -68,58 +57,24 @@ async function revoke(user: string): Promise<void> {
   })
 }
 
-interface Started {
-  keeper: Keeper
-  config: KeeperConfig
-  /** The first report: ready or failed. */
-  report: Promise<KeeperReport>
-  /** Resolves when run() returns. */
-  done: Promise<KeeperStats>
-  log(): string
-  stats(): KeeperStats
-}
-
+/** A keeper against the local service's tunnel, with a fresh credential; cleanUp() stops it. */
 function startKeeper(
   credential: Credential,
   overrides: Partial<KeeperConfig> = {},
   io: Partial<KeeperIo> = {}
-): Started {
-  const dir = mkdtempSync(join(tmpdir(), 'keeper-test-'))
-  dirs.push(dir)
-  const config: KeeperConfig = {
-    host: tunnel().host,
-    port: tunnel().port,
-    user: credential.user,
-    token: credential.token,
-    entries: [{ name: 'web', host: '127.0.0.1', port: app.port }],
-    hostKeyPins: [],
-    attemptTimeoutMs: 5_000,
-    maxAttempts: 1,
-    logPath: join(dir, 'tunnel.log'),
-    statsPath: join(dir, 'stats.json'),
-    stopPath: join(dir, 'stop'),
-    ...overrides
-  }
-  let reported: (report: KeeperReport) => void = () => undefined
-  const report = new Promise<KeeperReport>(resolve => (reported = resolve))
-  const keeper = new Keeper(config, {
-    report: r => reported(r),
-    now: () => Date.now(),
-    // No jitter, shortest waits: 750 ms before the first retry.
-    random: () => 0,
-    pid: 4242,
-    ...io
-  })
-  const done = keeper.run()
-  running.push({ keeper, done })
-  return {
-    keeper,
-    config,
-    report,
-    done,
-    log: () => readFileSync(config.logPath, 'utf8'),
-    stats: () => JSON.parse(readFileSync(config.statsPath, 'utf8')) as KeeperStats
-  }
+): RunningKeeper {
+  return runKeeper(
+    tunnel().port,
+    {
+      host: tunnel().host,
+      user: credential.user,
+      token: credential.token,
+      entries: [{ name: 'web', host: '127.0.0.1', port: app.port }],
+      ...overrides
+    },
+    // No jitter (runKeeper's random is 0), shortest waits: 750 ms before the first retry.
+    { pid: 4242, ...io }
+  )
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
