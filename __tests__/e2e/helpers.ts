@@ -2,7 +2,11 @@
  * Shared by the end-to-end suites: one local credential service per file, the action's inputs
  * for it, and the checks every case makes (what a user sees, and that no secret leaks).
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Job } from '../../scripts/job.js'
+import { hasSsh, startLocalApp, type SshClient } from '../../scripts/openssh.js'
 import {
   ensureNode24,
   findSecretLeaks,
@@ -89,4 +93,33 @@ export function expectFailedMain(step: StepResult, message: RegExp): void {
   // No credential left for post: none was issued, or main revoked the one it refused.
   expect(step.state.credential ?? '').toBe('')
   expect(step.summary).toBe('')
+}
+
+/**
+ * What the ssh-key suites share: the OpenSSH client (required, not skipped: these suites are the
+ * proof, and OpenSSH is on every GitHub-hosted runner), a local app, a scratch folder, and the
+ * ssh clients and jobs a test starts, all ended after the file.
+ */
+export function useSshFixture(prefix: string): {
+  clients: SshClient[]
+  jobs: Job[]
+  app(): Awaited<ReturnType<typeof startLocalApp>>
+  scratch(): string
+} {
+  const clients: SshClient[] = []
+  const jobs: Job[] = []
+  let app: Awaited<ReturnType<typeof startLocalApp>> | undefined
+  let scratch = ''
+  beforeAll(async () => {
+    if (!hasSsh()) throw new Error('these tests need the OpenSSH client at /usr/bin/ssh')
+    app = await startLocalApp('answer from your local app')
+    scratch = mkdtempSync(join(tmpdir(), prefix))
+  })
+  afterAll(async () => {
+    await Promise.all(clients.map(client => client.stop()))
+    await Promise.all(jobs.map(job => job.end()))
+    await app?.close()
+    if (scratch) rmSync(scratch, { recursive: true, force: true })
+  })
+  return { clients, jobs, app: () => app!, scratch: () => scratch }
 }

@@ -4,38 +4,16 @@
  * emulation retries, and after post no record of the key is active and a copy of the key file,
  * kept aside by the test, no longer logs in.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Job } from '../../scripts/job.js'
-import {
-  hasSsh,
-  keyTunnelVariables,
-  startLocalApp,
-  startSshWithKey,
-  type SshClient
-} from '../../scripts/openssh.js'
+import { keyTunnelVariables, startSshWithKey } from '../../scripts/openssh.js'
 import type { Fault } from '../../service/faults.js'
-import { annotations, inputsFor, requestPaths, useService } from './helpers.js'
+import { annotations, inputsFor, requestPaths, useService, useSshFixture } from './helpers.js'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
 const CLIENT_ID = 'ci-runner-7'
-const clients: SshClient[] = []
-const jobs: Job[] = []
-let app: Awaited<ReturnType<typeof startLocalApp>>
-let scratch: string
-
-beforeAll(async () => {
-  if (!hasSsh()) throw new Error('these tests need the OpenSSH client at /usr/bin/ssh')
-  app = await startLocalApp('answer from your local app')
-  scratch = mkdtempSync(join(tmpdir(), 'ssh-key-lost-'))
-})
-afterAll(async () => {
-  await Promise.all(clients.map(client => client.stop()))
-  await Promise.all(jobs.map(job => job.end()))
-  await app?.close()
-  rmSync(scratch, { recursive: true, force: true })
-})
+const { clients, jobs, app, scratch } = useSshFixture('ssh-key-lost-')
 
 const recordsOf = (fingerprint: string) =>
   service()
@@ -77,7 +55,7 @@ it.each<[string, Fault]>([
     ])
 
     const vars = keyTunnelVariables(main.env)
-    const kept = join(scratch, `kept_${records[0].id}`)
+    const kept = join(scratch(), `kept_${records[0].id}`)
     copyFileSync(vars.SVC_TUNNEL_KEY_FILE, kept)
 
     const post = await use.post()
@@ -87,7 +65,7 @@ it.each<[string, Fault]>([
 
     const again = startSshWithKey(
       { ...vars, SVC_TUNNEL_KEY_FILE: kept },
-      { knownHostsPath: service().tunnel!.knownHostsPath, name: 'app', localPort: app.port }
+      { knownHostsPath: service().tunnel!.knownHostsPath, name: 'app', localPort: app().port }
     )
     clients.push(again)
     expect(await again.exited).toBe(255)

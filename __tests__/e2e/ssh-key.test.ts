@@ -5,17 +5,14 @@
  * file is gone and the same key is refused. For existing, a project token is exported and
  * tunnels, and post leaves it alive.
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { Job } from '../../scripts/job.js'
 import { runStep } from '../../scripts/runner.js'
 import {
   getThroughFront,
-  hasSsh,
   keyTunnelVariables,
   makeAskpass,
-  startLocalApp,
   startSsh,
   startSshWithKey,
   tunnelVariables,
@@ -30,28 +27,13 @@ import {
   inputsFor,
   requestPaths,
   statusOf,
-  useService
+  useService,
+  useSshFixture
 } from './helpers.js'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
 const CLIENT_ID = 'ci-runner-7'
-const clients: SshClient[] = []
-const jobs: Job[] = []
-let app: Awaited<ReturnType<typeof startLocalApp>>
-let scratch: string
-
-beforeAll(async () => {
-  // No skipping: this suite is the proof, and OpenSSH is on every GitHub-hosted runner.
-  if (!hasSsh()) throw new Error('these tests need the OpenSSH client at /usr/bin/ssh')
-  app = await startLocalApp('answer from your local app')
-  scratch = mkdtempSync(join(tmpdir(), 'ssh-key-e2e-'))
-})
-afterAll(async () => {
-  await Promise.all(clients.map(client => client.stop()))
-  await Promise.all(jobs.map(job => job.end()))
-  await app?.close()
-  rmSync(scratch, { recursive: true, force: true })
-})
+const { clients, jobs, app, scratch } = useSshFixture('ssh-key-e2e-')
 
 function sshKeyInputs(overrides: Record<string, string> = {}): Record<string, string> {
   return inputsFor(service(), {
@@ -74,7 +56,7 @@ function sshWithKey(vars: KeyTunnelVariables): SshClient {
   const client = startSshWithKey(vars, {
     knownHostsPath: service().tunnel!.knownHostsPath,
     name: 'app',
-    localPort: app.port
+    localPort: app().port
   })
   clients.push(client)
   return client
@@ -126,7 +108,7 @@ describe('credential: ssh-key', () => {
       .split('\n')
       .filter(line => line && !line.startsWith('-----'))
     expectNoLeak(main, { secrets: [service().seed.provisionKey, ...privateLines] })
-    const kept = join(scratch, 'kept_key')
+    const kept = join(scratch(), 'kept_key')
     copyFileSync(keyFile, kept)
 
     const client = sshWithKey(vars)
@@ -210,7 +192,7 @@ describe('expose with credential: ssh-key', () => {
   it('the tunnel process logs in with the key file; post stops it, revokes the key and deletes the file', async () => {
     const use = await useAction(
       sshKeyInputs({
-        expose: `web=${app.port}`,
+        expose: `web=${app().port}`,
         'url-template': `http://{name}-{user}.localhost:${service().tunnel!.frontPort}`,
         'timeout-seconds': '5'
       })
@@ -271,7 +253,7 @@ describe("expose with credential: ssh-key and a project's default client id", ()
     const use = await useAction(
       sshKeyInputs({
         'client-id': project.default_client_id,
-        expose: `web=${app.port}`,
+        expose: `web=${app().port}`,
         'url-template': frontTemplate(),
         'timeout-seconds': '5'
       })
@@ -292,7 +274,7 @@ describe("expose with credential: ssh-key and a project's default client id", ()
     const wrong = 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU'
     const use = await useAction(
       sshKeyInputs({
-        expose: `web=${app.port}`,
+        expose: `web=${app().port}`,
         'url-template': frontTemplate(),
         'tunnel-host-key': wrong,
         'timeout-seconds': '5'
@@ -347,7 +329,7 @@ describe('credential: existing', () => {
       const client = startSsh(vars, askpass.path, {
         knownHostsPath: service().tunnel!.knownHostsPath,
         name: 'app',
-        localPort: app.port
+        localPort: app().port
       })
       clients.push(client)
       const host = `app-${token.tunnel_user}.localhost`
@@ -383,7 +365,7 @@ describe('credential: existing', () => {
       'tunnel-user': token.tunnel_user,
       'tunnel-host': service().tunnelHost,
       'tunnel-port': String(service().tunnel!.port),
-      expose: String(app.port),
+      expose: String(app().port),
       'url-template': `http://{name}-{user}.localhost:${service().tunnel!.frontPort}`
     })
     expect(use.main.exitCode).toBe(0)
