@@ -8,6 +8,7 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ssh2 from 'ssh2'
+import { ed25519KeyPair } from '../../service/__tests__/helpers/ed25519.js'
 import { fingerprintOf } from '../../src/core/text/fingerprint.js'
 import { Keeper } from '../../src/core/tunnel/keeper/keeper.js'
 import type { KeeperIo } from '../../src/core/tunnel/keeper/io.js'
@@ -34,7 +35,7 @@ export function hostKey(type: 'ed25519' | 'rsa' | 'ecdsa'): HostKey {
       ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 })
       : type === 'ecdsa'
         ? ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 })
-        : ssh2.utils.generateKeyPairSync('ed25519')
+        : ed25519KeyPair()
   const blob = Buffer.from(pair.public.trim().split(/\s+/)[1], 'base64')
   return {
     private: pair.private,

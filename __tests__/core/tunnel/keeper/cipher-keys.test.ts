@@ -119,7 +119,8 @@ describe('the tunnel bundle (dist/tunnel/)', () => {
  * what the client writes. Returns what came back and the client's keys afterwards.
  */
 async function echoThroughSsh(cipher: string, ssh2Version: string) {
-  const hostKey = utils.generateKeyPairSync('ed25519').private
+  // ECDSA: ssh2 1.17.0 writes about 1 ed25519 key in 400 that it cannot read back.
+  const hostKey = utils.generateKeyPairSync('ecdsa', { bits: 256 }).private
   const server = new Server({ hostKeys: [hostKey] }, connection => {
     connection.on('authentication', context => context.accept())
     connection.on('ready', () =>
