@@ -53,7 +53,27 @@ export interface TunnelProcessLaunch {
   execArgv?: string[]
   /** Enough for Node to run, and nothing of the step's secrets. */
   environment: Record<string, string>
+  /**
+   * Where no runner ends leftover processes (the CLI), the tunnel process ends by itself; absent
+   * on GitHub, where the post step stops it and the runner ends what is left of the job.
+   */
+  ends?: TunnelEnd
 }
+
+/** When a tunnel process ends by itself, besides at a stop request. */
+export interface TunnelEnd {
+  /**
+   * At the latest this many minutes after it starts. Absent: at the credential's expiry, or
+   * after DEFAULT_TUNNEL_MAX_MINUTES for a credential that has none. Either way, never after
+   * the credential's expiry.
+   */
+  maxMinutes?: number
+  /** When this process is gone: `run` passes its own pid, so a killed `run` leaves no tunnel. */
+  watchPid?: number
+}
+
+/** The tunnel's longest life outside a runner, for a credential that never expires. */
+export const DEFAULT_TUNNEL_MAX_MINUTES = 60
 
 export interface Host extends StepWrites {
   options: OptionSource
