@@ -38,8 +38,9 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
-function withLock<T>(fn: () => T): T {
-  const lock = join(repoRoot, 'node_modules', '.node24.lock')
+/** Runs `fn` while holding the lock `name` (one Jest worker at a time across processes). */
+export function withLock<T>(fn: () => T, name = 'node24'): T {
+  const lock = join(repoRoot, 'node_modules', `.${name}.lock`)
   for (;;) {
     try {
       mkdirSync(lock)

@@ -1,0 +1,158 @@
+/**
+ * Runs GitLab pipelines on this machine with gitlab-ci-local (pinned, installed from the npm
+ * registry into node_modules/.cache on first use, run on Node 24 as it requires) and the shell
+ * executor: the jobs run with this machine's bash and Node, in a throwaway git project. The
+ * package a job installs with npx is the packed tarball of this repository, installed offline.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { stringify } from 'yaml'
+import { ensureNode24, npmInvocation, repoRoot, withLock } from '../../scripts/node24.js'
+import { findSecretLeaks } from '../../scripts/runner.js'
+import { offlineNpmEnv } from '../helpers/packed-cli.js'
+
+export const GITLAB_CI_LOCAL = '4.75.1'
+const prefix = join(repoRoot, 'node_modules', '.cache', 'gitlab-ci-local')
+const entry = join(prefix, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js')
+
+const installedVersion = (): string | undefined => {
+  try {
+    const manifest = join(dirname(dirname(entry)), 'package.json')
+    return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
+  } catch {
+    return undefined
+  }
+}
+
+/** The gitlab-ci-local entry script, installed (pinned) when missing or of another version. */
+export function ensureGitlabCiLocal(): string {
+  if (installedVersion() === GITLAB_CI_LOCAL) return entry
+  return withLock(() => {
+    if (installedVersion() !== GITLAB_CI_LOCAL) {
+      mkdirSync(prefix, { recursive: true })
+      const npm = npmInvocation()
+      execFileSync(
+        npm.file,
+        [
+          ...npm.args,
+          'install',
+          '--prefix',
+          prefix,
+          '--no-save',
+          '--no-package-lock',
+          '--no-audit',
+          '--no-fund',
+          `gitlab-ci-local@${GITLAB_CI_LOCAL}`
+        ],
+        { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] }
+      )
+    }
+    return entry
+  }, 'gitlab-ci-local')
+}
+
+/**
+ * A git project as gitlab-ci-local expects one: a commit, and an origin on a GitLab host (never
+ * contacted) that gives CI_SERVER_FQDN and CI_PROJECT_PATH, so that a component named
+ * `$CI_SERVER_FQDN/$CI_PROJECT_PATH/NAME@$CI_COMMIT_SHA` is read from the project's templates/.
+ */
+export function gitProject(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gitlab-project-'))
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
+  git('init', '-q', '-b', 'main')
+  git('remote', 'add', 'origin', 'https://gitlab.example.com/acme/web-shop.git')
+  git('add', '-A')
+  git('-c', 'user.name=CI', '-c', 'user.email=ci@example.com', 'commit', '-qm', 'pipeline')
+  git('update-ref', 'refs/remotes/origin/main', 'HEAD')
+  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
+  return dir
+}
+
+export interface PipelineRun {
+  code: number | null
+  /** gitlab-ci-local's stdout and stderr, as a terminal shows them (no colours). */
+  output: string
+  /** Every file gitlab-ci-local wrote in its state folder (job logs, the expanded YAML, …). */
+  stateFiles: string
+}
+
+/**
+ * Runs the project's pipeline. `projectVariables` stand for the CI/CD variables of the project's
+ * settings (the masked SVC_API_KEY): gitlab-ci-local reads them from a file outside the project,
+ * so they are on no command line. `npmCache` is the npx cache the jobs install into, offline.
+ */
+export function runPipeline(
+  dir: string,
+  options: { projectVariables: Record<string, string>; npmCache: string; timeoutMs?: number }
+): Promise<PipelineRun> {
+  // Its own home too, so that no ~/.gitlab-ci-local/variables.yml of this machine's user applies.
+  const home = mkdtempSync(join(tmpdir(), 'gitlab-ci-local-home-'))
+  const variablesFile = join(home, 'project-variables.yml')
+  writeFileSync(variablesFile, stringify(options.projectVariables), { mode: 0o600 })
+  const args = [ensureGitlabCiLocal(), '--force-shell-executor', '--no-color']
+  args.push('--cwd', dir, '--variables-file', variablesFile, '--home', home)
+  return new Promise((resolve, reject) => {
+    const child = spawn(ensureNode24(), args, {
+      cwd: dir,
+      env: { ...process.env, ...offlineNpmEnv(options.npmCache), FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let output = ''
+    child.stdout.on('data', chunk => (output += chunk))
+    child.stderr.on('data', chunk => (output += chunk))
+    child.on('error', reject)
+    const limit = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000)
+    child.on('close', code => {
+      clearTimeout(limit)
+      rmSync(home, { recursive: true, force: true })
+      resolve({ code, output, stateFiles: readAll(join(dir, '.gitlab-ci-local')) })
+    })
+  })
+}
+
+function readAll(folder: string): string {
+  if (!existsSync(folder)) return ''
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter(entry => entry.isFile())
+    .map(entry => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+    .join('\n')
+}
+
+/** Problems found with the e2e leak check, applied to every line gitlab-ci-local printed or wrote. */
+export function leaksIn(run: PipelineRun, secrets: string[]): string[] {
+  const lines = `${run.output}\n${run.stateFiles}`
+    .split('\n')
+    .map(text => ({ stream: 'stdout' as const, text }))
+  return findSecretLeaks({ lines, summary: '', state: {} }, { secrets })
+}
+
+/** Pids of the running (not zombie) processes whose command line holds `text`. */
+export function processesWith(text: string): number[] {
+  return readdirSync('/proc')
+    .filter(name => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .filter(pid => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) return false
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
