@@ -1,5 +1,6 @@
 /**
- * `npm run bundle`: dist/index.cjs and dist/licenses.txt from src/github/index.ts, with ncc.
+ * `npm run bundle`: dist/index.cjs and dist/licenses.txt from src/github/index.ts, dist/cli/ (the
+ * `tunnel-credentials` command) from src/cli/bin.ts, and dist/tunnel/, with ncc.
  *
  * The output is CommonJS although src/ is ES modules: Node starts a CommonJS entry noticeably
  * faster than an ES module of the same size (the benchmark measured about 6 to 8% of a whole
@@ -63,6 +64,14 @@ await bundle(join('github', 'index.ts'), dist, [], deferFsPromises)
 // .js and require()s it; under the repository's "type": "module" Node would read it as an ES
 // module, so dist/ says plainly that its .js files are CommonJS.
 writeFileSync(join(dist, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)
+// The CLI (package.json's bin), a second host of the same core. Its own shebang line: npm links
+// bin files as they are, and a shell runs the link.
+await bundle(
+  join('cli', 'bin.ts'),
+  join(dist, 'cli'),
+  [],
+  code => `#!/usr/bin/env node\n${code.replace(/^#!.*\n/, '')}`
+)
 // The tunnel process, loaded only by steps with `expose`, so a plain step never loads ssh2. Its
 // native addons stay out, so dist/ is the same whether or not they were built on this machine,
 // and loads on any OS: ssh2 falls back to its JavaScript code when sshcrypto.node is missing, and

@@ -1,4 +1,4 @@
-import { keeperEnvironment } from '../../src/github/tunnel-process.js'
+import { keeperEnvironmentOnRunner as keeperEnvironment } from '../../src/github/tunnel-process.js'
 
 it('keeps the keeper environment to what Node needs and the runner tracking id', () => {
   expect(
@@ -14,7 +14,7 @@ it('keeps the keeper environment to what Node needs and the runner tracking id',
       NODE_OPTIONS: '--require evil.js',
       EMPTY: undefined
     })
-  ).toEqual({
+  ).toStrictEqual({
     PATH: '/bin',
     Path: 'C:\\bin',
     HOME: '/home/runner',

@@ -1,0 +1,96 @@
+/**
+ * The command line, parsed without a library: three commands, `--name value` flags, and the
+ * command `run` starts. Usage errors never repeat a value, since a value typed in the wrong
+ * place may be a secret.
+ */
+import { isFlagName, isSecretOption, SWITCHES, variableFor, type FlagName } from './option-names.js'
+
+export const COMMANDS = ['provision', 'revoke', 'run'] as const
+export type CommandName = (typeof COMMANDS)[number]
+
+export type ParsedArguments =
+  | { type: 'help' }
+  | { type: 'version' }
+  | {
+      type: 'command'
+      command: CommandName
+      flags: Map<FlagName, string>
+      /** `run`'s command and its arguments, after `--`. */
+      commandLine: string[]
+    }
+
+/** A mistake in how the tool was called: exit code 2, with the usage hint. */
+export class UsageError extends Error {}
+
+export function parseArguments(argv: string[]): ParsedArguments {
+  const dashes = argv.indexOf('--')
+  const own = dashes === -1 ? argv : argv.slice(0, dashes)
+  const commandLine = dashes === -1 ? [] : argv.slice(dashes + 1)
+  if (own.includes('--help') || own.includes('-h')) return { type: 'help' }
+  if (own.includes('--version') || own.includes('-V')) return { type: 'version' }
+
+  let command: CommandName | undefined
+  const flags = new Map<FlagName, string>()
+  for (let index = 0; index < own.length; index++) {
+    const token = own[index]
+    if (!token.startsWith('-')) {
+      if (command !== undefined)
+        throw new UsageError(`${describeWord(token)} is not expected after "${command}".`)
+      command = commandNamed(token)
+      continue
+    }
+    const { name, inline } = splitFlag(token)
+    if (flags.has(name)) throw new UsageError(`--${name} is given twice.`)
+    let value = inline
+    if (value === undefined) {
+      const next = own[index + 1]
+      if (SWITCHES.has(name)) {
+        // A bare switch means true; an explicit true or false may follow it.
+        if (next === 'true' || next === 'false') value = own[++index]
+        else value = 'true'
+      } else if (next === undefined || next.startsWith('--')) {
+        throw new UsageError(`--${name} needs a value.`)
+      } else {
+        value = own[++index]
+      }
+    }
+    flags.set(name, value)
+  }
+  if (command === undefined) throw new UsageError('Name a command: provision, revoke or run.')
+  if (command === 'run' && commandLine.length === 0) {
+    throw new UsageError('run needs the command to start after "--", e.g. run -- ./deploy.sh')
+  }
+  if (command !== 'run' && dashes !== -1) {
+    throw new UsageError(`${command} starts no command; only run takes one after "--".`)
+  }
+  return { type: 'command', command, flags, commandLine }
+}
+
+function commandNamed(word: string): CommandName {
+  const command = COMMANDS.find(name => name === word)
+  if (command === undefined) {
+    throw new UsageError(`${describeWord(word)} is not a command: use provision, revoke or run.`)
+  }
+  return command
+}
+
+/** The flag's name, and its value when written `--name=value`. Only known names get through. */
+function splitFlag(token: string): { name: FlagName; inline?: string } {
+  const equals = token.indexOf('=')
+  const flag = equals === -1 ? token : token.slice(0, equals)
+  const name = flag.replace(/^--/, '')
+  if (isSecretOption(name)) {
+    throw new UsageError(
+      `${flag} is refused: a secret on the command line is visible to every process on the machine and kept in shell history. Set the variable ${variableFor(name)} instead.`
+    )
+  }
+  if (!flag.startsWith('--') || !isFlagName(name)) {
+    throw new UsageError(`${describeWord(flag)} is not an option; see tunnel-credentials --help.`)
+  }
+  return equals === -1 ? { name } : { name, inline: token.slice(equals + 1) }
+}
+
+/** A word the user typed, quoted when it looks like a command or flag name, never otherwise. */
+function describeWord(word: string): string {
+  return /^-{0,2}[A-Za-z][A-Za-z0-9-]{0,39}$/.test(word) ? `"${word}"` : 'An argument'
+}

@@ -1,0 +1,55 @@
+/**
+ * What every command starts with, in this order: the CI system and its masking (so the secrets
+ * already known are hidden before any line), one line saying which masking applied, then the
+ * CLI's own settings and the host.
+ */
+import type { TunnelEnd } from '../../core/host.js'
+import type { FlagName } from '../option-names.js'
+import { detectCiSystem } from '../ci-system.js'
+import { createMasker, maskingLine } from '../masking.js'
+import { readCliSettings, type CliSettings } from '../cli-settings.js'
+import { cliHost, type CliHost, type Terminal } from '../host.js'
+import { cliOptions } from '../options.js'
+import type { fileState } from '../state-file.js'
+
+export interface CommandInput {
+  flags: ReadonlyMap<FlagName, string>
+  env: NodeJS.ProcessEnv
+  terminal: Terminal
+}
+
+export type FileState = ReturnType<typeof fileState>
+
+/** Masking first, then settings; undefined (after the error line) when the settings are wrong. */
+export function startCommand(
+  input: CommandInput,
+  makeState: (settings: CliSettings) => FileState,
+  tunnelEnd: (settings: CliSettings) => TunnelEnd = settings => ({
+    ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes })
+  })
+): { host: CliHost; settings: CliSettings; state: FileState } | { error: string } {
+  const { env, terminal } = input
+  const options = cliOptions(input.flags, env)
+  const ci = detectCiSystem(env)
+  const mask = createMasker(ci, terminal)
+  const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean)
+  terminal.stdout(maskingLine(ci, mask(secrets)))
+  let settings: CliSettings
+  try {
+    settings = readCliSettings(options)
+  } catch (error) {
+    return { error: (error as Error).message }
+  }
+  const state = makeState(settings)
+  const host = cliHost({
+    options,
+    terminal,
+    ci,
+    mask,
+    state,
+    workDir: settings.workDir,
+    tunnelEnd: tunnelEnd(settings),
+    env
+  })
+  return { host, settings, state }
+}

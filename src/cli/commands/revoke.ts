@@ -1,0 +1,80 @@
+/**
+ * `revoke`: the core's post step on the state file, then the env, outputs and state files
+ * deleted, but only files this tool wrote. Safe to run twice, and when nothing was provisioned.
+ */
+import { rmSync } from 'node:fs'
+import { revoke } from '../../core/revoke.js'
+import type { CliSettings } from '../cli-settings.js'
+import { removeEnvFile } from '../env-file.js'
+import type { CliHost } from '../host.js'
+import { readRegularFile } from '../private-file.js'
+import { fileState, loadStateFile } from '../state-file.js'
+import { startCommand, type CommandInput } from './context.js'
+
+export async function revokeCommand(input: CommandInput): Promise<number> {
+  let foreignState = false
+  const started = startCommand(input, settings => {
+    const found = loadStateFile(settings.stateFile)
+    foreignState = found.type === 'foreign'
+    // Never written to: revoke saves only to clear, and a foreign file must stay as it is.
+    return fileState(
+      found.type === 'foreign' ? undefined : settings.stateFile,
+      found.type === 'state' ? found.values : {}
+    )
+  })
+  if ('error' in started) {
+    input.terminal.stderr(`Error: ${started.error}`)
+    return 1
+  }
+  const { host, settings, state } = started
+  if (foreignState) {
+    host.log.warning(
+      `${settings.stateFile} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
+    )
+  } else {
+    await revoke(host)
+  }
+  removeFiles(host, settings)
+  if (host.failure() !== undefined) return 1
+  if (!foreignState) {
+    if (host.warnings() > 0) {
+      // A credential that could not be revoked is still recorded, so running revoke again retries.
+      host.log.info(`Kept ${settings.stateFile}, so that running revoke again can retry.`)
+    } else {
+      state.remove()
+    }
+  }
+  return 0
+}
+
+/** The env file holds the token: it goes whatever the revoke did, if this tool wrote it. */
+function removeFiles(host: CliHost, settings: CliSettings): void {
+  if (
+    !removeEnvFile(settings.envFile) &&
+    readRegularFile(settings.envFile, 1 << 20) !== undefined
+  ) {
+    host.log.warning(
+      `${settings.envFile} was not written by tunnel-credentials, so it was left in place.`
+    )
+  }
+  if (settings.outputsFile !== undefined && isOutputsFile(settings.outputsFile)) {
+    rmSync(settings.outputsFile, { force: true })
+  }
+}
+
+/** An outputs file this tool wrote: a JSON object of strings (it may hold the token). */
+function isOutputsFile(path: string): boolean {
+  const text = readRegularFile(path, 1 << 20)
+  if (text === undefined) return false
+  try {
+    const value: unknown = JSON.parse(text)
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.values(value).every(item => typeof item === 'string')
+    )
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * `run`: provision, start the command with the variables in its environment only, then stop and
+ * revoke when it ends, or when the job is interrupted. No env file is written; the state file
+ * is, so that a revoke in a later cleanup step still finds what a killed `run` left.
+ */
+import { spawn } from 'node:child_process'
+import { constants } from 'node:os'
+import { provision } from '../../core/provision.js'
+import { revoke } from '../../core/revoke.js'
+import { describeUnexpected } from '../../core/text/describe-error.js'
+import { variableFor } from '../option-names.js'
+import { fileState } from '../state-file.js'
+import { startCommand, type CommandInput } from './context.js'
+
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number]
+
+export async function runCommand(input: CommandInput, commandLine: string[]): Promise<number> {
+  const started = startCommand(
+    input,
+    settings => fileState(settings.stateFile),
+    // The tunnel also ends when this process does, however it ends: even kill -9 leaves none.
+    settings => ({
+      ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
+      watchPid: process.pid
+    })
+  )
+  if ('error' in started) {
+    input.terminal.stderr(`Error: ${started.error}`)
+    return 1
+  }
+  const { host, state } = started
+  // Caught from the start: a signal during provision cancels the command, never the cleanup.
+  let received: ForwardedSignal | undefined
+  let forward: (signal: ForwardedSignal) => void = signal => (received ??= signal)
+  const handlers = FORWARDED_SIGNALS.map(signal => {
+    const handler = () => forward(signal)
+    process.on(signal, handler)
+    return [signal, handler] as const
+  })
+  try {
+    await provision(host)
+    if (host.failure() !== undefined) {
+      if (state.isEmpty()) state.remove()
+      return 1
+    }
+    const code =
+      received === undefined
+        ? await runChild(
+            commandLine,
+            childEnvironment(input.env, host.variables),
+            child => {
+              forward = signal => child.kill(signal)
+            },
+            input.terminal
+          )
+        : 128 + constants.signals[received]
+    forward = signal => (received ??= signal)
+    host.log.info('The command ended; stopping the tunnel and revoking the credential.')
+    await revoke(host)
+    if (host.failure() !== undefined) return code === 0 ? 1 : code
+    if (host.warnings() === 0) state.remove()
+    return code
+  } finally {
+    for (const [signal, handler] of handlers) process.off(signal, handler)
+  }
+}
+
+/**
+ * The job's environment with the credential's variables, and without the secrets the CLI
+ * itself reads: the command gets the tunnel credential, not the API key that makes them.
+ */
+function childEnvironment(
+  env: NodeJS.ProcessEnv,
+  variables: Record<string, string>
+): NodeJS.ProcessEnv {
+  const result = { ...env, ...variables }
+  delete result[variableFor('api-key')]
+  delete result[variableFor('tunnel-token')]
+  return result
+}
+
+/** The command's exit code; 128 + the signal's number when a signal ended it, as shells do. */
+function runChild(
+  commandLine: string[],
+  env: NodeJS.ProcessEnv,
+  started: (child: ReturnType<typeof spawn>) => void,
+  terminal: CommandInput['terminal']
+): Promise<number> {
+  return new Promise(resolve => {
+    const [file, ...args] = commandLine
+    const child = spawn(file, args, { stdio: 'inherit', env })
+    started(child)
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      terminal.stderr(`Error: could not start ${file}: ${startError(error)}.`)
+      resolve(127)
+    })
+    child.once('exit', (code, signal) =>
+      resolve(code ?? 128 + (signal ? constants.signals[signal] : 0))
+    )
+  })
+}
+
+function startError(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return 'no such command (check its name and PATH)'
+  if (error.code === 'EACCES') return 'it is not executable'
+  return describeUnexpected(error)
+}

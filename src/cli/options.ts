@@ -1,0 +1,28 @@
+/**
+ * The core's OptionSource on the command line: a flag wins over its SVC_ variable, secrets come
+ * from variables only, and every message names the option where the user set it.
+ */
+import type { OptionSource } from '../core/host.js'
+import { isFlagName, isSecretOption, variableFor, type FlagName } from './option-names.js'
+
+export function cliOptions(
+  flags: ReadonlyMap<FlagName, string>,
+  env: NodeJS.ProcessEnv
+): OptionSource {
+  const flagged = (name: string) => isFlagName(name) && flags.has(name)
+  return {
+    read: name => {
+      if (flagged(name)) return flags.get(name as FlagName)!
+      if (isFlagName(name) || isSecretOption(name)) return env[variableFor(name)] ?? ''
+      // An action input the CLI has no option for (export-env): its default applies.
+      return ''
+    },
+    label: name => {
+      if (flagged(name)) return `--${name}`
+      if (isSecretOption(name)) return variableFor(name)
+      if (!isFlagName(name)) return name
+      // Set through its variable: name that, since that is where the user will look.
+      return env[variableFor(name)] !== undefined ? variableFor(name) : `--${name}`
+    }
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Files only the job's user may read, written whole or not at all: a reader never sees half a
+ * file, and a symlink planted at the path is replaced, never followed.
+ */
+import { randomBytes } from 'node:crypto'
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync
+} from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+
+export function writePrivateFile(path: string, text: string): void {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
+  // wx: a fresh file, never one someone placed there; 0600 from its first byte.
+  const fd = openSync(temporary, 'wx', 0o600)
+  try {
+    writeSync(fd, text)
+  } finally {
+    closeSync(fd)
+  }
+  try {
+    renameSync(temporary, path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  }
+}
+
+/** The file's text, or undefined when there is no regular file at the path. */
+export function readRegularFile(path: string, maxBytes: number): string | undefined {
+  let stats
+  try {
+    stats = lstatSync(path)
+  } catch {
+    return undefined
+  }
+  if (!stats.isFile() || stats.size > maxBytes) return undefined
+  return readFileSync(path, 'utf8')
+}
