@@ -62,7 +62,7 @@ export function ensureGitlabCiLocal(): string {
 }
 
 /**
- * A git project as gitlab-ci-local expects one: a commit, and an origin on a GitLab host (never
+ * A git project as gitlab-ci-local expects one (`*.sh` files executable): a commit, and an origin on a GitLab host (never
  * contacted) that gives CI_SERVER_FQDN and CI_PROJECT_PATH, so that a component named
  * `$CI_SERVER_FQDN/$CI_PROJECT_PATH/NAME@$CI_COMMIT_SHA` is read from the project's templates/.
  */
@@ -70,7 +70,7 @@ export function gitProject(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'gitlab-project-'))
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
-    writeFileSync(join(dir, path), text)
+    writeFileSync(join(dir, path), text, { mode: path.endsWith('.sh') ? 0o755 : 0o644 })
   }
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
@@ -94,22 +94,29 @@ export interface PipelineRun {
 /**
  * Runs the project's pipeline. `projectVariables` stand for the CI/CD variables of the project's
  * settings (the masked SVC_API_KEY): gitlab-ci-local reads them from a file outside the project,
- * so they are on no command line. `npmCache` is the npx cache the jobs install into, offline.
+ * so they are on no command line (a value naming an existing file becomes a file variable, as in
+ * GitLab: paths go in `env`). `npmCache` is the npx cache the jobs install into, offline.
  */
 export function runPipeline(
   dir: string,
-  options: { projectVariables: Record<string, string>; npmCache: string; timeoutMs?: number }
+  options: {
+    projectVariables: Record<string, string>
+    npmCache: string
+    /** More environment for gitlab-ci-local, which the shell executor hands to the jobs. */
+    env?: Record<string, string>
+    timeoutMs?: number
+  }
 ): Promise<PipelineRun> {
   // Its own home too, so that no ~/.gitlab-ci-local/variables.yml of this machine's user applies.
   const home = mkdtempSync(join(tmpdir(), 'gitlab-ci-local-home-'))
   const variablesFile = join(home, 'project-variables.yml')
   writeFileSync(variablesFile, stringify(options.projectVariables), { mode: 0o600 })
   const args = [ensureGitlabCiLocal(), '--force-shell-executor', '--no-color']
-  args.push('--cwd', dir, '--variables-file', variablesFile, '--home', home)
+  args.push('--variables-file', variablesFile, '--home', home)
   return new Promise((resolve, reject) => {
     const child = spawn(ensureNode24(), args, {
       cwd: dir,
-      env: { ...process.env, ...offlineNpmEnv(options.npmCache), FORCE_COLOR: '0' },
+      env: { ...process.env, ...options.env, ...offlineNpmEnv(options.npmCache), FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     let output = ''
@@ -141,15 +148,23 @@ export function leaksIn(run: PipelineRun, secrets: string[]): string[] {
   return findSecretLeaks({ lines, summary: '', state: {} }, { secrets })
 }
 
-/** Pids of the running (not zombie) processes whose command line holds `text`. */
+/** Running, as /proc says: a process that exited and waits to be reaped (by pid 1, late) is not. */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))
+  } catch {
+    return false
+  }
+}
+
+/** Pids of the running processes whose command line holds `text`. */
 export function processesWith(text: string): number[] {
   return readdirSync('/proc')
     .filter(name => /^\d+$/.test(name) && Number(name) !== process.pid)
     .filter(pid => {
       try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-        if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) return false
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)
+        return isRunning(Number(pid)) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)
       } catch {
         return false
       }
