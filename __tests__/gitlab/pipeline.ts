@@ -4,7 +4,7 @@
  * executor: the jobs run with this machine's bash and Node, in a throwaway git project. The
  * package a job installs with npx is the packed tarball of this repository, installed offline.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import {
   existsSync,
   mkdirSync,
@@ -130,6 +130,21 @@ export function runPipeline(
       resolve({ code, output, stateFiles: readAll(join(dir, '.gitlab-ci-local')) })
     })
   })
+}
+
+/** The pipeline as gitlab-ci-local expands it (`--preview`: includes, inputs, merged jobs). */
+export function previewPipeline(dir: string): {
+  code: number | null
+  stdout: string
+  stderr: string
+} {
+  const run = spawnSync(ensureNode24(), [ensureGitlabCiLocal(), '--preview', '--no-color'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: '0' },
+    timeout: 60_000
+  })
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
 
 function readAll(folder: string): string {

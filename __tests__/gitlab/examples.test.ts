@@ -1,0 +1,61 @@
+/**
+ * The component examples of README.md and docs/other-ci.md, expanded by gitlab-ci-local as GitLab
+ * would expand them: each must name only inputs the component declares, give them values of the
+ * right type, and yield the job it promises, merged with the keys the example adds to it.
+ */
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
+import { gitProject, previewPipeline } from './pipeline.js'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const read = (name: string) => readFileSync(join(root, name), 'utf8')
+const component = read('templates/tunnel-credentials.yml')
+
+const examples = ['README.md', 'docs/other-ci.md'].flatMap(file =>
+  [...read(file).matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+    .map(([, body]) => body)
+    .filter(body => /^\s+- component: /m.test(body))
+    .map((body, i) => [`${file} #${i + 1}`, body] as const)
+)
+const dirs: string[] = []
+afterAll(() => dirs.forEach(dir => rmSync(dir, { recursive: true, force: true })))
+
+it('finds the examples: two in the README, two in docs/other-ci.md', () => {
+  expect(examples.map(([name]) => name)).toEqual([
+    'README.md #1',
+    'README.md #2',
+    'docs/other-ci.md #1',
+    'docs/other-ci.md #2'
+  ])
+})
+
+it.each(examples)('%s expands to the job with its inputs', (_name, example) => {
+  // Read from this project's templates/, as GitLab reads a component of the project itself.
+  const here = example.replace(
+    /component: \S+\/tunnel-credentials@\S+/,
+    'component: $CI_SERVER_FQDN/$CI_PROJECT_PATH/tunnel-credentials@$CI_COMMIT_SHA'
+  )
+  const dir = gitProject({ '.gitlab-ci.yml': here, 'templates/tunnel-credentials.yml': component })
+  dirs.push(dir)
+  const preview = previewPipeline(dir)
+  expect(preview).toMatchObject({ code: 0 })
+  expect(preview.stdout).not.toContain('$[[')
+  const expanded = parse(preview.stdout) as Record<
+    string,
+    { script: string[]; variables: Record<string, string>; services?: unknown[] }
+  >
+  const { include } = parse(example) as {
+    include: [{ inputs: Record<string, unknown> }]
+  }
+  const { inputs } = include[0]
+  const name = String(inputs['job-name'] ?? 'integration-tests')
+  const job = expanded[name]
+  expect(job.script).toEqual(inputs.script)
+  expect(job.variables.SVC_PROJECT).toBe(inputs.project)
+  expect(job.variables.SVC_BASE_URL).toBe(inputs['base-url'])
+  expect(job.variables.SVC_EXPOSE).toBe(inputs.expose ?? '')
+  const own = (parse(example) as Record<string, { services?: unknown[] }>)[name]
+  if (own?.services) expect(job.services).toEqual(own.services)
+})
