@@ -3219,7 +3219,7 @@ function badHost(url, name, problem, target, label) {
 
 /***/ }),
 
-/***/ 180:
+/***/ 927:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3276,9 +3276,8 @@ function escapeHtml(value) {
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
-;// CONCATENATED MODULE: ./github/tunnel-process.ts
-
-const KEPT_VARIABLES = new Set([
+;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
+const KEPT_VARIABLES = [
     'PATH',
     'HOME',
     'USERPROFILE',
@@ -3287,21 +3286,29 @@ const KEPT_VARIABLES = new Set([
     'TMPDIR',
     'SYSTEMROOT',
     'WINDIR',
-    'LANG',
-    'RUNNER_TRACKING_ID'
-]);
-function keeperEnvironment(env) {
-    const kept = {};
+    'LANG'
+];
+function keeperEnvironment(env, extra = []) {
+    const kept = new Set([...KEPT_VARIABLES, ...extra]);
+    const result = {};
     for (const [name, value] of Object.entries(env)) {
-        if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase()))
-            kept[name] = value;
+        if (value !== undefined && kept.has(name.toUpperCase()))
+            result[name] = value;
     }
-    return kept;
+    return result;
+}
+
+;// CONCATENATED MODULE: ./github/tunnel-process.ts
+
+
+const RUNNER_VARIABLES = ['RUNNER_TRACKING_ID'];
+function keeperEnvironmentOnRunner(env) {
+    return keeperEnvironment(env, RUNNER_VARIABLES);
 }
 function bundledTunnelProcess() {
     return {
         scriptPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs'),
-        environment: keeperEnvironment(process.env)
+        environment: keeperEnvironmentOnRunner(process.env)
     };
 }
 
@@ -3353,7 +3360,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 __nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(935);
 /* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(241);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(180);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(927);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(949);
 
