@@ -375,9 +375,9 @@ function readApiKey(options, kind) {
     const apiKey = options.read('api-key').trim();
     const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
     if (!apiKey) {
-        throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it. ` +
-            'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
-            'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
+        throw new errors/* ExplainedError */.h(`${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
+            'If it comes from a secret: CI systems withhold secrets from some runs (on GitHub, workflows run from forks and Dependabot), ' +
+            `so the secret reads as empty there. Set ${options.label('credential')} to auto to fall back to a free 5-minute credential in that case.`);
     }
     if (!API_KEY_PATTERN.test(apiKey)) {
         throw new errors/* ExplainedError */.h(`${name} is not an API key: expected sk_ followed by 64 hexadecimal characters. ` +
@@ -709,8 +709,8 @@ const freeKind = {
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
-            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so \`credential: auto\` falls back to a free 5-minute credential. ` +
-                'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+                'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).');
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
         const raw = await service().createFreeCredential();
@@ -1639,7 +1639,7 @@ var saved_tunnel = __nccwpck_require__(462);
 
 
 
-const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.';
+const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
 async function revoke(host) {
     const { options, log, clock, state } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
@@ -1685,7 +1685,7 @@ async function revoke(host) {
             : (0,failures/* explainFailure */.S)(error, { baseUrl, nowMs: clock.now() });
         const report = (message) => reportOrFail(host, message, failOnRevokeError);
         if (!saved) {
-            report(`Could not revoke what the main step saved: ${reason}`);
+            report(`Could not revoke what was provisioned: ${reason}`);
             return;
         }
         reportRevokeFailure(`Could not revoke ${(0,registry/* describeCredential */.t8)(saved)}: ${reason}`, saved, {
