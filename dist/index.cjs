@@ -375,9 +375,9 @@ function readApiKey(options, kind) {
     const apiKey = options.read('api-key').trim();
     const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
     if (!apiKey) {
-        throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it. ` +
-            'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
-            'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.');
+        throw new errors/* ExplainedError */.h(`${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
+            'If it comes from a secret: CI systems withhold secrets from some runs (on GitHub, workflows run from forks and Dependabot), ' +
+            `so the secret reads as empty there. Set ${options.label('credential')} to auto to fall back to a free 5-minute credential in that case.`);
     }
     if (!API_KEY_PATTERN.test(apiKey)) {
         throw new errors/* ExplainedError */.h(`${name} is not an API key: expected sk_ followed by 64 hexadecimal characters. ` +
@@ -709,8 +709,8 @@ const freeKind = {
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
-            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so \`credential: auto\` falls back to a free 5-minute credential. ` +
-                'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.');
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+                'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).');
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
         const raw = await service().createFreeCredential();
@@ -1639,7 +1639,7 @@ var saved_tunnel = __nccwpck_require__(462);
 
 
 
-const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.';
+const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
 async function revoke(host) {
     const { options, log, clock, state } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
@@ -1685,7 +1685,7 @@ async function revoke(host) {
             : (0,failures/* explainFailure */.S)(error, { baseUrl, nowMs: clock.now() });
         const report = (message) => reportOrFail(host, message, failOnRevokeError);
         if (!saved) {
-            report(`Could not revoke what the main step saved: ${reason}`);
+            report(`Could not revoke what was provisioned: ${reason}`);
             return;
         }
         reportRevokeFailure(`Could not revoke ${(0,registry/* describeCredential */.t8)(saved)}: ${reason}`, saved, {
@@ -3219,7 +3219,7 @@ function badHost(url, name, problem, target, label) {
 
 /***/ }),
 
-/***/ 180:
+/***/ 927:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3276,9 +3276,8 @@ function escapeHtml(value) {
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
-;// CONCATENATED MODULE: ./github/tunnel-process.ts
-
-const KEPT_VARIABLES = new Set([
+;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
+const KEPT_VARIABLES = [
     'PATH',
     'HOME',
     'USERPROFILE',
@@ -3287,21 +3286,29 @@ const KEPT_VARIABLES = new Set([
     'TMPDIR',
     'SYSTEMROOT',
     'WINDIR',
-    'LANG',
-    'RUNNER_TRACKING_ID'
-]);
-function keeperEnvironment(env) {
-    const kept = {};
+    'LANG'
+];
+function keeperEnvironment(env, extra = []) {
+    const kept = new Set([...KEPT_VARIABLES, ...extra]);
+    const result = {};
     for (const [name, value] of Object.entries(env)) {
-        if (value !== undefined && KEPT_VARIABLES.has(name.toUpperCase()))
-            kept[name] = value;
+        if (value !== undefined && kept.has(name.toUpperCase()))
+            result[name] = value;
     }
-    return kept;
+    return result;
+}
+
+;// CONCATENATED MODULE: ./github/tunnel-process.ts
+
+
+const RUNNER_VARIABLES = ['RUNNER_TRACKING_ID'];
+function keeperEnvironmentOnRunner(env) {
+    return keeperEnvironment(env, RUNNER_VARIABLES);
 }
 function bundledTunnelProcess() {
     return {
         scriptPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs'),
-        environment: keeperEnvironment(process.env)
+        environment: keeperEnvironmentOnRunner(process.env)
     };
 }
 
@@ -3353,7 +3360,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 __nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(935);
 /* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(241);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(180);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(927);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(949);
 

@@ -47,7 +47,7 @@ it('revokes what main saved, masking the key before anything else', async () => 
 it('says there is nothing to revoke when main saved nothing', async () => {
   const host = await post({})
   expect(logLines(host, 'info')).toEqual([
-    'Nothing to revoke: the main step left no credential behind.'
+    'Nothing to revoke: no credential was provisioned, or it was already revoked.'
   ])
   expect(host.failure).toBeUndefined()
 })

@@ -135,6 +135,6 @@ describe('hostile answers', () => {
 
 it('an empty api-key with credential cicd fails before any request and points to auto', async () => {
   const { main } = await runAction(inputsFor(service(), { 'api-key': '' }))
-  expectFailedMain(main, /api-key.*forks.*credential: auto/s)
+  expectFailedMain(main, /api-key.*forks.*Set input credential to auto/s)
   expect(requestPaths(service())).toEqual([])
 })

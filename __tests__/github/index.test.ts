@@ -8,7 +8,9 @@ it('runs the post step when main saved its marker, and main otherwise', async ()
     {},
     { state: { isPost: 'true' } }
   )
-  expect(post.lines).toEqual(['Nothing to revoke: the main step left no credential behind.'])
+  expect(post.lines).toEqual([
+    'Nothing to revoke: no credential was provisioned, or it was already revoked.'
+  ])
   expect(post.state).toEqual({})
 
   const { runMain } = await import('../helpers/github-steps.js')

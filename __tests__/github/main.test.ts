@@ -387,7 +387,7 @@ describe('main step, inputs', () => {
     [
       'an empty api-key',
       { 'api-key': '' },
-      /Input api-key is empty.*forks.*Dependabot.*credential: auto/
+      /Input api-key is empty, and input credential is "cicd".*forks and Dependabot.*Set input credential to auto/
     ],
     [
       'a malformed api-key',
@@ -511,7 +511,7 @@ describe('main step, free and auto credentials', () => {
     nock(ORIGIN).post('/functions/v1/create-ephemeral-token').reply(200, FREE)
     const step = await run({ credential: 'auto', 'base-url': BASE_URL, 'api-key': '' })
     expect(step.warnings).toEqual([
-      'Input api-key is empty, so `credential: auto` falls back to a free 5-minute credential. This is expected in pull requests from forks and in Dependabot runs, which get no secrets.'
+      'Input api-key is empty, so input credential auto falls back to a free 5-minute credential. This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).'
     ])
     expect(step.outputs.credential).toBe('free')
   })

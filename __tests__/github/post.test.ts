@@ -66,7 +66,7 @@ describe('does nothing, and says why, when', () => {
       'main did not provision',
       null,
       INPUTS,
-      'Nothing to revoke: the main step left no credential behind.'
+      'Nothing to revoke: no credential was provisioned, or it was already revoked.'
     ],
     [
       'the credential is free',
@@ -93,7 +93,7 @@ describe('does nothing, and says why, when', () => {
       state: { isPost: 'true', credential: '{not json' }
     })
     expect(infoLines(step.lines)).toEqual([
-      'Nothing to revoke: the main step left no credential behind.'
+      'Nothing to revoke: no credential was provisioned, or it was already revoked.'
     ])
   })
 })
@@ -150,7 +150,7 @@ describe('when revoking fails for good', () => {
   it('warns, sending nothing, when the credential input cannot be read', async () => {
     const step = await runPostWith(SAVED, { ...INPUTS, credential: 'gold' })
     expect(step.warnings).toEqual([
-      'Could not revoke what the main step saved: Input credential is "gold": expected one of cicd, free, auto, ssh-key or existing.'
+      'Could not revoke what was provisioned: Input credential is "gold": expected one of cicd, free, auto, ssh-key or existing.'
     ])
   })
 
@@ -191,7 +191,7 @@ describe('saved state is not trusted', () => {
     const step = await runPostWith({ ...SAVED, tunnelUser: 'ab12c\n::stop-commands::x' })
     expect(step.lines.filter(line => line.startsWith('::stop-commands'))).toEqual([])
     expect(infoLines(step.lines)).toEqual([
-      'Nothing to revoke: the main step left no credential behind.'
+      'Nothing to revoke: no credential was provisioned, or it was already revoked.'
     ])
   })
 

@@ -178,7 +178,9 @@ describe('main with expose, then post', () => {
     expect(step.outputs).toEqual({})
     expect(step.summary).toBe('')
     const after = await post(step.state)
-    expect(after.lines).toContain('Nothing to revoke: the main step left no credential behind.')
+    expect(after.lines).toContain(
+      'Nothing to revoke: no credential was provisioned, or it was already revoked.'
+    )
   }, 30_000)
 
   it('with ssh-key, a tunnel that fails exports no path of the deleted key file', async () => {

@@ -19,7 +19,6 @@ import { dirname, join } from 'node:path'
 import { stringify } from 'yaml'
 import { ensureNode24, npmInvocation, repoRoot, withLock } from '../../scripts/node24.js'
 import { findSecretLeaks } from '../../scripts/runner.js'
-import { offlineNpmEnv } from '../helpers/packed-cli.js'
 
 export const GITLAB_CI_LOCAL = '4.75.1'
 const prefix = join(repoRoot, 'node_modules', '.cache', 'gitlab-ci-local')
@@ -185,4 +184,20 @@ export function processesWith(text: string): number[] {
       }
     })
     .map(Number)
+}
+
+/**
+ * Environment for an `npx --package <tarball>` that never reaches a registry: npm answers from
+ * `cache` only (the package has no runtime dependencies, so the tarball is all it needs), and
+ * asks nothing (audit, fund, update notice, the install prompt).
+ */
+function offlineNpmEnv(cache: string): Record<string, string> {
+  return {
+    npm_config_offline: 'true',
+    npm_config_cache: cache,
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+    npm_config_yes: 'true'
+  }
 }

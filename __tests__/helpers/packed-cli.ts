@@ -1,45 +1,94 @@
 /**
- * The package as npm would publish it: `npm pack` of this repository, made once per Jest worker
- * (the module's state lives as long as the worker's process) and deleted when it exits. Tests
- * install it where a job would install `provision-tunnel-credentials@1`, so the files they run
- * are the ones the package ships (package.json `files`, `bin`), not the work tree.
+ * The npm package as users get it: `npm pack` of the repository (the committed dist/), installed
+ * into an empty folder with the network off. Made once per Jest worker.
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { npmInvocation, repoRoot } from '../../scripts/node24.js'
 
 let tarball: string | undefined
 
-/** Absolute path of the packed tarball (`provision-tunnel-credentials-<version>.tgz`). */
+/** The absolute path of the package's tarball, packed once per worker. */
 export function packedTarball(): string {
-  if (tarball !== undefined && existsSync(tarball)) return tarball
+  if (tarball !== undefined) return tarball
   const destination = mkdtempSync(join(tmpdir(), 'packed-cli-'))
-  process.once('exit', () => rmSync(destination, { recursive: true, force: true }))
   const npm = npmInvocation()
-  const json = execFileSync(
+  execFileSync(
     npm.file,
-    [...npm.args, 'pack', '--json', '--ignore-scripts', '--pack-destination', destination],
-    { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }
+    [...npm.args, 'pack', '--pack-destination', destination, '--ignore-scripts', '--silent'],
+    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] }
   )
-  const [{ filename }] = JSON.parse(json) as [{ filename: string }]
-  tarball = join(destination, filename)
+  const [name] = readdirSync(destination).filter(file => file.endsWith('.tgz'))
+  tarball = join(destination, name)
   return tarball
 }
 
 /**
- * Environment for an `npx --package <tarball>` that never reaches a registry: npm answers from
- * `cache` only (the package has no runtime dependencies, so the tarball is all it needs), and
- * asks nothing (audit, fund, update notice).
+ * Installs the tarball into a fresh folder, offline and with an empty npm cache: the package
+ * has no dependency to fetch. Returns the folder and its `tunnel-credentials` link.
  */
-export function offlineNpmEnv(cache: string): Record<string, string> {
-  return {
-    npm_config_offline: 'true',
-    npm_config_cache: cache,
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-    npm_config_yes: 'true'
-  }
+export function installPackedCli(): { dir: string; bin: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'installed-cli-'))
+  const npm = npmInvocation()
+  execFileSync(
+    npm.file,
+    [
+      ...npm.args,
+      'install',
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--no-package-lock',
+      '--cache',
+      join(dir, '.npm-cache'),
+      packedTarball()
+    ],
+    { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] }
+  )
+  return { dir, bin: join(dir, 'node_modules', '.bin', 'tunnel-credentials') }
+}
+
+export interface CliRun {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the installed CLI with `node` (a chosen Node binary) and the given environment only. */
+export function runCli(
+  node: string,
+  bin: string,
+  args: string[],
+  options: { env: Record<string, string>; cwd: string; timeoutMs?: number }
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [bin, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(
+        new Error(
+          `tunnel-credentials ${args[0]} did not end within ${options.timeoutMs ?? 30_000} ms`
+        )
+      )
+    }, options.timeoutMs ?? 30_000)
+    child.on('error', reject)
+    // 'close', not 'exit': the streams must be complete, and a tunnel process that held them
+    // open would keep this from resolving, which the timeout then reports.
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
 }

@@ -18,7 +18,7 @@ import { readPostKind, readPostSettings } from './settings/read-post.js'
 import { printable } from './text/printable.js'
 import { loadTunnel } from './tunnel/saved-tunnel.js'
 
-const NOTHING_SAVED = 'Nothing to revoke: the main step left no credential behind.'
+const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.'
 
 /** The post step. Never throws for a failure it expects: it warns, or fails when asked to. */
 export async function revoke(host: Host): Promise<void> {
@@ -67,7 +67,7 @@ export async function revoke(host: Host): Promise<void> {
     const report = (message: string) => reportOrFail(host, message, failOnRevokeError)
     if (!saved) {
       // The credential option could not be read, so neither could what main saved for it.
-      report(`Could not revoke what the main step saved: ${reason}`)
+      report(`Could not revoke what was provisioned: ${reason}`)
       return
     }
     reportRevokeFailure(`Could not revoke ${describeCredential(saved)}: ${reason}`, saved, {

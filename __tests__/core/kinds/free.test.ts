@@ -76,8 +76,8 @@ describe('free obtain', () => {
     const { context, recorded } = obtainContext(service)
     await freeKind.obtain(settingsFrom({ 'base-url': 'https://svc.example.test' }, true), context)
     expect(recorded.lines[0]).toBe(
-      'warning: --api-key is empty, so `credential: auto` falls back to a free 5-minute credential. ' +
-        'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.'
+      'warning: --api-key is empty, so --credential auto falls back to a free 5-minute credential. ' +
+        'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).'
     )
   })
 

@@ -313,7 +313,7 @@ describe('main with credential: ssh-key', () => {
       { 'tunnel-host': '' },
       /^Input tunnel-host is empty, and credential is "ssh-key"/
     ],
-    ['api-key', { 'api-key': '' }, /^Input api-key is empty, and credential is "ssh-key"/],
+    ['api-key', { 'api-key': '' }, /^Input api-key is empty, and input credential is "ssh-key"/],
     ['base-url', { 'base-url': '' }, /^Input base-url is empty/]
   ])('fails without %s, naming it, and sends nothing', async (_name, override, message) => {
     const step = await runMainWith({ ...INPUTS, ...override })
@@ -487,7 +487,7 @@ describe('post with credential: ssh-key', () => {
     const main = await mainThatSucceeded()
     const post = await runPostAfter(main, { 'api-key': API_KEY, 'base-url': BASE_URL })
     expect(infoLines(post.lines)).toEqual([
-      'Nothing to revoke: the main step left no credential behind.'
+      'Nothing to revoke: no credential was provisioned, or it was already revoked.'
     ])
     expect(existsSync(main.env.SVC_TUNNEL_KEY_FILE)).toBe(true)
   })

@@ -18,7 +18,7 @@ describe('readApiKey', () => {
   })
   it('says the kind needs it, and never quotes a malformed one', () => {
     expect(() => readApiKey(optionsFrom({}, cli), 'ssh-key')).toThrow(
-      /^--api-key is empty, and credential is "ssh-key", which needs it\./
+      /^--api-key is empty, and --credential is "ssh-key", which needs it\./
     )
     let message = ''
     try {

@@ -183,7 +183,7 @@ describe('readMainSettings for ssh-key and existing', () => {
     ],
     [
       { ...SSH, 'api-key': '' },
-      'Input api-key is empty, and credential is "ssh-key", which needs it'
+      'Input api-key is empty, and input credential is "ssh-key", which needs it'
     ],
     [{ ...SSH, 'api-key': 'sk_short' }, 'Input api-key is not an API key'],
     [{ ...SSH, 'base-url': '' }, 'Input base-url is empty'],

@@ -51,8 +51,8 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
     const { service, log, mask, publish } = context
     if (settings.fellBackToFree) {
       log.warning(
-        `${capitalised(settings.optionLabel('api-key'))} is empty, so \`credential: auto\` falls back to a free 5-minute credential. ` +
-          'This is expected in pull requests from forks and in Dependabot runs, which get no secrets.'
+        `${capitalised(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+          'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).'
       )
     }
     log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`)

@@ -21,9 +21,9 @@ export function readApiKey(options: OptionSource, kind: string): string {
   const name = optionNamed(options, 'api-key')
   if (!apiKey) {
     throw new ExplainedError(
-      `${name} is empty, and credential is "${kind}", which needs it. ` +
-        'If it comes from a secret: secrets are not passed to workflows run from forks, nor to Dependabot, ' +
-        'so the secret reads as empty there. Use `credential: auto` to fall back to a free 5-minute credential in that case.'
+      `${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
+        'If it comes from a secret: CI systems withhold secrets from some runs (on GitHub, workflows run from forks and Dependabot), ' +
+        `so the secret reads as empty there. Set ${options.label('credential')} to auto to fall back to a free 5-minute credential in that case.`
     )
   }
   if (!API_KEY_PATTERN.test(apiKey)) {

@@ -1,0 +1,103 @@
+/**
+ * The npm package as a GitLab or Jenkins job gets it: packed, installed offline into an empty
+ * folder, and run on Node 20 and Node 24 against the local credential service. What a user sees:
+ * exit codes, the env file and its mode, URLs that answer, tokens revoked, no process left, and
+ * no secret in anything the CLI prints.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { ensureNode24 } from '../../scripts/runner.js'
+import { statusOf, useService } from '../e2e/helpers.js'
+import {
+  expectNoSecretPrinted,
+  fetchUrl,
+  loadEnvFile,
+  stillRunning,
+  tunnelPid,
+  useCliJob
+} from './cli-job.js'
+
+const service = useService({ tunnel: { checkIntervalMs: 100 } })
+const job = useCliJob(service)
+const APP_ANSWER = 'answer from your local app (GET /)\n'
+
+describe.each([
+  ['Node 20', () => process.execPath],
+  ['Node 24', () => ensureNode24()]
+])('the packed package on %s', (_name, node) => {
+  const cli = (args: string[]) => job.cli(args, job.env(), node())
+
+  it('provision writes tunnel.env (0600, loadable by sh), revoke revokes and deletes it', async () => {
+    const provisioned = await cli(['provision'])
+    expect(provisioned.stderr).toBe('')
+    expect(provisioned.code).toBe(0)
+    const envFile = join(job.work(), 'tunnel.env')
+    expect(statSync(envFile).mode & 0o777).toBe(0o600)
+    const vars = loadEnvFile(envFile)
+    expect(Object.keys(vars).sort()).toEqual([
+      'SVC_TUNNEL_HOST',
+      'SVC_TUNNEL_PORT',
+      'SVC_TUNNEL_TOKEN',
+      'SVC_TUNNEL_USER'
+    ])
+    expect(vars.SVC_TUNNEL_PORT).toBe(String(service().tunnelPort))
+    expect(statusOf(service(), vars.SVC_TUNNEL_USER)).toBe('active')
+    expect(provisioned.stdout).toContain(`Wrote 4 variables to ${envFile}`)
+    const state = readFileSync(join(job.work(), '.tunnel-credentials.json'), 'utf8')
+    expect(state).not.toContain(vars.SVC_TUNNEL_TOKEN)
+
+    const revoked = await cli(['revoke'])
+    expect(revoked.code).toBe(0)
+    expect(revoked.stdout).toContain(`Revoked the tunnel token of user ${vars.SVC_TUNNEL_USER}.`)
+    expect(statusOf(service(), vars.SVC_TUNNEL_USER)).toBe('revoked')
+    expect(existsSync(envFile)).toBe(false)
+    expect(existsSync(join(job.work(), '.tunnel-credentials.json'))).toBe(false)
+    // Twice is safe: nothing left, nothing to do, exit 0.
+    const again = await cli(['revoke'])
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/Nothing to revoke/)
+    for (const run of [provisioned, revoked, again]) {
+      expectNoSecretPrinted(run, [service().seed.provisionKey, vars.SVC_TUNNEL_TOKEN])
+    }
+  })
+
+  it('provision --expose prints a URL that reaches the app; revoke ends the tunnel', async () => {
+    const provisioned = await cli(['provision', ...job.exposeFlags()])
+    expect(provisioned.code).toBe(0)
+    const vars = loadEnvFile(join(job.work(), 'tunnel.env'))
+    const url = vars.SVC_TUNNEL_URL
+    expect(provisioned.stdout).toContain(`Exposed app: ${url}`)
+    expect(await fetchUrl(service(), url)).toEqual({ status: 200, text: APP_ANSWER })
+    const pid = tunnelPid(provisioned)
+    expect(stillRunning(pid)).toBe(true)
+
+    const revoked = await cli(['revoke'])
+    expect(revoked.code).toBe(0)
+    expect(stillRunning(pid)).toBe(false)
+    expect((await fetchUrl(service(), url)).status).toBe(502)
+    expect(statusOf(service(), vars.SVC_TUNNEL_USER)).toBe('revoked')
+    for (const run of [provisioned, revoked]) {
+      expectNoSecretPrinted(run, [service().seed.provisionKey, vars.SVC_TUNNEL_TOKEN])
+    }
+  })
+
+  it('run gives the command the variables but not the API key, exits with its code, revokes', async () => {
+    const script =
+      'printf "%s|%s|%s\\n" "$SVC_TUNNEL_USER" "${SVC_API_KEY:-no key}" "$SVC_TUNNEL_URL"; ' +
+      'curl -s "$SVC_TUNNEL_URL/"; echo; exit 7'
+    const ran = await cli(['run', ...job.exposeFlags(), '--', 'sh', '-c', script])
+    expect(ran.code).toBe(7)
+    const [user, key, url] = ran.stdout
+      .split('\n')
+      .find(line => line.includes('|'))!
+      .split('|')
+    expect(key).toBe('no key')
+    expect(url).toMatch(/^http:\/\/app-/)
+    expect(ran.stdout).toContain(APP_ANSWER)
+    expect(statusOf(service(), user)).toBe('revoked')
+    expect(existsSync(join(job.work(), 'tunnel.env'))).toBe(false)
+    expect(existsSync(join(job.work(), '.tunnel-credentials.json'))).toBe(false)
+    expect((await fetchUrl(service(), url)).status).toBe(502)
+    expectNoSecretPrinted(ran, [service().seed.provisionKey])
+  })
+})

@@ -1,0 +1,5021 @@
+#!/usr/bin/env node
+/******/ (() => { // webpackBootstrap
+/******/ 	"use strict";
+/******/ 	var __webpack_modules__ = ({
+
+/***/ 488:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var net = __nccwpck_require__(278);
+var tls = __nccwpck_require__(756);
+var http = __nccwpck_require__(611);
+var https = __nccwpck_require__(692);
+var events = __nccwpck_require__(434);
+var assert = __nccwpck_require__(613);
+var util = __nccwpck_require__(23);
+
+
+exports.httpOverHttp = httpOverHttp;
+exports.httpsOverHttp = httpsOverHttp;
+exports.httpOverHttps = httpOverHttps;
+exports.httpsOverHttps = httpsOverHttps;
+
+
+function httpOverHttp(options) {
+  var agent = new TunnelingAgent(options);
+  agent.request = http.request;
+  return agent;
+}
+
+function httpsOverHttp(options) {
+  var agent = new TunnelingAgent(options);
+  agent.request = http.request;
+  agent.createSocket = createSecureSocket;
+  agent.defaultPort = 443;
+  return agent;
+}
+
+function httpOverHttps(options) {
+  var agent = new TunnelingAgent(options);
+  agent.request = https.request;
+  return agent;
+}
+
+function httpsOverHttps(options) {
+  var agent = new TunnelingAgent(options);
+  agent.request = https.request;
+  agent.createSocket = createSecureSocket;
+  agent.defaultPort = 443;
+  return agent;
+}
+
+
+function TunnelingAgent(options) {
+  var self = this;
+  self.options = options || {};
+  self.proxyOptions = self.options.proxy || {};
+  self.maxSockets = self.options.maxSockets || http.Agent.defaultMaxSockets;
+  self.requests = [];
+  self.sockets = [];
+
+  self.on('free', function onFree(socket, host, port, localAddress) {
+    var options = toOptions(host, port, localAddress);
+    for (var i = 0, len = self.requests.length; i < len; ++i) {
+      var pending = self.requests[i];
+      if (pending.host === options.host && pending.port === options.port) {
+        // Detect the request to connect same origin server,
+        // reuse the connection.
+        self.requests.splice(i, 1);
+        pending.request.onSocket(socket);
+        return;
+      }
+    }
+    socket.destroy();
+    self.removeSocket(socket);
+  });
+}
+util.inherits(TunnelingAgent, events.EventEmitter);
+
+TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
+  var self = this;
+  var options = mergeOptions({request: req}, self.options, toOptions(host, port, localAddress));
+
+  if (self.sockets.length >= this.maxSockets) {
+    // We are over limit so we'll add it to the queue.
+    self.requests.push(options);
+    return;
+  }
+
+  // If we are under maxSockets create a new one.
+  self.createSocket(options, function(socket) {
+    socket.on('free', onFree);
+    socket.on('close', onCloseOrRemove);
+    socket.on('agentRemove', onCloseOrRemove);
+    req.onSocket(socket);
+
+    function onFree() {
+      self.emit('free', socket, options);
+    }
+
+    function onCloseOrRemove(err) {
+      self.removeSocket(socket);
+      socket.removeListener('free', onFree);
+      socket.removeListener('close', onCloseOrRemove);
+      socket.removeListener('agentRemove', onCloseOrRemove);
+    }
+  });
+};
+
+TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
+  var self = this;
+  var placeholder = {};
+  self.sockets.push(placeholder);
+
+  var connectOptions = mergeOptions({}, self.proxyOptions, {
+    method: 'CONNECT',
+    path: options.host + ':' + options.port,
+    agent: false,
+    headers: {
+      host: options.host + ':' + options.port
+    }
+  });
+  if (options.localAddress) {
+    connectOptions.localAddress = options.localAddress;
+  }
+  if (connectOptions.proxyAuth) {
+    connectOptions.headers = connectOptions.headers || {};
+    connectOptions.headers['Proxy-Authorization'] = 'Basic ' +
+        new Buffer(connectOptions.proxyAuth).toString('base64');
+  }
+
+  debug('making CONNECT request');
+  var connectReq = self.request(connectOptions);
+  connectReq.useChunkedEncodingByDefault = false; // for v0.6
+  connectReq.once('response', onResponse); // for v0.6
+  connectReq.once('upgrade', onUpgrade);   // for v0.6
+  connectReq.once('connect', onConnect);   // for v0.7 or later
+  connectReq.once('error', onError);
+  connectReq.end();
+
+  function onResponse(res) {
+    // Very hacky. This is necessary to avoid http-parser leaks.
+    res.upgrade = true;
+  }
+
+  function onUpgrade(res, socket, head) {
+    // Hacky.
+    process.nextTick(function() {
+      onConnect(res, socket, head);
+    });
+  }
+
+  function onConnect(res, socket, head) {
+    connectReq.removeAllListeners();
+    socket.removeAllListeners();
+
+    if (res.statusCode !== 200) {
+      debug('tunneling socket could not be established, statusCode=%d',
+        res.statusCode);
+      socket.destroy();
+      var error = new Error('tunneling socket could not be established, ' +
+        'statusCode=' + res.statusCode);
+      error.code = 'ECONNRESET';
+      options.request.emit('error', error);
+      self.removeSocket(placeholder);
+      return;
+    }
+    if (head.length > 0) {
+      debug('got illegal response body from proxy');
+      socket.destroy();
+      var error = new Error('got illegal response body from proxy');
+      error.code = 'ECONNRESET';
+      options.request.emit('error', error);
+      self.removeSocket(placeholder);
+      return;
+    }
+    debug('tunneling connection has established');
+    self.sockets[self.sockets.indexOf(placeholder)] = socket;
+    return cb(socket);
+  }
+
+  function onError(cause) {
+    connectReq.removeAllListeners();
+
+    debug('tunneling socket could not be established, cause=%s\n',
+          cause.message, cause.stack);
+    var error = new Error('tunneling socket could not be established, ' +
+                          'cause=' + cause.message);
+    error.code = 'ECONNRESET';
+    options.request.emit('error', error);
+    self.removeSocket(placeholder);
+  }
+};
+
+TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
+  var pos = this.sockets.indexOf(socket)
+  if (pos === -1) {
+    return;
+  }
+  this.sockets.splice(pos, 1);
+
+  var pending = this.requests.shift();
+  if (pending) {
+    // If we have pending requests and a socket gets closed a new one
+    // needs to be created to take over in the pool for the one that closed.
+    this.createSocket(pending, function(socket) {
+      pending.request.onSocket(socket);
+    });
+  }
+};
+
+function createSecureSocket(options, cb) {
+  var self = this;
+  TunnelingAgent.prototype.createSocket.call(self, options, function(socket) {
+    var hostHeader = options.request.getHeader('host');
+    var tlsOptions = mergeOptions({}, self.options, {
+      socket: socket,
+      servername: hostHeader ? hostHeader.replace(/:.*$/, '') : options.host
+    });
+
+    // 0 is dummy port for v0.6
+    var secureSocket = tls.connect(0, tlsOptions);
+    self.sockets[self.sockets.indexOf(socket)] = secureSocket;
+    cb(secureSocket);
+  });
+}
+
+
+function toOptions(host, port, localAddress) {
+  if (typeof host === 'string') { // since v0.10
+    return {
+      host: host,
+      port: port,
+      localAddress: localAddress
+    };
+  }
+  return host; // for v0.11 or later
+}
+
+function mergeOptions(target) {
+  for (var i = 1, len = arguments.length; i < len; ++i) {
+    var overrides = arguments[i];
+    if (typeof overrides === 'object') {
+      var keys = Object.keys(overrides);
+      for (var j = 0, keyLen = keys.length; j < keyLen; ++j) {
+        var k = keys[j];
+        if (overrides[k] !== undefined) {
+          target[k] = overrides[k];
+        }
+      }
+    }
+  }
+  return target;
+}
+
+
+var debug;
+if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
+  debug = function() {
+    var args = Array.prototype.slice.call(arguments);
+    if (typeof args[0] === 'string') {
+      args[0] = 'TUNNEL: ' + args[0];
+    } else {
+      args.unshift('TUNNEL:');
+    }
+    console.error.apply(console, args);
+  }
+} else {
+  debug = function() {};
+}
+exports.debug = debug; // for test
+
+
+/***/ }),
+
+/***/ 456:
+/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+__nccwpck_require__.r(__webpack_exports__);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(426);
+
+const terminal = {
+    stdout: (line) => process.stdout.write(`${line}\n`),
+    stderr: (line) => process.stderr.write(`${line}\n`)
+};
+process.exitCode = await (0,_index_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, terminal);
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 426:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  i: () => (/* binding */ main)
+});
+
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __nccwpck_require__(436);
+;// CONCATENATED MODULE: ./cli/option-names.ts
+const ACTION_OPTIONS = [
+    'credential',
+    'project',
+    'environment',
+    'ttl-minutes',
+    'base-url',
+    'expose',
+    'url-template',
+    'tunnel-host-key',
+    'client-id',
+    'tunnel-host',
+    'tunnel-port',
+    'tunnel-user',
+    'env-prefix',
+    'max-attempts',
+    'timeout-seconds',
+    'revoke',
+    'fail-on-revoke-error'
+];
+const CLI_OPTIONS = [
+    'env-file',
+    'state-file',
+    'outputs-file',
+    'work-dir',
+    'tunnel-max-minutes'
+];
+const SECRET_OPTIONS = ['api-key', 'tunnel-token'];
+const SWITCHES = new Set(['revoke', 'fail-on-revoke-error']);
+const RENAMED_VARIABLES = {
+    'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
+    'tunnel-port': 'SVC_INPUT_TUNNEL_PORT',
+    'tunnel-user': 'SVC_INPUT_TUNNEL_USER',
+    'tunnel-token': 'SVC_INPUT_TUNNEL_TOKEN'
+};
+const FLAGS = new Set([...ACTION_OPTIONS, ...CLI_OPTIONS]);
+function isFlagName(name) {
+    return FLAGS.has(name);
+}
+function isSecretOption(name) {
+    return SECRET_OPTIONS.includes(name);
+}
+function variableFor(name) {
+    return RENAMED_VARIABLES[name] ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+
+;// CONCATENATED MODULE: ./cli/arguments.ts
+
+const COMMANDS = ['provision', 'revoke', 'run'];
+class UsageError extends Error {
+}
+function parseArguments(argv) {
+    const dashes = argv.indexOf('--');
+    const own = dashes === -1 ? argv : argv.slice(0, dashes);
+    const commandLine = dashes === -1 ? [] : argv.slice(dashes + 1);
+    if (own.includes('--help') || own.includes('-h'))
+        return { type: 'help' };
+    if (own.includes('--version') || own.includes('-V'))
+        return { type: 'version' };
+    let command;
+    const flags = new Map();
+    for (let index = 0; index < own.length; index++) {
+        const token = own[index];
+        if (!token.startsWith('-')) {
+            if (command !== undefined)
+                throw new UsageError(`${describeWord(token)} is not expected after "${command}".`);
+            command = commandNamed(token);
+            continue;
+        }
+        const { name, inline } = splitFlag(token);
+        if (flags.has(name))
+            throw new UsageError(`--${name} is given twice.`);
+        let value = inline;
+        if (value === undefined) {
+            const next = own[index + 1];
+            if (SWITCHES.has(name)) {
+                if (next === 'true' || next === 'false')
+                    value = own[++index];
+                else
+                    value = 'true';
+            }
+            else if (next === undefined || next.startsWith('--')) {
+                throw new UsageError(`--${name} needs a value.`);
+            }
+            else {
+                value = own[++index];
+            }
+        }
+        flags.set(name, value);
+    }
+    if (command === undefined)
+        throw new UsageError('Name a command: provision, revoke or run.');
+    if (command === 'run' && commandLine.length === 0) {
+        throw new UsageError('run needs the command to start after "--", e.g. run -- ./deploy.sh');
+    }
+    if (command !== 'run' && dashes !== -1) {
+        throw new UsageError(`${command} starts no command; only run takes one after "--".`);
+    }
+    return { type: 'command', command, flags, commandLine };
+}
+function commandNamed(word) {
+    const command = COMMANDS.find(name => name === word);
+    if (command === undefined) {
+        throw new UsageError(`${describeWord(word)} is not a command: use provision, revoke or run.`);
+    }
+    return command;
+}
+function splitFlag(token) {
+    const equals = token.indexOf('=');
+    const flag = equals === -1 ? token : token.slice(0, equals);
+    const name = flag.replace(/^--/, '');
+    if (isSecretOption(name)) {
+        throw new UsageError(`${flag} is refused: a secret on the command line is visible to every process on the machine and kept in shell history. Set the variable ${variableFor(name)} instead.`);
+    }
+    if (!flag.startsWith('--') || !isFlagName(name)) {
+        throw new UsageError(`${describeWord(flag)} is not an option; see tunnel-credentials --help.`);
+    }
+    return equals === -1 ? { name } : { name, inline: token.slice(equals + 1) };
+}
+function describeWord(word) {
+    return /^-{0,2}[A-Za-z][A-Za-z0-9-]{0,39}$/.test(word) ? `"${word}"` : 'An argument';
+}
+
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(519);
+// EXTERNAL MODULE: ./core/service/answer-secrets.ts
+var answer_secrets = __nccwpck_require__(570);
+// EXTERNAL MODULE: ./core/service/answer-fields.ts
+var answer_fields = __nccwpck_require__(854);
+// EXTERNAL MODULE: ./core/text/validators.ts
+var validators = __nccwpck_require__(45);
+;// CONCATENATED MODULE: ./core/service/issued-credential.ts
+
+
+
+function issuedCredential(raw) {
+    if (!(0,answer_fields/* isObject */.Gv)(raw))
+        return undefined;
+    const tunnelUser = (0,answer_fields/* tunnelUserOf */.h0)(raw);
+    if (typeof tunnelUser !== 'string' || tunnelUser === '')
+        return undefined;
+    const nameable = !(0,answer_secrets/* holdsSecret */.h)(tunnelUser, (0,answer_secrets/* secretsIn */.V)(raw));
+    return { tunnelUser, nameable, savable: nameable && (0,validators/* isCleanIdentifier */.VS)(tunnelUser) };
+}
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(30);
+// EXTERNAL MODULE: ./core/settings/expose.ts
+var expose = __nccwpck_require__(148);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(344);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(620);
+;// CONCATENATED MODULE: ./core/settings/common.ts
+
+
+
+
+
+const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
+function readCommonSettings(options) {
+    return {
+        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
+        failOnRevokeError: parseFailOnRevokeError(options),
+        envPrefix: readEnvPrefix(options),
+        exportEnv: (0,option_values/* readBoolean */.Vf)(options, 'export-env', true),
+        http: readHttpSettings(options),
+        tunnel: (0,expose/* readTunnelSettings */.ij)(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function parseFailOnRevokeError(options) {
+    return (0,option_values/* readBoolean */.Vf)(options, 'fail-on-revoke-error', false);
+}
+function readHttpSettings(options) {
+    return {
+        maxAttempts: (0,option_values/* readWholeNumber */.bf)(options, 'max-attempts', 1, 10) ?? 3,
+        timeoutSeconds: (0,option_values/* readWholeNumber */.bf)(options, 'timeout-seconds', 1, 600) ?? 30
+    };
+}
+function readBaseUrl(options) {
+    const name = (0,option_values/* optionNamed */.b7)(options, 'base-url');
+    const value = options.read('base-url').trim();
+    if (!value) {
+        throw new errors/* ExplainedError */.h(`${name} is empty: set it to the credential service address, for example https://<your-service>/functions/v1.`);
+    }
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new errors/* ExplainedError */.h(`${name} is ${(0,quote/* quote */.h)(value)}: not a URL. Expected https://host[/path].`);
+    }
+    if (url.username || url.password) {
+        throw new errors/* ExplainedError */.h(`${name} holds a user name or password: remove them; the API key is sent as a header.`);
+    }
+    if (url.search || url.hash) {
+        throw new errors/* ExplainedError */.h(`${name} is ${(0,quote/* quote */.h)(value)}: remove the query string or fragment.`);
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+        throw new errors/* ExplainedError */.h(`${name} is ${(0,quote/* quote */.h)(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
+    }
+    const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
+    return `${url.protocol}//${url.host}${path}`;
+}
+function isLoopback(hostname) {
+    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (host === 'localhost' || host === '::1')
+        return true;
+    return (0,external_node_net_.isIP)(host) === 4 && host.startsWith('127.');
+}
+function readEnvPrefix(options) {
+    const value = options.read('env-prefix').trim() || 'SVC';
+    if (!ENV_PREFIX_PATTERN.test(value)) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'env-prefix')} is ${(0,quote/* quote */.h)(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
+    }
+    return value;
+}
+
+// EXTERNAL MODULE: ./core/service/credential.ts
+var service_credential = __nccwpck_require__(845);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+// EXTERNAL MODULE: ./core/text/workflow-command.ts
+var workflow_command = __nccwpck_require__(251);
+;// CONCATENATED MODULE: ./core/settings/login-options.ts
+
+
+
+
+
+
+
+
+const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
+function readApiKey(options, kind) {
+    const apiKey = options.read('api-key').trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
+    if (!apiKey) {
+        throw new errors/* ExplainedError */.h(`${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
+            'If it comes from a secret: CI systems withhold secrets from some runs (on GitHub, workflows run from forks and Dependabot), ' +
+            `so the secret reads as empty there. Set ${options.label('credential')} to auto to fall back to a free 5-minute credential in that case.`);
+    }
+    if (!API_KEY_PATTERN.test(apiKey)) {
+        throw new errors/* ExplainedError */.h(`${name} is not an API key: expected sk_ followed by 64 hexadecimal characters. ` +
+            'Check that the secret holds the whole key, with no quotes or extra text.');
+    }
+    return apiKey;
+}
+function readTunnelHost(options) {
+    const value = options.read('tunnel-host').trim();
+    if (!value)
+        return undefined;
+    if (!(0,validators/* isBareHost */.jY)(value)) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'tunnel-host')} is ${(0,quote/* quote */.h)(value)}: expected a bare hostname or IP address, without scheme, port or path.`);
+    }
+    return value;
+}
+function readTunnelPort(options) {
+    return (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-port', 1, 65535);
+}
+function readTunnelServer(options) {
+    return { host: readTunnelHost(options), port: readTunnelPort(options) };
+}
+function requireTunnelServer(server, options, kind, why) {
+    if (!server.host) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'tunnel-host')} is empty, and credential is "${kind}", which needs it: ${why}`);
+    }
+    return { tunnelHost: server.host, tunnelPort: server.port ?? service_credential/* DEFAULT_TUNNEL_PORT */.h };
+}
+function readTunnelToken(options, kind) {
+    const value = options.read('tunnel-token').trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, 'tunnel-token');
+    if (!value) {
+        throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
+    }
+    if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
+        throw new errors/* ExplainedError */.h(`${name} holds whitespace or control characters: check that the secret holds the token alone, on one line.`);
+    }
+    return value;
+}
+function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [] }) {
+    const value = options.read(name).trim();
+    const label = (0,option_values/* optionNamed */.b7)(options, name);
+    if (!value) {
+        throw new errors/* ExplainedError */.h(`${label} is empty, and credential is "${kind}", which needs it: set it to ${whatItIs}.`);
+    }
+    if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
+        throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+    }
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,workflow_command/* holdsCommandMarker */.e)(value)) {
+        throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
+    }
+    return { name: value, from: { label: options.label(name), changeable } };
+}
+function readSelfNamedLogin(options, login, secrets = []) {
+    const server = readTunnelServer(options);
+    const knownUser = readTunnelUser(options, login.userOption, login.kind, login.whatTheUserIs, {
+        changeable: login.userChangeable,
+        secrets
+    });
+    return { knownUser, ...requireTunnelServer(server, options, login.kind, login.whyTheHost) };
+}
+
+;// CONCATENATED MODULE: ./core/expiry.ts
+
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
+}
+function expiryNote(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+}
+
+;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
+
+function shouldRevoke(settings, saved) {
+    return settings.revoke || saved.rejected === true;
+}
+function requireRevokeApiKey(settings) {
+    if (!settings.apiKey) {
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`);
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/revoke-unused.ts
+async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = true) {
+    try {
+        await revoke();
+    }
+    catch (error) {
+        if (saved) {
+            log.info(`Could not revoke ${what} yet (${explain(error)}); the post step will try again.`);
+        }
+        else {
+            log.warning(`Could not revoke ${what} (${explain(error)}). It cannot be saved for the post step, so it stays valid until it expires.`);
+        }
+        return;
+    }
+    log.info(`Revoked ${what}, which this step could not use.`);
+    try {
+        clearSaved();
+    }
+    catch {
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/saved-issued.ts
+function readSavedIssued(saved) {
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const baseUrl = text('baseUrl');
+    const expiresAt = text('expiresAt');
+    return {
+        ...(baseUrl && { baseUrl }),
+        ...(expiresAt && { expiresAt }),
+        ...(saved.rejected === true && { rejected: true })
+    };
+}
+
+;// CONCATENATED MODULE: ./core/kinds/token.ts
+
+
+
+function tokenObtained(credential, words, context = {}) {
+    const project = credential.projectSlug ?? context.project ?? '';
+    return {
+        env: {
+            TUNNEL_TOKEN: credential.token,
+            TUNNEL_USER: credential.tunnelUser,
+            TUNNEL_HOST: credential.tunnelHost,
+            TUNNEL_PORT: String(credential.tunnelPort)
+        },
+        outputs: {
+            token: credential.token,
+            'tunnel-user': credential.tunnelUser,
+            'client-id': credential.clientId,
+            'tunnel-host': credential.tunnelHost,
+            'tunnel-port': String(credential.tunnelPort),
+            'expires-at': credential.expiresAt ?? '',
+            'ttl-minutes': credential.ttlMinutes === undefined ? '' : String(credential.ttlMinutes),
+            'project-slug': project,
+            credential: words.kind
+        },
+        summary: [
+            ['Project', project],
+            ['Environment', context.environment ?? ''],
+            ['Tunnel user', credential.tunnelUser],
+            ['Tunnel host', credential.tunnelHost],
+            ['Tunnel port', String(credential.tunnelPort)],
+            ['Expires at', credential.expiresAt ?? 'not given'],
+            ['Credential', words.label]
+        ],
+        announcement: `${words.verb} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
+            `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
+        login: {
+            kind: words.kind,
+            user: credential.tunnelUser,
+            host: credential.tunnelHost,
+            port: credential.tunnelPort,
+            secret: { type: 'password', token: credential.token },
+            ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+        }
+    };
+}
+function acceptIssuedToken(raw, kind, settings, { log, save }) {
+    const credential = (0,service_credential/* parseCredential */.n)(raw, settings);
+    if (credential.portDefaulted) {
+        log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
+    }
+    save({
+        kind,
+        tunnelUser: credential.tunnelUser,
+        baseUrl: settings.baseUrl,
+        ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+    });
+    return credential;
+}
+function readSavedToken(kind, saved) {
+    const { tunnelUser } = saved;
+    if (!(0,validators/* isCleanIdentifier */.VS)(tunnelUser))
+        return undefined;
+    return { kind, tunnelUser, ...readSavedIssued(saved) };
+}
+
+;// CONCATENATED MODULE: ./core/kinds/cicd.ts
+
+
+
+
+
+
+
+
+
+
+
+const WORDS = { kind: 'cicd', label: 'cicd', verb: 'Provisioned' };
+const cicdKind = {
+    readSettings(options, common) {
+        const tunnelHost = readTunnelHost(options);
+        const tunnelPort = readTunnelPort(options);
+        const apiKey = readApiKey(options, 'cicd');
+        const project = (0,option_values/* readOneLine */.nN)(options, 'project');
+        if (!project) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'project')} is empty: set it to the project slug to provision for.`);
+        }
+        return {
+            ...common,
+            kind: 'cicd',
+            apiKey,
+            project,
+            environment: (0,option_values/* readOneLine */.nN)(options, 'environment'),
+            ttlMinutes: (0,option_values/* readWholeNumber */.bf)(options, 'ttl-minutes', 1),
+            baseUrl: readBaseUrl(options),
+            tunnelHost,
+            tunnelPort
+        };
+    },
+    sendsRequests: true,
+    async obtain(settings, context) {
+        const { service, log, mask, save, publish } = context;
+        const environment = settings.environment ? ` (${settings.environment})` : '';
+        log.info(`Provisioning tunnel credentials for project "${settings.project}"${environment} from ${settings.baseUrl}`);
+        const client = service();
+        const raw = await client.provisionCredential(settings);
+        mask((0,answer_secrets/* secretsIn */.V)(raw));
+        const issued = issuedCredential(raw);
+        try {
+            if (issued?.savable) {
+                save({
+                    kind: 'cicd',
+                    tunnelUser: issued.tunnelUser,
+                    baseUrl: settings.baseUrl,
+                    rejected: true
+                });
+            }
+            const credential = acceptIssuedToken(raw, 'cicd', settings, context);
+            const obtained = tokenObtained(credential, WORDS, settings);
+            await publish(obtained);
+            return obtained;
+        }
+        catch (error) {
+            if (issued !== undefined) {
+                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
+            }
+            throw error;
+        }
+    },
+    readSaved: saved => readSavedToken('cicd', saved),
+    async revoke(saved, { settings, service, log }) {
+        if (!shouldRevoke(settings, saved)) {
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+            return;
+        }
+        requireRevokeApiKey(settings);
+        const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
+        log.info(outcome === 'revoked'
+            ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
+            : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+    },
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+;// CONCATENATED MODULE: ./core/kinds/existing.ts
+
+
+
+
+const existing_WORDS = {
+    kind: 'existing',
+    label: 'existing (a token you hold; not created or revoked by this step)',
+    verb: 'Using'
+};
+const EXISTING_LOGIN = {
+    kind: 'existing',
+    userOption: 'tunnel-user',
+    whatTheUserIs: 'the tunnel user your token belongs to',
+    userChangeable: false,
+    whyTheHost: 'set it to the hostname of the tunnel server your token is for.'
+};
+const existingKind = {
+    readSettings(options, common) {
+        const tunnelToken = readTunnelToken(options, 'existing');
+        const login = readSelfNamedLogin(options, EXISTING_LOGIN, [tunnelToken]);
+        return { ...common, kind: 'existing', tunnelToken, tunnelUser: login.knownUser.name, ...login };
+    },
+    sendsRequests: false,
+    async obtain(settings, { log, mask, save, publish }) {
+        mask([settings.tunnelToken]);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
+        save({ kind: 'existing', tunnelUser: settings.tunnelUser });
+        const obtained = tokenObtained({
+            token: settings.tunnelToken,
+            tunnelUser: settings.tunnelUser,
+            clientId: settings.tunnelUser,
+            tunnelHost: settings.tunnelHost,
+            tunnelPort: settings.tunnelPort,
+            portDefaulted: false
+        }, existing_WORDS);
+        obtained.login.userFrom = settings.knownUser.from;
+        await publish(obtained);
+        return obtained;
+    },
+    readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
+    async revoke(saved, { settings, log }) {
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
+            '(credential: existing), so this step did not create it and leaves it valid.');
+    },
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+;// CONCATENATED MODULE: ./core/kinds/free.ts
+
+
+
+
+
+
+
+const free_WORDS = {
+    kind: 'free',
+    label: 'free (5 minutes, not revocable)',
+    verb: 'Provisioned'
+};
+const freeKind = {
+    readSettings(options, common, { auto }) {
+        const tunnelHost = readTunnelHost(options);
+        const tunnelPort = readTunnelPort(options);
+        return {
+            ...common,
+            kind: 'free',
+            fellBackToFree: auto,
+            baseUrl: readBaseUrl(options),
+            tunnelHost,
+            tunnelPort
+        };
+    },
+    sendsRequests: true,
+    async obtain(settings, context) {
+        const { service, log, mask, publish } = context;
+        if (settings.fellBackToFree) {
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+                'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).');
+        }
+        log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
+        const raw = await service().createFreeCredential();
+        mask((0,answer_secrets/* secretsIn */.V)(raw));
+        const credential = acceptIssuedToken(raw, 'free', settings, context);
+        const obtained = tokenObtained(credential, free_WORDS);
+        obtained.login.lifetimeNote =
+            'The credential is free, so the tunnel ends when the credential does: after 5 minutes (limits.max_uptime_minutes)' +
+                `${credential.expiresAt ? `, at ${credential.expiresAt}` : ''}.`;
+        await publish(obtained);
+        return obtained;
+    },
+    readSaved: saved => readSavedToken('free', saved),
+    async revoke(saved, { log }) {
+        log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
+    },
+    describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+};
+
+;// CONCATENATED MODULE: ./core/service/retry.ts
+const MAX_RETRY_AFTER_SECONDS = 60;
+const BASE_DELAY_MS = 1000;
+const MAX_DELAY_MS = 10_000;
+class RetryAfterTooLong extends Error {
+    cause;
+    retryAfterSeconds;
+    constructor(cause, retryAfterSeconds) {
+        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
+        this.cause = cause;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'RetryAfterTooLong';
+    }
+}
+class AttemptsExhausted extends Error {
+    cause;
+    attempts;
+    constructor(cause, attempts) {
+        super(`gave up after ${attempts} attempt(s)`);
+        this.cause = cause;
+        this.attempts = attempts;
+        this.name = 'AttemptsExhausted';
+    }
+}
+async function withRetries(attempt, classify, options) {
+    for (let attemptNumber = 1;; attemptNumber++) {
+        try {
+            return await attempt();
+        }
+        catch (error) {
+            const failure = classify(error);
+            if (!failure.retryable)
+                throw error;
+            if (failure.retryAfterSeconds !== undefined &&
+                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
+                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
+            }
+            if (attemptNumber >= options.maxAttempts)
+                throw new AttemptsExhausted(error, attemptNumber);
+            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
+            options.onRetry?.({
+                attempt: attemptNumber,
+                maxAttempts: options.maxAttempts,
+                delayMs,
+                error
+            });
+            await options.sleep(delayMs);
+        }
+    }
+}
+function backoffDelay(attemptNumber, retryAfterSeconds, random) {
+    if (retryAfterSeconds !== undefined)
+        return Math.max(0, retryAfterSeconds) * 1000;
+    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
+    return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = require("node:http");
+// EXTERNAL MODULE: external "http"
+var external_http_ = __nccwpck_require__(611);
+var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
+// EXTERNAL MODULE: external "https"
+var external_https_ = __nccwpck_require__(692);
+var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/proxy.js
+function getProxyUrl(reqUrl) {
+    const usingSsl = reqUrl.protocol === 'https:';
+    if (checkBypass(reqUrl)) {
+        return undefined;
+    }
+    const proxyVar = (() => {
+        if (usingSsl) {
+            return process.env['https_proxy'] || process.env['HTTPS_PROXY'];
+        }
+        else {
+            return process.env['http_proxy'] || process.env['HTTP_PROXY'];
+        }
+    })();
+    if (proxyVar) {
+        try {
+            return new DecodedURL(proxyVar);
+        }
+        catch (_a) {
+            if (!proxyVar.startsWith('http://') && !proxyVar.startsWith('https://'))
+                return new DecodedURL(`http://${proxyVar}`);
+        }
+    }
+    else {
+        return undefined;
+    }
+}
+function checkBypass(reqUrl) {
+    if (!reqUrl.hostname) {
+        return false;
+    }
+    const reqHost = reqUrl.hostname;
+    if (isLoopbackAddress(reqHost)) {
+        return true;
+    }
+    const noProxy = process.env['no_proxy'] || process.env['NO_PROXY'] || '';
+    if (!noProxy) {
+        return false;
+    }
+    // Determine the request port
+    let reqPort;
+    if (reqUrl.port) {
+        reqPort = Number(reqUrl.port);
+    }
+    else if (reqUrl.protocol === 'http:') {
+        reqPort = 80;
+    }
+    else if (reqUrl.protocol === 'https:') {
+        reqPort = 443;
+    }
+    // Format the request hostname and hostname with port
+    const upperReqHosts = [reqUrl.hostname.toUpperCase()];
+    if (typeof reqPort === 'number') {
+        upperReqHosts.push(`${upperReqHosts[0]}:${reqPort}`);
+    }
+    // Compare request host against noproxy
+    for (const upperNoProxyItem of noProxy
+        .split(',')
+        .map(x => x.trim().toUpperCase())
+        .filter(x => x)) {
+        if (upperNoProxyItem === '*' ||
+            upperReqHosts.some(x => x === upperNoProxyItem ||
+                x.endsWith(`.${upperNoProxyItem}`) ||
+                (upperNoProxyItem.startsWith('.') &&
+                    x.endsWith(`${upperNoProxyItem}`)))) {
+            return true;
+        }
+    }
+    return false;
+}
+function isLoopbackAddress(host) {
+    const hostLower = host.toLowerCase();
+    return (hostLower === 'localhost' ||
+        hostLower.startsWith('127.') ||
+        hostLower.startsWith('[::1]') ||
+        hostLower.startsWith('[0:0:0:0:0:0:0:1]'));
+}
+class DecodedURL extends URL {
+    constructor(url, base) {
+        super(url, base);
+        this._decodedUsername = decodeURIComponent(super.username);
+        this._decodedPassword = decodeURIComponent(super.password);
+    }
+    get username() {
+        return this._decodedUsername;
+    }
+    get password() {
+        return this._decodedPassword;
+    }
+}
+//# sourceMappingURL=proxy.js.map
+;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
+let loaded;
+function tunnelPackage() {
+    loaded ??= __nccwpck_require__(488);
+    return loaded;
+}
+const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
+const httpsOverHttp = options => tunnelPackage().httpsOverHttp(options);
+const httpOverHttps = options => tunnelPackage().httpOverHttps(options);
+const httpsOverHttps = options => tunnelPackage().httpsOverHttps(options);
+
+;// CONCATENATED MODULE: ./bundle/undici-stub.ts
+class ProxyAgent {
+    constructor() {
+        throw new Error('undici is not bundled with this action: HttpClient.getAgentDispatcher() is unsupported here. ' +
+            'Requests (proxies included) go through Node http/https agents instead.');
+    }
+}
+
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/index.js
+/* eslint-disable @typescript-eslint/no-explicit-any */
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+
+
+var HttpCodes;
+(function (HttpCodes) {
+    HttpCodes[HttpCodes["OK"] = 200] = "OK";
+    HttpCodes[HttpCodes["MultipleChoices"] = 300] = "MultipleChoices";
+    HttpCodes[HttpCodes["MovedPermanently"] = 301] = "MovedPermanently";
+    HttpCodes[HttpCodes["ResourceMoved"] = 302] = "ResourceMoved";
+    HttpCodes[HttpCodes["SeeOther"] = 303] = "SeeOther";
+    HttpCodes[HttpCodes["NotModified"] = 304] = "NotModified";
+    HttpCodes[HttpCodes["UseProxy"] = 305] = "UseProxy";
+    HttpCodes[HttpCodes["SwitchProxy"] = 306] = "SwitchProxy";
+    HttpCodes[HttpCodes["TemporaryRedirect"] = 307] = "TemporaryRedirect";
+    HttpCodes[HttpCodes["PermanentRedirect"] = 308] = "PermanentRedirect";
+    HttpCodes[HttpCodes["BadRequest"] = 400] = "BadRequest";
+    HttpCodes[HttpCodes["Unauthorized"] = 401] = "Unauthorized";
+    HttpCodes[HttpCodes["PaymentRequired"] = 402] = "PaymentRequired";
+    HttpCodes[HttpCodes["Forbidden"] = 403] = "Forbidden";
+    HttpCodes[HttpCodes["NotFound"] = 404] = "NotFound";
+    HttpCodes[HttpCodes["MethodNotAllowed"] = 405] = "MethodNotAllowed";
+    HttpCodes[HttpCodes["NotAcceptable"] = 406] = "NotAcceptable";
+    HttpCodes[HttpCodes["ProxyAuthenticationRequired"] = 407] = "ProxyAuthenticationRequired";
+    HttpCodes[HttpCodes["RequestTimeout"] = 408] = "RequestTimeout";
+    HttpCodes[HttpCodes["Conflict"] = 409] = "Conflict";
+    HttpCodes[HttpCodes["Gone"] = 410] = "Gone";
+    HttpCodes[HttpCodes["TooManyRequests"] = 429] = "TooManyRequests";
+    HttpCodes[HttpCodes["InternalServerError"] = 500] = "InternalServerError";
+    HttpCodes[HttpCodes["NotImplemented"] = 501] = "NotImplemented";
+    HttpCodes[HttpCodes["BadGateway"] = 502] = "BadGateway";
+    HttpCodes[HttpCodes["ServiceUnavailable"] = 503] = "ServiceUnavailable";
+    HttpCodes[HttpCodes["GatewayTimeout"] = 504] = "GatewayTimeout";
+})(HttpCodes || (HttpCodes = {}));
+var Headers;
+(function (Headers) {
+    Headers["Accept"] = "accept";
+    Headers["ContentType"] = "content-type";
+})(Headers || (Headers = {}));
+var MediaTypes;
+(function (MediaTypes) {
+    MediaTypes["ApplicationJson"] = "application/json";
+})(MediaTypes || (MediaTypes = {}));
+/**
+ * Returns the proxy URL, depending upon the supplied url and proxy environment variables.
+ * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
+ */
+function lib_getProxyUrl(serverUrl) {
+    const proxyUrl = pm.getProxyUrl(new URL(serverUrl));
+    return proxyUrl ? proxyUrl.href : '';
+}
+const HttpRedirectCodes = [
+    HttpCodes.MovedPermanently,
+    HttpCodes.ResourceMoved,
+    HttpCodes.SeeOther,
+    HttpCodes.TemporaryRedirect,
+    HttpCodes.PermanentRedirect
+];
+const HttpResponseRetryCodes = [
+    HttpCodes.BadGateway,
+    HttpCodes.ServiceUnavailable,
+    HttpCodes.GatewayTimeout
+];
+const RetryableHttpVerbs = ['OPTIONS', 'GET', 'DELETE', 'HEAD'];
+const ExponentialBackoffCeiling = 10;
+const ExponentialBackoffTimeSlice = 5;
+class HttpClientError extends Error {
+    constructor(message, statusCode) {
+        super(message);
+        this.name = 'HttpClientError';
+        this.statusCode = statusCode;
+        Object.setPrototypeOf(this, HttpClientError.prototype);
+    }
+}
+class HttpClientResponse {
+    constructor(message) {
+        this.message = message;
+    }
+    readBody() {
+        return __awaiter(this, void 0, void 0, function* () {
+            return new Promise((resolve) => __awaiter(this, void 0, void 0, function* () {
+                let output = Buffer.alloc(0);
+                this.message.on('data', (chunk) => {
+                    output = Buffer.concat([output, chunk]);
+                });
+                this.message.on('end', () => {
+                    resolve(output.toString());
+                });
+            }));
+        });
+    }
+    readBodyBuffer() {
+        return __awaiter(this, void 0, void 0, function* () {
+            return new Promise((resolve) => __awaiter(this, void 0, void 0, function* () {
+                const chunks = [];
+                this.message.on('data', (chunk) => {
+                    chunks.push(chunk);
+                });
+                this.message.on('end', () => {
+                    resolve(Buffer.concat(chunks));
+                });
+            }));
+        });
+    }
+}
+function isHttps(requestUrl) {
+    const parsedUrl = new URL(requestUrl);
+    return parsedUrl.protocol === 'https:';
+}
+class HttpClient {
+    constructor(userAgent, handlers, requestOptions) {
+        this._ignoreSslError = false;
+        this._allowRedirects = true;
+        this._allowRedirectDowngrade = false;
+        this._maxRedirects = 50;
+        this._allowRetries = false;
+        this._maxRetries = 1;
+        this._keepAlive = false;
+        this._disposed = false;
+        this.userAgent = this._getUserAgentWithOrchestrationId(userAgent);
+        this.handlers = handlers || [];
+        this.requestOptions = requestOptions;
+        if (requestOptions) {
+            if (requestOptions.ignoreSslError != null) {
+                this._ignoreSslError = requestOptions.ignoreSslError;
+            }
+            this._socketTimeout = requestOptions.socketTimeout;
+            if (requestOptions.allowRedirects != null) {
+                this._allowRedirects = requestOptions.allowRedirects;
+            }
+            if (requestOptions.allowRedirectDowngrade != null) {
+                this._allowRedirectDowngrade = requestOptions.allowRedirectDowngrade;
+            }
+            if (requestOptions.maxRedirects != null) {
+                this._maxRedirects = Math.max(requestOptions.maxRedirects, 0);
+            }
+            if (requestOptions.keepAlive != null) {
+                this._keepAlive = requestOptions.keepAlive;
+            }
+            if (requestOptions.allowRetries != null) {
+                this._allowRetries = requestOptions.allowRetries;
+            }
+            if (requestOptions.maxRetries != null) {
+                this._maxRetries = requestOptions.maxRetries;
+            }
+        }
+    }
+    options(requestUrl, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('OPTIONS', requestUrl, null, additionalHeaders || {});
+        });
+    }
+    get(requestUrl, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('GET', requestUrl, null, additionalHeaders || {});
+        });
+    }
+    del(requestUrl, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('DELETE', requestUrl, null, additionalHeaders || {});
+        });
+    }
+    post(requestUrl, data, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('POST', requestUrl, data, additionalHeaders || {});
+        });
+    }
+    patch(requestUrl, data, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('PATCH', requestUrl, data, additionalHeaders || {});
+        });
+    }
+    put(requestUrl, data, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('PUT', requestUrl, data, additionalHeaders || {});
+        });
+    }
+    head(requestUrl, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request('HEAD', requestUrl, null, additionalHeaders || {});
+        });
+    }
+    sendStream(verb, requestUrl, stream, additionalHeaders) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return this.request(verb, requestUrl, stream, additionalHeaders);
+        });
+    }
+    /**
+     * Gets a typed object from an endpoint
+     * Be aware that not found returns a null.  Other errors (4xx, 5xx) reject the promise
+     */
+    getJson(requestUrl_1) {
+        return __awaiter(this, arguments, void 0, function* (requestUrl, additionalHeaders = {}) {
+            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+            const res = yield this.get(requestUrl, additionalHeaders);
+            return this._processResponse(res, this.requestOptions);
+        });
+    }
+    postJson(requestUrl_1, obj_1) {
+        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+            const data = JSON.stringify(obj, null, 2);
+            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+            additionalHeaders[Headers.ContentType] =
+                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+            const res = yield this.post(requestUrl, data, additionalHeaders);
+            return this._processResponse(res, this.requestOptions);
+        });
+    }
+    putJson(requestUrl_1, obj_1) {
+        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+            const data = JSON.stringify(obj, null, 2);
+            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+            additionalHeaders[Headers.ContentType] =
+                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+            const res = yield this.put(requestUrl, data, additionalHeaders);
+            return this._processResponse(res, this.requestOptions);
+        });
+    }
+    patchJson(requestUrl_1, obj_1) {
+        return __awaiter(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+            const data = JSON.stringify(obj, null, 2);
+            additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
+            additionalHeaders[Headers.ContentType] =
+                this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
+            const res = yield this.patch(requestUrl, data, additionalHeaders);
+            return this._processResponse(res, this.requestOptions);
+        });
+    }
+    /**
+     * Makes a raw http request.
+     * All other methods such as get, post, patch, and request ultimately call this.
+     * Prefer get, del, post and patch
+     */
+    request(verb, requestUrl, data, headers) {
+        return __awaiter(this, void 0, void 0, function* () {
+            if (this._disposed) {
+                throw new Error('Client has already been disposed.');
+            }
+            const parsedUrl = new URL(requestUrl);
+            let info = this._prepareRequest(verb, parsedUrl, headers);
+            // Only perform retries on reads since writes may not be idempotent.
+            const maxTries = this._allowRetries && RetryableHttpVerbs.includes(verb)
+                ? this._maxRetries + 1
+                : 1;
+            let numTries = 0;
+            let response;
+            do {
+                response = yield this.requestRaw(info, data);
+                // Check if it's an authentication challenge
+                if (response &&
+                    response.message &&
+                    response.message.statusCode === HttpCodes.Unauthorized) {
+                    let authenticationHandler;
+                    for (const handler of this.handlers) {
+                        if (handler.canHandleAuthentication(response)) {
+                            authenticationHandler = handler;
+                            break;
+                        }
+                    }
+                    if (authenticationHandler) {
+                        return authenticationHandler.handleAuthentication(this, info, data);
+                    }
+                    else {
+                        // We have received an unauthorized response but have no handlers to handle it.
+                        // Let the response return to the caller.
+                        return response;
+                    }
+                }
+                let redirectsRemaining = this._maxRedirects;
+                while (response.message.statusCode &&
+                    HttpRedirectCodes.includes(response.message.statusCode) &&
+                    this._allowRedirects &&
+                    redirectsRemaining > 0) {
+                    const redirectUrl = response.message.headers['location'];
+                    if (!redirectUrl) {
+                        // if there's no location to redirect to, we won't
+                        break;
+                    }
+                    const parsedRedirectUrl = new URL(redirectUrl);
+                    if (parsedUrl.protocol === 'https:' &&
+                        parsedUrl.protocol !== parsedRedirectUrl.protocol &&
+                        !this._allowRedirectDowngrade) {
+                        throw new Error('Redirect from HTTPS to HTTP protocol. This downgrade is not allowed for security reasons. If you want to allow this behavior, set the allowRedirectDowngrade option to true.');
+                    }
+                    // we need to finish reading the response before reassigning response
+                    // which will leak the open socket.
+                    yield response.readBody();
+                    // strip authorization header if redirected to a different hostname
+                    if (parsedRedirectUrl.hostname !== parsedUrl.hostname) {
+                        for (const header in headers) {
+                            // header names are case insensitive
+                            if (header.toLowerCase() === 'authorization') {
+                                delete headers[header];
+                            }
+                        }
+                    }
+                    // let's make the request with the new redirectUrl
+                    info = this._prepareRequest(verb, parsedRedirectUrl, headers);
+                    response = yield this.requestRaw(info, data);
+                    redirectsRemaining--;
+                }
+                if (!response.message.statusCode ||
+                    !HttpResponseRetryCodes.includes(response.message.statusCode)) {
+                    // If not a retry code, return immediately instead of retrying
+                    return response;
+                }
+                numTries += 1;
+                if (numTries < maxTries) {
+                    yield response.readBody();
+                    yield this._performExponentialBackoff(numTries);
+                }
+            } while (numTries < maxTries);
+            return response;
+        });
+    }
+    /**
+     * Needs to be called if keepAlive is set to true in request options.
+     */
+    dispose() {
+        if (this._agent) {
+            this._agent.destroy();
+        }
+        this._disposed = true;
+    }
+    /**
+     * Raw request.
+     * @param info
+     * @param data
+     */
+    requestRaw(info, data) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return new Promise((resolve, reject) => {
+                function callbackForResult(err, res) {
+                    if (err) {
+                        reject(err);
+                    }
+                    else if (!res) {
+                        // If `err` is not passed, then `res` must be passed.
+                        reject(new Error('Unknown error'));
+                    }
+                    else {
+                        resolve(res);
+                    }
+                }
+                this.requestRawWithCallback(info, data, callbackForResult);
+            });
+        });
+    }
+    /**
+     * Raw request with callback.
+     * @param info
+     * @param data
+     * @param onResult
+     */
+    requestRawWithCallback(info, data, onResult) {
+        if (typeof data === 'string') {
+            if (!info.options.headers) {
+                info.options.headers = {};
+            }
+            info.options.headers['Content-Length'] = Buffer.byteLength(data, 'utf8');
+        }
+        let callbackCalled = false;
+        function handleResult(err, res) {
+            if (!callbackCalled) {
+                callbackCalled = true;
+                onResult(err, res);
+            }
+        }
+        const req = info.httpModule.request(info.options, (msg) => {
+            const res = new HttpClientResponse(msg);
+            handleResult(undefined, res);
+        });
+        let socket;
+        req.on('socket', sock => {
+            socket = sock;
+        });
+        // If we ever get disconnected, we want the socket to timeout eventually
+        req.setTimeout(this._socketTimeout || 3 * 60000, () => {
+            if (socket) {
+                socket.end();
+            }
+            handleResult(new Error(`Request timeout: ${info.options.path}`));
+        });
+        req.on('error', function (err) {
+            // err has statusCode property
+            // res should have headers
+            handleResult(err);
+        });
+        if (data && typeof data === 'string') {
+            req.write(data, 'utf8');
+        }
+        if (data && typeof data !== 'string') {
+            data.on('close', function () {
+                req.end();
+            });
+            data.pipe(req);
+        }
+        else {
+            req.end();
+        }
+    }
+    /**
+     * Gets an http agent. This function is useful when you need an http agent that handles
+     * routing through a proxy server - depending upon the url and proxy environment variables.
+     * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
+     */
+    getAgent(serverUrl) {
+        const parsedUrl = new URL(serverUrl);
+        return this._getAgent(parsedUrl);
+    }
+    getAgentDispatcher(serverUrl) {
+        const parsedUrl = new URL(serverUrl);
+        const proxyUrl = getProxyUrl(parsedUrl);
+        const useProxy = proxyUrl && proxyUrl.hostname;
+        if (!useProxy) {
+            return;
+        }
+        return this._getProxyAgentDispatcher(parsedUrl, proxyUrl);
+    }
+    _prepareRequest(method, requestUrl, headers) {
+        const info = {};
+        info.parsedUrl = requestUrl;
+        const usingSsl = info.parsedUrl.protocol === 'https:';
+        info.httpModule = usingSsl ? external_https_namespaceObject : external_http_namespaceObject;
+        const defaultPort = usingSsl ? 443 : 80;
+        info.options = {};
+        info.options.host = info.parsedUrl.hostname;
+        info.options.port = info.parsedUrl.port
+            ? parseInt(info.parsedUrl.port)
+            : defaultPort;
+        info.options.path =
+            (info.parsedUrl.pathname || '') + (info.parsedUrl.search || '');
+        info.options.method = method;
+        info.options.headers = this._mergeHeaders(headers);
+        if (this.userAgent != null) {
+            info.options.headers['user-agent'] = this.userAgent;
+        }
+        info.options.agent = this._getAgent(info.parsedUrl);
+        // gives handlers an opportunity to participate
+        if (this.handlers) {
+            for (const handler of this.handlers) {
+                handler.prepareRequest(info.options);
+            }
+        }
+        return info;
+    }
+    _mergeHeaders(headers) {
+        if (this.requestOptions && this.requestOptions.headers) {
+            return Object.assign({}, lowercaseKeys(this.requestOptions.headers), lowercaseKeys(headers || {}));
+        }
+        return lowercaseKeys(headers || {});
+    }
+    /**
+     * Gets an existing header value or returns a default.
+     * Handles converting number header values to strings since HTTP headers must be strings.
+     * Note: This returns string | string[] since some headers can have multiple values.
+     * For headers that must always be a single string (like Content-Type), use the
+     * specialized _getExistingOrDefaultContentTypeHeader method instead.
+     */
+    _getExistingOrDefaultHeader(additionalHeaders, header, _default) {
+        let clientHeader;
+        if (this.requestOptions && this.requestOptions.headers) {
+            const headerValue = lowercaseKeys(this.requestOptions.headers)[header];
+            if (headerValue) {
+                clientHeader =
+                    typeof headerValue === 'number' ? headerValue.toString() : headerValue;
+            }
+        }
+        const additionalValue = additionalHeaders[header];
+        if (additionalValue !== undefined) {
+            return typeof additionalValue === 'number'
+                ? additionalValue.toString()
+                : additionalValue;
+        }
+        if (clientHeader !== undefined) {
+            return clientHeader;
+        }
+        return _default;
+    }
+    /**
+     * Specialized version of _getExistingOrDefaultHeader for Content-Type header.
+     * Always returns a single string (not an array) since Content-Type should be a single value.
+     * Converts arrays to comma-separated strings and numbers to strings to ensure type safety.
+     * This was split from _getExistingOrDefaultHeader to provide stricter typing for callers
+     * that assign the result to places expecting a string (e.g., additionalHeaders[Headers.ContentType]).
+     */
+    _getExistingOrDefaultContentTypeHeader(additionalHeaders, _default) {
+        let clientHeader;
+        if (this.requestOptions && this.requestOptions.headers) {
+            const headerValue = lowercaseKeys(this.requestOptions.headers)[Headers.ContentType];
+            if (headerValue) {
+                if (typeof headerValue === 'number') {
+                    clientHeader = String(headerValue);
+                }
+                else if (Array.isArray(headerValue)) {
+                    clientHeader = headerValue.join(', ');
+                }
+                else {
+                    clientHeader = headerValue;
+                }
+            }
+        }
+        const additionalValue = additionalHeaders[Headers.ContentType];
+        // Return the first non-undefined value, converting numbers or arrays to strings if necessary
+        if (additionalValue !== undefined) {
+            if (typeof additionalValue === 'number') {
+                return String(additionalValue);
+            }
+            else if (Array.isArray(additionalValue)) {
+                return additionalValue.join(', ');
+            }
+            else {
+                return additionalValue;
+            }
+        }
+        if (clientHeader !== undefined) {
+            return clientHeader;
+        }
+        return _default;
+    }
+    _getAgent(parsedUrl) {
+        let agent;
+        const proxyUrl = getProxyUrl(parsedUrl);
+        const useProxy = proxyUrl && proxyUrl.hostname;
+        if (this._keepAlive && useProxy) {
+            agent = this._proxyAgent;
+        }
+        if (!useProxy) {
+            agent = this._agent;
+        }
+        // if agent is already assigned use that agent.
+        if (agent) {
+            return agent;
+        }
+        const usingSsl = parsedUrl.protocol === 'https:';
+        let maxSockets = 100;
+        if (this.requestOptions) {
+            maxSockets = this.requestOptions.maxSockets || external_http_.globalAgent.maxSockets;
+        }
+        // This is `useProxy` again, but we need to check `proxyURl` directly for TypeScripts's flow analysis.
+        if (proxyUrl && proxyUrl.hostname) {
+            const agentOptions = {
+                maxSockets,
+                keepAlive: this._keepAlive,
+                proxy: Object.assign(Object.assign({}, ((proxyUrl.username || proxyUrl.password) && {
+                    proxyAuth: `${proxyUrl.username}:${proxyUrl.password}`
+                })), { host: proxyUrl.hostname, port: proxyUrl.port })
+            };
+            let tunnelAgent;
+            const overHttps = proxyUrl.protocol === 'https:';
+            if (usingSsl) {
+                tunnelAgent = overHttps ? httpsOverHttps : httpsOverHttp;
+            }
+            else {
+                tunnelAgent = overHttps ? httpOverHttps : httpOverHttp;
+            }
+            agent = tunnelAgent(agentOptions);
+            this._proxyAgent = agent;
+        }
+        // if tunneling agent isn't assigned create a new agent
+        if (!agent) {
+            const options = { keepAlive: this._keepAlive, maxSockets };
+            agent = usingSsl ? new external_https_.Agent(options) : new external_http_.Agent(options);
+            this._agent = agent;
+        }
+        if (usingSsl && this._ignoreSslError) {
+            // we don't want to set NODE_TLS_REJECT_UNAUTHORIZED=0 since that will affect request for entire process
+            // http.RequestOptions doesn't expose a way to modify RequestOptions.agent.options
+            // we have to cast it to any and change it directly
+            agent.options = Object.assign(agent.options || {}, {
+                rejectUnauthorized: false
+            });
+        }
+        return agent;
+    }
+    _getProxyAgentDispatcher(parsedUrl, proxyUrl) {
+        let proxyAgent;
+        if (this._keepAlive) {
+            proxyAgent = this._proxyAgentDispatcher;
+        }
+        // if agent is already assigned use that agent.
+        if (proxyAgent) {
+            return proxyAgent;
+        }
+        const usingSsl = parsedUrl.protocol === 'https:';
+        proxyAgent = new ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
+            token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
+        })));
+        this._proxyAgentDispatcher = proxyAgent;
+        if (usingSsl && this._ignoreSslError) {
+            // we don't want to set NODE_TLS_REJECT_UNAUTHORIZED=0 since that will affect request for entire process
+            // http.RequestOptions doesn't expose a way to modify RequestOptions.agent.options
+            // we have to cast it to any and change it directly
+            proxyAgent.options = Object.assign(proxyAgent.options.requestTls || {}, {
+                rejectUnauthorized: false
+            });
+        }
+        return proxyAgent;
+    }
+    _getUserAgentWithOrchestrationId(userAgent) {
+        const baseUserAgent = userAgent || 'actions/http-client';
+        const orchId = process.env['ACTIONS_ORCHESTRATION_ID'];
+        if (orchId) {
+            // Sanitize the orchestration ID to ensure it contains only valid characters
+            // Valid characters: 0-9, a-z, _, -, .
+            const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, '_');
+            return `${baseUserAgent} actions_orchestration_id/${sanitizedId}`;
+        }
+        return baseUserAgent;
+    }
+    _performExponentialBackoff(retryNumber) {
+        return __awaiter(this, void 0, void 0, function* () {
+            retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
+            const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
+            return new Promise(resolve => setTimeout(() => resolve(), ms));
+        });
+    }
+    _processResponse(res, options) {
+        return __awaiter(this, void 0, void 0, function* () {
+            return new Promise((resolve, reject) => __awaiter(this, void 0, void 0, function* () {
+                const statusCode = res.message.statusCode || 0;
+                const response = {
+                    statusCode,
+                    result: null,
+                    headers: {}
+                };
+                // not found leads to null obj returned
+                if (statusCode === HttpCodes.NotFound) {
+                    resolve(response);
+                }
+                // get the result from the body
+                function dateTimeDeserializer(key, value) {
+                    if (typeof value === 'string') {
+                        const a = new Date(value);
+                        if (!isNaN(a.valueOf())) {
+                            return a;
+                        }
+                    }
+                    return value;
+                }
+                let obj;
+                let contents;
+                try {
+                    contents = yield res.readBody();
+                    if (contents && contents.length > 0) {
+                        if (options && options.deserializeDates) {
+                            obj = JSON.parse(contents, dateTimeDeserializer);
+                        }
+                        else {
+                            obj = JSON.parse(contents);
+                        }
+                        response.result = obj;
+                    }
+                    response.headers = res.message.headers;
+                }
+                catch (err) {
+                    // Invalid resource (contents not json);  leaving result obj null
+                }
+                // note that 3xx redirects are handled by the http layer.
+                if (statusCode > 299) {
+                    let msg;
+                    // if exception/error in body, attempt to get better error
+                    if (obj && obj.message) {
+                        msg = obj.message;
+                    }
+                    else if (contents && contents.length > 0) {
+                        // it may be the case that the exception is in the body message as string
+                        msg = contents;
+                    }
+                    else {
+                        msg = `Failed request: (${statusCode})`;
+                    }
+                    const err = new HttpClientError(msg, statusCode);
+                    err.result = response.result;
+                    reject(err);
+                }
+                else {
+                    resolve(response);
+                }
+            }));
+        });
+    }
+}
+const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./core/service/service-error.ts
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
+}
+
+;// CONCATENATED MODULE: ./core/service/answer.ts
+
+
+function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
+    const parsed = parseJson(text);
+    if (status >= 200 && status < 300) {
+        if (endpoint === 'revoke-token')
+            return parsed;
+        if (parsed === undefined) {
+            throw new ServiceError('bad-response', endpoint, text.trim()
+                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+                : `HTTP ${status} with an empty body`, status);
+        }
+        return parsed;
+    }
+    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
+    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
+    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
+    const retryAfter = readRetryAfter(errorObject.retry_after) ??
+        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
+    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
+    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+}
+function parseJson(text) {
+    try {
+        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function readRetryAfter(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d+$/.test(value.trim())
+            ? Number(value)
+            : NaN;
+    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
+}
+function readRetryAfterHeader(value, nowMs) {
+    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
+        return readRetryAfter(value);
+    const at = Date.parse(value);
+    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
+}
+function firstValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+function shortBody(text) {
+    const trimmed = text.trim();
+    if (!trimmed)
+        return ' (empty body)';
+    return trimmed.length <= 120
+        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
+        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
+}
+
+;// CONCATENATED MODULE: ./core/version.ts
+const ACTION_NAME = 'provision-tunnel-credentials';
+const ACTION_VERSION = '1.0.0';
+
+;// CONCATENATED MODULE: ./core/service/client.ts
+
+
+
+
+
+
+
+
+
+const MAX_BODY_BYTES = 1024 * 1024;
+class CredentialService {
+    options;
+    constructor(options) {
+        this.options = options;
+    }
+    provisionCredential(request) {
+        const body = { project: request.project };
+        if (request.environment)
+            body.environment = request.environment;
+        if (request.ttlMinutes !== undefined)
+            body.ttl_minutes = request.ttlMinutes;
+        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
+    }
+    createFreeCredential() {
+        return this.call('create-ephemeral-token', undefined, {});
+    }
+    revokeCredential(apiKey, tunnelUser) {
+        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
+    }
+    uploadKey(request) {
+        const body = {
+            public_key_ssh: request.publicKeyLine,
+            name: request.name,
+            expires_in_days: request.expiresInDays
+        };
+        if (request.clientId)
+            body.client_id = request.clientId;
+        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
+    }
+    listKeys(apiKey) {
+        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
+    }
+    revokeKey(apiKey, keyId) {
+        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
+    }
+    async revoke(endpoint, body, apiKey) {
+        try {
+            await this.call(endpoint, body, { 'X-API-Key': apiKey });
+            return 'revoked';
+        }
+        catch (error) {
+            if (error instanceof ServiceError && error.status === 404)
+                return 'already-gone';
+            throw error;
+        }
+    }
+    call(endpoint, body, headers, onRetry, method = 'POST') {
+        const url = `${this.options.baseUrl}/${endpoint}`;
+        const payload = body === undefined ? '' : JSON.stringify(body);
+        const allHeaders = {
+            ...headers,
+            Accept: 'application/json',
+            ...(body !== undefined && { 'Content-Type': 'application/json' })
+        };
+        return withRetries(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
+            maxAttempts: this.options.maxAttempts,
+            sleep: this.options.sleep,
+            random: this.options.random,
+            onRetry: info => {
+                onRetry?.();
+                this.options.onRetry?.(info);
+            }
+        });
+    }
+    async attempt(endpoint, method, url, payload, headers) {
+        const timeoutMs = this.options.timeoutSeconds * 1000;
+        const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
+            socketTimeout: timeoutMs,
+            allowRedirects: false,
+            allowRetries: false
+        });
+        let timer;
+        const deadline = new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+        });
+        try {
+            const now = this.options.now ?? Date.now;
+            return await Promise.race([
+                exchange(http, endpoint, method, url, payload, headers, now),
+                deadline
+            ]);
+        }
+        finally {
+            clearTimeout(timer);
+            http.dispose();
+        }
+    }
+}
+async function exchange(http, endpoint, method, url, payload, headers, now) {
+    let response;
+    try {
+        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
+    }
+    catch (error) {
+        throw new ServiceError('network', endpoint, networkDetail(error));
+    }
+    let text;
+    try {
+        text = await readLimitedBody(response, endpoint);
+    }
+    catch (error) {
+        if (error instanceof ServiceError)
+            throw error;
+        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+    }
+    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
+}
+const unbracketIpv6Host = {
+    prepareRequest(options) {
+        const host = options.host;
+        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_namespaceObject.Agent) {
+            options.host = host.slice(1, -1);
+        }
+    },
+    canHandleAuthentication: () => false,
+    handleAuthentication: () => Promise.reject(new Error('not used'))
+};
+function classifyFailure(error) {
+    if (!(error instanceof ServiceError))
+        return { retryable: false };
+    if (error.kind === 'network' || error.kind === 'timeout')
+        return { retryable: true };
+    if (error.kind === 'http' && error.status !== undefined) {
+        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
+        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
+    }
+    return { retryable: false };
+}
+async function readLimitedBody(response, endpoint) {
+    const declared = Number(response.message.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+        response.message.destroy();
+        throw tooLarge(endpoint);
+    }
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of response.message) {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+            response.message.destroy();
+            throw tooLarge(endpoint);
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function tooLarge(endpoint) {
+    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+}
+function networkDetail(error) {
+    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
+    if (typeof message !== 'string')
+        return 'unknown network error';
+    const shown = (0,printable/* cleanText */.X5)(message, 200);
+    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
+}
+
+;// CONCATENATED MODULE: ./core/service/failures.ts
+
+
+
+
+const RATE_LIMITS = {
+    'credential-provision': 'credential-provision allows 60 requests per hour per API key',
+    'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
+    'revoke-token': 'revoke-token is rate limited by the service',
+    'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+    'user-keys-list': 'user-keys-list is rate limited by the service',
+    'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
+};
+const INVALID_REQUEST_HINTS = {
+    'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
+    'create-ephemeral-token': 'Check base-url.',
+    'revoke-token': 'Check base-url.',
+    'keys-upload': 'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+    'user-keys-list': 'Check base-url.',
+    'revoke-ssh-key': 'Check base-url.'
+};
+const FORBIDDEN_HINTS = {
+    'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
+    'create-ephemeral-token': 'Check base-url.',
+    'revoke-token': 'Use a key of the account that owns the token.',
+    'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+    'user-keys-list': 'Use the api-key that uploaded the key.',
+    'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
+};
+function explainFailure(error, context) {
+    if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
+        return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
+            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
+            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
+    }
+    if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
+        const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
+        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
+    }
+    if (error instanceof ServiceError)
+        return explainServiceError(error, context);
+    return `Unexpected error: ${(0,describe_error/* describeUnexpected */.V)(error)}. Please report it with the step's log.`;
+}
+function retryTime(nowMs, retryAfterSeconds) {
+    const at = new Date(nowMs + retryAfterSeconds * 1000);
+    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
+}
+function explainServiceError(error, context) {
+    const said = error.serviceMessage
+        ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
+        : '';
+    switch (error.kind) {
+        case 'network':
+            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`;
+        case 'timeout':
+            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (input timeout-seconds).`;
+        case 'bad-response':
+            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that base-url points at the credential service (its path usually ends in /functions/v1).`;
+        case 'http':
+            break;
+    }
+    const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
+    switch (error.status) {
+        case 400:
+            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`;
+        case 401:
+            return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`;
+        case 403:
+            return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
+        case 404:
+            return error.endpoint === 'credential-provision'
+                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
+                    `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
+                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
+        case 429:
+            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
+    }
+    if (error.status !== undefined && error.status >= 500) {
+        return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
+    }
+    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check base-url.`;
+}
+
+;// CONCATENATED MODULE: ./core/kinds/key-name.ts
+const MAX_KEY_NAME_LENGTH = 100;
+function keyNameFor(run) {
+    const repository = (run.repository || 'local').replace(/[^A-Za-z0-9._-]/g, '-');
+    const runId = safePart(run.runId, '0');
+    const runAttempt = safePart(run.runAttempt, '1');
+    return `ci-${repository}-${runId}-${runAttempt}`.slice(0, MAX_KEY_NAME_LENGTH);
+}
+function safePart(value, fallback) {
+    const trimmed = (value ?? '').trim();
+    return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(897);
+;// CONCATENATED MODULE: ./core/kinds/key-file.ts
+
+
+
+const KEY_FILE_NAME = 'id_ed25519';
+const FOLDER_PREFIX = 'tunnel-key-';
+function createKeyFolder(tempRoot) {
+    const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot, FOLDER_PREFIX));
+    return { path, id: (0,owned_dir/* directoryId */.Vy)(path) };
+}
+function isKeyFolder(folder, tempRoot) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(folder, tempRoot, FOLDER_PREFIX);
+}
+function writeKeyFile(folder, privateKeyFile) {
+    const path = (0,external_node_path_.join)(folder, KEY_FILE_NAME);
+    (0,external_node_fs_.writeFileSync)(path, privateKeyFile, { mode: 0o600, flag: 'wx' });
+    return path;
+}
+function removeKeyFolder(folder) {
+    const check = (0,owned_dir/* checkOwnDirectory */.Ih)(folder.path, folder.id);
+    if (!check.ours)
+        return check.missing ? undefined : check.reason;
+    const file = (0,external_node_path_.join)(folder.path, KEY_FILE_NAME);
+    if (isFileOrLink(file))
+        (0,external_node_fs_.rmSync)(file, { force: true });
+    try {
+        (0,external_node_fs_.rmdirSync)(folder.path);
+    }
+    catch (error) {
+        if (error.code !== 'ENOENT')
+            throw error;
+    }
+    return undefined;
+}
+function isFileOrLink(path) {
+    try {
+        const stats = (0,external_node_fs_.lstatSync)(path);
+        return stats.isFile() || stats.isSymbolicLink();
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-obtained.ts
+function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
+    const { expiresAt } = uploaded;
+    return {
+        env: {
+            TUNNEL_KEY_FILE: keyFile,
+            TUNNEL_USER: settings.clientId,
+            TUNNEL_HOST: settings.tunnelHost,
+            TUNNEL_PORT: String(settings.tunnelPort)
+        },
+        outputs: {
+            'key-id': keyId,
+            'key-fingerprint': fingerprint,
+            'key-file': keyFile,
+            'expires-at': expiresAt ?? '',
+            'tunnel-user': settings.clientId,
+            'tunnel-host': settings.tunnelHost,
+            'tunnel-port': String(settings.tunnelPort),
+            credential: 'ssh-key'
+        },
+        summary: [
+            ['Key name', name],
+            ['Key fingerprint', fingerprint],
+            ['Tunnel user', settings.clientId],
+            ['Tunnel host', settings.tunnelHost],
+            ['Tunnel port', String(settings.tunnelPort)],
+            ['Expires at', expiresAt ?? 'not given'],
+            ['Credential', 'ssh-key (revoked when the job ends)']
+        ],
+        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
+            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
+            `Its private key is in ${keyFile}, readable by this user only.`,
+        login: {
+            kind: 'ssh-key',
+            user: settings.clientId,
+            host: settings.tunnelHost,
+            port: settings.tunnelPort,
+            secret: { type: 'key-file', path: keyFile },
+            userFrom: settings.knownUser.from,
+            ...(expiresAt && { expiresAt })
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-saved.ts
+
+
+function readSavedSshKey(saved) {
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const identifier = (field) => (0,validators/* isCleanIdentifier */.VS)(saved[field]) ? saved[field] : undefined;
+    const keyId = identifier('keyId');
+    const fingerprint = identifier('fingerprint');
+    const keyName = identifier('keyName');
+    const keyFolder = text('keyFolder');
+    const keyFolderId = text('keyFolderId');
+    if (!fingerprint)
+        return undefined;
+    return {
+        kind: 'ssh-key',
+        fingerprint,
+        ...(keyId && { keyId }),
+        ...(keyName && { keyName }),
+        ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
+        ...(keyFolder && { keyFolder }),
+        ...(keyFolderId && { keyFolderId }),
+        ...readSavedIssued(saved)
+    };
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(598);
+// EXTERNAL MODULE: ./core/text/fingerprint.ts
+var fingerprint = __nccwpck_require__(196);
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
+
+
+const KEY_TYPE = 'ssh-ed25519';
+const AUTH_MAGIC = 'openssh-key-v1\0';
+const NONE_CIPHER_BLOCK_SIZE = 8;
+const PEM_LINE_LENGTH = 70;
+const UNSAFE_COMMENT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+function generateSshKeyPair(comment) {
+    const { privateKey } = (0,external_node_crypto_.generateKeyPairSync)('ed25519');
+    const jwk = privateKey.export({ format: 'jwk' });
+    return encodeSshKeyPair({
+        seed: Buffer.from(jwk.d, 'base64url'),
+        publicKey: Buffer.from(jwk.x, 'base64url'),
+        comment,
+        checkInt: (0,external_node_crypto_.randomBytes)(4).readUInt32BE(0)
+    });
+}
+function ed25519PublicKeyOf(seed) {
+    const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+    const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    const jwk = createPublicKey(privateKey).export({
+        format: 'jwk'
+    });
+    return Buffer.from(jwk.x, 'base64url');
+}
+function encodeSshKeyPair(material) {
+    const { seed, publicKey, comment, checkInt } = material;
+    if (seed.length !== 32 || publicKey.length !== 32) {
+        throw new Error('an ed25519 seed and public key are 32 bytes each');
+    }
+    if (UNSAFE_COMMENT.test(comment)) {
+        throw new Error('an SSH key comment must not hold line breaks or control characters');
+    }
+    const blob = publicKeyBlob(publicKey);
+    return {
+        publicKeyLine: `${KEY_TYPE} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
+        privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
+        fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob)
+    };
+}
+function publicKeyBlob(publicKey) {
+    return Buffer.concat([sshString(KEY_TYPE), sshString(publicKey)]);
+}
+function privateKeyFile(blob, seed, publicKey, comment, checkInt) {
+    const check = Buffer.alloc(4);
+    check.writeUInt32BE(checkInt >>> 0);
+    const unpadded = Buffer.concat([
+        check,
+        check,
+        sshString(KEY_TYPE),
+        sshString(publicKey),
+        sshString(Buffer.concat([seed, publicKey])),
+        sshString(comment)
+    ]);
+    const padLength = (NONE_CIPHER_BLOCK_SIZE - (unpadded.length % NONE_CIPHER_BLOCK_SIZE)) % NONE_CIPHER_BLOCK_SIZE;
+    const padding = Buffer.from(Array.from({ length: padLength }, (_, index) => index + 1));
+    const body = Buffer.concat([
+        Buffer.from(AUTH_MAGIC, 'latin1'),
+        sshString('none'),
+        sshString('none'),
+        sshString(''),
+        uint32(1),
+        sshString(blob),
+        sshString(Buffer.concat([unpadded, padding]))
+    ]);
+    const base64 = body.toString('base64');
+    const lines = [];
+    for (let start = 0; start < base64.length; start += PEM_LINE_LENGTH) {
+        lines.push(base64.slice(start, start + PEM_LINE_LENGTH));
+    }
+    return [
+        '-----BEGIN OPENSSH PRIVATE KEY-----',
+        ...lines,
+        '-----END OPENSSH PRIVATE KEY-----',
+        ''
+    ].join('\n');
+}
+function sshString(value) {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+    return Buffer.concat([uint32(bytes.length), bytes]);
+}
+function uint32(value) {
+    const bytes = Buffer.alloc(4);
+    bytes.writeUInt32BE(value);
+    return bytes;
+}
+
+// EXTERNAL MODULE: ./core/text/iso-time.ts
+var iso_time = __nccwpck_require__(87);
+;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
+
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/;
+function readKeyId(raw) {
+    if (typeof raw !== 'object' || raw === null)
+        return undefined;
+    const keyId = raw.key_id;
+    return typeof keyId === 'string' && SAFE_ID.test(keyId) ? keyId : undefined;
+}
+function parseUploadedKey(raw) {
+    const keyId = readKeyId(raw);
+    if (keyId === undefined)
+        throw invalidUpload('key_id is missing or not a plain identifier');
+    const answer = raw;
+    const fingerprint = answer.public_key_fingerprint;
+    if (typeof fingerprint !== 'string' || !FINGERPRINT.test(fingerprint)) {
+        throw invalidUpload('public_key_fingerprint is missing or not of the form SHA256:<base64>');
+    }
+    const expiresAt = answer.expires_at;
+    if (expiresAt !== undefined && expiresAt !== null) {
+        if (!(0,iso_time/* isIsoTime */.d)(expiresAt)) {
+            throw invalidUpload('expires_at is not an ISO 8601 time');
+        }
+    }
+    return { keyId, fingerprint, ...(typeof expiresAt === 'string' && { expiresAt }) };
+}
+function sameFingerprint(fromService, computed) {
+    return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '');
+}
+function invalidUpload(what) {
+    return new errors/* ExplainedError */.h(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
+        'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+;// CONCATENATED MODULE: ./core/kinds/key-records.ts
+
+
+const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
+async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
+    const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
+    const revoked = [];
+    let failure;
+    for (const id of records) {
+        if (id === keep)
+            continue;
+        try {
+            await client.revokeKey(apiKey, id);
+            revoked.push(id);
+        }
+        catch (error) {
+            failure ??= error;
+        }
+    }
+    if (failure !== undefined)
+        throw failure;
+    return revoked;
+}
+function liveRecordsOf(raw, fingerprint) {
+    const keys = typeof raw === 'object' && raw !== null ? raw.keys : undefined;
+    if (!Array.isArray(keys))
+        throw unusableList('it holds no keys list');
+    const ids = [];
+    for (const entry of keys) {
+        if (typeof entry !== 'object' || entry === null)
+            continue;
+        const record = entry;
+        if (typeof record.fingerprint !== 'string' || !sameFingerprint(record.fingerprint, fingerprint))
+            continue;
+        if (typeof record.status === 'string' && DEAD_STATUSES.has(record.status))
+            continue;
+        const id = readKeyId({ key_id: record.id });
+        if (id === undefined)
+            throw unusableList('a record of this key has no usable id');
+        ids.push(id);
+    }
+    return ids;
+}
+function unusableList(why) {
+    return new errors/* ExplainedError */.h(`the service's user-keys-list answer is unusable: ${why}`);
+}
+function revokeByHand(fingerprint, name) {
+    return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
+        'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
+        'with its id) using the same api-key');
+}
+
+;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
+
+
+
+
+
+const KEY_LIFETIME_DAYS = 1;
+async function uploadKeySettled(client, settings, pair, name, context) {
+    let retried = false;
+    let raw;
+    const settle = (keep) => settleRecords(client, settings.apiKey, pair.fingerprint, name, keep, context);
+    try {
+        raw = await client.uploadKey({
+            apiKey: settings.apiKey,
+            publicKeyLine: pair.publicKeyLine,
+            name,
+            expiresInDays: KEY_LIFETIME_DAYS,
+            clientId: settings.clientId,
+            onRetry: () => (retried = true)
+        });
+    }
+    catch (error) {
+        if ((!retried && refusedOutright(error)) || (await settle()))
+            clearSavedQuietly(context);
+        throw error;
+    }
+    const keyId = readKeyId(raw);
+    if (keyId === undefined) {
+        const settled = await settle();
+        if (settled)
+            clearSavedQuietly(context);
+        throw invalidUpload('key_id is missing or not a plain identifier, so the key cannot be revoked by its id; ' +
+            (settled
+                ? 'every record of the key the service lists was revoked instead'
+                : revokeByHand(pair.fingerprint, name)));
+    }
+    return { raw, keyId, mayHaveCopies: retried && !(await settle(keyId)) };
+}
+function refusedOutright(error) {
+    const cause = error instanceof AttemptsExhausted || error instanceof RetryAfterTooLong ? error.cause : error;
+    return (cause instanceof ServiceError &&
+        cause.kind === 'http' &&
+        cause.status !== undefined &&
+        cause.status >= 400 &&
+        cause.status < 500 &&
+        cause.status !== 408);
+}
+async function settleRecords(client, apiKey, fingerprint, name, keep, { log, explain }) {
+    try {
+        const revoked = await revokeKeyRecords(client, apiKey, fingerprint, keep);
+        if (revoked.length > 0) {
+            log.info(`Revoked ${revoked.length} ${keep ? 'other ' : ''}record${revoked.length === 1 ? '' : 's'} ` +
+                `of the key ${fingerprint} that an upload whose answer was lost had stored (${revoked.join(', ')}).`);
+        }
+        return true;
+    }
+    catch (error) {
+        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ExplainedError */.h ? error.message : explain(error)}). ` +
+            `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`);
+        return false;
+    }
+}
+function clearSavedQuietly({ clearSaved }) {
+    try {
+        clearSaved();
+    }
+    catch {
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const SSH_KEY_LOGIN = {
+    kind: 'ssh-key',
+    userOption: 'client-id',
+    whatTheUserIs: 'the tunnel user (client id) the uploaded key logs in as',
+    userChangeable: true,
+    whyTheHost: "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
+};
+const sshKeyKind = {
+    readSettings(options, common) {
+        const apiKey = readApiKey(options, 'ssh-key');
+        const login = readSelfNamedLogin(options, SSH_KEY_LOGIN);
+        const baseUrl = readBaseUrl(options);
+        return { ...common, kind: 'ssh-key', apiKey, clientId: login.knownUser.name, baseUrl, ...login };
+    },
+    sendsRequests: true,
+    async obtain(settings, context) {
+        const { service, log, save, publish, tempRoot, run } = context;
+        const name = keyNameFor(run);
+        const pair = generateSshKeyPair(name);
+        log.info(`Uploading a new ed25519 SSH key "${name}" (${pair.fingerprint}) for tunnel user ` +
+            `${settings.clientId} to ${settings.baseUrl}`);
+        const client = service();
+        const pending = {
+            kind: 'ssh-key',
+            fingerprint: pair.fingerprint,
+            keyName: name,
+            baseUrl: settings.baseUrl,
+            rejected: true
+        };
+        save(pending);
+        const { raw, keyId, mayHaveCopies } = await uploadKeySettled(client, settings, pair, name, context);
+        const { rejected: _pending, ...uploaded } = pending;
+        const issued = { ...uploaded, keyId, ...(mayHaveCopies && { mayHaveCopies }) };
+        let keyFolder;
+        try {
+            save({ ...issued, rejected: true });
+            const uploaded = parseUploadedKey(raw);
+            if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
+                throw new errors/* ExplainedError */.h(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
+                    `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
+                    'the key that was sent. Nothing was exported. Check that base-url points at the ' +
+                    'credential service; if it does, report this to the service operator.');
+            }
+            const accepted = {
+                ...issued,
+                ...(uploaded.expiresAt && { expiresAt: uploaded.expiresAt })
+            };
+            save(accepted);
+            keyFolder = createKeyFolder(tempRoot);
+            save({ ...accepted, keyFolder: keyFolder.path, keyFolderId: keyFolder.id });
+            const keyFile = writeKeyFile(keyFolder.path, pair.privateKeyFile);
+            const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded);
+            await publish(obtained);
+            return obtained;
+        }
+        catch (error) {
+            if (keyFolder)
+                deleteKeyFolder(keyFolder, context, log);
+            await revokeUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
+                await client.revokeKey(settings.apiKey, keyId);
+                if (mayHaveCopies)
+                    await revokeKeyRecords(client, settings.apiKey, pair.fingerprint);
+            }, context);
+            throw error;
+        }
+    },
+    readSaved: readSavedSshKey,
+    async revoke(saved, context) {
+        const { settings, service, log } = context;
+        try {
+            if (!shouldRevoke(settings, saved)) {
+                if (saved.mayHaveCopies && settings.apiKey) {
+                    await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
+                }
+                log.info(`Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+                return;
+            }
+            requireRevokeApiKey(settings);
+            const client = service();
+            const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined;
+            if (saved.keyId === undefined || saved.mayHaveCopies) {
+                await revokeOtherRecords(client, saved, { settings, log });
+            }
+            if (outcome !== undefined) {
+                log.info(outcome === 'revoked'
+                    ? `Revoked ${describeKey(saved)}.`
+                    : `${(0,option_values/* capitalised */.Iu)(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
+            }
+            else {
+                log.info(`No record of ${describeKey(saved)} is left active.`);
+            }
+        }
+        finally {
+            if (saved.keyFolder) {
+                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, context, log);
+            }
+        }
+    },
+    describe: describeKey
+};
+function describeKey(saved) {
+    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
+    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
+}
+async function revokeOtherRecords(client, saved, { settings, log }, keep) {
+    try {
+        const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint, keep);
+        if (revoked.length > 0) {
+            log.info(`Revoked ${revoked.length} record${revoked.length === 1 ? '' : 's'} of ${describeKey(saved)} ` +
+                `found by its fingerprint (${revoked.join(', ')}).`);
+        }
+    }
+    catch (error) {
+        const why = error instanceof errors/* ExplainedError */.h
+            ? error.message
+            : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
+        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
+        throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
+    }
+}
+function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
+    const path = (0,printable/* printable */.g$)(folder.path, 200);
+    if (!isKeyFolder(folder.path, tempRoot)) {
+        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under ${tempRootName}.`);
+        return;
+    }
+    try {
+        const refused = removeKeyFolder(folder);
+        if (refused !== undefined) {
+            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`);
+            return;
+        }
+        log.info(`Deleted the private key file and its folder ${path}.`);
+    }
+    catch (error) {
+        log.warning(`Could not delete the private key folder ${path}: ${(0,describe_error/* describeUnexpected */.V)(error)}. ` +
+            'On a self-hosted runner, delete it by hand.');
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/registry.ts
+
+
+
+
+const credentialKinds = {
+    cicd: cicdKind,
+    free: freeKind,
+    'ssh-key': sshKeyKind,
+    existing: existingKind
+};
+const KIND_NAMES = Object.keys(credentialKinds);
+function credentialKind(kind) {
+    return credentialKinds[kind];
+}
+function obtainCredential(settings, context) {
+    return credentialKind(settings.kind).obtain(settings, context);
+}
+function revokeSavedCredential(saved, context) {
+    return credentialKind(saved.kind).revoke(saved, context);
+}
+function describeCredential(saved) {
+    return credentialKind(saved.kind).describe(saved);
+}
+function readSavedCredential(kind, value) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return undefined;
+    return credentialKind(kind).readSaved(value);
+}
+
+;// CONCATENATED MODULE: ./core/saved-credential.ts
+
+const CREDENTIAL = 'credential';
+function saveCredential(state, saved) {
+    state.save(CREDENTIAL, JSON.stringify(saved));
+}
+function clearCredential(state) {
+    state.save(CREDENTIAL, '');
+}
+function hasSavedCredential(state) {
+    return state.load(CREDENTIAL) !== '';
+}
+function loadCredential(state, kind) {
+    const raw = state.load(CREDENTIAL);
+    if (!raw)
+        return undefined;
+    try {
+        return readSavedCredential(kind, JSON.parse(raw));
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./core/service/factory.ts
+
+function createService(baseUrl, http, clock, log) {
+    return new CredentialService({
+        baseUrl,
+        maxAttempts: http.maxAttempts,
+        timeoutSeconds: http.timeoutSeconds,
+        sleep: clock.sleep,
+        random: clock.random,
+        now: clock.now,
+        onRetry: ({ attempt, maxAttempts, delayMs, error }) => log.info(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
+            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
+    });
+}
+
+;// CONCATENATED MODULE: ./core/settings/choice.ts
+
+
+
+
+function readKindChoice(options) {
+    const raw = options.read('credential');
+    const value = raw.trim().toLowerCase() || 'cicd';
+    const apiKey = options.read('api-key').trim();
+    if (value === 'auto')
+        return { kind: apiKey ? 'cicd' : 'free', auto: true };
+    if (KIND_NAMES.includes(value))
+        return { kind: value, auto: false };
+    const choices = [...KIND_NAMES.slice(0, 2), 'auto', ...KIND_NAMES.slice(2)];
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'credential')} is ${(0,quote/* quote */.h)(raw)}: expected one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`);
+}
+
+;// CONCATENATED MODULE: ./core/settings/input-text.ts
+
+
+
+const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
+const SECRET_INPUTS = new Set(['api-key', 'tunnel-token']);
+const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function checkedOptions(options) {
+    return {
+        read: name => {
+            const value = options.read(name);
+            checkOptionText(options, name, value);
+            return value;
+        },
+        label: name => options.label(name)
+    };
+}
+function checkOptionText(options, name, value) {
+    if (PRINTABLE_ASCII.test(value))
+        return;
+    if (!MULTI_LINE_INPUTS.has(name)) {
+        const at = value.search(FORBIDDEN);
+        if (at !== -1)
+            throw badText((0,option_values/* optionNamed */.b7)(options, name), SECRET_INPUTS.has(name), value, at);
+        return;
+    }
+    const lines = value.split(/\r?\n/);
+    for (const [index, line] of lines.entries()) {
+        const at = line.search(FORBIDDEN_IN_LIST_LINE);
+        if (at !== -1)
+            throw badText((0,option_values/* optionNamed */.b7)(options, name), false, line, at, index + 1);
+    }
+}
+function badText(label, secret, text, at, line) {
+    const kind = describeCharacter(text, at);
+    if (secret) {
+        return new errors/* ExplainedError */.h(`${label} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
+    }
+    const what = line === undefined ? `${label} is` : `${label}, line ${line}, is`;
+    const advice = line === undefined
+        ? 'Set it to a single line of plain text.'
+        : 'Write each entry as plain text on a line of its own.';
+    return new errors/* ExplainedError */.h(`${what} ${(0,quote/* quote */.h)(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
+}
+function describeCharacter(text, at) {
+    const code = text.charCodeAt(at);
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (code === 0x0a || code === 0x0d || code === 0x85 || code === 0x2028 || code === 0x2029) {
+        return `a line break (${hex})`;
+    }
+    if (code >= 0xd800 && code <= 0xdfff)
+        return `an unpaired UTF-16 surrogate (${hex})`;
+    if (code <= 0x9f)
+        return `a control character (${hex})`;
+    return `a bidirectional text control (${hex})`;
+}
+
+;// CONCATENATED MODULE: ./core/settings/read-main.ts
+
+
+
+
+function readMainSettings(source) {
+    const options = checkedOptions(source);
+    const { kind, auto } = readKindChoice(options);
+    return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
+}
+
+;// CONCATENATED MODULE: ./core/step-writes.ts
+
+function holdWrites(target, log) {
+    const held = [];
+    return {
+        exportVariable: (name, value) => held.push(() => target.exportVariable(name, value)),
+        setOutput: (name, value) => held.push(() => target.setOutput(name, value)),
+        summaryTable: (what, heading, columns, rows) => held.push(() => {
+            try {
+                target.summaryTable(heading, columns, rows);
+            }
+            catch (error) {
+                log.warning(`Could not write ${what}: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
+            }
+        }),
+        flush: () => {
+            for (const write of held.splice(0))
+                write();
+        }
+    };
+}
+function environmentFor(obtained, prefix) {
+    return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
+}
+function publishObtained(obtained, settings, writes) {
+    const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
+    for (const [name, value] of Object.entries(environment))
+        writes.exportVariable(name, value);
+    for (const [name, value] of Object.entries(obtained.outputs))
+        writes.setOutput(name, value);
+    writes.summaryTable('the job summary', 'Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
+    return Object.keys(environment);
+}
+
+// EXTERNAL MODULE: ./core/tunnel/urls.ts
+var urls = __nccwpck_require__(95);
+;// CONCATENATED MODULE: ./core/provision.ts
+
+
+
+
+
+
+
+
+
+async function provision(host) {
+    const { options, log, clock, state } = host;
+    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let project;
+    try {
+        const settings = readMainSettings(options);
+        if ('baseUrl' in settings)
+            baseUrl = settings.baseUrl;
+        if ('project' in settings)
+            project = settings.project;
+        (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
+        const tunnel = settings.tunnel
+            ? (await __nccwpck_require__.e(/* import() */ 692).then(__nccwpck_require__.bind(__nccwpck_require__, 311))).prepareTunnel(settings.tunnel, host)
+            : undefined;
+        try {
+            await obtainCredential(settings, {
+                service: () => {
+                    if (!('baseUrl' in settings))
+                        throw new Error(`credential ${settings.kind} sends no request`);
+                    return createService(settings.baseUrl, settings.http, clock, log);
+                },
+                log,
+                mask: secrets => host.mask(secrets),
+                save: saved => saveCredential(state, saved),
+                clearSaved: () => clearCredential(state),
+                publish: async (obtained) => {
+                    const writes = holdWrites(host, log);
+                    const exported = publishObtained(obtained, settings, writes);
+                    if (tunnel)
+                        await tunnel.open(obtained.login, settings, writes);
+                    writes.flush();
+                    log.info(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
+                },
+                explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
+                tempRoot: host.tempRoot,
+                tempRootName: host.tempRootName,
+                run: host.run
+            });
+        }
+        finally {
+            await tunnel?.stopUnused();
+        }
+    }
+    catch (error) {
+        host.fail(error instanceof errors/* ExplainedError */.h
+            ? error.message
+            : explainFailure(error, { baseUrl, project, nowMs: clock.now() }));
+    }
+}
+function listExported(names, prefix) {
+    const [first, ...rest] = names;
+    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
+    if (short.length === 0)
+        return first;
+    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
+}
+
+;// CONCATENATED MODULE: ./core/settings/read-post.ts
+
+
+
+
+function readPostSettings(options) {
+    const kind = readPostKind(options);
+    return {
+        kind,
+        apiKey: options.read('api-key').trim(),
+        ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
+        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
+        failOnRevokeError: parseFailOnRevokeError(options),
+        http: readHttpSettings(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function readPostKind(options) {
+    return readKindChoice(options).kind;
+}
+
+// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
+var saved_tunnel = __nccwpck_require__(462);
+;// CONCATENATED MODULE: ./core/revoke.ts
+
+
+
+
+
+
+
+
+
+
+const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
+async function revoke(host) {
+    const { options, log, clock, state } = host;
+    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
+        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 692).then(__nccwpck_require__.bind(__nccwpck_require__, 311));
+        await stopSavedTunnel(host);
+    }
+    if (!hasSavedCredential(state)) {
+        log.info(NOTHING_SAVED);
+        return;
+    }
+    let failOnRevokeError = false;
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let saved;
+    try {
+        failOnRevokeError = parseFailOnRevokeError(options);
+        saved = loadCredential(state, readPostKind(options));
+        if (!saved) {
+            log.info(NOTHING_SAVED);
+            return;
+        }
+        const settings = readPostSettings(options);
+        if (settings.baseUrl !== undefined)
+            baseUrl = settings.baseUrl;
+        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
+        await revokeSavedCredential(saved, {
+            settings,
+            service: () => {
+                if (settings.baseUrl === undefined) {
+                    throw new Error(`credential ${settings.kind} sends no request`);
+                }
+                warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
+                return createService(settings.baseUrl, settings.http, clock, log);
+            },
+            log,
+            tempRoot: host.tempRoot,
+            tempRootName: host.tempRootName
+        });
+    }
+    catch (error) {
+        const reason = error instanceof errors/* ExplainedError */.h
+            ? error.message
+            : explainFailure(error, { baseUrl, nowMs: clock.now() });
+        const report = (message) => reportOrFail(host, message, failOnRevokeError);
+        if (!saved) {
+            report(`Could not revoke what was provisioned: ${reason}`);
+            return;
+        }
+        reportRevokeFailure(`Could not revoke ${describeCredential(saved)}: ${reason}`, saved, {
+            log,
+            clock,
+            report
+        });
+    }
+}
+function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
+    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
+        return;
+    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`);
+}
+function reportRevokeFailure(message, saved, { log, clock, report }) {
+    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
+    if (hasExpired(expiresAt, clock.now())) {
+        log.info(`${message} It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`);
+        return;
+    }
+    report(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`);
+}
+function reportOrFail(host, message, failOnRevokeError) {
+    if (failOnRevokeError)
+        host.fail(message);
+    else
+        host.log.warning(message);
+}
+
+;// CONCATENATED MODULE: ./cli/private-file.ts
+
+
+
+function writePrivateFile(path, text) {
+    const temporary = (0,external_node_path_.join)((0,external_node_path_.dirname)(path), `.${(0,external_node_path_.basename)(path)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
+    const fd = (0,external_node_fs_.openSync)(temporary, 'wx', 0o600);
+    try {
+        (0,external_node_fs_.writeSync)(fd, text);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    try {
+        (0,external_node_fs_.renameSync)(temporary, path);
+    }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(temporary, { force: true });
+        throw error;
+    }
+}
+function readRegularFile(path, maxBytes) {
+    let stats;
+    try {
+        stats = (0,external_node_fs_.lstatSync)(path);
+    }
+    catch {
+        return undefined;
+    }
+    if (!stats.isFile() || stats.size > maxBytes)
+        return undefined;
+    return (0,external_node_fs_.readFileSync)(path, 'utf8');
+}
+
+;// CONCATENATED MODULE: ./cli/env-file.ts
+
+
+const ENV_FILE_HEADER = '# Written by tunnel-credentials provision; tunnel-credentials revoke deletes it.';
+function envFileText(variables) {
+    const lines = Object.entries(variables).map(([name, value]) => `${name}=${shellQuoted(value)}`);
+    return `${[ENV_FILE_HEADER, ...lines].join('\n')}\n`;
+}
+function writeEnvFile(path, variables) {
+    writePrivateFile(path, envFileText(variables));
+}
+function shellQuoted(value) {
+    return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+function removeEnvFile(path) {
+    const text = readRegularFile(path, 1 << 20);
+    if (text === undefined || !text.startsWith(`${ENV_FILE_HEADER}\n`))
+        return false;
+    (0,external_node_fs_.rmSync)(path, { force: true });
+    return true;
+}
+
+;// CONCATENATED MODULE: ./cli/state-file.ts
+
+
+const MARKER = 'tunnel-credentials state';
+const MAX_BYTES = 64 * 1024;
+function loadStateFile(path) {
+    const text = readRegularFile(path, MAX_BYTES);
+    if (text === undefined)
+        return { type: 'none' };
+    try {
+        const parsed = JSON.parse(text);
+        if (!isStateFileContent(parsed))
+            return { type: 'foreign' };
+        return { type: 'state', values: { ...parsed.values } };
+    }
+    catch {
+        return { type: 'foreign' };
+    }
+}
+function isStateFileContent(value) {
+    if (typeof value !== 'object' || value === null)
+        return false;
+    const { format, values } = value;
+    return (format === MARKER &&
+        typeof values === 'object' &&
+        values !== null &&
+        !Array.isArray(values) &&
+        Object.values(values).every(item => typeof item === 'string'));
+}
+function fileState(path, initial = {}) {
+    const values = new Map(Object.entries(initial));
+    const state = {
+        save: (name, value) => {
+            if (value === '')
+                values.delete(name);
+            else
+                values.set(name, value);
+            if (path === undefined)
+                return;
+            const content = { format: MARKER, values: Object.fromEntries(values) };
+            writePrivateFile(path, `${JSON.stringify(content, null, 2)}\n`);
+        },
+        load: name => values.get(name) ?? '',
+        isEmpty: () => values.size === 0,
+        remove: () => {
+            if (path !== undefined && loadStateFile(path).type === 'state')
+                (0,external_node_fs_.rmSync)(path, { force: true });
+        }
+    };
+    return state;
+}
+
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(421);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = require("node:os");
+;// CONCATENATED MODULE: ./cli/ci-system.ts
+
+
+const DETECTORS = [
+    {
+        name: 'GitHub Actions',
+        detect: env => env.GITHUB_ACTIONS === 'true',
+        run: env => ({
+            repository: env.GITHUB_REPOSITORY,
+            runId: env.GITHUB_RUN_ID,
+            runAttempt: env.GITHUB_RUN_ATTEMPT
+        }),
+        masking: {
+            describe: '::add-mask::',
+            hide: (secret, stdout) => (stdout(`::add-mask::${secret}`), true)
+        }
+    },
+    {
+        name: 'GitLab CI',
+        detect: env => env.GITLAB_CI === 'true',
+        run: env => ({
+            repository: env.CI_PROJECT_PATH,
+            runId: env.CI_PIPELINE_ID,
+            runAttempt: env.CI_JOB_ID
+        })
+    },
+    {
+        name: 'Azure Pipelines',
+        detect: env => env.TF_BUILD?.toLowerCase() === 'true',
+        run: env => ({
+            repository: env.BUILD_REPOSITORY_NAME,
+            runId: env.BUILD_BUILDID,
+            runAttempt: env.SYSTEM_JOBATTEMPT
+        }),
+        masking: {
+            describe: '##vso[task.setsecret]',
+            hide: (secret, stdout) => (stdout(`##vso[task.setsecret]${secret}`), true)
+        }
+    },
+    {
+        name: 'Buildkite',
+        detect: env => env.BUILDKITE === 'true',
+        run: env => ({
+            repository: env.BUILDKITE_PIPELINE_SLUG,
+            runId: env.BUILDKITE_BUILD_NUMBER,
+            runAttempt: env.BUILDKITE_RETRY_COUNT
+        }),
+        masking: {
+            describe: 'buildkite-agent redactor add',
+            hide: secret => (0,external_node_child_process_.spawnSync)('buildkite-agent', ['redactor', 'add'], {
+                input: secret,
+                stdio: ['pipe', 'ignore', 'ignore'],
+                timeout: 10_000
+            }).status === 0
+        }
+    },
+    {
+        name: 'Jenkins',
+        detect: env => Boolean(env.JENKINS_URL || env.JENKINS_HOME),
+        run: env => ({ repository: env.JOB_NAME, runId: env.BUILD_NUMBER })
+    },
+    {
+        name: 'CircleCI',
+        detect: env => env.CIRCLECI === 'true',
+        run: env => ({
+            repository: env.CIRCLE_PROJECT_USERNAME && env.CIRCLE_PROJECT_REPONAME
+                ? `${env.CIRCLE_PROJECT_USERNAME}/${env.CIRCLE_PROJECT_REPONAME}`
+                : undefined,
+            runId: env.CIRCLE_BUILD_NUM
+        })
+    },
+    {
+        name: 'Bitbucket Pipelines',
+        detect: env => Boolean(env.BITBUCKET_BUILD_NUMBER),
+        run: env => ({ repository: env.BITBUCKET_REPO_FULL_NAME, runId: env.BITBUCKET_BUILD_NUMBER })
+    }
+];
+function detectCiSystem(env, now = Date.now) {
+    const found = DETECTORS.find(detector => detector.detect(env));
+    if (found === undefined)
+        return { name: 'an unknown CI system', run: fallbackRun(now) };
+    const run = found.run(env);
+    return {
+        name: found.name,
+        run: run.repository || run.runId ? run : fallbackRun(now),
+        ...(found.masking && { masking: found.masking })
+    };
+}
+function fallbackRun(now) {
+    return { repository: (0,external_node_os_namespaceObject.hostname)(), runId: String(Math.floor(now() / 1000)) };
+}
+
+;// CONCATENATED MODULE: ./cli/masking.ts
+function createMasker(ci, terminal) {
+    const masked = new Set();
+    return secrets => {
+        let hidden = true;
+        for (const secret of secrets) {
+            if (masked.has(secret))
+                continue;
+            masked.add(secret);
+            hidden = (ci.masking?.hide(secret, terminal.stdout) ?? false) && hidden;
+        }
+        return hidden;
+    };
+}
+function maskingLine(ci, hidden) {
+    if (ci.masking === undefined) {
+        return `Masking: ${ci.name} cannot hide values made during a job, so tunnel-credentials never prints a secret.`;
+    }
+    return hidden
+        ? `Masking: ${ci.name} hides the API key and every credential through ${ci.masking.describe}.`
+        : `Masking: ${ci.masking.describe} did not work here, so ${ci.name} hides nothing; tunnel-credentials never prints a secret.`;
+}
+
+;// CONCATENATED MODULE: ./cli/cli-settings.ts
+
+
+
+
+
+
+const DEFAULT_ENV_FILE = 'tunnel.env';
+const DEFAULT_STATE_FILE_NAME = '.tunnel-credentials.json';
+const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60;
+function readCliSettings(raw) {
+    const options = checkedOptions(raw);
+    const envFile = (0,external_node_path_.resolve)(options.read('env-file').trim() || DEFAULT_ENV_FILE);
+    const stateFile = (0,external_node_path_.resolve)(options.read('state-file').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_STATE_FILE_NAME));
+    const outputsFile = options.read('outputs-file').trim();
+    const workDir = (0,external_node_path_.resolve)(options.read('work-dir').trim() || (0,external_node_os_namespaceObject.tmpdir)());
+    requireDirectory(options, 'work-dir', workDir);
+    requireDirectory(options, 'env-file', (0,external_node_path_.dirname)(envFile));
+    requireDirectory(options, 'state-file', (0,external_node_path_.dirname)(stateFile));
+    if (outputsFile)
+        requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
+    const distinct = new Set([envFile, stateFile, ...(outputsFile ? [(0,external_node_path_.resolve)(outputsFile)] : [])]);
+    if (distinct.size !== (outputsFile ? 3 : 2)) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'env-file')}, ${options.label('state-file')} and ${options.label('outputs-file')} must name different files.`);
+    }
+    const tunnelMaxMinutes = (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES);
+    return {
+        envFile,
+        stateFile,
+        ...(outputsFile && { outputsFile: (0,external_node_path_.resolve)(outputsFile) }),
+        workDir,
+        ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
+    };
+}
+function requireDirectory(options, name, path) {
+    let isDirectory = false;
+    try {
+        isDirectory = (0,external_node_fs_.statSync)(path).isDirectory();
+    }
+    catch {
+    }
+    if (!isDirectory) {
+        const what = name === 'work-dir' ? 'is' : 'is in';
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${path}, which is not an existing directory. Create it first, or choose another.`);
+    }
+}
+
+;// CONCATENATED MODULE: ./core/clock.ts
+const systemClock = {
+    now: () => Date.now(),
+    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+    random: () => Math.random()
+};
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
+const KEPT_VARIABLES = [
+    'PATH',
+    'HOME',
+    'USERPROFILE',
+    'TEMP',
+    'TMP',
+    'TMPDIR',
+    'SYSTEMROOT',
+    'WINDIR',
+    'LANG'
+];
+function keeperEnvironment(env, extra = []) {
+    const kept = new Set([...KEPT_VARIABLES, ...extra]);
+    const result = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && kept.has(name.toUpperCase()))
+            result[name] = value;
+    }
+    return result;
+}
+
+;// CONCATENATED MODULE: ./cli/tunnel-process.ts
+
+
+
+function bundledTunnelProcess(env) {
+    const cliDir = (0,external_node_path_.dirname)((0,external_node_fs_.realpathSync)(process.argv[1]));
+    return {
+        scriptPath: (0,external_node_path_.join)(cliDir, '..', 'tunnel', 'index.cjs'),
+        environment: keeperEnvironment(env)
+    };
+}
+
+;// CONCATENATED MODULE: ./cli/host.ts
+
+
+function cliHost(parts) {
+    const { options, terminal, ci, state } = parts;
+    let failure;
+    let warnings = 0;
+    const host = {
+        options,
+        log: {
+            info: message => terminal.stdout(message),
+            notice: message => terminal.stdout(`Notice: ${message}`),
+            warning: message => {
+                warnings += 1;
+                terminal.stderr(`Warning: ${message}`);
+            }
+        },
+        mask: parts.mask,
+        variables: {},
+        outputs: {},
+        exportVariable: (name, value) => (host.variables[name] = value),
+        setOutput: (name, value) => (host.outputs[name] = value),
+        summaryTable: (heading, _columns, rows) => {
+            terminal.stdout(`${heading}:`);
+            for (const [field, value] of rows)
+                terminal.stdout(`  ${field}: ${value}`);
+        },
+        state,
+        fail: message => {
+            failure ??= message;
+            terminal.stderr(`Error: ${message}`);
+        },
+        failure: () => failure,
+        warnings: () => warnings,
+        tempRoot: parts.workDir,
+        tempRootName: options.label('work-dir'),
+        run: ci.run,
+        clock: systemClock,
+        tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd })
+    };
+    return host;
+}
+
+;// CONCATENATED MODULE: ./cli/options.ts
+
+function cliOptions(flags, env) {
+    const flagged = (name) => isFlagName(name) && flags.has(name);
+    return {
+        read: name => {
+            if (flagged(name))
+                return flags.get(name);
+            if (isFlagName(name) || isSecretOption(name))
+                return env[variableFor(name)] ?? '';
+            return '';
+        },
+        label: name => {
+            if (flagged(name))
+                return `--${name}`;
+            if (isSecretOption(name))
+                return variableFor(name);
+            if (!isFlagName(name))
+                return name;
+            return env[variableFor(name)] !== undefined ? variableFor(name) : `--${name}`;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./cli/commands/context.ts
+
+
+
+
+
+function startCommand(input, makeState, tunnelEnd = settings => ({
+    ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes })
+})) {
+    const { env, terminal } = input;
+    const options = cliOptions(input.flags, env);
+    const ci = detectCiSystem(env);
+    const mask = createMasker(ci, terminal);
+    const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean);
+    terminal.stdout(maskingLine(ci, mask(secrets)));
+    let settings;
+    try {
+        settings = readCliSettings(options);
+    }
+    catch (error) {
+        return { error: error.message };
+    }
+    const state = makeState(settings);
+    const host = cliHost({
+        options,
+        terminal,
+        ci,
+        mask,
+        state,
+        workDir: settings.workDir,
+        tunnelEnd: tunnelEnd(settings),
+        env
+    });
+    return { host, settings, state };
+}
+
+;// CONCATENATED MODULE: ./cli/commands/provision.ts
+
+
+
+
+
+
+
+async function provisionCommand(input) {
+    const started = startCommand(input, settings => fileState(settings.stateFile));
+    if ('error' in started)
+        return fail(input, started.error);
+    const { host, settings, state } = started;
+    const earlier = leftover(settings, host);
+    if (earlier !== undefined)
+        return fail(input, earlier);
+    await provision(host);
+    if (host.failure() !== undefined) {
+        if (state.isEmpty())
+            state.remove();
+        return 1;
+    }
+    try {
+        writeEnvFile(settings.envFile, host.variables);
+        if (settings.outputsFile !== undefined) {
+            writePrivateFile(settings.outputsFile, `${JSON.stringify(host.outputs, null, 2)}\n`);
+        }
+    }
+    catch (error) {
+        host.log.warning(`Could not write ${settings.envFile} or the outputs file (${(0,describe_error/* describeUnexpected */.V)(error)}); revoking the credential, since no later step could use it.`);
+        await revoke(host);
+        state.remove();
+        return fail(input, `Could not write the credential's files: ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that the folders are writable.`);
+    }
+    host.log.info(`Wrote ${Object.keys(host.variables).length} variables to ${settings.envFile}; load them with: set -a; . ${shellPath(settings.envFile)}; set +a`);
+    return 0;
+}
+function leftover(settings, host) {
+    const found = loadStateFile(settings.stateFile);
+    if (found.type === 'none' || (found.type === 'state' && Object.keys(found.values).length === 0)) {
+        return undefined;
+    }
+    const flag = host.options.label('state-file');
+    if (found.type === 'foreign') {
+        return `${settings.stateFile} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
+    }
+    return `${settings.stateFile} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
+}
+function fail(input, message) {
+    input.terminal.stderr(`Error: ${message}`);
+    return 1;
+}
+function shellPath(path) {
+    return /^[A-Za-z0-9_./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+;// CONCATENATED MODULE: ./cli/commands/revoke.ts
+
+
+
+
+
+
+async function revokeCommand(input) {
+    let foreignState = false;
+    const started = startCommand(input, settings => {
+        const found = loadStateFile(settings.stateFile);
+        foreignState = found.type === 'foreign';
+        return fileState(found.type === 'foreign' ? undefined : settings.stateFile, found.type === 'state' ? found.values : {});
+    });
+    if ('error' in started) {
+        input.terminal.stderr(`Error: ${started.error}`);
+        return 1;
+    }
+    const { host, settings, state } = started;
+    if (foreignState) {
+        host.log.warning(`${settings.stateFile} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
+    }
+    else {
+        await revoke(host);
+    }
+    removeFiles(host, settings);
+    if (host.failure() !== undefined)
+        return 1;
+    if (!foreignState) {
+        if (host.warnings() > 0) {
+            host.log.info(`Kept ${settings.stateFile}, so that running revoke again can retry.`);
+        }
+        else {
+            state.remove();
+        }
+    }
+    return 0;
+}
+function removeFiles(host, settings) {
+    if (!removeEnvFile(settings.envFile) &&
+        readRegularFile(settings.envFile, 1 << 20) !== undefined) {
+        host.log.warning(`${settings.envFile} was not written by tunnel-credentials, so it was left in place.`);
+    }
+    if (settings.outputsFile !== undefined && isOutputsFile(settings.outputsFile)) {
+        (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
+    }
+}
+function isOutputsFile(path) {
+    const text = readRegularFile(path, 1 << 20);
+    if (text === undefined)
+        return false;
+    try {
+        const value = JSON.parse(text);
+        return (typeof value === 'object' &&
+            value !== null &&
+            !Array.isArray(value) &&
+            Object.values(value).every(item => typeof item === 'string'));
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./cli/commands/run.ts
+
+
+
+
+
+
+
+
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+async function runCommand(input, commandLine) {
+    const started = startCommand(input, settings => fileState(settings.stateFile), settings => ({
+        ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
+        watchPid: process.pid
+    }));
+    if ('error' in started) {
+        input.terminal.stderr(`Error: ${started.error}`);
+        return 1;
+    }
+    const { host, state } = started;
+    let received;
+    let forward = signal => (received ??= signal);
+    const handlers = FORWARDED_SIGNALS.map(signal => {
+        const handler = () => forward(signal);
+        process.on(signal, handler);
+        return [signal, handler];
+    });
+    try {
+        await provision(host);
+        if (host.failure() !== undefined) {
+            if (state.isEmpty())
+                state.remove();
+            return 1;
+        }
+        const code = received === undefined
+            ? await runChild(commandLine, childEnvironment(input.env, host.variables), child => {
+                forward = signal => child.kill(signal);
+            }, input.terminal)
+            : 128 + external_node_os_namespaceObject.constants.signals[received];
+        forward = signal => (received ??= signal);
+        host.log.info('The command ended; stopping the tunnel and revoking the credential.');
+        await revoke(host);
+        if (host.failure() !== undefined)
+            return code === 0 ? 1 : code;
+        if (host.warnings() === 0)
+            state.remove();
+        return code;
+    }
+    finally {
+        for (const [signal, handler] of handlers)
+            process.off(signal, handler);
+    }
+}
+function childEnvironment(env, variables) {
+    const result = { ...env, ...variables };
+    delete result[variableFor('api-key')];
+    delete result[variableFor('tunnel-token')];
+    return result;
+}
+function runChild(commandLine, env, started, terminal) {
+    return new Promise(resolve => {
+        const [file, ...args] = commandLine;
+        const child = (0,external_node_child_process_.spawn)(file, args, { stdio: 'inherit', env });
+        started(child);
+        child.once('error', (error) => {
+            terminal.stderr(`Error: could not start ${file}: ${startError(error)}.`);
+            resolve(127);
+        });
+        child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? external_node_os_namespaceObject.constants.signals[signal] : 0)));
+    });
+}
+function startError(error) {
+    if (error.code === 'ENOENT')
+        return 'no such command (check its name and PATH)';
+    if (error.code === 'EACCES')
+        return 'it is not executable';
+    return (0,describe_error/* describeUnexpected */.V)(error);
+}
+
+;// CONCATENATED MODULE: ./cli/help.ts
+
+const VERSION_TEXT = `tunnel-credentials ${ACTION_VERSION}`;
+const HELP_TEXT = `Usage:
+  tunnel-credentials provision [options]
+      Obtain a credential; write its variables to the env file and what revoke needs to the
+      state file. With --expose, also open the tunnel in the background and print its URLs.
+  tunnel-credentials revoke [options]
+      Stop the tunnel, revoke the credential, delete the env, state and key files. Safe to run
+      twice, or when nothing was provisioned.
+  tunnel-credentials run [options] -- COMMAND [ARGS...]
+      Provision, run COMMAND with the variables in its environment (no env file), then stop and
+      revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit code.
+  tunnel-credentials --help | --version
+
+Every option can also be set by its variable, SVC_ and the name in upper snake case
+(--project: SVC_PROJECT); a flag wins over its variable. Secrets come only from variables:
+  SVC_API_KEY              the API key (scope cicd:provision)
+  SVC_INPUT_TUNNEL_TOKEN   the token for --credential existing
+--tunnel-host, --tunnel-port and --tunnel-user read SVC_INPUT_TUNNEL_HOST, _PORT and _USER,
+so that the variables provision writes are never read back as options.
+
+Options (as the GitHub Action's inputs):
+  --credential auto|cicd|free|ssh-key|existing   --project SLUG   --environment NAME
+  --ttl-minutes N   --base-url URL   --expose "web=3000 ..."   --url-template TEMPLATE
+  --tunnel-host-key PIN   --client-id ID   --tunnel-host HOST   --tunnel-port PORT
+  --tunnel-user USER   --env-prefix PREFIX   --max-attempts N   --timeout-seconds N
+  --revoke true|false   --fail-on-revoke-error true|false
+CLI options:
+  --env-file PATH        the variables, NAME='value' lines, mode 0600 (default tunnel.env)
+  --state-file PATH      what revoke needs, no secret (default .tunnel-credentials.json
+                         beside the env file)
+  --outputs-file PATH    the action's outputs as one JSON object, mode 0600
+  --work-dir PATH        where key files and the tunnel's directory go (default: the
+                         system's temp directory)
+  --tunnel-max-minutes N the tunnel ends by itself after N minutes at most (default: the
+                         credential's lifetime, or 60 minutes for one without)
+
+Exit codes: 0 success; 1 failure (one line on stderr names the option at fault); 2 usage.
+Docs: https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/blob/main/docs/other-ci.md
+`;
+
+;// CONCATENATED MODULE: ./cli/index.ts
+
+
+
+
+
+
+async function main(argv, env, terminal) {
+    let parsed;
+    try {
+        parsed = parseArguments(argv);
+    }
+    catch (error) {
+        if (!(error instanceof UsageError))
+            throw error;
+        terminal.stderr(`Usage error: ${error.message} See tunnel-credentials --help.`);
+        return 2;
+    }
+    if (parsed.type === 'help')
+        return (terminal.stdout(HELP_TEXT.trimEnd()), 0);
+    if (parsed.type === 'version')
+        return (terminal.stdout(VERSION_TEXT), 0);
+    const input = { flags: parsed.flags, env, terminal };
+    try {
+        if (parsed.command === 'provision')
+            return await provisionCommand(input);
+        if (parsed.command === 'revoke')
+            return await revokeCommand(input);
+        return await runCommand(input, parsed.commandLine);
+    }
+    catch (error) {
+        terminal.stderr(`Error: unexpected error in ${parsed.command}: ${(0,describe_error/* describeUnexpected */.V)(error)}. This is a bug in tunnel-credentials; please report it with this output.`);
+        return 1;
+    }
+}
+
+
+/***/ }),
+
+/***/ 519:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ ExplainedError)
+/* harmony export */ });
+class ExplainedError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ExplainedError';
+    }
+}
+
+
+/***/ }),
+
+/***/ 897:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Gx: () => (/* binding */ isMadeUnder),
+/* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
+/* harmony export */   Vy: () => (/* binding */ directoryId)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+
+
+function isMadeUnder(path, root, prefix) {
+    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(path);
+    const name = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(full);
+    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(full) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
+        name.startsWith(prefix) &&
+        /^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length)));
+}
+function directoryId(path) {
+    const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+}
+function checkOwnDirectory(path, savedId) {
+    let stats;
+    try {
+        stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    }
+    catch (error) {
+        const missing = error.code === 'ENOENT';
+        return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) };
+    }
+    const not = (reason) => ({ ours: false, missing: false, reason });
+    if (stats.isSymbolicLink())
+        return not('it is a symbolic link, not the directory this action made');
+    if (!stats.isDirectory())
+        return not('it is not a directory');
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== BigInt(uid)) {
+        return not(`it belongs to another user (uid ${stats.uid})`);
+    }
+    if (savedId === undefined)
+        return not('the saved state does not say which directory was made');
+    if (`${stats.dev}:${stats.ino}` !== savedId) {
+        return not('it is another directory than the one this action made');
+    }
+    return { ours: true };
+}
+
+
+/***/ }),
+
+/***/ 854:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B9: () => (/* binding */ tokenOf),
+/* harmony export */   Gv: () => (/* binding */ isObject),
+/* harmony export */   h0: () => (/* binding */ tunnelUserOf)
+/* harmony export */ });
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function tokenOf(answer) {
+    return answer.token ?? answer.tunnel_client_secret;
+}
+function tunnelUserOf(answer) {
+    return answer.tunnel_user ?? answer.tunnel_client_id;
+}
+
+
+/***/ }),
+
+/***/ 570:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ secretsIn),
+/* harmony export */   h: () => (/* binding */ holdsSecret)
+/* harmony export */ });
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
+
+function secretsIn(raw) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
+        return [];
+    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
+}
+function holdsSecret(value, secrets) {
+    return secrets.some(secret => value.includes(secret) ||
+        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
+}
+function shareRun(a, b, length) {
+    if (a.length < length || b.length < length)
+        return false;
+    const starts = new Map();
+    forEachWindow(b, length, (hash, start) => {
+        const list = starts.get(hash);
+        if (list)
+            list.push(start);
+        else
+            starts.set(hash, [start]);
+        return false;
+    });
+    return forEachWindow(a, length, (hash, start) => {
+        const piece = a.slice(start, start + length);
+        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
+    });
+}
+function forEachWindow(text, length, visit) {
+    const base = 257;
+    let highest = 1;
+    for (let i = 1; i < length; i++)
+        highest = Math.imul(highest, base);
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) {
+        if (i >= length)
+            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
+        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
+        if (i >= length - 1 && visit(hash, i - length + 1))
+            return true;
+    }
+    return false;
+}
+
+
+/***/ }),
+
+/***/ 845:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
+/* harmony export */   n: () => (/* binding */ parseCredential)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(87);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(479);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(251);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(854);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(570);
+
+
+
+
+
+
+
+const DEFAULT_TUNNEL_PORT = 2223;
+function parseCredential(raw, overrides = {}) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .isObject */ .Gv)(raw)) {
+        throw invalid('the body is not a JSON object');
+    }
+    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tokenOf */ .B9)(raw);
+    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelUserOf */ .h0)(raw);
+    checkSecretLike(token, 'token');
+    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .secretsIn */ .V)(raw);
+    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
+    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
+    checkIdentifier(clientId, 'client_id', secrets);
+    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
+    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
+        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
+    }
+    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(tunnelHost)) {
+        throw invalid('tunnel_host is not a bare hostname or IP address');
+    }
+    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
+    const portDefaulted = rawPort === undefined || rawPort === null;
+    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
+    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__/* .isIsoTime */ .d, 'an ISO 8601 time');
+    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
+    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
+    return {
+        token: token,
+        tunnelUser: tunnelUser,
+        clientId: clientId,
+        tunnelHost,
+        tunnelPort,
+        portDefaulted,
+        ...(expiresAt !== undefined && { expiresAt }),
+        ...(ttlMinutes !== undefined && { ttlMinutes }),
+        ...(projectSlug !== undefined && { projectSlug })
+    };
+}
+function checkSecretLike(value, field) {
+    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .identifierProblem */ .rD)(value);
+    if (problem !== undefined)
+        throw invalid(`${field} ${problem}`);
+}
+function checkIdentifier(value, field, secrets) {
+    checkSecretLike(value, field);
+    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsSecret */ .h)(value, secrets))
+        throw invalid(`${field} holds the token, or a long piece of it`);
+    if ((0,_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsCommandMarker */ .e)(value)) {
+        throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
+    }
+}
+function parsePort(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d{1,5}$/.test(value)
+            ? Number(value)
+            : NaN;
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isPort */ .sW)(number)) {
+        throw invalid('tunnel_port is not a whole number from 1 to 65535');
+    }
+    return number;
+}
+function optional(value, field, check, expected) {
+    if (value === undefined || value === null)
+        return undefined;
+    if (!check(value))
+        throw invalid(`${field} is not ${expected}`);
+    return value;
+}
+function isPositiveInteger(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+function isSafeText(value) {
+    return (typeof value === 'string' &&
+        value.length <= 200 &&
+        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(value) &&
+        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .isWellFormed */ .UC)(value));
+}
+function invalid(what) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
+        'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+
+/***/ }),
+
+/***/ 148:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J1: () => (/* binding */ formatUrl),
+/* harmony export */   ij: () => (/* binding */ readTunnelSettings)
+/* harmony export */ });
+/* unused harmony exports DEFAULT_URL_TEMPLATE, parseExpose, parseUrlTemplate, parseHostKeyPins */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(620);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(344);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(251);
+/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(196);
+
+
+
+
+
+
+
+
+const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
+const DEFAULT_ENTRY_NAME = 'app';
+const DEFAULT_TARGET_HOST = 'localhost';
+const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
+function parseExpose(raw, label) {
+    const texts = raw
+        .split(/[\n,]/)
+        .map(text => text.trim())
+        .filter(text => text !== '');
+    const entries = texts.map(text => naming(label('expose'), 'entry', () => parseEntry(text, texts.length)));
+    const seen = new Set();
+    for (const entry of entries) {
+        if (seen.has(entry.name)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+        }
+        seen.add(entry.name);
+    }
+    return entries;
+}
+function parseEntry(text, count) {
+    const equals = text.indexOf('=');
+    if (equals === -1) {
+        if (/^\d+$/.test(text) && count > 1) {
+            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
+        }
+        if (!/^\d+$/.test(text)) {
+            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
+        }
+        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: parsePort(text, text) };
+    }
+    const name = text.slice(0, equals).trim();
+    const target = text.slice(equals + 1).trim();
+    if (!NAME_PATTERN.test(name)) {
+        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
+    }
+    return { name, ...parseTarget(target, text) };
+}
+function parseTarget(target, entry) {
+    if (/^\d+$/.test(target))
+        return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
+    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
+    if (bracketed) {
+        if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(bracketed[1]) !== 6) {
+            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
+        }
+        return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
+    }
+    const colon = target.lastIndexOf(':');
+    const host = colon === -1 ? '' : target.slice(0, colon);
+    const port = colon === -1 ? '' : target.slice(colon + 1);
+    if (!host || !/^\d+$/.test(port)) {
+        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
+    }
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 6) {
+        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
+    }
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
+        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
+    }
+    return { host, port: parsePort(port, entry) };
+}
+function parsePort(text, entry) {
+    const port = Number(text);
+    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
+        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
+    }
+    return port;
+}
+class PartProblem extends Error {
+    part;
+    needs;
+    constructor(part, needs) {
+        super(needs);
+        this.part = part;
+        this.needs = needs;
+    }
+}
+function naming(optionLabel, partName, parse) {
+    try {
+        return parse();
+    }
+    catch (error) {
+        if (!(error instanceof PartProblem))
+            throw error;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(error.part)}: ${error.needs}.`);
+    }
+}
+function entryError(entry, needs) {
+    return new PartProblem(entry, needs);
+}
+function parseUrlTemplate(raw, label) {
+    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
+    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
+        if (!PLACEHOLDERS.includes(inner)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+        }
+    }
+    if (template.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__/* .LEGACY_COMMAND_MARKER */ .H)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    }
+    const sample = formatUrl(template, {
+        name: 'app',
+        user: 'user',
+        host: 'tunnel.example',
+        port: 22
+    });
+    if (sample === undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+    }
+    return template;
+}
+function formatUrl(template, values) {
+    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .hasUnsafeCharacter */ .QR)(text))
+        return undefined;
+    try {
+        const url = new URL(text);
+        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function parseHostKeyPins(raw, label) {
+    const pins = [];
+    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
+        if (line === '' || line.startsWith('#'))
+            continue;
+        const pin = naming(label('tunnel-host-key'), 'line', () => line.startsWith('SHA256:')
+            ? { fingerprint: parseFingerprint(line) }
+            : parseKnownHostsLine(line));
+        const same = pins.find(known => known.fingerprint === pin.fingerprint);
+        if (same === undefined)
+            pins.push(pin);
+        else
+            same.keyType ??= pin.keyType;
+    }
+    return pins;
+}
+function parseFingerprint(line) {
+    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
+        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
+    }
+    return line.replace(/=$/, '');
+}
+function parseKnownHostsLine(line) {
+    const fields = line.split(/\s+/);
+    if (fields[0].startsWith('@')) {
+        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
+    }
+    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
+    const type = fields[typeAt];
+    const encoded = fields[typeAt + 1];
+    if (typeAt === -1 || encoded === undefined) {
+        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
+    }
+    const blob = Buffer.from(encoded, 'base64');
+    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
+        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .keyTypeOf */ .z)(blob) !== type) {
+        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
+    }
+    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .fingerprintOf */ .a)(blob), keyType: type };
+}
+const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
+function pinError(line, needs) {
+    return new PartProblem(line, needs);
+}
+function readTunnelSettings(options) {
+    const label = (name) => options.label(name);
+    const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
+    const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
+    const entries = parseExpose(options.read('expose'), label);
+    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
+}
+
+
+/***/ }),
+
+/***/ 344:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Iu: () => (/* binding */ capitalised),
+/* harmony export */   Vf: () => (/* binding */ readBoolean),
+/* harmony export */   b7: () => (/* binding */ optionNamed),
+/* harmony export */   bf: () => (/* binding */ readWholeNumber),
+/* harmony export */   nN: () => (/* binding */ readOneLine)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
+/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
+
+
+
+function optionNamed(options, name) {
+    return capitalised(options.label(name));
+}
+function capitalised(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+function readBoolean(options, name, fallback) {
+    const raw = options.read(name);
+    const value = raw.trim().toLowerCase();
+    if (!value)
+        return fallback;
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected true or false.`);
+}
+function readWholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
+    const raw = options.read(name);
+    const value = raw.trim();
+    if (!value)
+        return undefined;
+    const number = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(number) || number < min || number > max) {
+        const range = max === Number.MAX_SAFE_INTEGER
+            ? `a whole number of at least ${min}`
+            : `a whole number from ${min} to ${max}`;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected ${range}.`);
+    }
+    return number;
+}
+function readOneLine(options, name) {
+    const value = options.read(name).trim();
+    if (value.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__/* .LEGACY_COMMAND_MARKER */ .H)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    }
+    return value;
+}
+
+
+/***/ }),
+
+/***/ 436:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ describeUnexpected)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+
+function describeUnexpected(error) {
+    const message = error?.message;
+    const detail = typeof message === 'string' ? message : String(error);
+    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(redactErrorText(detail), 300);
+}
+function redactErrorText(text) {
+    const framed = text
+        .replace(PEM_BLOCK, '***')
+        .replace(URL_USER_INFO, '$1***@')
+        .replace(AUTH_SCHEME, '$1 ***')
+        .replace(API_KEY_HEADER, '$1 ***');
+    return framed
+        .split(FILE_PATH)
+        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .redactCredentials */ .UY)(piece)))
+        .join('');
+}
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
+const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
+const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
+const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
+const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
+function redactPath(path) {
+    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
+}
+function looksLikeSecret(segment) {
+    if (/^(?:tok|sk)_/.test(segment))
+        return true;
+    if (/[A-Fa-f0-9]{32,}/.test(segment))
+        return true;
+    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
+}
+
+
+/***/ }),
+
+/***/ 196:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   a: () => (/* binding */ fingerprintOf),
+/* harmony export */   z: () => (/* binding */ keyTypeOf)
+/* harmony export */ });
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+
+function fingerprintOf(blob) {
+    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+function keyTypeOf(blob) {
+    if (blob.length < 4)
+        return undefined;
+    const length = blob.readUInt32BE(0);
+    return length > 0 && 4 + length <= blob.length
+        ? blob.subarray(4, 4 + length).toString('latin1')
+        : undefined;
+}
+
+
+/***/ }),
+
+/***/ 87:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ isIsoTime)
+/* harmony export */ });
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+function isIsoTime(value) {
+    return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
+}
+
+
+/***/ }),
+
+/***/ 479:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
+/* harmony export */   UC: () => (/* binding */ isWellFormed),
+/* harmony export */   UY: () => (/* binding */ redactCredentials),
+/* harmony export */   X5: () => (/* binding */ cleanText),
+/* harmony export */   g$: () => (/* binding */ printable)
+/* harmony export */ });
+/* unused harmony exports hasControlCharacter, hasLineBreak */
+/* harmony import */ var _workflow_command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(251);
+
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function hasUnsafeCharacter(value) {
+    if (PRINTABLE_ASCII.test(value))
+        return value.includes(' ');
+    return /[\s\p{Cc}\p{Cf}]/u.test(value);
+}
+function hasControlCharacter(value) {
+    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
+}
+function hasLineBreak(value) {
+    return /[\r\n\u0085\u2028\u2029]/.test(value);
+}
+function isWellFormed(value) {
+    return value.isWellFormed();
+}
+function printable(value, max = 200) {
+    const escaped = (PRINTABLE_ASCII.test(value)
+        ? value
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replaceAll(_workflow_command_js__WEBPACK_IMPORTED_MODULE_0__/* .LEGACY_COMMAND_MARKER */ .H, '\\u0023#[');
+    if (escaped.length <= max)
+        return escaped;
+    const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
+    return `${escaped.slice(0, end)}...`;
+}
+function cleanText(value, max) {
+    const redacted = redactCredentials(value);
+    const flat = (PRINTABLE_ASCII.test(redacted)
+        ? redacted
+        : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
+        .replace(/\s+/g, ' ')
+        .trim();
+    return printable(flat, max);
+}
+const CREDENTIAL_SHAPED = [
+    /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
+    /[A-Fa-f0-9]{8,}/g,
+    /[A-Za-z0-9+/_-]{24,}={0,2}/g
+];
+function redactCredentials(text) {
+    return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
+}
+
+
+/***/ }),
+
+/***/ 620:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ quote)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+
+function quote(value, max = 60) {
+    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
+}
+
+
+/***/ }),
+
+/***/ 45:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
+/* harmony export */   jY: () => (/* binding */ isBareHost),
+/* harmony export */   rD: () => (/* binding */ identifierProblem),
+/* harmony export */   sW: () => (/* binding */ isPort)
+/* harmony export */ });
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+
+
+const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+function isBareHost(value) {
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
+        return true;
+    return HOSTNAME_PATTERN.test(value);
+}
+function isPort(value) {
+    return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+function isCleanIdentifier(value) {
+    return identifierProblem(value) === undefined;
+}
+function identifierProblem(value) {
+    if (value === undefined || value === null || value === '')
+        return 'is missing';
+    if (typeof value !== 'string')
+        return 'is not a string';
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value))
+        return 'holds whitespace or control characters';
+    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
+        return 'is not well-formed Unicode';
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 251:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   H: () => (/* binding */ LEGACY_COMMAND_MARKER),
+/* harmony export */   e: () => (/* binding */ holdsCommandMarker)
+/* harmony export */ });
+const LEGACY_COMMAND_MARKER = '##[';
+function holdsCommandMarker(value) {
+    return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
+}
+
+
+/***/ }),
+
+/***/ 557:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J4: () => (/* binding */ readyWaitMs),
+/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
+/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
+/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
+/* harmony export */ });
+/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelFiles(dir) {
+    return {
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stop')
+    };
+}
+const HEARTBEAT_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+const STOP_FILE_CHECK_MS = 250;
+const LONGEST_RECONNECT_DELAY_MS = 30_000;
+const RECONNECT_JITTER = 0.25;
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
+function readyWaitMs(attemptTimeoutMs, maxAttempts) {
+    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
+}
+
+
+/***/ }),
+
+/***/ 462:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  eO: () => (/* binding */ clearTunnel),
+  Lc: () => (/* binding */ loadTunnel),
+  Y_: () => (/* binding */ saveTunnel)
+});
+
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(897);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+;// CONCATENATED MODULE: ./core/tunnel/files.ts
+
+
+function isTunnelDir(dir, root) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
+
+const TUNNEL = 'tunnel';
+function saveTunnel(state, saved) {
+    state.save(TUNNEL, JSON.stringify(saved));
+}
+function clearTunnel(state) {
+    state.save(TUNNEL, '');
+}
+function loadTunnel(state, tempRoot) {
+    const raw = state.load(TUNNEL);
+    if (!raw)
+        return undefined;
+    try {
+        const saved = JSON.parse(raw);
+        const { pid, dir, dirId, startTime } = saved;
+        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
+            return undefined;
+        if (typeof dir !== 'string' || !isTunnelDir(dir, tempRoot))
+            return undefined;
+        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+        return {
+            pid,
+            dir,
+            ...(text(dirId) && { dirId: text(dirId) }),
+            ...(text(startTime) && { startTime: text(startTime) }),
+            started: saved.started === true
+        };
+    }
+    catch {
+        return undefined;
+    }
+}
+
+
+/***/ }),
+
+/***/ 95:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $r: () => (/* binding */ targetOf),
+/* harmony export */   s2: () => (/* binding */ urlsFor),
+/* harmony export */   xX: () => (/* binding */ checkUrlsBeforeRequest)
+/* harmony export */ });
+/* unused harmony export hostProblem */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(620);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(148);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(344);
+
+
+
+
+
+
+
+class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h {
+    showsUrl;
+    constructor(message, showsUrl) {
+        super(message);
+        this.showsUrl = showsUrl;
+    }
+}
+const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
+const STAND_IN_USER = 'u';
+function urlsFor(tunnel, target, label) {
+    const urls = {};
+    for (const entry of tunnel.entries) {
+        const { user, host, port } = target;
+        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
+        if (url === undefined)
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
+        const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
+        if (problem !== undefined)
+            throw badHost(url, entry.name, problem, target, label);
+        urls[entry.name] = url;
+    }
+    return urls;
+}
+function targetOf(login) {
+    const { user, host, port, userFrom } = login;
+    return { user, host, port, ...(userFrom && { userFrom }) };
+}
+function checkUrlsBeforeRequest(settings) {
+    if (settings.tunnel === undefined || settings.tunnelHost === undefined)
+        return;
+    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .h;
+    const known = 'knownUser' in settings ? settings.knownUser : undefined;
+    const target = known
+        ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
+        :
+            { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
+    try {
+        urlsFor(settings.tunnel, target, settings.optionLabel);
+    }
+    catch (error) {
+        if (!(error instanceof UrlError))
+            throw error;
+        const standIn = target.standIn === true && error.showsUrl
+            ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
+            : '';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${error.message} Nothing was requested from the credential service.${standIn}`);
+    }
+}
+function hostProblem(template, hostname) {
+    const host = hostname.replace(/^\[(.*)\]$/, '$1');
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) !== 0) {
+        const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(template)?.[1] ?? '';
+        return /\{(name|user)\}/.test(authority)
+            ? `it is an IP address built from {name} or {user}`
+            : undefined;
+    }
+    const name = host.endsWith('.') ? host.slice(0, -1) : host;
+    if (name.length > 253)
+        return `it is ${name.length} characters long, and a host name has at most 253`;
+    for (const label of name.split('.')) {
+        const problem = labelProblem(label);
+        if (problem !== undefined)
+            return problem;
+    }
+    return undefined;
+}
+function labelProblem(label) {
+    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(label, 70)}"`;
+    if (label === '')
+        return 'it has an empty label (two dots in a row, or a dot at its start)';
+    if (label.length > 63)
+        return `${shown} is ${label.length} characters long, and a label has at most 63`;
+    if (!LABEL_CHARACTERS.test(label)) {
+        const character = [...label].find(c => !/[a-z0-9-]/.test(c)) ?? '';
+        return `${shown} holds ${characterName(character)}, which a host name cannot`;
+    }
+    if (label.startsWith('-') || label.endsWith('-')) {
+        return `${shown} ${label.startsWith('-') ? 'starts' : 'ends'} with a hyphen, which a host name cannot`;
+    }
+    return undefined;
+}
+function characterName(character) {
+    if (character === '_')
+        return 'an underscore';
+    if (character === '%')
+        return 'a percent sign';
+    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(character, 12)}"`;
+}
+function noUrl(template, name, host, label) {
+    const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
+        ? ''
+        : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
+            ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
+            : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+        `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
+        `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
+}
+function badHost(url, name, problem, target, label) {
+    const user = target.user.toLowerCase();
+    const fromUser = target.standIn !== true &&
+        new URL(url).hostname
+            .split('.')
+            .some(label => label.includes(user) && labelProblem(label) !== undefined);
+    const keepUserOut = `change ${label('url-template')} so that {user} is not part of the host name`;
+    const from = target.userFrom;
+    const advice = !fromUser
+        ? `Change ${label('url-template')} so that every dot-separated label of the host is letters, digits and inner hyphens.`
+        : from?.changeable
+            ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+            : from
+                ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
+                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+}
+
+
+/***/ }),
+
+/***/ 613:
+/***/ ((module) => {
+
+module.exports = require("assert");
+
+/***/ }),
+
+/***/ 434:
+/***/ ((module) => {
+
+module.exports = require("events");
+
+/***/ }),
+
+/***/ 611:
+/***/ ((module) => {
+
+module.exports = require("http");
+
+/***/ }),
+
+/***/ 692:
+/***/ ((module) => {
+
+module.exports = require("https");
+
+/***/ }),
+
+/***/ 278:
+/***/ ((module) => {
+
+module.exports = require("net");
+
+/***/ }),
+
+/***/ 421:
+/***/ ((module) => {
+
+module.exports = require("node:child_process");
+
+/***/ }),
+
+/***/ 598:
+/***/ ((module) => {
+
+module.exports = require("node:crypto");
+
+/***/ }),
+
+/***/ 24:
+/***/ ((module) => {
+
+module.exports = require("node:fs");
+
+/***/ }),
+
+/***/ 30:
+/***/ ((module) => {
+
+module.exports = require("node:net");
+
+/***/ }),
+
+/***/ 760:
+/***/ ((module) => {
+
+module.exports = require("node:path");
+
+/***/ }),
+
+/***/ 756:
+/***/ ((module) => {
+
+module.exports = require("tls");
+
+/***/ }),
+
+/***/ 23:
+/***/ ((module) => {
+
+module.exports = require("util");
+
+/***/ })
+
+/******/ 	});
+/************************************************************************/
+/******/ 	// The module cache
+/******/ 	var __webpack_module_cache__ = {};
+/******/ 	
+/******/ 	// The require function
+/******/ 	function __nccwpck_require__(moduleId) {
+/******/ 		// Check if module is in cache
+/******/ 		var cachedModule = __webpack_module_cache__[moduleId];
+/******/ 		if (cachedModule !== undefined) {
+/******/ 			return cachedModule.exports;
+/******/ 		}
+/******/ 		// Create a new module (and put it into the cache)
+/******/ 		var module = __webpack_module_cache__[moduleId] = {
+/******/ 			// no module.id needed
+/******/ 			// no module.loaded needed
+/******/ 			exports: {}
+/******/ 		};
+/******/ 	
+/******/ 		// Execute the module function
+/******/ 		var threw = true;
+/******/ 		try {
+/******/ 			__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 			threw = false;
+/******/ 		} finally {
+/******/ 			if(threw) delete __webpack_module_cache__[moduleId];
+/******/ 		}
+/******/ 	
+/******/ 		// Return the exports of the module
+/******/ 		return module.exports;
+/******/ 	}
+/******/ 	
+/******/ 	// expose the modules object (__webpack_modules__)
+/******/ 	__nccwpck_require__.m = __webpack_modules__;
+/******/ 	
+/************************************************************************/
+/******/ 	/* webpack/runtime/asset-relocator-loader */
+/******/ 	if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = __dirname + "/";
+/******/ 	
+/******/ 	/* webpack/runtime/async module */
+/******/ 	(() => {
+/******/ 		var webpackQueues = typeof Symbol === "function" ? Symbol("webpack queues") : "__webpack_queues__";
+/******/ 		var webpackExports = typeof Symbol === "function" ? Symbol("webpack exports") : "__webpack_exports__";
+/******/ 		var webpackError = typeof Symbol === "function" ? Symbol("webpack error") : "__webpack_error__";
+/******/ 		var resolveQueue = (queue) => {
+/******/ 			if(queue && queue.d < 1) {
+/******/ 				queue.d = 1;
+/******/ 				queue.forEach((fn) => (fn.r--));
+/******/ 				queue.forEach((fn) => (fn.r-- ? fn.r++ : fn()));
+/******/ 			}
+/******/ 		}
+/******/ 		var wrapDeps = (deps) => (deps.map((dep) => {
+/******/ 			if(dep !== null && typeof dep === "object") {
+/******/ 				if(dep[webpackQueues]) return dep;
+/******/ 				if(dep.then) {
+/******/ 					var queue = [];
+/******/ 					queue.d = 0;
+/******/ 					dep.then((r) => {
+/******/ 						obj[webpackExports] = r;
+/******/ 						resolveQueue(queue);
+/******/ 					}, (e) => {
+/******/ 						obj[webpackError] = e;
+/******/ 						resolveQueue(queue);
+/******/ 					});
+/******/ 					var obj = {};
+/******/ 					obj[webpackQueues] = (fn) => (fn(queue));
+/******/ 					return obj;
+/******/ 				}
+/******/ 			}
+/******/ 			var ret = {};
+/******/ 			ret[webpackQueues] = x => {};
+/******/ 			ret[webpackExports] = dep;
+/******/ 			return ret;
+/******/ 		}));
+/******/ 		__nccwpck_require__.a = (module, body, hasAwait) => {
+/******/ 			var queue;
+/******/ 			hasAwait && ((queue = []).d = -1);
+/******/ 			var depQueues = new Set();
+/******/ 			var exports = module.exports;
+/******/ 			var currentDeps;
+/******/ 			var outerResolve;
+/******/ 			var reject;
+/******/ 			var promise = new Promise((resolve, rej) => {
+/******/ 				reject = rej;
+/******/ 				outerResolve = resolve;
+/******/ 			});
+/******/ 			promise[webpackExports] = exports;
+/******/ 			promise[webpackQueues] = (fn) => (queue && fn(queue), depQueues.forEach(fn), promise["catch"](x => {}));
+/******/ 			module.exports = promise;
+/******/ 			body((deps) => {
+/******/ 				currentDeps = wrapDeps(deps);
+/******/ 				var fn;
+/******/ 				var getResult = () => (currentDeps.map((d) => {
+/******/ 					if(d[webpackError]) throw d[webpackError];
+/******/ 					return d[webpackExports];
+/******/ 				}))
+/******/ 				var promise = new Promise((resolve) => {
+/******/ 					fn = () => (resolve(getResult));
+/******/ 					fn.r = 0;
+/******/ 					var fnQueue = (q) => (q !== queue && !depQueues.has(q) && (depQueues.add(q), q && !q.d && (fn.r++, q.push(fn))));
+/******/ 					currentDeps.map((dep) => (dep[webpackQueues](fnQueue)));
+/******/ 				});
+/******/ 				return fn.r ? promise : getResult();
+/******/ 			}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
+/******/ 			queue && queue.d < 0 && (queue.d = 0);
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/compat get default export */
+/******/ 	(() => {
+/******/ 		// getDefaultExport function for compatibility with non-harmony modules
+/******/ 		__nccwpck_require__.n = (module) => {
+/******/ 			var getter = module && module.__esModule ?
+/******/ 				() => (module['default']) :
+/******/ 				() => (module);
+/******/ 			__nccwpck_require__.d(getter, { a: getter });
+/******/ 			return getter;
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/create fake namespace object */
+/******/ 	(() => {
+/******/ 		var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 		var leafPrototypes;
+/******/ 		// create a fake namespace object
+/******/ 		// mode & 1: value is a module id, require it
+/******/ 		// mode & 2: merge all properties of value into the ns
+/******/ 		// mode & 4: return value when already ns object
+/******/ 		// mode & 16: return value when it's Promise-like
+/******/ 		// mode & 8|1: behave like require
+/******/ 		__nccwpck_require__.t = function(value, mode) {
+/******/ 			if(mode & 1) value = this(value);
+/******/ 			if(mode & 8) return value;
+/******/ 			if(typeof value === 'object' && value) {
+/******/ 				if((mode & 4) && value.__esModule) return value;
+/******/ 				if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 			}
+/******/ 			var ns = Object.create(null);
+/******/ 			__nccwpck_require__.r(ns);
+/******/ 			var def = {};
+/******/ 			leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 			for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 				Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 			}
+/******/ 			def['default'] = () => (value);
+/******/ 			__nccwpck_require__.d(ns, def);
+/******/ 			return ns;
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/define property getters */
+/******/ 	(() => {
+/******/ 		// define getter functions for harmony exports
+/******/ 		__nccwpck_require__.d = (exports, definition) => {
+/******/ 			for(var key in definition) {
+/******/ 				if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
+/******/ 					Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
+/******/ 				}
+/******/ 			}
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/ensure chunk */
+/******/ 	(() => {
+/******/ 		__nccwpck_require__.f = {};
+/******/ 		// This file contains only the entry chunk.
+/******/ 		// The chunk loading function for additional chunks
+/******/ 		__nccwpck_require__.e = (chunkId) => {
+/******/ 			return Promise.all(Object.keys(__nccwpck_require__.f).reduce((promises, key) => {
+/******/ 				__nccwpck_require__.f[key](chunkId, promises);
+/******/ 				return promises;
+/******/ 			}, []));
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/get javascript chunk filename */
+/******/ 	(() => {
+/******/ 		// This function allow to reference async chunks
+/******/ 		__nccwpck_require__.u = (chunkId) => {
+/******/ 			// return url for filenames based on template
+/******/ 			return "" + chunkId + ".index.js";
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/hasOwnProperty shorthand */
+/******/ 	(() => {
+/******/ 		__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/make namespace object */
+/******/ 	(() => {
+/******/ 		// define __esModule on exports
+/******/ 		__nccwpck_require__.r = (exports) => {
+/******/ 			if(typeof Symbol !== 'undefined' && Symbol.toStringTag) {
+/******/ 				Object.defineProperty(exports, Symbol.toStringTag, { value: 'Module' });
+/******/ 			}
+/******/ 			Object.defineProperty(exports, '__esModule', { value: true });
+/******/ 		};
+/******/ 	})();
+/******/ 	
+/******/ 	/* webpack/runtime/require chunk loading */
+/******/ 	(() => {
+/******/ 		// no baseURI
+/******/ 		
+/******/ 		// object to store loaded chunks
+/******/ 		// "1" means "loaded", otherwise not loaded yet
+/******/ 		var installedChunks = {
+/******/ 			792: 1
+/******/ 		};
+/******/ 		
+/******/ 		// no on chunks loaded
+/******/ 		
+/******/ 		var installChunk = (chunk) => {
+/******/ 			var moreModules = chunk.modules, chunkIds = chunk.ids, runtime = chunk.runtime;
+/******/ 			for(var moduleId in moreModules) {
+/******/ 				if(__nccwpck_require__.o(moreModules, moduleId)) {
+/******/ 					__nccwpck_require__.m[moduleId] = moreModules[moduleId];
+/******/ 				}
+/******/ 			}
+/******/ 			if(runtime) runtime(__nccwpck_require__);
+/******/ 			for(var i = 0; i < chunkIds.length; i++)
+/******/ 				installedChunks[chunkIds[i]] = 1;
+/******/ 		
+/******/ 		};
+/******/ 		
+/******/ 		// require() chunk loading for javascript
+/******/ 		__nccwpck_require__.f.require = (chunkId, promises) => {
+/******/ 			// "1" is the signal for "already loaded"
+/******/ 			if(!installedChunks[chunkId]) {
+/******/ 				if(true) { // all chunks have JS
+/******/ 					installChunk(require("./" + __nccwpck_require__.u(chunkId)));
+/******/ 				} else installedChunks[chunkId] = 1;
+/******/ 			}
+/******/ 		};
+/******/ 		
+/******/ 		// no external install chunk
+/******/ 		
+/******/ 		// no HMR
+/******/ 		
+/******/ 		// no HMR manifest
+/******/ 	})();
+/******/ 	
+/************************************************************************/
+/******/ 	
+/******/ 	// startup
+/******/ 	// Load entry module and return exports
+/******/ 	// This entry module used 'module' so it can't be inlined
+/******/ 	var __webpack_exports__ = __nccwpck_require__(456);
+/******/ 	module.exports = __webpack_exports__;
+/******/ 	
+/******/ })()
+;
