@@ -110,7 +110,9 @@ export function runPipeline(
   const home = mkdtempSync(join(tmpdir(), 'gitlab-ci-local-home-'))
   const variablesFile = join(home, 'project-variables.yml')
   writeFileSync(variablesFile, stringify(options.projectVariables), { mode: 0o600 })
+  // The schema check (a second per run) is left to the --preview tests of the examples.
   const args = [ensureGitlabCiLocal(), '--force-shell-executor', '--no-color']
+  args.push('--no-json-schema-validation')
   args.push('--variables-file', variablesFile, '--home', home)
   return new Promise((resolve, reject) => {
     const child = spawn(ensureNode24(), args, {
