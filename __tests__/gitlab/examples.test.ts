@@ -7,7 +7,8 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
-import { gitProject, previewPipeline } from './pipeline.js'
+import { ensureNode24 } from '../../scripts/node24.js'
+import { ensureGitlabCiLocal, gitProject, previewPipeline } from './pipeline.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const read = (name: string) => readFileSync(join(root, name), 'utf8')
@@ -20,6 +21,11 @@ const examples = ['README.md', 'docs/other-ci.md'].flatMap(file =>
     .map((body, i) => [`${file} #${i + 1}`, body] as const)
 )
 const dirs: string[] = []
+// On a fresh clone both are installed from the npm registry first: not inside a test's time.
+beforeAll(() => {
+  ensureNode24()
+  ensureGitlabCiLocal()
+}, 180_000)
 afterAll(() => dirs.forEach(dir => rmSync(dir, { recursive: true, force: true })))
 
 it('finds the examples: two in the README, two in docs/other-ci.md', () => {
