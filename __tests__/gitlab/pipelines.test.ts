@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { stringify } from 'yaml'
+import { parse, stringify } from 'yaml'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { statusOf, useService } from '../e2e/helpers.js'
 import { packedTarball } from '../helpers/packed-cli.js'
@@ -79,12 +79,19 @@ const urlTemplate = () => `http://{name}-{user}.localhost:${service().tunnel!.fr
 
 type Outcome = 'passes' | 'fails'
 
+function lifetimeMinutes(user: string): number {
+  const issued = service()
+    .tokens()
+    .find(t => t.tunnel_user === user)
+  return (Date.parse(issued?.expires_at ?? '') - Date.parse(issued?.created_at ?? '')) / 60_000
+}
+
 /** Runs the pipeline in a fresh project and checks everything a job must leave behind. */
 async function runAndCheck(
   pipeline: string,
   outcome: Outcome,
   variables: Record<string, string> = {}
-): Promise<PipelineRun> {
+): Promise<PipelineRun & { user: string }> {
   const sink = scratch('gitlab-sink-')
   const dir = gitProject({
     '.gitlab-ci.yml': pipeline,
@@ -138,7 +145,7 @@ async function runAndCheck(
   expect(isRunning(Number(tunnels[0][1]))).toBe(false)
   expect(readdirSync(dir).filter(name => /tunnel/.test(name) && !name.endsWith('.sh'))).toEqual([])
   expect(leaksIn(run, [apiKey, token])).toEqual([])
-  return run
+  return { ...run, user }
 }
 
 describe('the component (templates/tunnel-credentials.yml)', () => {
@@ -174,6 +181,12 @@ describe('the component (templates/tunnel-credentials.yml)', () => {
       })
       const run = await runAndCheck(pipeline, outcome)
       expect(run.output).toContain('tunnel-credentials provision')
+      // The inputs reached the CLI: the credential lives as long as ttl-minutes says.
+      const issued = service()
+        .tokens()
+        .find(t => t.tunnel_user === run.user)
+      const lifetime = Date.parse(issued?.expires_at ?? '') - Date.parse(issued?.created_at ?? '')
+      expect(lifetime).toBe(20 * 60_000)
     },
     90_000
   )
@@ -189,12 +202,13 @@ describe('the GitLab pipeline of docs/other-ci.md', () => {
       // The project's CI/CD variables take precedence over the pipeline's, as in GitLab.
       // npx takes a bare path for a command to run, so the tarball is given as a file: spec.
       const packed = pipeline.replaceAll('provision-tunnel-credentials@1', `file:${tarball}`)
-      await runAndCheck(packed, outcome, {
+      const { user } = await runAndCheck(packed, outcome, {
         SVC_BASE_URL: service().baseUrl,
         SVC_PROJECT: service().seed.project,
         SVC_EXPOSE: String(app.port),
         SVC_URL_TEMPLATE: urlTemplate()
       })
+      expect(lifetimeMinutes(user)).toBe(Number(parse(pipeline).variables.SVC_TTL_MINUTES))
     },
     90_000
   )
