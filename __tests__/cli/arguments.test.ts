@@ -81,6 +81,8 @@ describe('parseArguments: flag values', () => {
     [['provision', '--revoke', 'true'], 'true'],
     [['provision', '--revoke', 'false'], 'false'],
     [['provision', '--revoke=false'], 'false'],
+    [['provision', '--revoke', 'FALSE'], 'FALSE'],
+    [['--revoke', 'True', 'provision'], 'True'],
     [['provision', '--revoke=maybe'], 'maybe']
   ])('reads the switch in %j as %s', (argv, value) => {
     expect(parsed(argv).flags).toEqual({ revoke: value })
