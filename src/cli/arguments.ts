@@ -45,8 +45,9 @@ export function parseArguments(argv: string[]): ParsedArguments {
     if (value === undefined) {
       const next = own[index + 1]
       if (SWITCHES.has(name)) {
-        // A bare switch means true; an explicit true or false may follow it.
-        if (next === 'true' || next === 'false') value = own[++index]
+        // A bare switch means true; an explicit true or false may follow it, in any case, as
+        // the value is read (`--revoke FALSE` as `--revoke=FALSE`).
+        if (next !== undefined && /^(true|false)$/i.test(next)) value = own[++index]
         else value = 'true'
       } else if (next === undefined || next.startsWith('--')) {
         throw new UsageError(`--${name} needs a value.`)
