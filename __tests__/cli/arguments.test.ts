@@ -116,7 +116,13 @@ describe('parseArguments: usage errors', () => {
     [['provision', 'revoke'], '"revoke" is not expected after "provision".'],
     [['run'], 'run needs the command to start after "--", e.g. run -- ./deploy.sh'],
     [['run', '--'], 'run needs the command to start after "--", e.g. run -- ./deploy.sh'],
-    [['run', './deploy.sh'], 'An argument is not expected after "run".'],
+    [
+      ['run', './deploy.sh'],
+      'An argument is not expected after "run": put the command after "--", e.g. run -- ./deploy.sh'
+    ],
+    [['provision', '--revoke', 'hunter2'], 'An argument is not expected after "provision".'],
+    [['deploy'], 'An argument is not a command: use provision, revoke or run.'],
+    [['revok'], '"revok" is not a command: use provision, revoke or run.'],
     [['provision', '--', 'make'], 'provision starts no command; only run takes one after "--".'],
     [['revoke', '--'], 'revoke starts no command; only run takes one after "--".'],
     [['provision', '--project'], '--project needs a value.'],

@@ -126,37 +126,44 @@ describe('readCliSettings: missing directories', () => {
 })
 
 describe('readCliSettings: one file for two purposes', () => {
-  const message = (env: string, state: string, outputs: string) =>
-    `${env}, ${state} and ${outputs} must name different files.`
+  const message = (first: string, second: string, path: string) =>
+    `${first} and ${second} both name ${path}. Give each its own file.`
 
   it('refuses the same file for env and state', () => {
     const path = join(dir, 'same')
     expect(refusal({ 'env-file': path, 'state-file': path })).toBe(
-      message('--env-file', '--state-file', '--outputs-file')
+      message('--env-file', '--state-file', path)
     )
   })
 
   it('sees the same file through different spellings', () => {
     const rel = relative(process.cwd(), dir)
     expect(refusal({ 'env-file': join(dir, 'x'), 'state-file': `${rel}/./sub/../x` })).toBe(
-      message('--env-file', '--state-file', '--outputs-file')
+      message('--env-file', '--state-file', join(dir, 'x'))
     )
   })
 
   it('refuses the outputs file on the env or state file', () => {
     const env = join(dir, 'tunnel.env')
     expect(refusal({ 'env-file': env, 'outputs-file': env })).toBe(
-      message('--env-file', '--state-file', '--outputs-file')
+      message('--env-file', '--outputs-file', env)
     )
-    expect(
-      refusal({ 'env-file': env, 'outputs-file': join(dir, '.tunnel-credentials.json') })
-    ).toBe(message('--env-file', '--state-file', '--outputs-file'))
+    const state = join(dir, '.tunnel-credentials.json')
+    expect(refusal({ 'env-file': env, 'outputs-file': state })).toBe(
+      message('--state-file', '--outputs-file', state)
+    )
   })
 
   it('names the variables that set them', () => {
     const path = join(dir, 'same')
     expect(refusal({}, { SVC_ENV_FILE: path, SVC_STATE_FILE: path })).toBe(
-      message('SVC_ENV_FILE', 'SVC_STATE_FILE', '--outputs-file')
+      message('SVC_ENV_FILE', 'SVC_STATE_FILE', path)
+    )
+  })
+
+  it('refuses a directory where a file goes', () => {
+    expect(refusal({ 'env-file': dir })).toBe(
+      `--env-file is ${dir}, which is a directory. Name a file, e.g. ${join(dir, 'tunnel.env')}.`
     )
   })
 })

@@ -137,3 +137,20 @@ describe('maskingLine', () => {
     )
   })
 })
+
+describe('the masking line before any secret is known', () => {
+  it('says credentials are hidden as they arrive, on a system that can', () => {
+    expect(
+      maskingLine(
+        {
+          name: 'Buildkite',
+          run: {},
+          masking: { describe: 'buildkite-agent redactor add', hide: () => true }
+        },
+        undefined
+      )
+    ).toBe(
+      'Masking: Buildkite hides every credential through buildkite-agent redactor add as it arrives.'
+    )
+  })
+})
