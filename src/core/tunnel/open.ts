@@ -101,7 +101,7 @@ async function openTunnel(
   const where = `process ${started.pid}, log ${started.logPath}`
   if (end.endAt === undefined) log.info(`The tunnel runs until the job ends (${where}).`)
   else {
-    const watched = end.watchPid === undefined ? '' : `, or until process ${end.watchPid} ends`
+    const watched = end.watchPid === undefined ? '' : `, or once process ${end.watchPid} ends`
     log.info(
       `The tunnel ends by itself at ${end.endAt} at the latest${watched}; revoking the credential stops it sooner (${where}).`
     )
