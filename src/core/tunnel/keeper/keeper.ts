@@ -92,7 +92,7 @@ export class Keeper {
         this.io.report({
           type: 'failed',
           cause: first.cause!,
-          detail: first.detail!,
+          detail: this.ending ?? first.detail!,
           ...(first.name !== undefined && { name: first.name }),
           ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
         })
