@@ -26,12 +26,15 @@ const floorEnvFile = join(repoRoot, 'bench', 'floor-provision-env-file.cjs')
 interface CliRun {
   ms: number
   exitCode: number | null
-  stderr: string
+  output: string
   /** tunnel.env as the process left it, or undefined when there is none. */
   envFile?: { text: string; mode: number }
 }
 
-/** One `node <script> [args]` in a fresh job folder; the clock runs from spawn to exit. */
+/**
+ * One `node <script> [args]` in a fresh job folder, its output piped as a CI system's job log
+ * is; the clock runs from spawn to exit.
+ */
 async function timeCli(
   node: string,
   script: string,
@@ -40,14 +43,16 @@ async function timeCli(
 ): Promise<CliRun> {
   const work = mkdtempSync(join(tmpdir(), 'bench-cli-'))
   try {
-    let stderr = ''
+    let output = ''
     const started = performance.now()
     const child = spawn(node, [script, ...args], {
       cwd: work,
       env: { ...env, HOME: work },
-      stdio: ['ignore', 'ignore', 'pipe']
+      stdio: ['ignore', 'pipe', 'pipe']
     })
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text))
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.setEncoding('utf8').on('data', (text: string) => (output += text))
+    }
     const exitCode = await new Promise<number | null>((resolve, reject) => {
       child.on('error', reject)
       child.on('exit', code => resolve(code))
@@ -60,7 +65,7 @@ async function timeCli(
     } catch {
       envFile = undefined
     }
-    return { ms, exitCode, stderr, envFile }
+    return { ms, exitCode, output, envFile }
   } finally {
     rmSync(work, { recursive: true, force: true })
   }
@@ -71,7 +76,7 @@ export function expectEnvFile(run: CliRun, what: string): void {
   const names = run.envFile?.text.match(/^SVC_TUNNEL_(TOKEN|USER|HOST|PORT)='[^']+'$/gm) ?? []
   if (run.exitCode !== 0 || names.length !== 4 || run.envFile?.mode !== 0o600) {
     throw new Error(
-      `bench: ${what} did not provision (exit ${run.exitCode}, ${names.length} variables, mode ${run.envFile?.mode.toString(8)}):\n${run.stderr}`
+      `bench: ${what} did not provision (exit ${run.exitCode}, ${names.length} variables, mode ${run.envFile?.mode.toString(8)}):\n${run.output}`
     )
   }
 }
