@@ -192,3 +192,36 @@ describe('run, interrupted', () => {
     }
   )
 })
+
+describe('a run that is killed outright', () => {
+  it('leaves no tunnel: the tunnel process watches run and ends with it', async () => {
+    let killed = false
+    const script = 'echo "ready $SVC_TUNNEL_USER $$"; while :; do sleep 0.1; done'
+    const ready = /^ready (\S+) (\d+)$/m
+    const ran = await job.cli(
+      ['run', ...job.exposeFlags(), '--', 'sh', '-c', script],
+      job.env(),
+      process.execPath,
+      (child, out) => {
+        const found = ready.exec(out)
+        if (killed || !found) return
+        killed = true
+        child.kill('SIGKILL')
+        // Nothing passes kill -9 on: the command outlives run, as it would in a job, and holds
+        // the output open until it is ended too.
+        process.kill(Number(found[2]), 'SIGTERM')
+      }
+    )
+    expect(ran.signal).toBe('SIGKILL')
+    const pid = tunnelPid(ran)
+    // The tunnel process looks at run on each of its ticks; give it a few.
+    for (let i = 0; i < 40 && stillRunning(pid); i++) await new Promise(r => setTimeout(r, 100))
+    expect(stillRunning(pid)).toBe(false)
+    // What revoke needs is still on disk, so a cleanup step revokes the credential.
+    const user = ready.exec(ran.stdout)![1]
+    expect(statusOf(service(), user)).toBe('active')
+    const revoked = await job.cli(['revoke'])
+    expect(revoked.code).toBe(0)
+    expect(statusOf(service(), user)).toBe('revoked')
+  })
+})
