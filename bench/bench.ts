@@ -7,7 +7,8 @@
  * one, and exits 1 when any target is missed.
  *
  * Environment: BENCH_RUNS (default 30) and BENCH_WARMUP (3) per timed case; BENCH_NODE20 names
- * the other runtime; BENCH_SECTIONS (comma-separated names, e.g. "startup") runs only those.
+ * the other runtime; BENCH_SECTIONS (comma-separated names, e.g. "startup") runs only those, and
+ * then results.json keeps the other sections' results and targets from the previous file.
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -17,6 +18,7 @@ import { delimiter, join } from 'node:path'
 import { ensureNode24, repoRoot, runStep } from '../scripts/runner.js'
 import { makeThrowawayCertificate } from '../scripts/throwaway-certificate.js'
 import { startCredentialService } from '../service/server.js'
+import { cliSection } from './cli.js'
 import { distSection } from './dist-size.js'
 import { pass } from './numbers.js'
 import type { BenchContext, BenchSection, Runtime, Target } from './section.js'
@@ -29,7 +31,8 @@ const SECTIONS: Record<string, BenchSection> = {
   startup: startupSection,
   failures: timeToFailSection,
   dist: distSection,
-  tunnel: tunnelSection
+  tunnel: tunnelSection,
+  cli: cliSection
 }
 
 const resultsFile = join(repoRoot, 'bench', 'results.json')
@@ -76,8 +79,10 @@ function keyPool(size: number): { keys: string[]; next(): string } {
   }
 }
 
+const wantedSections = () => process.env.BENCH_SECTIONS?.split(',').map(name => name.trim())
+
 function chosenSections(): BenchSection[] {
-  const wanted = process.env.BENCH_SECTIONS?.split(',').map(name => name.trim())
+  const wanted = wantedSections()
   const unknown = wanted?.filter(name => !(name in SECTIONS)) ?? []
   if (unknown.length > 0) {
     throw new Error(
@@ -111,7 +116,10 @@ async function main(): Promise<void> {
     runs: Number(process.env.BENCH_RUNS ?? 30),
     warmup: Number(process.env.BENCH_WARMUP ?? 3)
   }
+  // A run of some sections only starts from the previous file, so the others' data stays.
+  const partial = wantedSections() !== undefined
   const results: Record<string, unknown> = {
+    ...(partial ? previous : {}),
     date: new Date().toISOString(),
     machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? '' },
     runs: context.runs,
@@ -145,9 +153,12 @@ async function main(): Promise<void> {
     await service.close()
     certificate.remove()
   }
-  results.targets = Object.fromEntries(Object.entries(targets).map(([n, t]) => [n, t.limit]))
-  results.pass = Object.fromEntries(Object.entries(targets).map(([n, t]) => [n, t.pass]))
-  results.figures = Object.fromEntries(Object.entries(targets).map(([n, t]) => [n, t.figure]))
+  const kept = (key: string) => (partial ? (previous[key] as Record<string, unknown>) : {})
+  const measured = (value: (target: Target) => unknown) =>
+    Object.fromEntries(Object.entries(targets).map(([n, t]) => [n, value(t)]))
+  results.targets = { ...kept('targets'), ...measured(t => t.limit) }
+  results.pass = { ...kept('pass'), ...measured(t => t.pass) }
+  results.figures = { ...kept('figures'), ...measured(t => t.figure) }
   const passed = Object.values(targets).filter(target => target.pass).length
   report.push(
     '',

@@ -17,7 +17,7 @@ const TARGETS = { mainRatio: 1.35, postRatio: 1.35 }
 const floorProvision = join(repoRoot, 'bench', 'floor-provision.cjs')
 const floorRevoke = join(repoRoot, 'bench', 'floor-revoke.cjs')
 
-interface Pairs {
+export interface Pairs {
   node: string
   runs: number
   stepMs: number[]
@@ -41,7 +41,7 @@ function summarise(node: string, stepMs: number[], floorMs: number[]): Pairs {
 }
 
 /** One step-then-floor pair per round, A B A B: warm-ups first, then the counted rounds. */
-async function alternate(
+export async function alternate(
   context: BenchContext,
   label: string,
   pair: () => Promise<[number, number]>
@@ -133,7 +133,7 @@ function postPairs(context: BenchContext, runtime: Runtime): Promise<Pairs> {
   })
 }
 
-function reportPairs(title: string, rows: Pairs[], target: number): string[] {
+export function reportPairs(title: string, rows: Pairs[], target: number): string[] {
   const lines = ['', title, '                   step      floor   step/floor (median of pairs)']
   for (const row of rows) {
     const verdict = row === rows[0] ? `  target <= ${target}x  ${pass(row.ratio <= target)}` : ''

@@ -1528,7 +1528,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 692).then(__nccwpck_require__.bind(__nccwpck_require__, 311))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 163).then(__nccwpck_require__.bind(__nccwpck_require__, 163))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await (0,registry/* obtainCredential */.HR)(settings, {
@@ -1644,7 +1644,7 @@ async function revoke(host) {
     const { options, log, clock, state } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
     if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
-        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 692).then(__nccwpck_require__.bind(__nccwpck_require__, 311));
+        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 163).then(__nccwpck_require__.bind(__nccwpck_require__, 163));
         await stopSavedTunnel(host);
     }
     if (!(0,saved_credential/* hasSavedCredential */.p7)(state)) {
@@ -1656,9 +1656,11 @@ async function revoke(host) {
     let saved;
     try {
         failOnRevokeError = (0,common/* parseFailOnRevokeError */.VP)(options);
-        saved = (0,saved_credential/* loadCredential */.SS)(state, readPostKind(options));
+        const kind = readPostKind(options);
+        saved = (0,saved_credential/* loadCredential */.SS)(state, kind);
         if (!saved) {
-            log.info(NOTHING_SAVED);
+            log.warning(`The saved state holds a credential that does not read as ${options.label('credential')} "${kind}", so nothing was revoked. ` +
+                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.');
             return;
         }
         const settings = readPostSettings(options);

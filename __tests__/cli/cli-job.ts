@@ -3,7 +3,7 @@
  * app, a fresh job folder per test, the variables a CI system would give, and the checks made on
  * what a user sees.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +14,12 @@ import { installPackedCli, runCli, type CliRun } from '../helpers/packed-cli.js'
 
 export interface CliJob {
   /** Runs the installed CLI with `node` in the job's folder. */
-  cli(args: string[], env?: Record<string, string>, node?: string): Promise<CliRun>
+  cli(
+    args: string[],
+    env?: Record<string, string>,
+    node?: string,
+    watch?: (child: ChildProcess, stdoutSoFar: string) => void
+  ): Promise<CliRun>
   /** The job's variables for the service, plus `extra`; no GITHUB_* and no runner. */
   env(extra?: Record<string, string>): Record<string, string>
   work(): string
@@ -47,8 +52,8 @@ export function useCliJob(service: () => RunningService): CliJob {
     ...extra
   })
   return {
-    cli: (args, jobEnv = env(), node = process.execPath) =>
-      runCli(node, installed!.bin, args, { env: jobEnv, cwd: work }),
+    cli: (args, jobEnv = env(), node = process.execPath, watch) =>
+      runCli(node, installed!.bin, args, { env: jobEnv, cwd: work, ...(watch && { watch }) }),
     env,
     work: () => work,
     app: () => app!,

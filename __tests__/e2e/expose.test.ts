@@ -151,7 +151,7 @@ describe('expose', () => {
     expectTunnelFailure(
       main,
       runnerTemp,
-      `The tunnel did not start: the tunnel server's host key is ${service().tunnel!.fingerprint}, which tunnel-host-key does not list, so the connection was left before the token was sent.`
+      `The tunnel did not start: the tunnel server's host key is ${service().tunnel!.fingerprint}, which input tunnel-host-key does not list, so the connection was left before the token was sent.`
     )
     const user = lastIssuedUser()
     expect(

@@ -60,6 +60,10 @@ it('treats 404 as already gone', async () => {
   ])
 })
 
+const UNREADABLE_STATE =
+  'The saved state holds a credential that does not read as input credential "cicd", so nothing was revoked. ' +
+  'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.'
+
 describe('does nothing, and says why, when', () => {
   const cases: [string, Record<string, unknown> | null, Record<string, string>, string][] = [
     [
@@ -92,9 +96,8 @@ describe('does nothing, and says why, when', () => {
     const step = await runInProcess(() => runPost(fakeClock()), INPUTS, {
       state: { isPost: 'true', credential: '{not json' }
     })
-    expect(infoLines(step.lines)).toEqual([
-      'Nothing to revoke: no credential was provisioned, or it was already revoked.'
-    ])
+    expect(infoLines(step.lines)).toEqual([])
+    expect(step.warnings).toEqual([UNREADABLE_STATE])
   })
 })
 
@@ -190,9 +193,7 @@ describe('saved state is not trusted', () => {
   it('ignores a saved tunnel user that could start a log line', async () => {
     const step = await runPostWith({ ...SAVED, tunnelUser: 'ab12c\n::stop-commands::x' })
     expect(step.lines.filter(line => line.startsWith('::stop-commands'))).toEqual([])
-    expect(infoLines(step.lines)).toEqual([
-      'Nothing to revoke: no credential was provisioned, or it was already revoked.'
-    ])
+    expect(step.warnings).toEqual([UNREADABLE_STATE])
   })
 
   it('escapes a saved expiry that holds a line break', async () => {

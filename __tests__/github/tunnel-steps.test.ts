@@ -75,7 +75,7 @@ describe('main with expose, then post', () => {
     expect(step.lines).toContain(`Exposed web: ${urls.web}`)
     const fingerprint = service.tunnel!.fingerprint
     expect(step.commands.filter(c => c.name === 'notice').map(c => c.message)).toEqual([
-      `The tunnel server's host key is ${fingerprint}; it was accepted because tunnel-host-key is empty. To refuse any other key, set tunnel-host-key: ${fingerprint}`
+      `The tunnel server's host key is ${fingerprint}; it was accepted because input tunnel-host-key is empty. To refuse any other key, set input tunnel-host-key: ${fingerprint}`
     ])
     expect(linesLeaking(step, step.outputs.token)).toEqual([])
     const saved = JSON.parse(step.state.tunnel) as { pid: number }

@@ -2,7 +2,7 @@
  * The npm package as users get it: `npm pack` of the repository (the committed dist/), installed
  * into an empty folder with the network off. Made once per Jest worker.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -63,7 +63,13 @@ export function runCli(
   node: string,
   bin: string,
   args: string[],
-  options: { env: Record<string, string>; cwd: string; timeoutMs?: number }
+  options: {
+    env: Record<string, string>
+    cwd: string
+    timeoutMs?: number
+    /** Called with the process and each chunk of stdout, e.g. to signal it at a given line. */
+    watch?: (child: ChildProcess, stdoutSoFar: string) => void
+  }
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(node, [bin, ...args], {
@@ -73,7 +79,10 @@ export function runCli(
     })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk
+      options.watch?.(child, stdout)
+    })
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
     const timer = setTimeout(() => {
       child.kill('SIGKILL')

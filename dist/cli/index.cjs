@@ -367,8 +367,10 @@ function parseArguments(argv) {
     for (let index = 0; index < own.length; index++) {
         const token = own[index];
         if (!token.startsWith('-')) {
-            if (command !== undefined)
-                throw new UsageError(`${describeWord(token)} is not expected after "${command}".`);
+            if (command !== undefined) {
+                const hint = command === 'run' ? ': put the command after "--", e.g. run -- ./deploy.sh' : '.';
+                throw new UsageError(`${describePositional(token)} is not expected after "${command}"${hint}`);
+            }
             command = commandNamed(token);
             continue;
         }
@@ -379,7 +381,7 @@ function parseArguments(argv) {
         if (value === undefined) {
             const next = own[index + 1];
             if (SWITCHES.has(name)) {
-                if (next === 'true' || next === 'false')
+                if (next !== undefined && /^(true|false)$/i.test(next))
                     value = own[++index];
                 else
                     value = 'true';
@@ -406,7 +408,7 @@ function parseArguments(argv) {
 function commandNamed(word) {
     const command = COMMANDS.find(name => name === word);
     if (command === undefined) {
-        throw new UsageError(`${describeWord(word)} is not a command: use provision, revoke or run.`);
+        throw new UsageError(`${describePositional(word)} is not a command: use provision, revoke or run.`);
     }
     return command;
 }
@@ -421,6 +423,24 @@ function splitFlag(token) {
         throw new UsageError(`${describeWord(flag)} is not an option; see tunnel-credentials --help.`);
     }
     return equals === -1 ? { name } : { name, inline: token.slice(equals + 1) };
+}
+function describePositional(word) {
+    const nearCommand = COMMANDS.some(name => editDistance(word, name) <= 2);
+    return nearCommand ? `"${word}"` : 'An argument';
+}
+function editDistance(a, b) {
+    if (Math.abs(a.length - b.length) > 2)
+        return 3;
+    let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+        const current = [i];
+        for (let j = 1; j <= b.length; j++) {
+            const substitution = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+            current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, substitution);
+        }
+        previous = current;
+    }
+    return previous[b.length];
 }
 function describeWord(word) {
     return /^-{0,2}[A-Za-z][A-Za-z0-9-]{0,39}$/.test(word) ? `"${word}"` : 'An argument';
@@ -2869,7 +2889,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 692).then(__nccwpck_require__.bind(__nccwpck_require__, 311))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 163).then(__nccwpck_require__.bind(__nccwpck_require__, 163))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -2953,7 +2973,7 @@ async function revoke(host) {
     const { options, log, clock, state } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
     if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
-        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 692).then(__nccwpck_require__.bind(__nccwpck_require__, 311));
+        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 163).then(__nccwpck_require__.bind(__nccwpck_require__, 163));
         await stopSavedTunnel(host);
     }
     if (!hasSavedCredential(state)) {
@@ -2965,9 +2985,11 @@ async function revoke(host) {
     let saved;
     try {
         failOnRevokeError = parseFailOnRevokeError(options);
-        saved = loadCredential(state, readPostKind(options));
+        const kind = readPostKind(options);
+        saved = loadCredential(state, kind);
         if (!saved) {
-            log.info(NOTHING_SAVED);
+            log.warning(`The saved state holds a credential that does not read as ${options.label('credential')} "${kind}", so nothing was revoked. ` +
+                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.');
             return;
         }
         const settings = readPostSettings(options);
@@ -3149,10 +3171,10 @@ const DETECTORS = [
             runId: env.GITHUB_RUN_ID,
             runAttempt: env.GITHUB_RUN_ATTEMPT
         }),
-        masking: {
+        masking: () => ({
             describe: '::add-mask::',
             hide: (secret, stdout) => (stdout(`::add-mask::${secret}`), true)
-        }
+        })
     },
     {
         name: 'GitLab CI',
@@ -3171,10 +3193,10 @@ const DETECTORS = [
             runId: env.BUILD_BUILDID,
             runAttempt: env.SYSTEM_JOBATTEMPT
         }),
-        masking: {
+        masking: () => ({
             describe: '##vso[task.setsecret]',
             hide: (secret, stdout) => (stdout(`##vso[task.setsecret]${secret}`), true)
-        }
+        })
     },
     {
         name: 'Buildkite',
@@ -3184,14 +3206,15 @@ const DETECTORS = [
             runId: env.BUILDKITE_BUILD_NUMBER,
             runAttempt: env.BUILDKITE_RETRY_COUNT
         }),
-        masking: {
+        masking: env => ({
             describe: 'buildkite-agent redactor add',
             hide: secret => (0,external_node_child_process_.spawnSync)('buildkite-agent', ['redactor', 'add'], {
+                env,
                 input: secret,
                 stdio: ['pipe', 'ignore', 'ignore'],
                 timeout: 10_000
             }).status === 0
-        }
+        })
     },
     {
         name: 'Jenkins',
@@ -3222,7 +3245,7 @@ function detectCiSystem(env, now = Date.now) {
     return {
         name: found.name,
         run: run.repository || run.runId ? run : fallbackRun(now),
-        ...(found.masking && { masking: found.masking })
+        ...(found.masking && { masking: found.masking(env) })
     };
 }
 function fallbackRun(now) {
@@ -3246,6 +3269,9 @@ function createMasker(ci, terminal) {
 function maskingLine(ci, hidden) {
     if (ci.masking === undefined) {
         return `Masking: ${ci.name} cannot hide values made during a job, so tunnel-credentials never prints a secret.`;
+    }
+    if (hidden === undefined) {
+        return `Masking: ${ci.name} hides every credential through ${ci.masking.describe} as it arrives.`;
     }
     return hidden
         ? `Masking: ${ci.name} hides the API key and every credential through ${ci.masking.describe}.`
@@ -3273,10 +3299,11 @@ function readCliSettings(raw) {
     requireDirectory(options, 'state-file', (0,external_node_path_.dirname)(stateFile));
     if (outputsFile)
         requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
-    const distinct = new Set([envFile, stateFile, ...(outputsFile ? [(0,external_node_path_.resolve)(outputsFile)] : [])]);
-    if (distinct.size !== (outputsFile ? 3 : 2)) {
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'env-file')}, ${options.label('state-file')} and ${options.label('outputs-file')} must name different files.`);
-    }
+    refuseSharedFile(options, [
+        ['env-file', envFile],
+        ['state-file', stateFile],
+        ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : [])
+    ]);
     const tunnelMaxMinutes = (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES);
     return {
         envFile,
@@ -3285,6 +3312,17 @@ function readCliSettings(raw) {
         workDir,
         ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
     };
+}
+function refuseSharedFile(options, files) {
+    for (const [index, [name, path]] of files.entries()) {
+        if ((0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.statSync)(path).isDirectory()) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${path}, which is a directory. Name a file, e.g. ${(0,external_node_path_.join)(path, name === 'env-file' ? DEFAULT_ENV_FILE : `${name}.json`)}.`);
+        }
+        const other = files.slice(0, index).find(([, earlier]) => earlier === path);
+        if (other !== undefined) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${path}. Give each its own file.`);
+        }
+    }
 }
 function requireDirectory(options, name, path) {
     let isDirectory = false;
@@ -3421,7 +3459,7 @@ function startCommand(input, makeState, tunnelEnd = settings => ({
     const ci = detectCiSystem(env);
     const mask = createMasker(ci, terminal);
     const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean);
-    terminal.stdout(maskingLine(ci, mask(secrets)));
+    terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
     let settings;
     try {
         settings = readCliSettings(options);
@@ -3434,13 +3472,22 @@ function startCommand(input, makeState, tunnelEnd = settings => ({
         options,
         terminal,
         ci,
-        mask,
+        mask: warnOnce(mask, terminal, ci),
         state,
         workDir: settings.workDir,
         tunnelEnd: tunnelEnd(settings),
         env
     });
     return { host, settings, state };
+}
+function warnOnce(mask, terminal, ci) {
+    let warned = false;
+    return secrets => {
+        if (mask(secrets) || warned || ci.masking === undefined)
+            return;
+        warned = true;
+        terminal.stderr(`Warning: ${ci.masking.describe} did not work, so ${ci.name} will not hide the credential; tunnel-credentials never prints it.`);
+    };
 }
 
 ;// CONCATENATED MODULE: ./cli/commands/provision.ts

@@ -21435,25 +21435,13 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 251:
+/***/ 291:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = require("node:fs");
-;// CONCATENATED MODULE: ./core/expiry.ts
-
-function hasExpired(expiresAt, nowMs) {
-    if (!expiresAt)
-        return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at <= nowMs;
-}
-function expiryNote(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : '';
-}
-
 ;// CONCATENATED MODULE: ./core/text/workflow-command.ts
 const LEGACY_COMMAND_MARKER = '##[';
 function holdsCommandMarker(value) {
@@ -21599,9 +21587,11 @@ function hostKeyAlgorithms(pins, shown = new Set()) {
 }
 class HostKeyTrust {
     pins;
+    optionName;
     firstSeen;
-    constructor(pins) {
+    constructor(pins, optionName = 'tunnel-host-key') {
         this.pins = pins;
+        this.optionName = optionName;
     }
     get pinned() {
         return this.pins.length > 0;
@@ -21615,7 +21605,7 @@ class HostKeyTrust {
                 trusted: false,
                 fingerprint,
                 keyType: keyTypeOf(blob) ?? 'unknown',
-                reason: `the tunnel server's host key is ${fingerprint}, which tunnel-host-key does not list`
+                reason: `the tunnel server's host key is ${fingerprint}, which ${this.optionName} does not list`
             };
         }
         this.firstSeen ??= fingerprint;
@@ -21999,6 +21989,15 @@ const SERVER_TEXT_MAX = 200;
 function serverText(text) {
     return cleanText(text, SERVER_TEXT_MAX);
 }
+function closeConnection(client, entries) {
+    try {
+        for (const entry of entries)
+            client.unforwardIn(entry.name, FORWARD_PORT, () => undefined);
+    }
+    catch {
+    }
+    client.end();
+}
 async function attemptConnection(context) {
     const { config, trust } = context;
     const deadline = context.now() + config.attemptTimeoutMs;
@@ -22143,6 +22142,61 @@ async function requestForwards(client, context) {
     return results.find(result => !result.ok) ?? { ok: true };
 }
 
+;// CONCATENATED MODULE: ./core/expiry.ts
+
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
+}
+function expiryNote(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : '';
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/lifetime.ts
+
+function processExists(pid) {
+    try {
+        process.kill(pid, 0);
+        return true;
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+}
+class KeeperLifetime {
+    config;
+    now;
+    exists;
+    endMs;
+    constructor(config, now, exists = processExists) {
+        this.config = config;
+        this.now = now;
+        this.exists = exists;
+        const endMs = config.endAt === undefined ? NaN : Date.parse(config.endAt);
+        this.endMs = Number.isFinite(endMs) ? endMs : undefined;
+    }
+    due() {
+        if (this.endMs !== undefined && this.now() >= this.endMs) {
+            return `it reached its end time ${this.config.endAt} (its longest life, or the credential's expiry if sooner)`;
+        }
+        const pid = this.config.watchPid;
+        if (pid !== undefined && !this.exists(pid))
+            return `the process it watches (pid ${pid}) ended`;
+        return undefined;
+    }
+    noReconnect() {
+        const expired = hasExpired(this.config.expiresAt, this.now());
+        return (this.due() ?? (expired ? `the credential expired at ${this.config.expiresAt}` : undefined));
+    }
+    cap(ms) {
+        if (this.endMs === undefined)
+            return ms;
+        return Math.max(0, Math.min(ms, this.endMs - this.now()));
+    }
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/keeper.ts
 
 
@@ -22165,6 +22219,7 @@ class Keeper {
     fingerprint;
     seenFingerprint;
     stopping = false;
+    ending;
     wake;
     open = new Set();
     lookup = cachedLookup();
@@ -22174,6 +22229,7 @@ class Keeper {
     record;
     trust;
     pacing;
+    lifetime;
     constructor(config, io) {
         this.config = config;
         this.io = io;
@@ -22191,7 +22247,8 @@ class Keeper {
         this.logFile = new KeeperLog(config.logPath, () => io.now());
         this.localErrors = new LocalErrorSummary(message => this.log(message), () => io.now());
         this.record = new KeeperRecord(config.statsPath, () => io.now());
-        this.trust = new HostKeyTrust(config.hostKeyPins);
+        this.trust = new HostKeyTrust(config.hostKeyPins, config.hostKeyOptionName);
+        this.lifetime = new KeeperLifetime(config, () => io.now());
         this.pacing = new ConnectPacing(() => io.now(), () => io.random());
     }
     async run() {
@@ -22207,11 +22264,11 @@ class Keeper {
                 this.io.report({
                     type: 'failed',
                     cause: first.cause,
-                    detail: first.detail,
+                    detail: this.ending ?? first.detail,
                     ...(first.name !== undefined && { name: first.name }),
                     ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
                 });
-                return this.end(`could not start: ${first.detail}`);
+                return this.end(this.ending ?? `could not start: ${first.detail}`);
             }
             this.client = first.client;
             this.stats.readyAt = this.iso();
@@ -22231,20 +22288,21 @@ class Keeper {
     stop() {
         if (this.stopping)
             return;
-        this.stopping = true;
         this.log('Stop requested');
+        this.leave();
+    }
+    leave() {
+        this.stopping = true;
         this.wake?.();
-        const client = this.client;
-        if (client === undefined)
+        if (this.client !== undefined)
+            closeConnection(this.client, this.config.entries);
+    }
+    checkLifetime() {
+        if (this.stopping)
             return;
-        try {
-            for (const entry of this.config.entries) {
-                client.unforwardIn(entry.name, FORWARD_PORT, () => undefined);
-            }
-        }
-        catch {
-        }
-        client.end();
+        this.ending = this.lifetime.due();
+        if (this.ending !== undefined)
+            this.leave();
     }
     crashed(error) {
         this.end(`the tunnel process crashed: ${cleanText(error.message, SERVER_TEXT_MAX)}`);
@@ -22259,9 +22317,7 @@ class Keeper {
             attempt: () => this.attempt(),
             sleep: ms => this.sleep(ms),
             stopping: () => this.stopping,
-            expired: () => hasExpired(this.config.expiresAt, this.io.now())
-                ? `the credential expired at ${this.config.expiresAt}`
-                : undefined,
+            expired: () => this.lifetime.noReconnect(),
             log: message => this.log(message),
             user: this.config.user,
             maxAttempts: this.config.maxAttempts
@@ -22337,7 +22393,11 @@ class Keeper {
             this.io.collectYoung?.();
         }
     }
-    sleep(ms) {
+    async sleep(ms) {
+        await this.pause(this.lifetime.cap(ms));
+        this.checkLifetime();
+    }
+    pause(ms) {
         return new Promise(resolve => {
             let timer;
             const done = () => {
@@ -22354,10 +22414,13 @@ class Keeper {
     tick() {
         if (!this.stopping && (0,external_node_fs_namespaceObject.existsSync)(this.config.stopPath))
             this.stop();
+        this.checkLifetime();
         this.localErrors.flush();
         this.record.saveIfDue(this.stats);
     }
     finish() {
+        if (this.ending !== undefined)
+            return this.end(this.ending);
         for (const stream of this.open)
             stream.destroy();
         this.setState('stopped');
@@ -22622,7 +22685,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(251)
+__nccwpck_require__(291)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -34,8 +34,13 @@ export function parseArguments(argv: string[]): ParsedArguments {
   for (let index = 0; index < own.length; index++) {
     const token = own[index]
     if (!token.startsWith('-')) {
-      if (command !== undefined)
-        throw new UsageError(`${describeWord(token)} is not expected after "${command}".`)
+      if (command !== undefined) {
+        const hint =
+          command === 'run' ? ': put the command after "--", e.g. run -- ./deploy.sh' : '.'
+        throw new UsageError(
+          `${describePositional(token)} is not expected after "${command}"${hint}`
+        )
+      }
       command = commandNamed(token)
       continue
     }
@@ -45,8 +50,9 @@ export function parseArguments(argv: string[]): ParsedArguments {
     if (value === undefined) {
       const next = own[index + 1]
       if (SWITCHES.has(name)) {
-        // A bare switch means true; an explicit true or false may follow it.
-        if (next === 'true' || next === 'false') value = own[++index]
+        // A bare switch means true; an explicit true or false may follow it, in any case, as
+        // the value is read (`--revoke FALSE` as `--revoke=FALSE`).
+        if (next !== undefined && /^(true|false)$/i.test(next)) value = own[++index]
         else value = 'true'
       } else if (next === undefined || next.startsWith('--')) {
         throw new UsageError(`--${name} needs a value.`)
@@ -69,7 +75,9 @@ export function parseArguments(argv: string[]): ParsedArguments {
 function commandNamed(word: string): CommandName {
   const command = COMMANDS.find(name => name === word)
   if (command === undefined) {
-    throw new UsageError(`${describeWord(word)} is not a command: use provision, revoke or run.`)
+    throw new UsageError(
+      `${describePositional(word)} is not a command: use provision, revoke or run.`
+    )
   }
   return command
 }
@@ -90,7 +98,31 @@ function splitFlag(token: string): { name: FlagName; inline?: string } {
   return equals === -1 ? { name } : { name, inline: token.slice(equals + 1) }
 }
 
-/** A word the user typed, quoted when it looks like a command or flag name, never otherwise. */
+/**
+ * A word typed where a command goes, quoted only when it is a command's name or a typo of one:
+ * any other word may be a value typed in the wrong place, a secret among them.
+ */
+function describePositional(word: string): string {
+  const nearCommand = COMMANDS.some(name => editDistance(word, name) <= 2)
+  return nearCommand ? `"${word}"` : 'An argument'
+}
+
+/** Levenshtein distance, small strings only (commands are at most 9 characters). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, substitution)
+    }
+    previous = current
+  }
+  return previous[b.length]
+}
+
+/** A flag the user typed, quoted when it looks like a flag name, never otherwise. */
 function describeWord(word: string): string {
   return /^-{0,2}[A-Za-z][A-Za-z0-9-]{0,39}$/.test(word) ? `"${word}"` : 'An argument'
 }

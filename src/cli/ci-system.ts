@@ -22,7 +22,7 @@ interface Detector {
   name: string
   detect(env: Env): boolean
   run(env: Env): RunIdentity
-  masking?: CiSystem['masking']
+  masking?(env: Env): CiSystem['masking']
 }
 
 const DETECTORS: Detector[] = [
@@ -34,10 +34,10 @@ const DETECTORS: Detector[] = [
       runId: env.GITHUB_RUN_ID,
       runAttempt: env.GITHUB_RUN_ATTEMPT
     }),
-    masking: {
+    masking: () => ({
       describe: '::add-mask::',
       hide: (secret, stdout) => (stdout(`::add-mask::${secret}`), true)
-    }
+    })
   },
   {
     name: 'GitLab CI',
@@ -56,10 +56,10 @@ const DETECTORS: Detector[] = [
       runId: env.BUILD_BUILDID,
       runAttempt: env.SYSTEM_JOBATTEMPT
     }),
-    masking: {
+    masking: () => ({
       describe: '##vso[task.setsecret]',
       hide: (secret, stdout) => (stdout(`##vso[task.setsecret]${secret}`), true)
-    }
+    })
   },
   {
     name: 'Buildkite',
@@ -69,16 +69,18 @@ const DETECTORS: Detector[] = [
       runId: env.BUILDKITE_BUILD_NUMBER,
       runAttempt: env.BUILDKITE_RETRY_COUNT
     }),
-    masking: {
+    masking: env => ({
       describe: 'buildkite-agent redactor add',
-      // The secret goes through stdin: an argument would show in the process list.
+      // The secret goes through stdin: an argument would show in the process list. The agent
+      // is found on the PATH of the environment the command was given, as everything else is.
       hide: secret =>
         spawnSync('buildkite-agent', ['redactor', 'add'], {
+          env,
           input: secret,
           stdio: ['pipe', 'ignore', 'ignore'],
           timeout: 10_000
         }).status === 0
-    }
+    })
   },
   {
     name: 'Jenkins',
@@ -111,7 +113,7 @@ export function detectCiSystem(env: Env, now: () => number = Date.now): CiSystem
     name: found.name,
     // Without its own variables (a local try-out), the host and the time still tell runs apart.
     run: run.repository || run.runId ? run : fallbackRun(now),
-    ...(found.masking && { masking: found.masking })
+    ...(found.masking && { masking: found.masking(env) })
   }
 }
 

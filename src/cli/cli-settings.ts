@@ -2,7 +2,7 @@
  * The options only the CLI has: where its files go, and how long a tunnel may live. Checked as
  * the core checks its own, and named in errors as the user set them.
  */
-import { statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { ExplainedError } from '../core/errors.js'
@@ -35,12 +35,11 @@ export function readCliSettings(raw: OptionSource): CliSettings {
   requireDirectory(options, 'env-file', dirname(envFile))
   requireDirectory(options, 'state-file', dirname(stateFile))
   if (outputsFile) requireDirectory(options, 'outputs-file', dirname(resolve(outputsFile)))
-  const distinct = new Set([envFile, stateFile, ...(outputsFile ? [resolve(outputsFile)] : [])])
-  if (distinct.size !== (outputsFile ? 3 : 2)) {
-    throw new ExplainedError(
-      `${optionNamed(options, 'env-file')}, ${options.label('state-file')} and ${options.label('outputs-file')} must name different files.`
-    )
-  }
+  refuseSharedFile(options, [
+    ['env-file', envFile],
+    ['state-file', stateFile],
+    ...(outputsFile ? [['outputs-file', resolve(outputsFile)] as [string, string]] : [])
+  ])
   const tunnelMaxMinutes = readWholeNumber(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES)
   return {
     envFile,
@@ -48,6 +47,23 @@ export function readCliSettings(raw: OptionSource): CliSettings {
     ...(outputsFile && { outputsFile: resolve(outputsFile) }),
     workDir,
     ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
+  }
+}
+
+/** Two of the CLI's files at one path would overwrite each other, and revoke would delete both. */
+function refuseSharedFile(options: OptionSource, files: [string, string][]): void {
+  for (const [index, [name, path]] of files.entries()) {
+    if (existsSync(path) && statSync(path).isDirectory()) {
+      throw new ExplainedError(
+        `${optionNamed(options, name)} is ${path}, which is a directory. Name a file, e.g. ${join(path, name === 'env-file' ? DEFAULT_ENV_FILE : `${name}.json`)}.`
+      )
+    }
+    const other = files.slice(0, index).find(([, earlier]) => earlier === path)
+    if (other !== undefined) {
+      throw new ExplainedError(
+        `${optionNamed(options, other[0])} and ${options.label(name)} both name ${path}. Give each its own file.`
+      )
+    }
   }
 }
 

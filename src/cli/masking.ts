@@ -15,10 +15,16 @@ export function createMasker(ci: CiSystem, terminal: Terminal): (secrets: string
   }
 }
 
-/** The one line that says which masking applied, printed before anything else. */
-export function maskingLine(ci: CiSystem, hidden: boolean): string {
+/**
+ * The one line that says which masking applied, printed before anything else. `hidden` is
+ * undefined when no secret was known yet: a credential made later is hidden as it arrives.
+ */
+export function maskingLine(ci: CiSystem, hidden: boolean | undefined): string {
   if (ci.masking === undefined) {
     return `Masking: ${ci.name} cannot hide values made during a job, so tunnel-credentials never prints a secret.`
+  }
+  if (hidden === undefined) {
+    return `Masking: ${ci.name} hides every credential through ${ci.masking.describe} as it arrives.`
   }
   return hidden
     ? `Masking: ${ci.name} hides the API key and every credential through ${ci.masking.describe}.`

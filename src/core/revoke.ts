@@ -38,9 +38,16 @@ export async function revoke(host: Host): Promise<void> {
   let saved: SavedCredential | undefined
   try {
     failOnRevokeError = parseFailOnRevokeError(options)
-    saved = loadCredential(state, readPostKind(options))
+    const kind = readPostKind(options)
+    saved = loadCredential(state, kind)
     if (!saved) {
-      log.info(NOTHING_SAVED)
+      // Something was saved, but not a credential of the kind the options name: different
+      // options than when it was provisioned, or state someone else wrote. Never silent, since
+      // a credential may be left valid.
+      log.warning(
+        `The saved state holds a credential that does not read as ${options.label('credential')} "${kind}", so nothing was revoked. ` +
+          'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.'
+      )
       return
     }
     const settings = readPostSettings(options)

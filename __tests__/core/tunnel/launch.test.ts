@@ -152,6 +152,47 @@ describe('startTunnel and stopTunnel', () => {
   }, 15_000)
 })
 
+describe('a keeper that ends by itself', () => {
+  const gone = async (pid: number) => {
+    for (let i = 0; i < 100 && isProcessAlive(pid); i++)
+      await new Promise(resolve => setTimeout(resolve, 100))
+    return !isProcessAlive(pid)
+  }
+  const statsOf = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as KeeperStats
+
+  it('leaves at its end time, its record and log saying why, and the URL stops working', async () => {
+    const endAt = new Date(Date.now() + 3_000).toISOString()
+    const start = await options({ endAt })
+    const started = await startTunnel(start)
+    const host = `web-${start.config.user}.localhost`
+    expect(await getThroughFront(service.tunnel!.frontPort, host)).toMatchObject({ status: 200 })
+    expect(await gone(started.pid)).toBe(true)
+    const reason = `it reached its end time ${endAt} (its longest life, or the credential's expiry if sooner)`
+    expect(statsOf(started.statsPath)).toMatchObject({ state: 'ended', endReason: reason })
+    expect(readFileSync(started.logPath, 'utf8')).toContain(`Ended: ${reason}`)
+    expect((await getThroughFront(service.tunnel!.frontPort, host)).status).toBe(502)
+  }, 30_000)
+
+  it('leaves once the process it watches is gone', async () => {
+    const watched = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      stdio: 'ignore'
+    })
+    try {
+      const started = await startTunnel(await options({ watchPid: watched.pid! }))
+      await new Promise(resolve => setTimeout(resolve, 500))
+      expect(isProcessAlive(started.pid)).toBe(true)
+      watched.kill('SIGKILL')
+      expect(await gone(started.pid)).toBe(true)
+      expect(statsOf(started.statsPath)).toMatchObject({
+        state: 'ended',
+        endReason: `the process it watches (pid ${watched.pid}) ended`
+      })
+    } finally {
+      watched.kill('SIGKILL')
+    }
+  }, 30_000)
+})
+
 describe('launchKeeper', () => {
   const exitOf = (pid: number) =>
     new Promise<void>(resolve => {

@@ -21,4 +21,11 @@ describe('describeStartFailure', () => {
   ] as const)('explains %j', (outcome, text) => {
     expect(describeStartFailure(outcome, '/tmp/log', 'RUNNER_TEMP')).toContain(text)
   })
+
+  it('names the host-key option as the host labels it', () => {
+    const outcome = { type: 'failed', cause: 'host-key', detail: 'key X' } as const
+    expect(
+      describeStartFailure(outcome, '/tmp/log', 'RUNNER_TEMP', 'input tunnel-host-key')
+    ).toContain('update input tunnel-host-key;')
+  })
 })

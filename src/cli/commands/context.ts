@@ -33,7 +33,7 @@ export function startCommand(
   const ci = detectCiSystem(env)
   const mask = createMasker(ci, terminal)
   const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean)
-  terminal.stdout(maskingLine(ci, mask(secrets)))
+  terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined))
   let settings: CliSettings
   try {
     settings = readCliSettings(options)
@@ -45,11 +45,27 @@ export function startCommand(
     options,
     terminal,
     ci,
-    mask,
+    // A credential that could not be hidden is still never printed: say so, once.
+    mask: warnOnce(mask, terminal, ci),
     state,
     workDir: settings.workDir,
     tunnelEnd: tunnelEnd(settings),
     env
   })
   return { host, settings, state }
+}
+
+function warnOnce(
+  mask: (secrets: string[]) => boolean,
+  terminal: CommandInput['terminal'],
+  ci: ReturnType<typeof detectCiSystem>
+): (secrets: string[]) => void {
+  let warned = false
+  return secrets => {
+    if (mask(secrets) || warned || ci.masking === undefined) return
+    warned = true
+    terminal.stderr(
+      `Warning: ${ci.masking.describe} did not work, so ${ci.name} will not hide the credential; tunnel-credentials never prints it.`
+    )
+  }
 }

@@ -174,7 +174,9 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
         return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
       }
       await killAndWait(launched)
-      throw new ExplainedError(describeStartFailure(outcome, paths.logPath, options.tempRootName))
+      throw new ExplainedError(
+        describeStartFailure(outcome, paths.logPath, options.tempRootName, config.hostKeyOptionName)
+      )
     },
     async stopUnused() {
       if (used) return

@@ -4,12 +4,13 @@
  * step without a tunnel loads no tunnel code.
  */
 import { ExplainedError } from '../errors.js'
-import type { Host } from '../host.js'
+import type { Host, TunnelEnd } from '../host.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import type { TunnelSettings } from '../settings/expose.js'
 import type { MainSettings } from '../settings/types.js'
 import type { HeldWrites } from '../step-writes.js'
+import { keeperEnd } from './end-time.js'
 import { launchKeeper, type LaunchedKeeper } from './launch.js'
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
 import { targetOf, urlsFor } from './urls.js'
@@ -25,9 +26,11 @@ export interface PreparedTunnel {
 /** Main, before it asks for the credential: the keeper process starts and waits for it. */
 export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunnel {
   let keeper: LaunchedKeeper
+  // Read once: the keeper's end (set where no runner ends leftover processes) is computed from it.
+  const launch = host.tunnelProcess()
   try {
     keeper = launchKeeper({
-      ...host.tunnelProcess(),
+      ...launch,
       tempRoot: host.tempRoot,
       tempRootName: host.tempRootName
     })
@@ -41,7 +44,8 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
   // still leaves post able to find and stop the process.
   if (keeper.saved) saveTunnel(host.state, keeper.saved)
   return {
-    open: (login, settings, writes) => openTunnel(login, settings, tunnel, keeper, writes, host),
+    open: (login, settings, writes) =>
+      openTunnel(login, settings, tunnel, keeper, writes, host, launch.ends),
     stopUnused: async () => {
       await keeper.stopUnused()
       // Never ready: stopUnused or the failed start ended it, and post has nothing to stop.
@@ -60,12 +64,15 @@ async function openTunnel(
   tunnel: TunnelSettings,
   keeper: LaunchedKeeper,
   writes: HeldWrites,
-  { log, state }: Host
+  { log, state, clock }: Host,
+  ends: TunnelEnd | undefined
 ): Promise<void> {
   // Before the keeper logs in: a URL that cannot work is no reason to open the tunnel.
   const urls = urlsFor(tunnel, targetOf(login), settings.optionLabel)
   const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ')
   log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
+  const hostKeyOption = settings.optionLabel('tunnel-host-key')
+  const end = keeperEnd(ends, clock.now(), login.expiresAt)
   const started = await keeper.start({
     host: login.host,
     port: login.port,
@@ -79,17 +86,26 @@ async function openTunnel(
     hostKeyPins: tunnel.hostKeyPins,
     ...(login.expiresAt && { expiresAt: login.expiresAt }),
     attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
-    maxAttempts: settings.http.maxAttempts
+    maxAttempts: settings.http.maxAttempts,
+    hostKeyOptionName: hostKeyOption,
+    ...end
   })
   if (keeper.saved) saveTunnel(state, { ...keeper.saved, started: true })
   if (tunnel.hostKeyPins.length === 0) {
     log.notice(
-      `The tunnel server's host key is ${started.fingerprint}; it was accepted because tunnel-host-key is empty. ` +
-        `To refuse any other key, set tunnel-host-key: ${started.fingerprint}`
+      `The tunnel server's host key is ${started.fingerprint}; it was accepted because ${hostKeyOption} is empty. ` +
+        `To refuse any other key, set ${hostKeyOption}: ${started.fingerprint}`
     )
   }
   for (const [name, url] of Object.entries(urls)) log.info(`Exposed ${name}: ${url}`)
-  log.info(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`)
+  const where = `process ${started.pid}, log ${started.logPath}`
+  if (end.endAt === undefined) log.info(`The tunnel runs until the job ends (${where}).`)
+  else {
+    const watched = end.watchPid === undefined ? '' : `, or once process ${end.watchPid} ends`
+    log.info(
+      `The tunnel ends by itself at ${end.endAt} at the latest${watched}; revoking the credential stops it sooner (${where}).`
+    )
+  }
   // The kind knows its own lifetime (a free credential's tunnel ends after 5 minutes).
   if (login.lifetimeNote) log.info(login.lifetimeNote)
   const first = Object.values(urls)[0]

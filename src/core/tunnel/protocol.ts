@@ -39,6 +39,18 @@ export interface KeeperConfig {
   hostKeyPins: HostKeyPin[]
   /** The credential's expiry: no reconnecting after it. */
   expiresAt?: string
+  /**
+   * Where no runner ends leftover processes: the keeper ends by itself at this time (ISO), and
+   * never reconnects after it. Absent on hosts that stop it themselves (GitHub's post step).
+   */
+  endAt?: string
+  /** The keeper ends by itself once this process is gone (the CLI's `run`, say). */
+  watchPid?: number
+  /**
+   * How messages name the host-key option where the user sets it (`input tunnel-host-key`,
+   * `--tunnel-host-key`): the keeper has no option labels of its own. Default `tunnel-host-key`.
+   */
+  hostKeyOptionName?: string
   /** Bounds one attempt: connect, authenticate, and every forward accepted. */
   attemptTimeoutMs: number
   /** Attempts before the first ready; later reconnects go on while the credential is valid. */

@@ -12,7 +12,9 @@ export type StartOutcome = KeeperReport | { type: 'died'; detail: string }
 export function describeStartFailure(
   outcome: StartOutcome,
   logPath: string,
-  tempRootName: string
+  tempRootName: string,
+  /** How the message names the host-key option where the user sets it. */
+  hostKeyOption = 'tunnel-host-key'
 ): string {
   if (outcome.type === 'ready') return 'The tunnel started.'
   // The report comes from another process and quotes the tunnel server: untrusted, cut short.
@@ -22,7 +24,7 @@ export function describeStartFailure(
   }
   switch (outcome.cause) {
     case 'host-key':
-      return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update tunnel-host-key; if not, something between the runner and the server may be intercepting the connection.`
+      return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update ${hostKeyOption}; if not, something between the runner and the server may be intercepting the connection.`
     case 'auth':
       return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`
     case 'forward':

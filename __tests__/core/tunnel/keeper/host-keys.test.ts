@@ -104,6 +104,17 @@ describe('pins on a server with several host keys', () => {
     expect(server.logins).toEqual([])
     expect(keeper.log()).not.toContain('Attempt 2')
   })
+
+  it('names the option as main labels it', async () => {
+    const server = await startStandIn({ hostKeys: [keys.ed25519] })
+    const keeper = runKeeper(server.port, {
+      hostKeyPins: [{ fingerprint: hostKey('rsa').fingerprint }],
+      hostKeyOptionName: '--tunnel-host-key'
+    })
+    expect(await keeper.report).toMatchObject({
+      detail: `the tunnel server's host key is ${keys.ed25519.fingerprint}, which --tunnel-host-key does not list`
+    })
+  })
 })
 
 describe('trust on first use', () => {

@@ -56,7 +56,11 @@ export type HostKeyVerdict =
 export class HostKeyTrust {
   private firstSeen: string | undefined
 
-  constructor(private readonly pins: HostKeyPin[]) {}
+  constructor(
+    private readonly pins: HostKeyPin[],
+    /** How the message names the option that lists the pins. */
+    private readonly optionName = 'tunnel-host-key'
+  ) {}
 
   get pinned(): boolean {
     return this.pins.length > 0
@@ -71,7 +75,7 @@ export class HostKeyTrust {
         trusted: false,
         fingerprint,
         keyType: keyTypeOf(blob) ?? 'unknown',
-        reason: `the tunnel server's host key is ${fingerprint}, which tunnel-host-key does not list`
+        reason: `the tunnel server's host key is ${fingerprint}, which ${this.optionName} does not list`
       }
     }
     this.firstSeen ??= fingerprint

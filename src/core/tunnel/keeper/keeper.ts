@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type Client from 'ssh2/lib/client.js'
-import { hasExpired } from '../../expiry.js'
 import { cleanText } from '../../text/printable.js'
 import { serveForwarded, type ForwardContext } from './forwarded-connection.js'
 import { HostKeyTrust } from './host-keys.js'
@@ -21,7 +20,8 @@ import { STOP_FILE_CHECK_MS, type KeeperConfig, type KeeperStats } from '../prot
 import { KeeperRecord } from './record.js'
 import { cachedLookup } from './lookup-cache.js'
 import { ConnectPacing, connectFirst, reconnect, type LoopContext } from './reconnect.js'
-import { attemptConnection, FORWARD_PORT, SERVER_TEXT_MAX } from './ssh-attempt.js'
+import { attemptConnection, closeConnection, SERVER_TEXT_MAX } from './ssh-attempt.js'
+import { KeeperLifetime } from './lifetime.js'
 
 /** The stop file is looked for, and the record written when due, this often. */
 const TICK_MS = STOP_FILE_CHECK_MS
@@ -34,6 +34,8 @@ export class Keeper {
   /** The key the server showed last, trusted or not: reported when the first start fails. */
   private seenFingerprint: string | undefined
   private stopping = false
+  /** Why the keeper is leaving by itself (its lifetime is over); undefined for a stop. */
+  private ending: string | undefined
   private wake: (() => void) | undefined
   private readonly open = new Set<Duplex | Socket>()
   private readonly lookup = cachedLookup()
@@ -43,6 +45,7 @@ export class Keeper {
   private readonly record: KeeperRecord
   private readonly trust: HostKeyTrust
   private readonly pacing: ConnectPacing
+  private readonly lifetime: KeeperLifetime
 
   constructor(
     private readonly config: KeeperConfig,
@@ -65,7 +68,8 @@ export class Keeper {
       () => io.now()
     )
     this.record = new KeeperRecord(config.statsPath, () => io.now())
-    this.trust = new HostKeyTrust(config.hostKeyPins)
+    this.trust = new HostKeyTrust(config.hostKeyPins, config.hostKeyOptionName)
+    this.lifetime = new KeeperLifetime(config, () => io.now())
     this.pacing = new ConnectPacing(
       () => io.now(),
       () => io.random()
@@ -88,11 +92,11 @@ export class Keeper {
         this.io.report({
           type: 'failed',
           cause: first.cause!,
-          detail: first.detail!,
+          detail: this.ending ?? first.detail!,
           ...(first.name !== undefined && { name: first.name }),
           ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
         })
-        return this.end(`could not start: ${first.detail}`)
+        return this.end(this.ending ?? `could not start: ${first.detail}`)
       }
       this.client = first.client
       this.stats.readyAt = this.iso()
@@ -112,19 +116,22 @@ export class Keeper {
   /** Asks the keeper to cancel its forwards and leave, as the stop file does. */
   stop(): void {
     if (this.stopping) return
-    this.stopping = true
     this.log('Stop requested')
+    this.leave()
+  }
+
+  /** A stop, or the end of its lifetime: the loops return, the connection closes. */
+  private leave(): void {
+    this.stopping = true
     this.wake?.()
-    const client = this.client
-    if (client === undefined) return
-    try {
-      for (const entry of this.config.entries) {
-        client.unforwardIn(entry.name, FORWARD_PORT, () => undefined)
-      }
-    } catch {
-      // "Not connected": the connection dropped and no new one is up; nothing to cancel.
-    }
-    client.end()
+    if (this.client !== undefined) closeConnection(this.client, this.config.entries)
+  }
+
+  /** Leaves as at a stop once its lifetime is over, and records that as its end. */
+  private checkLifetime(): void {
+    if (this.stopping) return
+    this.ending = this.lifetime.due()
+    if (this.ending !== undefined) this.leave()
   }
 
   /** Records an unexpected error as the keeper's end, so post can say when and why. */
@@ -143,10 +150,7 @@ export class Keeper {
       attempt: () => this.attempt(),
       sleep: ms => this.sleep(ms),
       stopping: () => this.stopping,
-      expired: () =>
-        hasExpired(this.config.expiresAt, this.io.now())
-          ? `the credential expired at ${this.config.expiresAt}`
-          : undefined,
+      expired: () => this.lifetime.noReconnect(),
       log: message => this.log(message),
       user: this.config.user,
       maxAttempts: this.config.maxAttempts
@@ -226,8 +230,13 @@ export class Keeper {
     }
   }
 
-  /** Waits, but returns at once when a stop is requested. */
-  private sleep(ms: number): Promise<void> {
+  /** Waits, but returns at once when a stop is requested, and at the end time at the latest. */
+  private async sleep(ms: number): Promise<void> {
+    await this.pause(this.lifetime.cap(ms))
+    this.checkLifetime()
+  }
+
+  private pause(ms: number): Promise<void> {
     return new Promise(resolve => {
       let timer: NodeJS.Timeout | undefined
       const done = (): void => {
@@ -242,11 +251,13 @@ export class Keeper {
 
   private tick(): void {
     if (!this.stopping && existsSync(this.config.stopPath)) this.stop()
+    this.checkLifetime()
     this.localErrors.flush()
     this.record.saveIfDue(this.stats)
   }
 
   private finish(): KeeperStats {
+    if (this.ending !== undefined) return this.end(this.ending)
     for (const stream of this.open) stream.destroy()
     this.setState('stopped')
     this.localErrors.flush(true)

@@ -55,6 +55,16 @@ function serverText(text: string): string {
   return cleanText(text, SERVER_TEXT_MAX)
 }
 
+/** Cancels the forwards and ends the connection: the polite way to leave the server. */
+export function closeConnection(client: Client, entries: KeeperConfig['entries']): void {
+  try {
+    for (const entry of entries) client.unforwardIn(entry.name, FORWARD_PORT, () => undefined)
+  } catch {
+    // "Not connected": the connection dropped and no new one is up; nothing to cancel.
+  }
+  client.end()
+}
+
 export async function attemptConnection(context: AttemptContext): Promise<Attempt> {
   const { config, trust } = context
   const deadline = context.now() + config.attemptTimeoutMs

@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 692;
-exports.ids = [692];
+exports.id = 163;
+exports.ids = [163];
 exports.modules = {
 
-/***/ 311:
+/***/ 163:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -19,6 +19,28 @@ __webpack_require__.d(__webpack_exports__, {
 var errors = __webpack_require__(519);
 // EXTERNAL MODULE: ./core/text/describe-error.ts
 var describe_error = __webpack_require__(436);
+;// CONCATENATED MODULE: ./core/host.ts
+const DEFAULT_TUNNEL_MAX_MINUTES = 60;
+
+;// CONCATENATED MODULE: ./core/tunnel/end-time.ts
+
+const MINUTE_MS = 60_000;
+function keeperEnd(ends, startMs, expiresAt) {
+    if (ends === undefined)
+        return {};
+    const expiry = expiresAt ? Date.parse(expiresAt) : NaN;
+    const expiryMs = Number.isFinite(expiry) ? expiry : Infinity;
+    const longest = ends.maxMinutes !== undefined
+        ? startMs + ends.maxMinutes * MINUTE_MS
+        : expiryMs === Infinity
+            ? startMs + DEFAULT_TUNNEL_MAX_MINUTES * MINUTE_MS
+            : Infinity;
+    return {
+        endAt: new Date(Math.min(longest, expiryMs)).toISOString(),
+        ...(ends.watchPid !== undefined && { watchPid: ends.watchPid })
+    };
+}
+
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(421);
 // EXTERNAL MODULE: external "node:fs"
@@ -92,7 +114,7 @@ function isKeeper(look, startTime, dir) {
 var printable = __webpack_require__(479);
 ;// CONCATENATED MODULE: ./core/tunnel/start-failure.ts
 
-function describeStartFailure(outcome, logPath, tempRootName) {
+function describeStartFailure(outcome, logPath, tempRootName, hostKeyOption = 'tunnel-host-key') {
     if (outcome.type === 'ready')
         return 'The tunnel started.';
     const detail = (0,printable/* printable */.g$)(outcome.detail, 400);
@@ -101,7 +123,7 @@ function describeStartFailure(outcome, logPath, tempRootName) {
     }
     switch (outcome.cause) {
         case 'host-key':
-            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update tunnel-host-key; if not, something between the runner and the server may be intercepting the connection.`;
+            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update ${hostKeyOption}; if not, something between the runner and the server may be intercepting the connection.`;
         case 'auth':
             return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
         case 'forward':
@@ -206,7 +228,7 @@ function launchKeeper(options) {
                 return { pid, dir, ...paths, fingerprint: outcome.fingerprint };
             }
             await killAndWait(launched);
-            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, paths.logPath, options.tempRootName));
+            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, paths.logPath, options.tempRootName, config.hostKeyOptionName));
         },
         async stopUnused() {
             if (used)
@@ -252,11 +274,13 @@ var tunnel_urls = __webpack_require__(95);
 
 
 
+
 function prepareTunnel(tunnel, host) {
     let keeper;
+    const launch = host.tunnelProcess();
     try {
         keeper = launchKeeper({
-            ...host.tunnelProcess(),
+            ...launch,
             tempRoot: host.tempRoot,
             tempRootName: host.tempRootName
         });
@@ -268,7 +292,7 @@ function prepareTunnel(tunnel, host) {
     if (keeper.saved)
         (0,saved_tunnel/* saveTunnel */.Y_)(host.state, keeper.saved);
     return {
-        open: (login, settings, writes) => openTunnel(login, settings, tunnel, keeper, writes, host),
+        open: (login, settings, writes) => openTunnel(login, settings, tunnel, keeper, writes, host, launch.ends),
         stopUnused: async () => {
             await keeper.stopUnused();
             if (!keeper.ready)
@@ -276,10 +300,12 @@ function prepareTunnel(tunnel, host) {
         }
     };
 }
-async function openTunnel(login, settings, tunnel, keeper, writes, { log, state }) {
+async function openTunnel(login, settings, tunnel, keeper, writes, { log, state, clock }, ends) {
     const urls = (0,tunnel_urls/* urlsFor */.s2)(tunnel, (0,tunnel_urls/* targetOf */.$r)(login), settings.optionLabel);
     const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ');
     log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`);
+    const hostKeyOption = settings.optionLabel('tunnel-host-key');
+    const end = keeperEnd(ends, clock.now(), login.expiresAt);
     const started = await keeper.start({
         host: login.host,
         port: login.port,
@@ -291,17 +317,25 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state 
         hostKeyPins: tunnel.hostKeyPins,
         ...(login.expiresAt && { expiresAt: login.expiresAt }),
         attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
-        maxAttempts: settings.http.maxAttempts
+        maxAttempts: settings.http.maxAttempts,
+        hostKeyOptionName: hostKeyOption,
+        ...end
     });
     if (keeper.saved)
         (0,saved_tunnel/* saveTunnel */.Y_)(state, { ...keeper.saved, started: true });
     if (tunnel.hostKeyPins.length === 0) {
-        log.notice(`The tunnel server's host key is ${started.fingerprint}; it was accepted because tunnel-host-key is empty. ` +
-            `To refuse any other key, set tunnel-host-key: ${started.fingerprint}`);
+        log.notice(`The tunnel server's host key is ${started.fingerprint}; it was accepted because ${hostKeyOption} is empty. ` +
+            `To refuse any other key, set ${hostKeyOption}: ${started.fingerprint}`);
     }
     for (const [name, url] of Object.entries(urls))
         log.info(`Exposed ${name}: ${url}`);
-    log.info(`The tunnel runs until the job ends (process ${started.pid}, log ${started.logPath}).`);
+    const where = `process ${started.pid}, log ${started.logPath}`;
+    if (end.endAt === undefined)
+        log.info(`The tunnel runs until the job ends (${where}).`);
+    else {
+        const watched = end.watchPid === undefined ? '' : `, or once process ${end.watchPid} ends`;
+        log.info(`The tunnel ends by itself at ${end.endAt} at the latest${watched}; revoking the credential stops it sooner (${where}).`);
+    }
     if (login.lifetimeNote)
         log.info(login.lifetimeNote);
     const first = Object.values(urls)[0];
