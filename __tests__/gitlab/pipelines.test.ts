@@ -139,7 +139,7 @@ async function runAndCheck(
   )
   // The tunnel process provision started (it names its pid), and any other run from the npx
   // cache, is gone once after_script is done.
-  const tunnels = [...run.output.matchAll(/tunnel runs until the job ends \(process (\d+)/g)]
+  const tunnels = [...run.output.matchAll(/\(process (\d+), log /g)]
   expect(tunnels).toHaveLength(1)
   expect(processesWith(npmCache)).toEqual([])
   expect(isRunning(Number(tunnels[0][1]))).toBe(false)
