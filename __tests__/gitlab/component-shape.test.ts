@@ -88,4 +88,25 @@ describe('the GitLab component', () => {
     ])
     expect(JSON.stringify(job.variables)).not.toContain('SVC_API_KEY')
   })
+
+  it("is documented in docs/other-ci.md: one table row per input, with the input's default", () => {
+    const doc = readFileSync(join(root, 'docs', 'other-ci.md'), 'utf8')
+    const section = doc.slice(doc.indexOf('### GitLab CI/CD component'))
+    const rows = [...section.matchAll(/^\| `([\w-]+)` +\| ([^|]+?) +\|/gm)].map(
+      ([, name, value]) => [name, value]
+    )
+    const documented = rows.slice(0, Object.keys(inputs).length)
+    expect(Object.fromEntries(documented)).toEqual(
+      Object.fromEntries(
+        Object.entries(inputs).map(([name, input]) => [
+          name,
+          input.default === undefined
+            ? '(required)'
+            : input.default === ''
+              ? 'empty'
+              : `\`${String(input.default)}\``
+        ])
+      )
+    )
+  })
 })
