@@ -420,7 +420,7 @@ function splitFlag(token) {
         throw new UsageError(`${flag} is refused: a secret on the command line is visible to every process on the machine and kept in shell history. Set the variable ${variableFor(name)} instead.`);
     }
     if (!flag.startsWith('--') || !isFlagName(name)) {
-        throw new UsageError(`${describeWord(flag)} is not an option; see tunnel-credentials --help.`);
+        throw new UsageError(`${describeWord(flag)} is not an option.`);
     }
     return equals === -1 ? { name } : { name, inline: token.slice(equals + 1) };
 }
