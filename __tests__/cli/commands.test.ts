@@ -170,6 +170,16 @@ describe('revoke', () => {
     expect(readFileSync(join(work, 'tunnel.env'), 'utf8')).toBe('MINE=1\n')
   })
 
+  it('deletes the outputs file it wrote (it holds the token), and no other', async () => {
+    const outputs = join(work, 'outputs.json')
+    expect((await cli(['provision', '--outputs-file', outputs])).code).toBe(0)
+    expect((await cli(['revoke', '--outputs-file', outputs])).code).toBe(0)
+    expect(existsSync(outputs)).toBe(false)
+    writeFileSync(outputs, 'not json')
+    expect((await cli(['revoke', '--outputs-file', outputs])).code).toBe(0)
+    expect(readFileSync(outputs, 'utf8')).toBe('not json')
+  })
+
   it('leaves a foreign state file alone and revokes nothing; exit 1 only when asked', async () => {
     writeFileSync(stateFile(), '[]')
     const warned = await cli(['revoke'])
