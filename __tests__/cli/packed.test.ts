@@ -5,7 +5,7 @@
  * no secret in anything the CLI prints.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { ensureNode24 } from '../../scripts/runner.js'
 import { statusOf, useService } from '../e2e/helpers.js'
 import {
@@ -61,7 +61,7 @@ describe.each([
     }
   })
 
-  it('provision --expose prints a URL that reaches the app; revoke ends the tunnel', async () => {
+  it('provision --expose prints a URL that reaches the app; revoke ends the tunnel and removes its folder', async () => {
     const provisioned = await cli(['provision', ...job.exposeFlags()])
     expect(provisioned.code).toBe(0)
     const vars = loadEnvFile(join(job.work(), 'tunnel.env'))
@@ -71,9 +71,13 @@ describe.each([
     const pid = tunnelPid(provisioned)
     expect(stillRunning(pid)).toBe(true)
 
+    const tunnelLog = /, log (\S+)\)/.exec(provisioned.stdout)![1]
+    expect(existsSync(tunnelLog)).toBe(true)
+
     const revoked = await cli(['revoke'])
     expect(revoked.code).toBe(0)
     expect(stillRunning(pid)).toBe(false)
+    expect(existsSync(dirname(tunnelLog))).toBe(false)
     expect((await fetchUrl(service(), url)).status).toBe(502)
     expect(statusOf(service(), vars.SVC_TUNNEL_USER)).toBe('revoked')
     for (const run of [provisioned, revoked]) {

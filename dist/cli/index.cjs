@@ -279,7 +279,7 @@ exports.debug = debug; // for test
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(426);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(363);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -292,7 +292,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 426:
+/***/ 363:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -420,7 +420,7 @@ function splitFlag(token) {
         throw new UsageError(`${flag} is refused: a secret on the command line is visible to every process on the machine and kept in shell history. Set the variable ${variableFor(name)} instead.`);
     }
     if (!flag.startsWith('--') || !isFlagName(name)) {
-        throw new UsageError(`${describeWord(flag)} is not an option; see tunnel-credentials --help.`);
+        throw new UsageError(`${describeWord(flag)} is not an option.`);
     }
     return equals === -1 ? { name } : { name, inline: token.slice(equals + 1) };
 }
@@ -2889,7 +2889,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 163).then(__nccwpck_require__.bind(__nccwpck_require__, 163))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 323).then(__nccwpck_require__.bind(__nccwpck_require__, 323))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -2973,7 +2973,7 @@ async function revoke(host) {
     const { options, log, clock, state } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
     if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
-        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 163).then(__nccwpck_require__.bind(__nccwpck_require__, 163));
+        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 323).then(__nccwpck_require__.bind(__nccwpck_require__, 323));
         await stopSavedTunnel(host);
     }
     if (!hasSavedCredential(state)) {
@@ -3546,7 +3546,35 @@ function shellPath(path) {
     return /^[A-Za-z0-9_./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
+// EXTERNAL MODULE: ./core/tunnel/identity.ts
+var identity = __nccwpck_require__(243);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+;// CONCATENATED MODULE: ./cli/tunnel-dir.ts
+
+
+
+
+
+function savedTunnelDir(state, workDir) {
+    const saved = (0,saved_tunnel/* loadTunnel */.Lc)(state, workDir);
+    return saved && { pid: saved.pid, dir: saved.dir, ...(saved.dirId && { dirId: saved.dirId }) };
+}
+function removeTunnelDir(saved) {
+    if ((0,identity/* lookUpProcess */.iS)(saved.pid).state !== 'gone')
+        return false;
+    if (!(0,owned_dir/* checkOwnDirectory */.Ih)(saved.dir, saved.dirId).ours)
+        return false;
+    for (const path of Object.values((0,protocol/* tunnelFiles */.yJ)(saved.dir)))
+        (0,external_node_fs_.rmSync)(path, { force: true });
+    if ((0,external_node_fs_.readdirSync)(saved.dir).length > 0)
+        return false;
+    (0,external_node_fs_.rmdirSync)(saved.dir);
+    return true;
+}
+
 ;// CONCATENATED MODULE: ./cli/commands/revoke.ts
+
 
 
 
@@ -3569,7 +3597,10 @@ async function revokeCommand(input) {
         host.log.warning(`${settings.stateFile} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
     }
     else {
+        const tunnelDir = savedTunnelDir(state, settings.workDir);
         await revoke(host);
+        if (tunnelDir)
+            removeTunnelDir(tunnelDir);
     }
     removeFiles(host, settings);
     if (host.failure() !== undefined)
@@ -3618,6 +3649,7 @@ function isOutputsFile(path) {
 
 
 
+
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 async function runCommand(input, commandLine) {
     const started = startCommand(input, settings => fileState(settings.stateFile), settings => ({
@@ -3650,7 +3682,10 @@ async function runCommand(input, commandLine) {
             : 128 + external_node_os_namespaceObject.constants.signals[received];
         forward = signal => (received ??= signal);
         host.log.info('The command ended; stopping the tunnel and revoking the credential.');
+        const tunnelDir = savedTunnelDir(state, started.settings.workDir);
         await revoke(host);
+        if (tunnelDir)
+            removeTunnelDir(tunnelDir);
         if (host.failure() !== undefined)
             return code === 0 ? 1 : code;
         if (host.warnings() === 0)
@@ -4489,6 +4524,82 @@ function identifierProblem(value) {
 const LEGACY_COMMAND_MARKER = '##[';
 function holdsCommandMarker(value) {
     return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
+}
+
+
+/***/ }),
+
+/***/ 243:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   P2: () => (/* binding */ startTimeOf),
+/* harmony export */   fm: () => (/* binding */ isKeeper),
+/* harmony export */   iS: () => (/* binding */ lookUpProcess)
+/* harmony export */ });
+/* unused harmony exports lookUpInProc, lookUpWithPs */
+/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(421);
+/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
+
+
+function lookUpProcess(pid) {
+    if (process.platform === 'linux')
+        return lookUpInProc(pid);
+    if (process.platform === 'win32') {
+        return { state: 'unknown', reason: 'Windows offers no start time to check the pid against' };
+    }
+    return lookUpWithPs(pid);
+}
+function lookUpInProc(pid, root = '/proc') {
+    let stat;
+    let cmdline;
+    try {
+        stat = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(`${root}/${pid}/stat`, 'utf8');
+        cmdline = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(`${root}/${pid}/cmdline`, 'utf8');
+    }
+    catch {
+        return { state: 'gone' };
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [state] = fields;
+    const startTime = fields[19];
+    if (state === 'Z' || state === 'X' || startTime === undefined)
+        return { state: 'gone' };
+    return { state: 'running', startTime, args: cmdline.split('\0').filter(Boolean).join(' ') };
+}
+function lookUpWithPs(pid) {
+    let output;
+    try {
+        output = (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.execFileSync)('ps', ['-ww', '-o', 'stat=,lstart=,args=', '-p', String(pid)], {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            env: { LC_ALL: 'C' }
+        });
+    }
+    catch (error) {
+        if (error.status === 1)
+            return { state: 'gone' };
+        return { state: 'unknown', reason: `ps failed (${error.message.split('\n')[0]})` };
+    }
+    const words = output.trim().split(/\s+/);
+    if (words.length < 7)
+        return { state: 'gone' };
+    if (words[0].startsWith('Z'))
+        return { state: 'gone' };
+    return {
+        state: 'running',
+        startTime: words.slice(1, 6).join(' '),
+        args: words.slice(6).join(' ')
+    };
+}
+function startTimeOf(pid, lookUp = lookUpProcess) {
+    const look = lookUp(pid);
+    return look.state === 'running' ? look.startTime : undefined;
+}
+function isKeeper(look, startTime, dir) {
+    return look.state === 'running' && look.startTime === startTime && look.args.endsWith(` ${dir}`);
 }
 
 

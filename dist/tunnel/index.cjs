@@ -22462,6 +22462,8 @@ process.once('disconnect', () => {
     if (!ready)
         process.exit(3);
 });
+if (!process.connected)
+    process.exit(3);
 let stopOnSignal = () => process.exit(0);
 process.on('SIGTERM', () => stopOnSignal());
 process.once('message', (config) => {

@@ -93,7 +93,7 @@ function splitFlag(token: string): { name: FlagName; inline?: string } {
     )
   }
   if (!flag.startsWith('--') || !isFlagName(name)) {
-    throw new UsageError(`${describeWord(flag)} is not an option; see tunnel-credentials --help.`)
+    throw new UsageError(`${describeWord(flag)} is not an option.`)
   }
   return equals === -1 ? { name } : { name, inline: token.slice(equals + 1) }
 }

@@ -9,6 +9,7 @@ import { removeEnvFile } from '../env-file.js'
 import type { CliHost } from '../host.js'
 import { readRegularFile } from '../private-file.js'
 import { fileState, loadStateFile } from '../state-file.js'
+import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
 import { startCommand, type CommandInput } from './context.js'
 
 export async function revokeCommand(input: CommandInput): Promise<number> {
@@ -32,7 +33,9 @@ export async function revokeCommand(input: CommandInput): Promise<number> {
       `${settings.stateFile} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
     )
   } else {
+    const tunnelDir = savedTunnelDir(state, settings.workDir)
     await revoke(host)
+    if (tunnelDir) removeTunnelDir(tunnelDir)
   }
   removeFiles(host, settings)
   if (host.failure() !== undefined) return 1

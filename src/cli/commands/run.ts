@@ -10,6 +10,7 @@ import { revoke } from '../../core/revoke.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { variableFor } from '../option-names.js'
 import { fileState } from '../state-file.js'
+import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
 import { startCommand, type CommandInput } from './context.js'
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
@@ -57,7 +58,9 @@ export async function runCommand(input: CommandInput, commandLine: string[]): Pr
         : 128 + constants.signals[received]
     forward = signal => (received ??= signal)
     host.log.info('The command ended; stopping the tunnel and revoking the credential.')
+    const tunnelDir = savedTunnelDir(state, started.settings.workDir)
     await revoke(host)
+    if (tunnelDir) removeTunnelDir(tunnelDir)
     if (host.failure() !== undefined) return code === 0 ? 1 : code
     if (host.warnings() === 0) state.remove()
     return code

@@ -15,6 +15,8 @@ let ready = false
 process.once('disconnect', () => {
   if (!ready) process.exit(3)
 })
+// On a busy machine main can be gone before this code runs, and then no disconnect event comes.
+if (!process.connected) process.exit(3)
 
 // Post's signal, sent only once it proved this is the process main started (identity.ts): it
 // works where the stop file cannot, in a directory a later step emptied. Before the

@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 163;
-exports.ids = [163];
+exports.id = 323;
+exports.ids = [323];
 exports.modules = {
 
-/***/ 163:
+/***/ 323:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -49,67 +49,8 @@ var external_node_fs_ = __webpack_require__(24);
 var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
 var owned_dir = __webpack_require__(897);
-;// CONCATENATED MODULE: ./core/tunnel/identity.ts
-
-
-function lookUpProcess(pid) {
-    if (process.platform === 'linux')
-        return lookUpInProc(pid);
-    if (process.platform === 'win32') {
-        return { state: 'unknown', reason: 'Windows offers no start time to check the pid against' };
-    }
-    return lookUpWithPs(pid);
-}
-function lookUpInProc(pid, root = '/proc') {
-    let stat;
-    let cmdline;
-    try {
-        stat = (0,external_node_fs_.readFileSync)(`${root}/${pid}/stat`, 'utf8');
-        cmdline = (0,external_node_fs_.readFileSync)(`${root}/${pid}/cmdline`, 'utf8');
-    }
-    catch {
-        return { state: 'gone' };
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [state] = fields;
-    const startTime = fields[19];
-    if (state === 'Z' || state === 'X' || startTime === undefined)
-        return { state: 'gone' };
-    return { state: 'running', startTime, args: cmdline.split('\0').filter(Boolean).join(' ') };
-}
-function lookUpWithPs(pid) {
-    let output;
-    try {
-        output = (0,external_node_child_process_.execFileSync)('ps', ['-ww', '-o', 'stat=,lstart=,args=', '-p', String(pid)], {
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            env: { LC_ALL: 'C' }
-        });
-    }
-    catch (error) {
-        if (error.status === 1)
-            return { state: 'gone' };
-        return { state: 'unknown', reason: `ps failed (${error.message.split('\n')[0]})` };
-    }
-    const words = output.trim().split(/\s+/);
-    if (words.length < 7)
-        return { state: 'gone' };
-    if (words[0].startsWith('Z'))
-        return { state: 'gone' };
-    return {
-        state: 'running',
-        startTime: words.slice(1, 6).join(' '),
-        args: words.slice(6).join(' ')
-    };
-}
-function startTimeOf(pid, lookUp = lookUpProcess) {
-    const look = lookUp(pid);
-    return look.state === 'running' ? look.startTime : undefined;
-}
-function isKeeper(look, startTime, dir) {
-    return look.state === 'running' && look.startTime === startTime && look.args.endsWith(` ${dir}`);
-}
-
+// EXTERNAL MODULE: ./core/tunnel/identity.ts
+var identity = __webpack_require__(243);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __webpack_require__(479);
 ;// CONCATENATED MODULE: ./core/tunnel/start-failure.ts
@@ -174,7 +115,7 @@ function launchKeeper(options) {
         throw error;
     }
     const launched = child;
-    const startTime = launched.pid === undefined ? undefined : startTimeOf(launched.pid);
+    const startTime = launched.pid === undefined ? undefined : (0,identity/* startTimeOf */.P2)(launched.pid);
     const saved = launched.pid === undefined
         ? undefined
         : {
@@ -380,7 +321,7 @@ function formatBytes(bytes) {
 
 
 async function stopTunnel(saved, options = {}) {
-    const { graceMs = protocol/* STOP_GRACE_MS */.Ts, now = Date.now, sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms)), lookUp = lookUpProcess, signal = (pid, name) => process.kill(pid, name) } = options;
+    const { graceMs = protocol/* STOP_GRACE_MS */.Ts, now = Date.now, sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms)), lookUp = identity/* lookUpProcess */.iS, signal = (pid, name) => process.kill(pid, name) } = options;
     const files = (0,protocol/* tunnelFiles */.yJ)(saved.dir);
     const dir = (0,owned_dir/* checkOwnDirectory */.Ih)(saved.dir, saved.dirId);
     const readRecord = () => (dir.ours ? readStats(files.statsPath, saved.pid) : undefined);
@@ -398,8 +339,8 @@ async function stopTunnel(saved, options = {}) {
         return askWithoutProof(reason);
     }
     const startTime = saved.startTime;
-    const isOurs = () => isKeeper(lookUp(saved.pid), startTime, saved.dir);
-    if (!isKeeper(look, startTime, saved.dir))
+    const isOurs = () => (0,identity/* isKeeper */.fm)(lookUp(saved.pid), startTime, saved.dir);
+    if (!(0,identity/* isKeeper */.fm)(look, startTime, saved.dir))
         return gone();
     if (dir.ours)
         askByFile(files.stopPath);

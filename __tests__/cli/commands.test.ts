@@ -1,0 +1,240 @@
+/**
+ * The three commands in this process, through main() as bin.ts calls it, against the local
+ * credential service: what a job sees (exit codes, lines, files) on the paths the packed-package
+ * suites do not take. Tunnels are left to those suites, which run the real tunnel process.
+ */
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { main } from '../../src/cli/index.js'
+import { ACTION_VERSION } from '../../src/core/version.js'
+import { startCredentialService, type RunningService } from '../../service/server.js'
+
+let service: RunningService
+let work: string
+beforeAll(async () => (service = await startCredentialService()))
+afterAll(() => service.close())
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'cli-commands-'))
+  service.clearRequests()
+})
+afterEach(() => {
+  chmodSync(work, 0o700)
+  rmSync(work, { recursive: true, force: true })
+})
+
+interface Ran {
+  code: number
+  stdout: string[]
+  stderr: string[]
+}
+
+async function cli(args: string[], extra: Record<string, string | undefined> = {}): Promise<Ran> {
+  const stdout: string[] = []
+  const stderr: string[] = []
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    SVC_API_KEY: service.seed.provisionKey,
+    SVC_BASE_URL: service.baseUrl,
+    SVC_PROJECT: service.seed.project,
+    SVC_ENV_FILE: join(work, 'tunnel.env'),
+    ...extra
+  }
+  const code = await main(args, env, {
+    stdout: line => stdout.push(line),
+    stderr: line => stderr.push(line)
+  })
+  return { code, stdout, stderr }
+}
+
+const stateFile = () => join(work, '.tunnel-credentials.json')
+const statusOf = (user: string) => service.tokens().find(t => t.tunnel_user === user)?.status
+const userIn = (ran: Ran) => /Provisioned tunnel user (\w+)/.exec(ran.stdout.join('\n'))![1]
+
+describe('help, version and usage', () => {
+  it('prints the help and the version, exit 0', async () => {
+    const help = await cli(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout.join('\n')).toMatch(/^Usage:\n {2}tunnel-credentials provision \[options\]/)
+    expect((await cli(['--version'])).stdout).toEqual([`tunnel-credentials ${ACTION_VERSION}`])
+  })
+
+  it('a usage error: exit 2, one line, nothing sent', async () => {
+    const ran = await cli(['provision', '--projekt', 'x'])
+    expect(ran).toEqual({
+      code: 2,
+      stdout: [],
+      stderr: ['Usage error: "--projekt" is not an option. See tunnel-credentials --help.']
+    })
+    expect(service.requests()).toEqual([])
+  })
+})
+
+describe('provision', () => {
+  it('writes the env file and the outputs file, mode 0600; the summary names no secret', async () => {
+    const ran = await cli(['provision', '--outputs-file', join(work, 'outputs.json')])
+    expect(ran.code).toBe(0)
+    expect(ran.stderr).toEqual([])
+    const outputs = JSON.parse(readFileSync(join(work, 'outputs.json'), 'utf8'))
+    expect(outputs).toMatchObject({ credential: 'cicd', 'tunnel-user': userIn(ran) })
+    expect(statSync(join(work, 'outputs.json')).mode & 0o777).toBe(0o600)
+    expect(ran.stdout.join('\n')).not.toContain(outputs.token)
+    expect(ran.stdout.at(-1)).toBe(
+      `Wrote 4 variables to ${join(work, 'tunnel.env')}; load them with: set -a; . ${join(work, 'tunnel.env')}; set +a`
+    )
+  })
+
+  it('refuses to run over a state file an earlier provision left, and sends nothing', async () => {
+    expect((await cli(['provision'])).code).toBe(0)
+    service.clearRequests()
+    const again = await cli(['provision'])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toEqual([
+      `Error: ${stateFile()} (--state-file) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`
+    ])
+    expect(service.requests()).toEqual([])
+  })
+
+  it('refuses a state file that is not its own, and leaves it as it was', async () => {
+    writeFileSync(stateFile(), '{"somebody": "else"}')
+    const ran = await cli(['provision'], { SVC_STATE_FILE: stateFile() })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr[0]).toBe(
+      `Error: ${stateFile()} (SVC_STATE_FILE) exists and is not a tunnel-credentials state file. Move it away, or choose another SVC_STATE_FILE.`
+    )
+    expect(readFileSync(stateFile(), 'utf8')).toBe('{"somebody": "else"}')
+  })
+
+  it('revokes at once a credential whose env file cannot be written', async () => {
+    // The env file's folder exists but cannot be written to; the state file lives elsewhere.
+    const locked = join(work, 'locked')
+    mkdirSync(locked)
+    chmodSync(locked, 0o500)
+    const ran = await cli(['provision', '--state-file', join(work, 'state.json')], {
+      SVC_ENV_FILE: join(locked, 'tunnel.env')
+    })
+    chmodSync(locked, 0o700)
+    if (process.getuid?.() === 0) {
+      // root writes anyway: nothing to show here.
+      expect(ran.code).toBe(0)
+      return
+    }
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.at(-1)).toMatch(/^Error: Could not write the credential's files: /)
+    expect(statusOf(userIn(ran))).toBe('revoked')
+    expect(existsSync(join(work, 'state.json'))).toBe(false)
+  })
+
+  it('a failure at the service: exit 1, nothing written, no state file', async () => {
+    const ran = await cli(['provision'], { SVC_PROJECT: 'no-such-project' })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([
+      expect.stringMatching(/^Error: Project "no-such-project" was not found/)
+    ])
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+    expect(existsSync(stateFile())).toBe(false)
+  })
+
+  it('an option the CLI reads itself that is wrong: exit 1, named, nothing sent', async () => {
+    const ran = await cli(['provision', '--work-dir', join(work, 'missing')])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr[0]).toMatch(
+      /^Error: --work-dir is .*missing, which is not an existing directory/
+    )
+    expect(service.requests()).toEqual([])
+  })
+})
+
+describe('revoke', () => {
+  it('revokes, deletes its files, and leaves an env file it did not write', async () => {
+    const provisioned = await cli(['provision'])
+    const user = userIn(provisioned)
+    const revoked = await cli(['revoke'])
+    expect(revoked.code).toBe(0)
+    expect(statusOf(user)).toBe('revoked')
+    expect(existsSync(stateFile())).toBe(false)
+    writeFileSync(join(work, 'tunnel.env'), 'MINE=1\n')
+    const again = await cli(['revoke'])
+    expect(again.stderr).toEqual([
+      `Warning: ${join(work, 'tunnel.env')} was not written by tunnel-credentials, so it was left in place.`
+    ])
+    expect(readFileSync(join(work, 'tunnel.env'), 'utf8')).toBe('MINE=1\n')
+  })
+
+  it('deletes the outputs file it wrote (it holds the token), and no other', async () => {
+    const outputs = join(work, 'outputs.json')
+    expect((await cli(['provision', '--outputs-file', outputs])).code).toBe(0)
+    expect((await cli(['revoke', '--outputs-file', outputs])).code).toBe(0)
+    expect(existsSync(outputs)).toBe(false)
+    writeFileSync(outputs, 'not json')
+    expect((await cli(['revoke', '--outputs-file', outputs])).code).toBe(0)
+    expect(readFileSync(outputs, 'utf8')).toBe('not json')
+  })
+
+  it('leaves a foreign state file alone and revokes nothing; exit 1 only when asked', async () => {
+    writeFileSync(stateFile(), '[]')
+    const warned = await cli(['revoke'])
+    expect(warned.code).toBe(0)
+    expect(warned.stderr).toEqual([
+      `Warning: ${stateFile()} (--state-file) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
+    ])
+    expect(readFileSync(stateFile(), 'utf8')).toBe('[]')
+    expect(service.requests()).toEqual([])
+  })
+
+  it('with other options than provision: a warning, and the record kept for a retry', async () => {
+    expect((await cli(['provision'])).code).toBe(0)
+    const ran = await cli(['revoke', '--credential', 'ssh-key'])
+    expect(ran.stderr[0]).toMatch(/does not read as --credential "ssh-key", so nothing was revoked/)
+    expect(existsSync(stateFile())).toBe(true)
+    expect((await cli(['revoke'])).code).toBe(0)
+    expect(existsSync(stateFile())).toBe(false)
+  })
+})
+
+describe('run', () => {
+  it('runs the command with the variables, exits with its code, and revokes', async () => {
+    const ran = await cli(['run', '--', 'sh', '-c', 'test -n "$SVC_TUNNEL_TOKEN" && exit 4'])
+    expect(ran.code).toBe(4)
+    expect(statusOf(userIn(ran))).toBe('revoked')
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+    expect(existsSync(stateFile())).toBe(false)
+  })
+
+  it('a command that cannot start: exit 127, one error naming it, and still revoked', async () => {
+    const ran = await cli(['run', '--', join(work, 'no-such-program')])
+    expect(ran.code).toBe(127)
+    expect(ran.stderr).toEqual([
+      `Error: could not start ${join(work, 'no-such-program')}: no such command (check its name and PATH).`
+    ])
+    expect(statusOf(userIn(ran))).toBe('revoked')
+  })
+
+  it('a failed provision runs nothing', async () => {
+    const marker = join(work, 'ran')
+    const ran = await cli(['run', '--', 'touch', marker], { SVC_PROJECT: '' })
+    expect(ran.code).toBe(1)
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  it('a revoke that fails with --fail-on-revoke-error turns a success into exit 1', async () => {
+    service.injectFault({ kind: '500', endpoint: 'revoke-token', count: 5 })
+    const ran = await cli(['run', '--fail-on-revoke-error', '--max-attempts', '1', '--', 'true'])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.at(-1)).toMatch(/^Error: Could not revoke the tunnel token of user \w+: /)
+    // The record stays, so a revoke in a cleanup step can retry.
+    expect(existsSync(stateFile())).toBe(true)
+    service.resetFaults()
+    expect((await cli(['revoke'])).code).toBe(0)
+    expect(existsSync(stateFile())).toBe(false)
+  })
+})
