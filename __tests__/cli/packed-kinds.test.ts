@@ -1,10 +1,11 @@
 /**
- * Every credential kind through the packed package (Node 20), and what a job sees when things go
+ * Every credential kind through the packed package (on Node 20 and 24), and what a job sees when things go
  * wrong: exit codes, the one error line naming the option, nothing half-written, masking on a
  * system that offers it, and cleanup when the job is interrupted.
  */
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { ensureNode24 } from '../../scripts/runner.js'
 import { statusOf, useService } from '../e2e/helpers.js'
 import {
   expectNoSecretPrinted,
@@ -18,15 +19,18 @@ import {
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
 const job = useCliJob(service)
 
-describe('every credential kind', () => {
+describe.each([
+  ['Node 20', () => process.execPath],
+  ['Node 24', () => ensureNode24()]
+])('every credential kind on %s', (name, node) => {
   it('free: exported, nothing to revoke, and no API key needed', async () => {
     const env = job.env({ SVC_CREDENTIAL: 'free' })
     delete (env as Record<string, string | undefined>).SVC_API_KEY
-    const provisioned = await job.cli(['provision'], env)
+    const provisioned = await job.cli(['provision'], env, node())
     expect(provisioned.code).toBe(0)
     const vars = loadEnvFile(join(job.work(), 'tunnel.env'))
     expect(vars.SVC_TUNNEL_TOKEN).toMatch(/\S/)
-    const revoked = await job.cli(['revoke'], env)
+    const revoked = await job.cli(['revoke'], env, node())
     expect(revoked.code).toBe(0)
     expect(revoked.stdout).toMatch(/Nothing to revoke: free credentials .* expires by itself at/)
     expect(existsSync(join(job.work(), 'tunnel.env'))).toBe(false)
@@ -49,7 +53,7 @@ describe('every credential kind', () => {
       keys,
       ...job.exposeFlags()
     ]
-    const provisioned = await job.cli(['provision', ...flags])
+    const provisioned = await job.cli(['provision', ...flags], job.env(), node())
     expect(provisioned.stderr).toBe('')
     expect(provisioned.code).toBe(0)
     const vars = loadEnvFile(join(job.work(), 'tunnel.env'))
@@ -61,7 +65,7 @@ describe('every credential kind', () => {
     const key = service().sshKeys().at(-1)!
     expect(key.status).toBe('active')
 
-    const revoked = await job.cli(['revoke', ...flags])
+    const revoked = await job.cli(['revoke', ...flags], job.env(), node())
     expect(revoked.code).toBe(0)
     expect(existsSync(keyFile)).toBe(false)
     expect(
@@ -79,7 +83,12 @@ describe('every credential kind', () => {
     const response = await fetch(`${service().baseUrl}/project-register`, {
       method: 'POST',
       headers: { 'X-API-Key': service().seed.provisionKey, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ slug: 'cli-held-token', name: 'CLI held token', create_token: true })
+      body: JSON.stringify({
+        // One project per Node version: a slug is registered once.
+        slug: `cli-held-token-${name.slice('Node '.length)}`,
+        name: 'CLI held token',
+        create_token: true
+      })
     })
     const { token } = (await response.json()) as { token: { token: string; tunnel_user: string } }
     const env = job.env({
@@ -89,7 +98,7 @@ describe('every credential kind', () => {
       SVC_INPUT_TUNNEL_HOST: service().tunnelHost,
       SVC_INPUT_TUNNEL_PORT: String(service().tunnel!.port)
     })
-    const provisioned = await job.cli(['provision'], env)
+    const provisioned = await job.cli(['provision'], env, node())
     expect(provisioned.code).toBe(0)
     expect(loadEnvFile(join(job.work(), 'tunnel.env'))).toStrictEqual({
       SVC_TUNNEL_TOKEN: token.token,
@@ -97,7 +106,7 @@ describe('every credential kind', () => {
       SVC_TUNNEL_HOST: service().tunnelHost,
       SVC_TUNNEL_PORT: String(service().tunnel!.port)
     })
-    const revoked = await job.cli(['revoke'], env)
+    const revoked = await job.cli(['revoke'], env, node())
     expect(revoked.code).toBe(0)
     expect(statusOf(service(), token.tunnel_user)).toBe('active')
     for (const run of [provisioned, revoked]) expectNoSecretPrinted(run, [token.token])
