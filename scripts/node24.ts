@@ -91,6 +91,27 @@ export function npmInvocation(
   )
 }
 
+/** npm install of one package into a prefix of its own, outside the project's lockfile. */
+export function installInto(prefix: string, spec: string): void {
+  mkdirSync(prefix, { recursive: true })
+  const npm = npmInvocation()
+  execFileSync(
+    npm.file,
+    [
+      ...npm.args,
+      'install',
+      '--prefix',
+      prefix,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      spec
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] }
+  )
+}
+
 /** Path of a Node 24 binary: `RUNNER_NODE` when set, else the npm package, installed if missing. */
 export function ensureNode24(): string {
   const override = process.env.RUNNER_NODE
@@ -103,26 +124,7 @@ export function ensureNode24(): string {
   return withLock(() => {
     if (!version(binary)?.startsWith('v24.')) {
       process.stderr.write(`Installing ${packageName}@24 (the runner's Node) with npm …\n`)
-      mkdirSync(node24Prefix, { recursive: true })
-      const npm = npmInvocation()
-      execFileSync(
-        npm.file,
-        [
-          ...npm.args,
-          'install',
-          '--prefix',
-          node24Prefix,
-          '--no-save',
-          '--no-package-lock',
-          '--no-audit',
-          '--no-fund',
-          `${packageName}@24`
-        ],
-        {
-          cwd: repoRoot,
-          stdio: ['ignore', 'ignore', 'inherit']
-        }
-      )
+      installInto(node24Prefix, `${packageName}@24`)
     }
     const found = version(binary)
     if (!found?.startsWith('v24.')) throw new Error(`${binary} is not Node 24 (got ${found})`)

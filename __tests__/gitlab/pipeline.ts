@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { stringify } from 'yaml'
-import { ensureNode24, npmInvocation, repoRoot, withLock } from '../../scripts/node24.js'
+import { ensureNode24, installInto, repoRoot, withLock } from '../../scripts/node24.js'
 import { findSecretLeaks } from '../../scripts/runner.js'
 
 export const GITLAB_CI_LOCAL = '4.75.1'
@@ -38,23 +38,7 @@ export function ensureGitlabCiLocal(): string {
   if (installedVersion() === GITLAB_CI_LOCAL) return entry
   return withLock(() => {
     if (installedVersion() !== GITLAB_CI_LOCAL) {
-      mkdirSync(prefix, { recursive: true })
-      const npm = npmInvocation()
-      execFileSync(
-        npm.file,
-        [
-          ...npm.args,
-          'install',
-          '--prefix',
-          prefix,
-          '--no-save',
-          '--no-package-lock',
-          '--no-audit',
-          '--no-fund',
-          `gitlab-ci-local@${GITLAB_CI_LOCAL}`
-        ],
-        { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] }
-      )
+      installInto(prefix, `gitlab-ci-local@${GITLAB_CI_LOCAL}`)
     }
     return entry
   }, 'gitlab-ci-local')
