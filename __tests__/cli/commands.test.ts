@@ -219,6 +219,16 @@ describe('run', () => {
     expect(statusOf(userIn(ran))).toBe('revoked')
   })
 
+  it('refuses to run over what an earlier provision left, and runs nothing', async () => {
+    expect((await cli(['provision'])).code).toBe(0)
+    const marker = join(work, 'ran')
+    const ran = await cli(['run', '--', 'touch', marker])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr[0]).toMatch(/records a credential or tunnel that was never revoked/)
+    expect(existsSync(marker)).toBe(false)
+    expect((await cli(['revoke'])).code).toBe(0)
+  })
+
   it('a failed provision runs nothing', async () => {
     const marker = join(work, 'ran')
     const ran = await cli(['run', '--', 'touch', marker], { SVC_PROJECT: '' })

@@ -3451,6 +3451,7 @@ function cliOptions(flags, env) {
 
 
 
+
 function startCommand(input, makeState, tunnelEnd = settings => ({
     ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes })
 })) {
@@ -3489,6 +3490,17 @@ function warnOnce(mask, terminal, ci) {
         terminal.stderr(`Warning: ${ci.masking.describe} did not work, so ${ci.name} will not hide the credential; tunnel-credentials never prints it.`);
     };
 }
+function leftoverState(settings, host) {
+    const found = loadStateFile(settings.stateFile);
+    if (found.type === 'none' || (found.type === 'state' && Object.keys(found.values).length === 0)) {
+        return undefined;
+    }
+    const flag = host.options.label('state-file');
+    if (found.type === 'foreign') {
+        return `${settings.stateFile} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
+    }
+    return `${settings.stateFile} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
+}
 
 ;// CONCATENATED MODULE: ./cli/commands/provision.ts
 
@@ -3503,7 +3515,7 @@ async function provisionCommand(input) {
     if ('error' in started)
         return fail(input, started.error);
     const { host, settings, state } = started;
-    const earlier = leftover(settings, host);
+    const earlier = leftoverState(settings, host);
     if (earlier !== undefined)
         return fail(input, earlier);
     await provision(host);
@@ -3526,17 +3538,6 @@ async function provisionCommand(input) {
     }
     host.log.info(`Wrote ${Object.keys(host.variables).length} variables to ${settings.envFile}; load them with: set -a; . ${shellPath(settings.envFile)}; set +a`);
     return 0;
-}
-function leftover(settings, host) {
-    const found = loadStateFile(settings.stateFile);
-    if (found.type === 'none' || (found.type === 'state' && Object.keys(found.values).length === 0)) {
-        return undefined;
-    }
-    const flag = host.options.label('state-file');
-    if (found.type === 'foreign') {
-        return `${settings.stateFile} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
-    }
-    return `${settings.stateFile} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
 }
 function fail(input, message) {
     input.terminal.stderr(`Error: ${message}`);
@@ -3661,6 +3662,11 @@ async function runCommand(input, commandLine) {
         return 1;
     }
     const { host, state } = started;
+    const earlier = leftoverState(started.settings, host);
+    if (earlier !== undefined) {
+        input.terminal.stderr(`Error: ${earlier}`);
+        return 1;
+    }
     let received;
     let forward = signal => (received ??= signal);
     const handlers = FORWARDED_SIGNALS.map(signal => {

@@ -10,7 +10,7 @@ import { createMasker, maskingLine } from '../masking.js'
 import { readCliSettings, type CliSettings } from '../cli-settings.js'
 import { cliHost, type CliHost, type Terminal } from '../host.js'
 import { cliOptions } from '../options.js'
-import type { fileState } from '../state-file.js'
+import { loadStateFile, type fileState } from '../state-file.js'
 
 export interface CommandInput {
   flags: ReadonlyMap<FlagName, string>
@@ -68,4 +68,20 @@ function warnOnce(
       `Warning: ${ci.masking.describe} did not work, so ${ci.name} will not hide the credential; tunnel-credentials never prints it.`
     )
   }
+}
+
+/**
+ * A state file that already holds a credential or a tunnel belongs to a provision nobody
+ * revoked: overwriting it would lose the only record of what to clean up.
+ */
+export function leftoverState(settings: CliSettings, host: CliHost): string | undefined {
+  const found = loadStateFile(settings.stateFile)
+  if (found.type === 'none' || (found.type === 'state' && Object.keys(found.values).length === 0)) {
+    return undefined
+  }
+  const flag = host.options.label('state-file')
+  if (found.type === 'foreign') {
+    return `${settings.stateFile} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`
+  }
+  return `${settings.stateFile} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`
 }

@@ -11,7 +11,7 @@ import { describeUnexpected } from '../../core/text/describe-error.js'
 import { variableFor } from '../option-names.js'
 import { fileState } from '../state-file.js'
 import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
-import { startCommand, type CommandInput } from './context.js'
+import { leftoverState, startCommand, type CommandInput } from './context.js'
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number]
@@ -31,6 +31,11 @@ export async function runCommand(input: CommandInput, commandLine: string[]): Pr
     return 1
   }
   const { host, state } = started
+  const earlier = leftoverState(started.settings, host)
+  if (earlier !== undefined) {
+    input.terminal.stderr(`Error: ${earlier}`)
+    return 1
+  }
   // Caught from the start: a signal during provision cancels the command, never the cleanup.
   let received: ForwardedSignal | undefined
   let forward: (signal: ForwardedSignal) => void = signal => (received ??= signal)
