@@ -20,3 +20,12 @@ describe('readKindChoice', () => {
     )
   })
 })
+
+describe('readKindChoice for auto', () => {
+  it('takes an API key of blanks for none', () => {
+    expect(readKindChoice(optionsFrom({ credential: ' AUTO ', 'api-key': '  ' }))).toStrictEqual({
+      kind: 'free',
+      auto: true
+    })
+  })
+})

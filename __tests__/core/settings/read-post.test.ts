@@ -1,4 +1,5 @@
 import { readPostSettings } from '../../../src/core/settings/read-post.js'
+import { readMainSettings } from '../../../src/core/settings/read-main.js'
 import { optionsFrom as reader } from '../../helpers/options.js'
 
 const KEY = `sk_${'ab'.repeat(32)}`
@@ -45,5 +46,14 @@ describe('readPostSettings', () => {
     expect(() => readPostSettings(reader({ 'base-url': 'http://svc.example.test' }))).toThrow(
       /it must use https/
     )
+  })
+})
+
+describe('the settings name options as the host does', () => {
+  it('labels an option for messages, in post and in main', () => {
+    const cli = (name: string) => `--${name}`
+    const options = reader({ credential: 'free', 'base-url': 'https://s.test' }, cli)
+    expect(readPostSettings(options).optionLabel('revoke')).toBe('--revoke')
+    expect(readMainSettings(options).optionLabel('export-env')).toBe('--export-env')
   })
 })
