@@ -26,6 +26,17 @@ const PARSED = {
 const refusal = (problem: string) => `failed validation: ${problem}. Nothing was exported.`
 const BAD_PORT = refusal('tunnel_port is not a whole number from 1 to 65535')
 
+describe('the answer as a whole', () => {
+  it('refuses an array, even of a valid answer', () => {
+    expect(() => parseCredential([RAW])).toThrow(refusal('the body is not a JSON object'))
+  })
+
+  it('takes the tunnel user for the client id when the answer names none', () => {
+    const { client_id: _clientId, ...withoutClientId } = RAW
+    expect(parseCredential(withoutClientId)).toStrictEqual({ ...PARSED, clientId: 'ab12c' })
+  })
+})
+
 describe('tunnel_port', () => {
   it.each([
     [1, 1],
