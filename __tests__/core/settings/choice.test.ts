@@ -11,7 +11,7 @@ describe('readKindChoice', () => {
       { kind: 'cicd', auto: true }
     ]
   ])('reads %j as %j', (values, choice) => {
-    expect(readKindChoice(optionsFrom(values))).toEqual(choice)
+    expect(readKindChoice(optionsFrom(values))).toStrictEqual(choice)
   })
 
   it('lists every kind and auto, naming the option as the host does', () => {

@@ -6,7 +6,9 @@ const KEY = `sk_${'ab'.repeat(32)}`
 
 describe('readPostSettings', () => {
   it('reads what the post step needs, with defaults', () => {
-    expect(readPostSettings(reader({ 'api-key': KEY, 'base-url': 'https://s.test' }))).toEqual({
+    expect(
+      readPostSettings(reader({ 'api-key': KEY, 'base-url': 'https://s.test' }))
+    ).toStrictEqual({
       optionLabel: expect.any(Function),
       kind: 'cicd',
       apiKey: KEY,
