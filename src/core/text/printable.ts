@@ -72,8 +72,7 @@ export function cleanText(value: string, max: number): string {
   const flat = (
     PRINTABLE_ASCII.test(redacted)
       ? redacted
-      : // Stryker disable next-line Regex: one space per character or per run, the \s+ below joins them
-        redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
+      : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
   )
     .replace(/\s+/g, ' ')
     .trim()
