@@ -57,6 +57,21 @@ describe('a successful answer', () => {
   })
 })
 
+describe('the body', () => {
+  it('drops one byte order mark at the start, as fetch json() does', () => {
+    expect(interpretAnswer('credential-provision', 200, '\uFEFF{"a":1}')).toStrictEqual({ a: 1 })
+    expect(failure(200, '{"a":1}\uFEFF').message).toBe(
+      'HTTP 200 with a body that is not JSON (10 bytes, not shown)'
+    )
+  })
+
+  it('takes any 2xx from revoke-token as done, with or without a body', () => {
+    expect(interpretAnswer('revoke-token', 204, '')).toBeUndefined()
+    expect(interpretAnswer('revoke-token', 202, 'accepted')).toBeUndefined()
+    expect(interpretAnswer('revoke-token', 200, '{"ok":true}')).toStrictEqual({ ok: true })
+  })
+})
+
 describe('an error answer', () => {
   it("names the service's code and message", () => {
     expect(failure(403, '{"code":"FORBIDDEN","error":"no scope"}')).toStrictEqual(
@@ -129,6 +144,9 @@ describe('how long the service asks to wait', () => {
     ['  mon, 23 Nov 2026 10:01:00 GMT', 60],
     ['Mon, 23 Nov 2026 09:59:00 GMT', 0],
     ['Sun, 99 Foo 2026', undefined],
+    // An HTTP date starts with the day's 3-letter name; other date forms are not read.
+    ['23 Nov 2026 10:00:30 GMT', undefined],
+    ['Mo, 23 Nov 2026 10:00:30 GMT', undefined],
     ['12abc', undefined],
     [[], undefined]
   ])('reads the header %j as %j', (header, seconds) => {

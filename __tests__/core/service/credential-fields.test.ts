@@ -27,6 +27,15 @@ const refusal = (problem: string) => `failed validation: ${problem}. Nothing was
 const BAD_PORT = refusal('tunnel_port is not a whole number from 1 to 65535')
 
 describe('the answer as a whole', () => {
+  it('says nothing was exported and where to look', () => {
+    expect(() => parseCredential({ ...RAW, token: '' })).toThrow(
+      new Error(
+        'The credential service sent a credential that failed validation: token is missing. Nothing was exported. ' +
+          'Check that base-url points at the credential service; if it does, report this to the service operator.'
+      )
+    )
+  })
+
   it('refuses an array, even of a valid answer', () => {
     expect(() => parseCredential([RAW])).toThrow(refusal('the body is not a JSON object'))
   })
