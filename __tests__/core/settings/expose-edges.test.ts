@@ -112,3 +112,15 @@ describe('parseHostKeyPins, the key types', () => {
     }
   })
 })
+
+describe('parseExpose, the whole entry and the whole port', () => {
+  it.each([
+    ['x3000', 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT'],
+    ['3000x', 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT'],
+    ['web=db:80x', 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080'],
+    ['web=db:x80', 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080'],
+    ['web=x[::1]:80', '"x[::1]" is not a host name or IP address']
+  ])('refuses %j', (raw, needs) => {
+    expect(() => parseExpose(raw, label)).toThrow(`--expose has the entry "${raw}": ${needs}.`)
+  })
+})

@@ -59,3 +59,9 @@ describe('the settings name options as the host does', () => {
     expect(readMainSettings(options).optionLabel('export-env')).toBe('--export-env')
   })
 })
+
+it('trims the API key post sends', () => {
+  expect(
+    readPostSettings(reader({ 'api-key': ` ${KEY} `, 'base-url': 'https://s.test' })).apiKey
+  ).toBe(KEY)
+})
