@@ -13,6 +13,10 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: { isolatedModules: true } }]
   },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts', '<rootDir>/service/__tests__/**/*.test.ts'],
+  // `npm run mutate` copies the project into .stryker-tmp/ and writes reports/: never tests nor
+  // modules of this run (a sandbox's package.json and sources would shadow the real ones).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/.stryker-tmp/', '<rootDir>/reports/'],
+  modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/', '<rootDir>/reports/'],
   collectCoverageFrom: [
     'src/**/*.ts',
     // The tunnel process's entry: a few lines of IPC wiring that only ever run in the detached

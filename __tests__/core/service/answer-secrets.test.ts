@@ -19,6 +19,13 @@ describe('holdsSecret', () => {
     expect(holdsSecret('user-s3c', ['s3c'])).toBe(true)
     expect(holdsSecret('user-s3', ['s3c'])).toBe(false)
   })
+  it('tells apart two pieces of the token whose hashes are the same', () => {
+    // "htauu410" and "2x6fwj4a" have the same rolling hash: the piece is found by its text.
+    const secret = 'htauu4102x6fwj4a'
+    expect(holdsSecret('user-htauu410', [secret])).toBe(true)
+    expect(holdsSecret('user-2x6fwj4a', [secret])).toBe(true)
+    expect(holdsSecret('user-htauu41x', [secret])).toBe(false)
+  })
   it('compares huge strings in linear time', () => {
     const huge = 'ab'.repeat(500_000)
     expect(holdsSecret(huge, [`${'c'.repeat(500_000)}`])).toBe(false)

@@ -14,7 +14,7 @@ const RAW = {
 
 describe('parseCredential', () => {
   it('turns a documented answer into a credential', () => {
-    expect(parseCredential(RAW)).toEqual({
+    expect(parseCredential(RAW)).toStrictEqual({
       token: 'tok_abc',
       tunnelUser: 'ab12c',
       clientId: 'client-1',
@@ -103,14 +103,14 @@ describe('parseCredential', () => {
 describe('issuedCredential', () => {
   const named = (tunnelUser: string) => ({ tunnelUser, nameable: true, savable: true })
   it('names the user once token and user pass their own checks, whatever else is wrong', () => {
-    expect(issuedCredential({ ...RAW, tunnel_host: undefined, expires_at: 'x' })).toEqual(
+    expect(issuedCredential({ ...RAW, tunnel_host: undefined, expires_at: 'x' })).toStrictEqual(
       named('ab12c')
     )
-    expect(issuedCredential({ tunnel_client_secret: 's', tunnel_client_id: 'free-1' })).toEqual(
-      named('free-1')
-    )
+    expect(
+      issuedCredential({ tunnel_client_secret: 's', tunnel_client_id: 'free-1' })
+    ).toStrictEqual(named('free-1'))
     // Refused later for the marker, but issued all the same: it must be revoked.
-    expect(issuedCredential({ ...RAW, tunnel_user: 'ab12c##[add-mask]x' })).toEqual(
+    expect(issuedCredential({ ...RAW, tunnel_user: 'ab12c##[add-mask]x' })).toStrictEqual(
       named('ab12c##[add-mask]x')
     )
   })
@@ -119,7 +119,7 @@ describe('issuedCredential', () => {
     [{ ...RAW, tunnel_user: 'u-tok_abc-1' }, 'u-tok_abc-1'],
     [{ ...RAW, tunnel_client_secret: 'tok_other', tunnel_user: 'tok_other' }, 'tok_other']
   ])('marks a user that holds a secret as not to be named: %j', (raw, tunnelUser) => {
-    expect(issuedCredential(raw)).toEqual({ tunnelUser, nameable: false, savable: false })
+    expect(issuedCredential(raw)).toStrictEqual({ tunnelUser, nameable: false, savable: false })
   })
   it.each([
     [{ ...RAW, token: '' }],
@@ -128,12 +128,12 @@ describe('issuedCredential', () => {
     [{ ...RAW, token: 'tok_ab\u200bcd' }],
     [{ ...RAW, token: 'tok_ab\u202ecd' }]
   ])('names the user whatever its token, since the service issued it: %j', raw => {
-    expect(issuedCredential(raw)).toEqual(named('ab12c'))
+    expect(issuedCredential(raw)).toStrictEqual(named('ab12c'))
   })
   it.each(['a b', 'b\u00e9la\u202ecod', 'ab\u200b', 'ab\udc00'])(
     'names a user that state cannot carry, to revoke at once only: %j',
     tunnelUser => {
-      expect(issuedCredential({ ...RAW, tunnel_user: tunnelUser })).toEqual({
+      expect(issuedCredential({ ...RAW, tunnel_user: tunnelUser })).toStrictEqual({
         tunnelUser,
         nameable: true,
         savable: false
@@ -148,7 +148,7 @@ describe('issuedCredential', () => {
     [null]
   ])('names none for %j', raw => expect(issuedCredential(raw)).toBeUndefined())
   it('accepts a well-formed pair of surrogates', () => {
-    expect(issuedCredential({ ...RAW, tunnel_user: 'ab\ud83d\ude00' })).toEqual(
+    expect(issuedCredential({ ...RAW, tunnel_user: 'ab\ud83d\ude00' })).toStrictEqual(
       named('ab\ud83d\ude00')
     )
   })

@@ -11,12 +11,21 @@ describe('readKindChoice', () => {
       { kind: 'cicd', auto: true }
     ]
   ])('reads %j as %j', (values, choice) => {
-    expect(readKindChoice(optionsFrom(values))).toEqual(choice)
+    expect(readKindChoice(optionsFrom(values))).toStrictEqual(choice)
   })
 
   it('lists every kind and auto, naming the option as the host does', () => {
     expect(() => readKindChoice(optionsFrom({ credential: 'oidc' }, n => `--${n}`))).toThrow(
       '--credential is "oidc": expected one of cicd, free, auto, ssh-key or existing.'
     )
+  })
+})
+
+describe('readKindChoice for auto', () => {
+  it('takes an API key of blanks for none', () => {
+    expect(readKindChoice(optionsFrom({ credential: ' AUTO ', 'api-key': '  ' }))).toStrictEqual({
+      kind: 'free',
+      auto: true
+    })
   })
 })

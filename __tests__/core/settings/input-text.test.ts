@@ -82,3 +82,54 @@ describe('readMainSettings, the raw text of every input', () => {
     }
   })
 })
+
+describe('readMainSettings, which character it names', () => {
+  const free = { credential: 'free', 'base-url': 'https://s.test' }
+  it.each([
+    ['\u007f', 'a control character (U+007F)'],
+    ['\u009f', 'a control character (U+009F)'],
+    ['\u0085', 'a line break (U+0085)'],
+    ['\r', 'a line break (U+000D)'],
+    ['\u2028', 'a line break (U+2028)'],
+    ['\u061c', 'a bidirectional text control (U+061C)'],
+    ['\u200e', 'a bidirectional text control (U+200E)'],
+    ['\u200f', 'a bidirectional text control (U+200F)'],
+    ['\u202a', 'a bidirectional text control (U+202A)'],
+    ['\u2066', 'a bidirectional text control (U+2066)'],
+    ['\u2069', 'a bidirectional text control (U+2069)'],
+    ['\udfff', 'an unpaired UTF-16 surrogate (U+DFFF)']
+  ])('names %j as %s', (character, kind) => {
+    expect(() => readMainSettings(reader({ ...free, 'env-prefix': `SVC${character}` }))).toThrow(
+      `Input env-prefix is "SVC\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}": it holds ${kind} at character 4.`
+    )
+  })
+
+  it('lets other characters outside ASCII through to the parser that reads them', () => {
+    expect(() => readMainSettings(reader({ ...free, 'env-prefix': 'SVC\u00e9' }))).toThrow(
+      /^Input env-prefix is "SVC\u00e9": expected an upper-case letter/
+    )
+    expect(() => readMainSettings(reader({ ...free, 'env-prefix': 'SVC\u2067' }))).toThrow(
+      'it holds a bidirectional text control (U+2067) at character 4.'
+    )
+  })
+
+  it('accepts tabs inside the lines of expose, and refuses them elsewhere', () => {
+    expect(
+      readMainSettings(reader({ ...free, expose: 'web=3000\n\tapi=3001\t' })).tunnel?.entries
+    ).toStrictEqual([
+      { name: 'web', host: 'localhost', port: 3000 },
+      { name: 'api', host: 'localhost', port: 3001 }
+    ])
+    expect(() => readMainSettings(reader({ ...free, 'env-prefix': 'a\tb' }))).toThrow(
+      'Input env-prefix is "a\\u0009b": it holds a control character (U+0009) at character 2.'
+    )
+  })
+
+  it('counts the lines of a list from 1, across CRLF line ends', () => {
+    expect(() =>
+      readMainSettings(reader({ ...free, expose: 'web=3000\r\napi=3001\r\nx=\u00013' }))
+    ).toThrow(
+      'Input expose, line 3, is "x=\\u00013": it holds a control character (U+0001) at character 3.'
+    )
+  })
+})

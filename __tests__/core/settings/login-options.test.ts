@@ -109,3 +109,16 @@ describe('readTunnelUser', () => {
     )
   })
 })
+
+describe('readTunnelUser, at its length limit', () => {
+  const read = (value: string) =>
+    readTunnelUser(optionsFrom({ 'tunnel-user': value }, cli), 'tunnel-user', 'existing', 'x', {
+      changeable: false
+    })
+  it('accepts 200 characters, and refuses 201 quoting the start', () => {
+    expect(read('u'.repeat(200)).name).toBe('u'.repeat(200))
+    expect(() => read('u'.repeat(201))).toThrow(
+      `--tunnel-user is "${'u'.repeat(57)}...": expected a user name without spaces, control characters, "::" or "##[".`
+    )
+  })
+})

@@ -22,7 +22,7 @@ describe('readMainSettings', () => {
         'timeout-seconds': '12'
       })
     )
-    expect(settings).toEqual({
+    expect(settings).toStrictEqual({
       optionLabel: expect.any(Function),
       kind: 'cicd',
       apiKey: KEY,
@@ -36,7 +36,8 @@ describe('readMainSettings', () => {
       tunnelPort: 2022,
       envPrefix: 'ACME_2',
       exportEnv: true,
-      http: { maxAttempts: 5, timeoutSeconds: 12 }
+      http: { maxAttempts: 5, timeoutSeconds: 12 },
+      tunnel: undefined
     })
   })
 
@@ -50,7 +51,8 @@ describe('readMainSettings', () => {
       revoke: true,
       envPrefix: 'SVC',
       exportEnv: true,
-      http: { maxAttempts: 3, timeoutSeconds: 30 }
+      http: { maxAttempts: 3, timeoutSeconds: 30 },
+      tunnel: undefined
     })
   })
 
@@ -131,7 +133,7 @@ describe('readMainSettings for ssh-key and existing', () => {
   }
 
   it('reads ssh-key settings, with port 2223 by default', () => {
-    expect(readMainSettings(reader(SSH))).toEqual({
+    expect(readMainSettings(reader(SSH))).toStrictEqual({
       optionLabel: expect.any(Function),
       kind: 'ssh-key',
       apiKey: KEY,
@@ -144,7 +146,8 @@ describe('readMainSettings for ssh-key and existing', () => {
       failOnRevokeError: false,
       envPrefix: 'SVC',
       exportEnv: true,
-      http: { maxAttempts: 3, timeoutSeconds: 30 }
+      http: { maxAttempts: 3, timeoutSeconds: 30 },
+      tunnel: undefined
     })
     expect(readMainSettings(reader({ ...SSH, 'tunnel-port': '22' }))).toMatchObject({
       tunnelPort: 22
@@ -152,7 +155,7 @@ describe('readMainSettings for ssh-key and existing', () => {
   })
 
   it('reads existing settings without api-key, project or base-url', () => {
-    expect(readMainSettings(reader(EXISTING))).toEqual({
+    expect(readMainSettings(reader(EXISTING))).toStrictEqual({
       optionLabel: expect.any(Function),
       kind: 'existing',
       tunnelToken: 'tok_abc',
@@ -164,7 +167,8 @@ describe('readMainSettings for ssh-key and existing', () => {
       failOnRevokeError: false,
       envPrefix: 'SVC',
       exportEnv: true,
-      http: { maxAttempts: 3, timeoutSeconds: 30 }
+      http: { maxAttempts: 3, timeoutSeconds: 30 },
+      tunnel: undefined
     })
   })
 

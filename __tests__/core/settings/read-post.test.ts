@@ -1,11 +1,14 @@
 import { readPostSettings } from '../../../src/core/settings/read-post.js'
+import { readMainSettings } from '../../../src/core/settings/read-main.js'
 import { optionsFrom as reader } from '../../helpers/options.js'
 
 const KEY = `sk_${'ab'.repeat(32)}`
 
 describe('readPostSettings', () => {
   it('reads what the post step needs, with defaults', () => {
-    expect(readPostSettings(reader({ 'api-key': KEY, 'base-url': 'https://s.test' }))).toEqual({
+    expect(
+      readPostSettings(reader({ 'api-key': KEY, 'base-url': 'https://s.test' }))
+    ).toStrictEqual({
       optionLabel: expect.any(Function),
       kind: 'cicd',
       apiKey: KEY,
@@ -46,4 +49,19 @@ describe('readPostSettings', () => {
       /it must use https/
     )
   })
+})
+
+describe('the settings name options as the host does', () => {
+  it('labels an option for messages, in post and in main', () => {
+    const cli = (name: string) => `--${name}`
+    const options = reader({ credential: 'free', 'base-url': 'https://s.test' }, cli)
+    expect(readPostSettings(options).optionLabel('revoke')).toBe('--revoke')
+    expect(readMainSettings(options).optionLabel('export-env')).toBe('--export-env')
+  })
+})
+
+it('trims the API key post sends', () => {
+  expect(
+    readPostSettings(reader({ 'api-key': ` ${KEY} `, 'base-url': 'https://s.test' })).apiKey
+  ).toBe(KEY)
 })

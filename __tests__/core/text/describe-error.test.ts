@@ -51,3 +51,60 @@ describe('describeUnexpected keeps what explains a failure', () => {
     expect(describeUnexpected({ message: `bad key ${pem} here` })).toBe('bad key *** here')
   })
 })
+
+describe('describeUnexpected, each kind of credential it hides', () => {
+  const shown = (message: string) => describeUnexpected({ message })
+  it.each([
+    ['Authorization: Bearer hunter2', 'Authorization: Bearer ***'],
+    ['basic dXNlcjpw, then', 'basic ***, then'],
+    ['Bearer   hunter2', 'Bearer ***'],
+    ['X-API-Key: hunter2', 'X-API-Key: ***'],
+    ['x-api-key hunter2;', 'x-api-key ***;'],
+    ['X-API-Key:hunter2', 'X-API-Key: ***'],
+    ['https://user:hunter2@proxy.test/x', 'https://***@proxy.test/x'],
+    ["get 'http://u:hunter2@h.test'", "get 'http://***@h.test'"],
+    ['-----BEGIN RSA PRIVATE KEY-----\nMIIEow cut', '***'],
+    [
+      'key -----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY----- x',
+      'key *** x'
+    ]
+  ])('%j as %j', (message, expected) => {
+    expect(shown(message)).toBe(expected)
+  })
+})
+
+describe('describeUnexpected, the paths it keeps', () => {
+  const shown = (message: string) => describeUnexpected({ message })
+  it.each([
+    // A hex folder name, which the plain redaction would hide as credential-shaped.
+    "open '/deadbeef12/key'",
+    "open '../deadbeef12/x'",
+    "open './deadbeef12'",
+    "open '~/deadbeef12'",
+    "open '/tmp/deadbeef12'",
+    "rmdir '/tmp/deadbeef12/'",
+    String.raw`unlink 'C:\deadbeef12\key'`,
+    `open /tmp/${'x'.repeat(40)}/y`,
+    'open /tmp/abcdefghij1234567/x',
+    'open /tmp/ABCDEFGHIJ1234567/x',
+    'open /tmp/AbcdefghijKlmnopq/x',
+    // tok_ and sk_ count only at a segment's start: a folder name may hold them.
+    'open /tmp/task_sk_notes/x'
+  ])('keeps %s', message => {
+    expect(shown(message)).toBe(message)
+  })
+
+  it.each([
+    ['open /tmp/tok_abc/x', 'open /tmp/***/x'],
+    ['open /tmp/sk_a/x', 'open /tmp/***/x'],
+    [`open /cache/${'0123456789abcdef'.repeat(2)}/x`, 'open /cache/***/x'],
+    ['open /tmp/Ab1defghijklmnopq/x', 'open /tmp/***/x'],
+    ['open /tmp/x-Ab1defghijklmnopq.d/x', 'open /tmp/***/x']
+  ])('hides the credential-shaped segment of %s', (message, expected) => {
+    expect(shown(message)).toBe(expected)
+  })
+
+  it('takes no path from within a base64 run', () => {
+    expect(shown('key q8Vw3Zr+T1/Lk9PmXa2bYc7Ud0EfGhJ4nRsWoQ==')).toBe('key ***')
+  })
+})

@@ -97,3 +97,24 @@ describe('the printable-ASCII shortcut', () => {
     expect(printable('a\u200bb')).toBe('a\\u200bb')
   })
 })
+
+describe('the cut', () => {
+  it('keeps text of exactly the limit whole, and cuts one character more', () => {
+    expect(printable('x'.repeat(200))).toBe('x'.repeat(200))
+    expect(printable('x'.repeat(201))).toBe(`${'x'.repeat(197)}...`)
+    expect(printable('abcdefg', 7)).toBe('abcdefg')
+    expect(printable('abcdefgh', 7)).toBe('abcd...')
+  })
+
+  it('counts the escapes, not the characters they stand for', () => {
+    expect(printable('a\nb', 8)).toBe('a\\u000ab')
+    expect(printable('a\nbc', 8)).toBe('a\\u00...')
+    expect(printable('##[x', 9)).toBe('\\u0023#[x')
+    expect(printable('##[xy', 9)).toBe('\\u0023...')
+  })
+
+  it('cleans prose to its own limit', () => {
+    expect(cleanText(`  ${'word '.repeat(10)}`, 20)).toBe('word word word wo...')
+    expect(cleanText('ok\u200b\u200bthen', 20)).toBe('ok then')
+  })
+})
