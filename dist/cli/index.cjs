@@ -2934,119 +2934,6 @@ function listExported(names, prefix) {
     return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
 }
 
-;// CONCATENATED MODULE: ./core/settings/read-post.ts
-
-
-
-
-function readPostSettings(options) {
-    const kind = readPostKind(options);
-    return {
-        kind,
-        apiKey: options.read('api-key').trim(),
-        ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
-        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
-        failOnRevokeError: parseFailOnRevokeError(options),
-        http: readHttpSettings(options),
-        optionLabel: name => options.label(name)
-    };
-}
-function readPostKind(options) {
-    return readKindChoice(options).kind;
-}
-
-// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __nccwpck_require__(462);
-;// CONCATENATED MODULE: ./core/revoke.ts
-
-
-
-
-
-
-
-
-
-
-const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
-async function revoke(host) {
-    const { options, log, clock, state } = host;
-    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
-    if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
-        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 323).then(__nccwpck_require__.bind(__nccwpck_require__, 323));
-        await stopSavedTunnel(host);
-    }
-    if (!hasSavedCredential(state)) {
-        log.info(NOTHING_SAVED);
-        return;
-    }
-    let failOnRevokeError = false;
-    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
-    let saved;
-    try {
-        failOnRevokeError = parseFailOnRevokeError(options);
-        const kind = readPostKind(options);
-        saved = loadCredential(state, kind);
-        if (!saved) {
-            log.warning(`The saved state holds a credential that does not read as ${options.label('credential')} "${kind}", so nothing was revoked. ` +
-                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.');
-            return;
-        }
-        const settings = readPostSettings(options);
-        if (settings.baseUrl !== undefined)
-            baseUrl = settings.baseUrl;
-        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
-        await revokeSavedCredential(saved, {
-            settings,
-            service: () => {
-                if (settings.baseUrl === undefined) {
-                    throw new Error(`credential ${settings.kind} sends no request`);
-                }
-                warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
-                return createService(settings.baseUrl, settings.http, clock, log);
-            },
-            log,
-            tempRoot: host.tempRoot,
-            tempRootName: host.tempRootName
-        });
-    }
-    catch (error) {
-        const reason = error instanceof errors/* ExplainedError */.h
-            ? error.message
-            : explainFailure(error, { baseUrl, nowMs: clock.now() });
-        const report = (message) => reportOrFail(host, message, failOnRevokeError);
-        if (!saved) {
-            report(`Could not revoke what was provisioned: ${reason}`);
-            return;
-        }
-        reportRevokeFailure(`Could not revoke ${describeCredential(saved)}: ${reason}`, saved, {
-            log,
-            clock,
-            report
-        });
-    }
-}
-function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
-    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
-        return;
-    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
-        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`);
-}
-function reportRevokeFailure(message, saved, { log, clock, report }) {
-    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-    if (hasExpired(expiresAt, clock.now())) {
-        log.info(`${message} It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`);
-        return;
-    }
-    report(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`);
-}
-function reportOrFail(host, message, failOnRevokeError) {
-    if (failOnRevokeError)
-        host.fail(message);
-    else
-        host.log.warning(message);
-}
-
 ;// CONCATENATED MODULE: ./cli/private-file.ts
 
 
@@ -3079,6 +2966,12 @@ function readRegularFile(path, maxBytes) {
     if (!stats.isFile() || stats.size > maxBytes)
         return undefined;
     return (0,external_node_fs_.readFileSync)(path, 'utf8');
+}
+function isStringRecord(value) {
+    return (typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.values(value).every(item => typeof item === 'string'));
 }
 
 ;// CONCATENATED MODULE: ./cli/env-file.ts
@@ -3126,11 +3019,7 @@ function isStateFileContent(value) {
     if (typeof value !== 'object' || value === null)
         return false;
     const { format, values } = value;
-    return (format === MARKER &&
-        typeof values === 'object' &&
-        values !== null &&
-        !Array.isArray(values) &&
-        Object.values(values).every(item => typeof item === 'string'));
+    return format === MARKER && isStringRecord(values);
 }
 function fileState(path, initial = {}) {
     const values = new Map(Object.entries(initial));
@@ -3445,6 +3334,146 @@ function cliOptions(flags, env) {
     };
 }
 
+// EXTERNAL MODULE: ./core/tunnel/identity.ts
+var identity = __nccwpck_require__(243);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
+var saved_tunnel = __nccwpck_require__(462);
+;// CONCATENATED MODULE: ./cli/tunnel-dir.ts
+
+
+
+
+
+function savedTunnelDir(state, workDir) {
+    const saved = (0,saved_tunnel/* loadTunnel */.Lc)(state, workDir);
+    return saved && { pid: saved.pid, dir: saved.dir, ...(saved.dirId && { dirId: saved.dirId }) };
+}
+function removeTunnelDir(saved) {
+    if ((0,identity/* lookUpProcess */.iS)(saved.pid).state !== 'gone')
+        return false;
+    if (!(0,owned_dir/* checkOwnDirectory */.Ih)(saved.dir, saved.dirId).ours)
+        return false;
+    for (const path of Object.values((0,protocol/* tunnelFiles */.yJ)(saved.dir)))
+        (0,external_node_fs_.rmSync)(path, { force: true });
+    if ((0,external_node_fs_.readdirSync)(saved.dir).length > 0)
+        return false;
+    (0,external_node_fs_.rmdirSync)(saved.dir);
+    return true;
+}
+
+;// CONCATENATED MODULE: ./core/settings/read-post.ts
+
+
+
+
+function readPostSettings(options) {
+    const kind = readPostKind(options);
+    return {
+        kind,
+        apiKey: options.read('api-key').trim(),
+        ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
+        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
+        failOnRevokeError: parseFailOnRevokeError(options),
+        http: readHttpSettings(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function readPostKind(options) {
+    return readKindChoice(options).kind;
+}
+
+;// CONCATENATED MODULE: ./core/revoke.ts
+
+
+
+
+
+
+
+
+
+
+const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
+async function revoke(host) {
+    const { options, log, clock, state } = host;
+    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
+        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 323).then(__nccwpck_require__.bind(__nccwpck_require__, 323));
+        await stopSavedTunnel(host);
+    }
+    if (!hasSavedCredential(state)) {
+        log.info(NOTHING_SAVED);
+        return;
+    }
+    let failOnRevokeError = false;
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let saved;
+    try {
+        failOnRevokeError = parseFailOnRevokeError(options);
+        const kind = readPostKind(options);
+        saved = loadCredential(state, kind);
+        if (!saved) {
+            log.warning(`The saved state holds a credential that does not read as ${options.label('credential')} "${kind}", so nothing was revoked. ` +
+                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.');
+            return;
+        }
+        const settings = readPostSettings(options);
+        if (settings.baseUrl !== undefined)
+            baseUrl = settings.baseUrl;
+        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
+        await revokeSavedCredential(saved, {
+            settings,
+            service: () => {
+                if (settings.baseUrl === undefined) {
+                    throw new Error(`credential ${settings.kind} sends no request`);
+                }
+                warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
+                return createService(settings.baseUrl, settings.http, clock, log);
+            },
+            log,
+            tempRoot: host.tempRoot,
+            tempRootName: host.tempRootName
+        });
+    }
+    catch (error) {
+        const reason = error instanceof errors/* ExplainedError */.h
+            ? error.message
+            : explainFailure(error, { baseUrl, nowMs: clock.now() });
+        const report = (message) => reportOrFail(host, message, failOnRevokeError);
+        if (!saved) {
+            report(`Could not revoke what was provisioned: ${reason}`);
+            return;
+        }
+        reportRevokeFailure(`Could not revoke ${describeCredential(saved)}: ${reason}`, saved, {
+            log,
+            clock,
+            report
+        });
+    }
+}
+function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
+    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
+        return;
+    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`);
+}
+function reportRevokeFailure(message, saved, { log, clock, report }) {
+    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
+    if (hasExpired(expiresAt, clock.now())) {
+        log.info(`${message} It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`);
+        return;
+    }
+    report(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`);
+}
+function reportOrFail(host, message, failOnRevokeError) {
+    if (failOnRevokeError)
+        host.fail(message);
+    else
+        host.log.warning(message);
+}
+
 ;// CONCATENATED MODULE: ./cli/commands/context.ts
 
 
@@ -3452,9 +3481,9 @@ function cliOptions(flags, env) {
 
 
 
-function startCommand(input, makeState, tunnelEnd = settings => ({
-    ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes })
-})) {
+
+
+function startCommand(input, makeState, watchPid) {
     const { env, terminal } = input;
     const options = cliOptions(input.flags, env);
     const ci = detectCiSystem(env);
@@ -3476,10 +3505,26 @@ function startCommand(input, makeState, tunnelEnd = settings => ({
         mask: warnOnce(mask, terminal, ci),
         state,
         workDir: settings.workDir,
-        tunnelEnd: tunnelEnd(settings),
+        tunnelEnd: tunnelEnd(settings, watchPid),
         env
     });
     return { host, settings, state };
+}
+function tunnelEnd(settings, watchPid) {
+    return {
+        ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
+        ...(watchPid !== undefined && { watchPid })
+    };
+}
+function fail(input, message) {
+    input.terminal.stderr(`Error: ${message}`);
+    return 1;
+}
+async function revokeAndTidy(host, state, workDir) {
+    const tunnelDir = savedTunnelDir(state, workDir);
+    await revoke(host);
+    if (tunnelDir)
+        removeTunnelDir(tunnelDir);
 }
 function warnOnce(mask, terminal, ci) {
     let warned = false;
@@ -3509,7 +3554,6 @@ function leftoverState(settings, host) {
 
 
 
-
 async function provisionCommand(input) {
     const started = startCommand(input, settings => fileState(settings.stateFile));
     if ('error' in started)
@@ -3532,51 +3576,18 @@ async function provisionCommand(input) {
     }
     catch (error) {
         host.log.warning(`Could not write ${settings.envFile} or the outputs file (${(0,describe_error/* describeUnexpected */.V)(error)}); revoking the credential, since no later step could use it.`);
-        await revoke(host);
+        await revokeAndTidy(host, state, settings.workDir);
         state.remove();
         return fail(input, `Could not write the credential's files: ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that the folders are writable.`);
     }
     host.log.info(`Wrote ${Object.keys(host.variables).length} variables to ${settings.envFile}; load them with: set -a; . ${shellPath(settings.envFile)}; set +a`);
     return 0;
 }
-function fail(input, message) {
-    input.terminal.stderr(`Error: ${message}`);
-    return 1;
-}
 function shellPath(path) {
     return /^[A-Za-z0-9_./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
-// EXTERNAL MODULE: ./core/tunnel/identity.ts
-var identity = __nccwpck_require__(243);
-// EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(557);
-;// CONCATENATED MODULE: ./cli/tunnel-dir.ts
-
-
-
-
-
-function savedTunnelDir(state, workDir) {
-    const saved = (0,saved_tunnel/* loadTunnel */.Lc)(state, workDir);
-    return saved && { pid: saved.pid, dir: saved.dir, ...(saved.dirId && { dirId: saved.dirId }) };
-}
-function removeTunnelDir(saved) {
-    if ((0,identity/* lookUpProcess */.iS)(saved.pid).state !== 'gone')
-        return false;
-    if (!(0,owned_dir/* checkOwnDirectory */.Ih)(saved.dir, saved.dirId).ours)
-        return false;
-    for (const path of Object.values((0,protocol/* tunnelFiles */.yJ)(saved.dir)))
-        (0,external_node_fs_.rmSync)(path, { force: true });
-    if ((0,external_node_fs_.readdirSync)(saved.dir).length > 0)
-        return false;
-    (0,external_node_fs_.rmdirSync)(saved.dir);
-    return true;
-}
-
 ;// CONCATENATED MODULE: ./cli/commands/revoke.ts
-
-
 
 
 
@@ -3589,19 +3600,14 @@ async function revokeCommand(input) {
         foreignState = found.type === 'foreign';
         return fileState(found.type === 'foreign' ? undefined : settings.stateFile, found.type === 'state' ? found.values : {});
     });
-    if ('error' in started) {
-        input.terminal.stderr(`Error: ${started.error}`);
-        return 1;
-    }
+    if ('error' in started)
+        return fail(input, started.error);
     const { host, settings, state } = started;
     if (foreignState) {
         host.log.warning(`${settings.stateFile} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
     }
     else {
-        const tunnelDir = savedTunnelDir(state, settings.workDir);
-        await revoke(host);
-        if (tunnelDir)
-            removeTunnelDir(tunnelDir);
+        await revokeAndTidy(host, state, settings.workDir);
     }
     removeFiles(host, settings);
     if (host.failure() !== undefined)
@@ -3630,11 +3636,7 @@ function isOutputsFile(path) {
     if (text === undefined)
         return false;
     try {
-        const value = JSON.parse(text);
-        return (typeof value === 'object' &&
-            value !== null &&
-            !Array.isArray(value) &&
-            Object.values(value).every(item => typeof item === 'string'));
+        return isStringRecord(JSON.parse(text));
     }
     catch {
         return false;
@@ -3649,24 +3651,15 @@ function isOutputsFile(path) {
 
 
 
-
-
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 async function runCommand(input, commandLine) {
-    const started = startCommand(input, settings => fileState(settings.stateFile), settings => ({
-        ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
-        watchPid: process.pid
-    }));
-    if ('error' in started) {
-        input.terminal.stderr(`Error: ${started.error}`);
-        return 1;
-    }
+    const started = startCommand(input, settings => fileState(settings.stateFile), process.pid);
+    if ('error' in started)
+        return fail(input, started.error);
     const { host, state } = started;
     const earlier = leftoverState(started.settings, host);
-    if (earlier !== undefined) {
-        input.terminal.stderr(`Error: ${earlier}`);
-        return 1;
-    }
+    if (earlier !== undefined)
+        return fail(input, earlier);
     let received;
     let forward = signal => (received ??= signal);
     const handlers = FORWARDED_SIGNALS.map(signal => {
@@ -3688,10 +3681,7 @@ async function runCommand(input, commandLine) {
             : 128 + external_node_os_namespaceObject.constants.signals[received];
         forward = signal => (received ??= signal);
         host.log.info('The command ended; stopping the tunnel and revoking the credential.');
-        const tunnelDir = savedTunnelDir(state, started.settings.workDir);
-        await revoke(host);
-        if (tunnelDir)
-            removeTunnelDir(tunnelDir);
+        await revokeAndTidy(host, state, started.settings.workDir);
         if (host.failure() !== undefined)
             return code === 0 ? 1 : code;
         if (host.warnings() === 0)

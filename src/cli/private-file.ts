@@ -42,3 +42,13 @@ export function readRegularFile(path: string, maxBytes: number): string | undefi
   if (!stats.isFile() || stats.size > maxBytes) return undefined
   return readFileSync(path, 'utf8')
 }
+
+/** A JSON object whose every value is a string: the shape of the state and outputs files. */
+export function isStringRecord(value: unknown): value is Record<string, string> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every(item => typeof item === 'string')
+  )
+}

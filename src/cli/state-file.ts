@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs'
 import type { SavedState } from '../core/host.js'
-import { readRegularFile, writePrivateFile } from './private-file.js'
+import { isStringRecord, readRegularFile, writePrivateFile } from './private-file.js'
 
 const MARKER = 'tunnel-credentials state'
 const MAX_BYTES = 64 * 1024
@@ -34,13 +34,7 @@ export function loadStateFile(path: string): LoadedState {
 function isStateFileContent(value: unknown): value is StateFileContent {
   if (typeof value !== 'object' || value === null) return false
   const { format, values } = value as Partial<StateFileContent>
-  return (
-    format === MARKER &&
-    typeof values === 'object' &&
-    values !== null &&
-    !Array.isArray(values) &&
-    Object.values(values).every(item => typeof item === 'string')
-  )
+  return format === MARKER && isStringRecord(values)
 }
 
 /**

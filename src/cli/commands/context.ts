@@ -11,6 +11,8 @@ import { readCliSettings, type CliSettings } from '../cli-settings.js'
 import { cliHost, type CliHost, type Terminal } from '../host.js'
 import { cliOptions } from '../options.js'
 import { loadStateFile, type fileState } from '../state-file.js'
+import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
+import { revoke } from '../../core/revoke.js'
 
 export interface CommandInput {
   flags: ReadonlyMap<FlagName, string>
@@ -24,9 +26,8 @@ export type FileState = ReturnType<typeof fileState>
 export function startCommand(
   input: CommandInput,
   makeState: (settings: CliSettings) => FileState,
-  tunnelEnd: (settings: CliSettings) => TunnelEnd = settings => ({
-    ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes })
-  })
+  /** `run` passes its own pid: the tunnel process then ends with it. */
+  watchPid?: number
 ): { host: CliHost; settings: CliSettings; state: FileState } | { error: string } {
   const { env, terminal } = input
   const options = cliOptions(input.flags, env)
@@ -49,10 +50,37 @@ export function startCommand(
     mask: warnOnce(mask, terminal, ci),
     state,
     workDir: settings.workDir,
-    tunnelEnd: tunnelEnd(settings),
+    tunnelEnd: tunnelEnd(settings, watchPid),
     env
   })
   return { host, settings, state }
+}
+
+function tunnelEnd(settings: CliSettings, watchPid: number | undefined): TunnelEnd {
+  return {
+    ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
+    ...(watchPid !== undefined && { watchPid })
+  }
+}
+
+/** The one error line of a failed command; its exit code. */
+export function fail(input: CommandInput, message: string): number {
+  input.terminal.stderr(`Error: ${message}`)
+  return 1
+}
+
+/**
+ * The core's revoke, then the tunnel's folder once its process is gone. The folder is read from
+ * the state first, since revoke may clear it there.
+ */
+export async function revokeAndTidy(
+  host: CliHost,
+  state: FileState,
+  workDir: string
+): Promise<void> {
+  const tunnelDir = savedTunnelDir(state, workDir)
+  await revoke(host)
+  if (tunnelDir) removeTunnelDir(tunnelDir)
 }
 
 function warnOnce(

@@ -3,12 +3,11 @@
  * A credential whose files cannot be written is revoked at once, so it never lives unknown.
  */
 import { provision } from '../../core/provision.js'
-import { revoke } from '../../core/revoke.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { writeEnvFile } from '../env-file.js'
 import { writePrivateFile } from '../private-file.js'
 import { fileState } from '../state-file.js'
-import { leftoverState, startCommand, type CommandInput } from './context.js'
+import { fail, leftoverState, revokeAndTidy, startCommand, type CommandInput } from './context.js'
 
 export async function provisionCommand(input: CommandInput): Promise<number> {
   const started = startCommand(input, settings => fileState(settings.stateFile))
@@ -32,7 +31,7 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
     host.log.warning(
       `Could not write ${settings.envFile} or the outputs file (${describeUnexpected(error)}); revoking the credential, since no later step could use it.`
     )
-    await revoke(host)
+    await revokeAndTidy(host, state, settings.workDir)
     state.remove()
     return fail(
       input,
@@ -43,11 +42,6 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
     `Wrote ${Object.keys(host.variables).length} variables to ${settings.envFile}; load them with: set -a; . ${shellPath(settings.envFile)}; set +a`
   )
   return 0
-}
-
-function fail(input: CommandInput, message: string): number {
-  input.terminal.stderr(`Error: ${message}`)
-  return 1
 }
 
 /** The path as a shell word, for the hint line: quoted only when it needs to be. */

@@ -3,14 +3,12 @@
  * deleted, but only files this tool wrote. Safe to run twice, and when nothing was provisioned.
  */
 import { rmSync } from 'node:fs'
-import { revoke } from '../../core/revoke.js'
 import type { CliSettings } from '../cli-settings.js'
 import { removeEnvFile } from '../env-file.js'
 import type { CliHost } from '../host.js'
-import { readRegularFile } from '../private-file.js'
+import { isStringRecord, readRegularFile } from '../private-file.js'
 import { fileState, loadStateFile } from '../state-file.js'
-import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
-import { startCommand, type CommandInput } from './context.js'
+import { fail, revokeAndTidy, startCommand, type CommandInput } from './context.js'
 
 export async function revokeCommand(input: CommandInput): Promise<number> {
   let foreignState = false
@@ -23,19 +21,14 @@ export async function revokeCommand(input: CommandInput): Promise<number> {
       found.type === 'state' ? found.values : {}
     )
   })
-  if ('error' in started) {
-    input.terminal.stderr(`Error: ${started.error}`)
-    return 1
-  }
+  if ('error' in started) return fail(input, started.error)
   const { host, settings, state } = started
   if (foreignState) {
     host.log.warning(
       `${settings.stateFile} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
     )
   } else {
-    const tunnelDir = savedTunnelDir(state, settings.workDir)
-    await revoke(host)
-    if (tunnelDir) removeTunnelDir(tunnelDir)
+    await revokeAndTidy(host, state, settings.workDir)
   }
   removeFiles(host, settings)
   if (host.failure() !== undefined) return 1
@@ -70,13 +63,7 @@ function isOutputsFile(path: string): boolean {
   const text = readRegularFile(path, 1 << 20)
   if (text === undefined) return false
   try {
-    const value: unknown = JSON.parse(text)
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      !Array.isArray(value) &&
-      Object.values(value).every(item => typeof item === 'string')
-    )
+    return isStringRecord(JSON.parse(text))
   } catch {
     return false
   }

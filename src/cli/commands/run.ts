@@ -6,36 +6,21 @@
 import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
 import { provision } from '../../core/provision.js'
-import { revoke } from '../../core/revoke.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { variableFor } from '../option-names.js'
 import { fileState } from '../state-file.js'
-import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
-import { leftoverState, startCommand, type CommandInput } from './context.js'
+import { fail, leftoverState, revokeAndTidy, startCommand, type CommandInput } from './context.js'
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number]
 
 export async function runCommand(input: CommandInput, commandLine: string[]): Promise<number> {
-  const started = startCommand(
-    input,
-    settings => fileState(settings.stateFile),
-    // The tunnel also ends when this process does, however it ends: even kill -9 leaves none.
-    settings => ({
-      ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
-      watchPid: process.pid
-    })
-  )
-  if ('error' in started) {
-    input.terminal.stderr(`Error: ${started.error}`)
-    return 1
-  }
+  // The tunnel also ends when this process does, however it ends: even kill -9 leaves none.
+  const started = startCommand(input, settings => fileState(settings.stateFile), process.pid)
+  if ('error' in started) return fail(input, started.error)
   const { host, state } = started
   const earlier = leftoverState(started.settings, host)
-  if (earlier !== undefined) {
-    input.terminal.stderr(`Error: ${earlier}`)
-    return 1
-  }
+  if (earlier !== undefined) return fail(input, earlier)
   // Caught from the start: a signal during provision cancels the command, never the cleanup.
   let received: ForwardedSignal | undefined
   let forward: (signal: ForwardedSignal) => void = signal => (received ??= signal)
@@ -63,9 +48,7 @@ export async function runCommand(input: CommandInput, commandLine: string[]): Pr
         : 128 + constants.signals[received]
     forward = signal => (received ??= signal)
     host.log.info('The command ended; stopping the tunnel and revoking the credential.')
-    const tunnelDir = savedTunnelDir(state, started.settings.workDir)
-    await revoke(host)
-    if (tunnelDir) removeTunnelDir(tunnelDir)
+    await revokeAndTidy(host, state, started.settings.workDir)
     if (host.failure() !== undefined) return code === 0 ? 1 : code
     if (host.warnings() === 0) state.remove()
     return code
