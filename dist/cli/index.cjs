@@ -3651,6 +3651,7 @@ function isOutputsFile(path) {
 
 
 
+
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 async function runCommand(input, commandLine) {
     const started = startCommand(input, settings => fileState(settings.stateFile), process.pid);
@@ -3705,7 +3706,7 @@ function runChild(commandLine, env, started, terminal) {
         const child = (0,external_node_child_process_.spawn)(file, args, { stdio: 'inherit', env });
         started(child);
         child.once('error', (error) => {
-            terminal.stderr(`Error: could not start ${file}: ${startError(error)}.`);
+            terminal.stderr(`Error: could not start ${(0,printable/* printable */.g$)(file)}: ${startError(error)}.`);
             resolve(127);
         });
         child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? external_node_os_namespaceObject.constants.signals[signal] : 0)));

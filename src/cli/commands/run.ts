@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
 import { provision } from '../../core/provision.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
+import { printable } from '../../core/text/printable.js'
 import { variableFor } from '../option-names.js'
 import { fileState } from '../state-file.js'
 import { fail, leftoverState, revokeAndTidy, startCommand, type CommandInput } from './context.js'
@@ -83,7 +84,8 @@ function runChild(
     const child = spawn(file, args, { stdio: 'inherit', env })
     started(child)
     child.once('error', (error: NodeJS.ErrnoException) => {
-      terminal.stderr(`Error: could not start ${file}: ${startError(error)}.`)
+      // The command line is text from outside: cleaned, so it cannot start a line of its own.
+      terminal.stderr(`Error: could not start ${printable(file)}: ${startError(error)}.`)
       resolve(127)
     })
     child.once('exit', (code, signal) =>
