@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { RunTarget, type ActionConfigInterface } from 'github-action-ts-run-api'
 import { parse } from 'yaml'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -103,8 +104,20 @@ describe('action.yml', () => {
     expect(existsSync(join(root, action.runs.post ?? ''))).toBe(true)
   })
 
-  it('has branding for the Marketplace', () => {
+  // GitHub's metadata schema, as github-action-ts-run-api applies it when it loads an action:
+  // it allows only its Feather icons and badge colours, among other rules a client enforces.
+  const loadsAsAnAction = (metadata: ActionYml) => () =>
+    RunTarget.mainJs(metadata as unknown as ActionConfigInterface, root)
+
+  it('passes the metadata schema of GitHub actions', () => {
+    expect(() => RunTarget.mainJs(join(root, 'action.yml'))).not.toThrow()
+  })
+
+  it('has Marketplace branding the schema allows, and the schema check refuses an icon it does not', () => {
     expect(action.branding?.icon).toEqual(expect.stringMatching(/\S/))
     expect(action.branding?.color).toEqual(expect.stringMatching(/\S/))
+    expect(loadsAsAnAction(action)).not.toThrow()
+    // `key` is not one of GitHub's icons: the same file with it is refused.
+    expect(loadsAsAnAction({ ...action, branding: { ...action.branding, icon: 'key' } })).toThrow()
   })
 })
