@@ -4,7 +4,7 @@
  * exit codes, the env file and its mode, URLs that answer, tokens revoked, no process left, and
  * no secret in anything the CLI prints.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { ensureNode24 } from '../../scripts/runner.js'
 import { statusOf, useService } from '../e2e/helpers.js'
@@ -103,5 +103,32 @@ describe.each([
     expect(existsSync(join(job.work(), '.tunnel-credentials.json'))).toBe(false)
     expect((await fetchUrl(service(), url)).status).toBe(502)
     expectNoSecretPrinted(ran, [service().seed.provisionKey])
+  })
+
+  it('run keeps the API key from every process the command can read (run, the tunnel, its own) and still revokes', async () => {
+    // What a same-user command can read: the environment blocks of run ($PPID) and of every child
+    // of run, which are the tunnel process and the command itself.
+    const script =
+      'cat /proc/$PPID/environ > run.environ; ' +
+      'for dir in /proc/[0-9]*; do ' +
+      '  [ "$(sed -n "s/^PPid:[[:space:]]*//p" $dir/status 2>/dev/null)" = "$PPID" ] && ' +
+      '    cat $dir/environ > child-${dir#/proc/}.environ; ' +
+      'done; printf "%s\\n" "$SVC_TUNNEL_USER" > user'
+    const ran = await cli(['run', ...job.exposeFlags(), '--', 'sh', '-c', script])
+    expect(ran.code).toBe(0)
+    const read = (file: string) => readFileSync(join(job.work(), file))
+    const children = readdirSync(job.work()).filter(file => file.startsWith('child-'))
+    // The tunnel process and the command's sh were both found, and read.
+    expect(children).toEqual(
+      expect.arrayContaining([`child-${tunnelPid(ran)}.environ`, expect.any(String)])
+    )
+    expect(children.length).toBeGreaterThanOrEqual(2)
+    expect(read('run.environ').length).toBeGreaterThan(0)
+    const key = service().seed.provisionKey
+    for (const file of ['run.environ', ...children]) {
+      expect({ file, holdsKey: read(file).includes(key) }).toEqual({ file, holdsKey: false })
+    }
+    // The key was still at run's hand: the credential is revoked.
+    expect(statusOf(service(), read('user').toString().trim())).toBe('revoked')
   })
 })

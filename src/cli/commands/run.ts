@@ -10,12 +10,16 @@ import { describeUnexpected } from '../../core/text/describe-error.js'
 import { printable } from '../../core/text/printable.js'
 import { variableFor } from '../option-names.js'
 import { fileState } from '../state-file.js'
+import { keepSecretsFromCommand } from '../own-environment.js'
 import { fail, leftoverState, revokeAndTidy, startCommand, type CommandInput } from './context.js'
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number]
 
-export async function runCommand(input: CommandInput, commandLine: string[]): Promise<number> {
+export async function runCommand(given: CommandInput, commandLine: string[]): Promise<number> {
+  // First: COMMAND can read this process's environment, which must not show it the API key.
+  const input = keepSecretsFromCommand(given)
+  if (input === undefined) return 1
   // The tunnel also ends when this process does, however it ends: even kill -9 leaves none.
   const started = startCommand(input, settings => fileState(settings.stateFile), process.pid)
   if ('error' in started) return fail(input, started.error)
