@@ -13,11 +13,13 @@ import {
   statSync,
   writeFileSync
 } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { main } from '../../src/cli/index.js'
 import { ACTION_VERSION } from '../../src/core/version.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
+import { ensureNode24 } from '../../scripts/node24.js'
 
 let service: RunningService
 let work: string
@@ -46,7 +48,7 @@ async function cli(args: string[], extra: Record<string, string | undefined> = {
     SVC_API_KEY: service.seed.provisionKey,
     SVC_BASE_URL: service.baseUrl,
     SVC_PROJECT: service.seed.project,
-    SVC_ENV_FILE: join(work, 'tunnel.env'),
+    SVC_VARIABLES_FILE: join(work, 'tunnel.env'),
     ...extra
   }
   const code = await main(args, env, {
@@ -66,6 +68,35 @@ describe('help, version and usage', () => {
     expect(help.code).toBe(0)
     expect(help.stdout.join('\n')).toMatch(/^Usage:\n {2}tunnel-credentials provision \[options\]/)
     expect((await cli(['--version'])).stdout).toEqual([`tunnel-credentials ${ACTION_VERSION}`])
+  })
+
+  it('refuses the old --env-file even after Node read it, on Node 20 and 24: exit 2, nothing sent', () => {
+    // Node itself loads the file --env-file names, wherever it stands before "--": the tool's own
+    // code then still refuses the spelling, names the new one, and sends nothing.
+    const planted = join(work, 'planted.env')
+    writeFileSync(planted, 'SOMETHING=else\n')
+    const bin = join(process.cwd(), 'src', 'cli', 'bin.ts')
+    for (const node of [process.execPath, ensureNode24()]) {
+      for (const args of [
+        ['provision', '--env-file', planted],
+        ['revoke', `--env-file=${planted}`]
+      ]) {
+        const ran = spawnSync(node, ['--import', 'tsx', bin, ...args], {
+          encoding: 'utf8',
+          env: {
+            PATH: process.env.PATH,
+            SVC_API_KEY: service.seed.provisionKey,
+            SVC_BASE_URL: service.baseUrl,
+            SVC_PROJECT: service.seed.project,
+            SVC_STATE_FILE: stateFile()
+          }
+        })
+        expect({ node, args, status: ran.status }).toEqual({ node, args, status: 2 })
+        expect(ran.stderr).toContain('--variables-file')
+      }
+    }
+    expect(service.requests()).toEqual([])
+    expect(readFileSync(planted, 'utf8')).toBe('SOMETHING=else\n')
   })
 
   it('a usage error: exit 2, one line, nothing sent', async () => {
@@ -120,7 +151,7 @@ describe('provision', () => {
     mkdirSync(locked)
     chmodSync(locked, 0o500)
     const ran = await cli(['provision', '--state-file', join(work, 'state.json')], {
-      SVC_ENV_FILE: join(locked, 'tunnel.env')
+      SVC_VARIABLES_FILE: join(locked, 'tunnel.env')
     })
     chmodSync(locked, 0o700)
     if (process.getuid?.() === 0) {
