@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { main } from '../../src/cli/index.js'
 import { ACTION_VERSION } from '../../src/core/version.js'
+import { parseExpose } from '../../src/core/settings/expose.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { ensureNode24 } from '../../scripts/node24.js'
 
@@ -68,6 +69,12 @@ describe('help, version and usage', () => {
     expect(help.code).toBe(0)
     expect(help.stdout.join('\n')).toMatch(/^Usage:\n {2}tunnel-credentials provision \[options\]/)
     expect((await cli(['--version'])).stdout).toEqual([`tunnel-credentials ${ACTION_VERSION}`])
+  })
+
+  it("--help's example of --expose is one the tool accepts", async () => {
+    const help = (await cli(['--help'])).stdout.join('\n')
+    const example = /--expose ("[^"]*"|\S+)/.exec(help)![1].replace(/^"|"$/g, '')
+    expect(parseExpose(example, name => `--${name}`).length).toBeGreaterThan(0)
   })
 
   it('refuses the old --env-file even after Node read it, on Node 20 and 24: exit 2, nothing sent', () => {
