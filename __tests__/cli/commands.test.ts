@@ -152,6 +152,72 @@ describe('provision', () => {
     expect(readFileSync(stateFile(), 'utf8')).toBe('{"somebody": "else"}')
   })
 
+  it("never replaces the project's own .env: exit 1, no credential, and revoke leaves it too", async () => {
+    const projectEnv = join(work, '.env')
+    const mine = 'DATABASE_URL=postgres://localhost/dev\nFEATURE=1\n'
+    writeFileSync(projectEnv, mine)
+    for (const variable of ['SVC_VARIABLES_FILE', 'SVC_ENV_FILE']) {
+      const env = { SVC_VARIABLES_FILE: undefined, [variable]: projectEnv }
+      const ran = await cli(['provision'], env)
+      expect(ran.code).toBe(1)
+      expect(ran.stderr.join('\n')).toContain(projectEnv)
+      expect(service.requests()).toEqual([])
+      expect(existsSync(stateFile())).toBe(false)
+      expect((await cli(['revoke'], env)).code).toBe(0)
+      expect(readFileSync(projectEnv, 'utf8')).toBe(mine)
+    }
+  })
+
+  it('never replaces a file at the outputs path that is not its own: exit 1, nothing sent', async () => {
+    const manifest = join(work, 'package.json')
+    const text = '{"name": "app", "scripts": {"test": "jest"}}\n'
+    writeFileSync(manifest, text)
+    const ran = await cli(['provision', '--outputs-file', manifest])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.join('\n')).toContain(manifest)
+    expect(service.requests()).toEqual([])
+    expect(readFileSync(manifest, 'utf8')).toBe(text)
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+  })
+
+  it('never replaces a large file at the state path: provision and run exit 1, nothing sent', async () => {
+    const big = `${'x'.repeat(70 * 1024)}\n`
+    writeFileSync(stateFile(), big)
+    const marker = join(work, 'ran')
+    for (const args of [['provision'], ['run', '--', 'touch', marker]]) {
+      const ran = await cli(args)
+      expect(ran.code).toBe(1)
+      expect(ran.stderr.join('\n')).toContain(stateFile())
+    }
+    expect(service.requests()).toEqual([])
+    expect(existsSync(marker)).toBe(false)
+    expect(readFileSync(stateFile(), 'utf8')).toBe(big)
+  })
+
+  it('of two provisions in one folder at once, exactly one wins; one token is issued', async () => {
+    const active = () => service.tokens().filter(token => token.status === 'active').length
+    const before = active()
+    const [first, second] = await Promise.all([cli(['provision']), cli(['provision'])])
+    const codes = [first.code, second.code].sort()
+    expect(codes).toEqual([0, 1])
+    const loser = first.code === 1 ? first : second
+    expect(loser.stderr.join('\n')).toContain(stateFile())
+    expect(active()).toBe(before + 1)
+    expect((await cli(['revoke'])).code).toBe(0)
+    expect(active()).toBe(before)
+  })
+
+  it('of a provision and a run in one folder at once, exactly one gets the state file', async () => {
+    const marker = join(work, 'ran')
+    const [provisioned, ran] = await Promise.all([
+      cli(['provision']),
+      cli(['run', '--', 'touch', marker])
+    ])
+    expect([provisioned.code, ran.code].sort()).toEqual([0, 1])
+    expect(existsSync(marker)).toBe(ran.code === 0)
+    expect(service.requests().filter(r => r.path.endsWith('credential-provision'))).toHaveLength(1)
+  })
+
   it('revokes at once a credential whose env file cannot be written', async () => {
     // The env file's folder exists but cannot be written to; the state file lives elsewhere.
     const locked = join(work, 'locked')
