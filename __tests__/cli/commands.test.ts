@@ -248,6 +248,18 @@ describe('provision', () => {
     expect(existsSync(stateFile())).toBe(false)
   })
 
+  it('refuses --ttl-minutes with ssh-key, whose lifetime is whole days: exit 1, nothing sent', async () => {
+    const ran = await cli(
+      ['provision', '--credential', 'ssh-key', '--ttl-minutes', '5', '--client-id', 'ci-user'],
+      { SVC_INPUT_TUNNEL_HOST: 'tunnel.example.test' }
+    )
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([expect.stringMatching(/^Error: --ttl-minutes /)])
+    expect(service.requests()).toEqual([])
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+    expect(existsSync(stateFile())).toBe(false)
+  })
+
   it('an option the CLI reads itself that is wrong: exit 1, named, nothing sent', async () => {
     const ran = await cli(['provision', '--work-dir', join(work, 'missing')])
     expect(ran.code).toBe(1)

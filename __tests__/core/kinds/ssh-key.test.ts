@@ -306,6 +306,15 @@ describe('main with credential: ssh-key', () => {
     )
   })
 
+  it('refuses ttl-minutes, which a key lifetime in whole days cannot honour, and sends nothing', async () => {
+    const step = await runMainWith({ ...INPUTS, 'ttl-minutes': '5' })
+    expect(step.failed).toBe(true)
+    expect(step.errors).toEqual([expect.stringMatching(/^Input ttl-minutes is "5"/)])
+    expect(nock.pendingMocks()).toEqual([])
+    expect(step.env).toEqual({})
+    expect(readdirSync(runnerTempOf())).toEqual([])
+  })
+
   it.each([
     ['client-id', { 'client-id': '' }, /^Input client-id is empty, and credential is "ssh-key"/],
     [

@@ -8,7 +8,7 @@ import type { SshKeyPair } from './ssh-key-pair.js'
 import { invalidUpload, readKeyId } from './uploaded-key.js'
 
 /** The shortest life keys-upload offers in whole days; post revokes the key long before. */
-const KEY_LIFETIME_DAYS = 1
+export const KEY_LIFETIME_DAYS = 1
 
 export interface SettledUpload {
   raw: unknown
