@@ -235,7 +235,7 @@ function deleteKeyFolder(
   const path = printable(folder.path, 200)
   if (!isKeyFolder(folder.path, tempRoot)) {
     log.warning(
-      `Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under ${tempRootName}.`
+      `Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`
     )
     return
   }
@@ -243,7 +243,7 @@ function deleteKeyFolder(
     const refused = removeKeyFolder(folder)
     if (refused !== undefined) {
       log.warning(
-        `Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`
+        `Not deleting anything in the key folder ${path}: ${refused}. Something other than this tool changed it; check what it points to.`
       )
       return
     }

@@ -97,7 +97,7 @@ async function settleRecords(
   } catch (error) {
     log.warning(
       `Could not look up or revoke the records of the uploaded key (${error instanceof ExplainedError ? error.message : explain(error)}). ` +
-        `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`
+        `Until revoking when the job ends has looked again, ${revokeByHand(fingerprint, name)}.`
     )
     return false
   }
