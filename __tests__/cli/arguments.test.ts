@@ -96,10 +96,10 @@ describe('parseArguments: flag values', () => {
   })
 
   it('reads every CLI option', () => {
-    const argv = ['provision', '--env-file', 'a.env', '--state-file=s.json', '--outputs-file']
+    const argv = ['provision', '--variables-file', 'a.env', '--state-file=s.json', '--outputs-file']
     argv.push('o.json', '--work-dir', '/w', '--tunnel-max-minutes', '30')
     expect(parsed(argv).flags).toEqual({
-      'env-file': 'a.env',
+      'variables-file': 'a.env',
       'state-file': 's.json',
       'outputs-file': 'o.json',
       'work-dir': '/w',
@@ -184,6 +184,17 @@ describe('parseArguments: usage errors', () => {
     expect(usageError(['provision', SECRET])).toBe('An argument is not expected after "provision".')
     expect(usageError([SECRET])).toBe('An argument is not a command: use provision, revoke or run.')
     expect(usageError(['provision', `--${SECRET}`])).toBe('An argument is not an option.')
+  })
+
+  it('refuses --env-file, which Node reads itself, and names --variables-file instead', () => {
+    for (const argv of [
+      ['provision', '--env-file', 'new.env'],
+      ['revoke', '--env-file=new.env'],
+      ['run', '--env-file', 'x.env', '--', 'true']
+    ]) {
+      expect(() => parseArguments(argv)).toThrow(UsageError)
+      expect(usageError(argv)).toContain('--variables-file')
+    }
   })
 
   it('checks flags in order: a refused secret before a later unknown flag', () => {

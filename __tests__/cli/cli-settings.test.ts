@@ -37,7 +37,7 @@ describe('readCliSettings: defaults and paths', () => {
   })
 
   it('puts the state file beside the env file when only the env file is given', () => {
-    expect(settings({ 'env-file': join(dir, 'job.env') })).toMatchObject({
+    expect(settings({ 'variables-file': join(dir, 'job.env') })).toMatchObject({
       envFile: join(dir, 'job.env'),
       stateFile: join(dir, '.tunnel-credentials.json')
     })
@@ -47,7 +47,7 @@ describe('readCliSettings: defaults and paths', () => {
     const rel = relative(process.cwd(), dir)
     expect(
       settings({
-        'env-file': ` ${rel}/a.env `,
+        'variables-file': ` ${rel}/a.env `,
         'state-file': `${rel}/sub/../s.json`,
         'outputs-file': `${rel}/o.json`,
         'work-dir': rel
@@ -62,7 +62,7 @@ describe('readCliSettings: defaults and paths', () => {
 
   it('reads every path from its SVC_ variable when no flag is given', () => {
     const env = {
-      SVC_ENV_FILE: join(dir, 'v.env'),
+      SVC_VARIABLES_FILE: join(dir, 'v.env'),
       SVC_STATE_FILE: join(dir, 'v.json'),
       SVC_OUTPUTS_FILE: join(dir, 'out.json'),
       SVC_WORK_DIR: dir,
@@ -75,13 +75,15 @@ describe('readCliSettings: defaults and paths', () => {
       workDir: dir,
       tunnelMaxMinutes: 15
     })
-    expect(settings({ 'env-file': join(dir, 'f.env') }, env).envFile).toBe(join(dir, 'f.env'))
+    expect(settings({ 'variables-file': join(dir, 'f.env') }, env).envFile).toBe(join(dir, 'f.env'))
+    const earlier = { SVC_ENV_FILE: join(dir, 'old.env') }
+    expect(settings({}, earlier).envFile).toBe(join(dir, 'old.env'))
   })
 })
 
 describe('readCliSettings: missing directories', () => {
   it.each([
-    ['env-file', 'is in', (missing: string) => join(missing, 'tunnel.env')],
+    ['variables-file', 'is in', (missing: string) => join(missing, 'tunnel.env')],
     ['state-file', 'is in', (missing: string) => join(missing, 'state.json')],
     ['outputs-file', 'is in', (missing: string) => join(missing, 'out.json')],
     ['work-dir', 'is', (missing: string) => missing]
@@ -109,8 +111,8 @@ describe('readCliSettings: missing directories', () => {
 
   it('refuses an env file under a path that is a file', () => {
     writeFileSync(join(dir, 'file'), '')
-    expect(refusal({ 'env-file': join(dir, 'file', 'x.env') })).toBe(
-      notADirectory('--env-file', 'is in', join(dir, 'file'))
+    expect(refusal({ 'variables-file': join(dir, 'file', 'x.env') })).toBe(
+      notADirectory('--variables-file', 'is in', join(dir, 'file'))
     )
   })
 
@@ -131,25 +133,25 @@ describe('readCliSettings: one file for two purposes', () => {
 
   it('refuses the same file for env and state', () => {
     const path = join(dir, 'same')
-    expect(refusal({ 'env-file': path, 'state-file': path })).toBe(
-      message('--env-file', '--state-file', path)
+    expect(refusal({ 'variables-file': path, 'state-file': path })).toBe(
+      message('--variables-file', '--state-file', path)
     )
   })
 
   it('sees the same file through different spellings', () => {
     const rel = relative(process.cwd(), dir)
-    expect(refusal({ 'env-file': join(dir, 'x'), 'state-file': `${rel}/./sub/../x` })).toBe(
-      message('--env-file', '--state-file', join(dir, 'x'))
+    expect(refusal({ 'variables-file': join(dir, 'x'), 'state-file': `${rel}/./sub/../x` })).toBe(
+      message('--variables-file', '--state-file', join(dir, 'x'))
     )
   })
 
   it('refuses the outputs file on the env or state file', () => {
     const env = join(dir, 'tunnel.env')
-    expect(refusal({ 'env-file': env, 'outputs-file': env })).toBe(
-      message('--env-file', '--outputs-file', env)
+    expect(refusal({ 'variables-file': env, 'outputs-file': env })).toBe(
+      message('--variables-file', '--outputs-file', env)
     )
     const state = join(dir, '.tunnel-credentials.json')
-    expect(refusal({ 'env-file': env, 'outputs-file': state })).toBe(
+    expect(refusal({ 'variables-file': env, 'outputs-file': state })).toBe(
       message('--state-file', '--outputs-file', state)
     )
   })
@@ -162,8 +164,8 @@ describe('readCliSettings: one file for two purposes', () => {
   })
 
   it('refuses a directory where a file goes', () => {
-    expect(refusal({ 'env-file': dir })).toBe(
-      `--env-file is ${dir}, which is a directory. Name a file, e.g. ${join(dir, 'tunnel.env')}.`
+    expect(refusal({ 'variables-file': dir })).toBe(
+      `--variables-file is ${dir}, which is a directory. Name a file, e.g. ${join(dir, 'tunnel.env')}.`
     )
   })
 })
@@ -200,8 +202,8 @@ describe('readCliSettings: --tunnel-max-minutes', () => {
 
 describe('readCliSettings: the text of a path', () => {
   it('refuses a line break in a path, naming the option and where', () => {
-    expect(refusal({ 'env-file': 'a\nb.env' })).toMatch(
-      /^--env-file is ".*": it holds a line break \(U\+000A\) at character 2\. Set it to a single line of plain text\.$/
+    expect(refusal({ 'variables-file': 'a\nb.env' })).toMatch(
+      /^--variables-file is ".*": it holds a line break \(U\+000A\) at character 2\. Set it to a single line of plain text\.$/
     )
   })
 })

@@ -13,11 +13,14 @@ import {
   statSync,
   writeFileSync
 } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { main } from '../../src/cli/index.js'
 import { ACTION_VERSION } from '../../src/core/version.js'
+import { parseExpose } from '../../src/core/settings/expose.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
+import { ensureNode24 } from '../../scripts/node24.js'
 
 let service: RunningService
 let work: string
@@ -46,7 +49,7 @@ async function cli(args: string[], extra: Record<string, string | undefined> = {
     SVC_API_KEY: service.seed.provisionKey,
     SVC_BASE_URL: service.baseUrl,
     SVC_PROJECT: service.seed.project,
-    SVC_ENV_FILE: join(work, 'tunnel.env'),
+    SVC_VARIABLES_FILE: join(work, 'tunnel.env'),
     ...extra
   }
   const code = await main(args, env, {
@@ -66,6 +69,41 @@ describe('help, version and usage', () => {
     expect(help.code).toBe(0)
     expect(help.stdout.join('\n')).toMatch(/^Usage:\n {2}tunnel-credentials provision \[options\]/)
     expect((await cli(['--version'])).stdout).toEqual([`tunnel-credentials ${ACTION_VERSION}`])
+  })
+
+  it("--help's example of --expose is one the tool accepts", async () => {
+    const help = (await cli(['--help'])).stdout.join('\n')
+    const example = /--expose ("[^"]*"|\S+)/.exec(help)![1].replace(/^"|"$/g, '')
+    expect(parseExpose(example, name => `--${name}`).length).toBeGreaterThan(0)
+  })
+
+  it('refuses the old --env-file even after Node read it, on Node 20 and 24: exit 2, nothing sent', () => {
+    // Node itself loads the file --env-file names, wherever it stands before "--": the tool's own
+    // code then still refuses the spelling, names the new one, and sends nothing.
+    const planted = join(work, 'planted.env')
+    writeFileSync(planted, 'SOMETHING=else\n')
+    const bin = join(process.cwd(), 'src', 'cli', 'bin.ts')
+    for (const node of [process.execPath, ensureNode24()]) {
+      for (const args of [
+        ['provision', '--env-file', planted],
+        ['revoke', `--env-file=${planted}`]
+      ]) {
+        const ran = spawnSync(node, ['--import', 'tsx', bin, ...args], {
+          encoding: 'utf8',
+          env: {
+            PATH: process.env.PATH,
+            SVC_API_KEY: service.seed.provisionKey,
+            SVC_BASE_URL: service.baseUrl,
+            SVC_PROJECT: service.seed.project,
+            SVC_STATE_FILE: stateFile()
+          }
+        })
+        expect({ node, args, status: ran.status }).toEqual({ node, args, status: 2 })
+        expect(ran.stderr).toContain('--variables-file')
+      }
+    }
+    expect(service.requests()).toEqual([])
+    expect(readFileSync(planted, 'utf8')).toBe('SOMETHING=else\n')
   })
 
   it('a usage error: exit 2, one line, nothing sent', async () => {
@@ -114,13 +152,79 @@ describe('provision', () => {
     expect(readFileSync(stateFile(), 'utf8')).toBe('{"somebody": "else"}')
   })
 
+  it("never replaces the project's own .env: exit 1, no credential, and revoke leaves it too", async () => {
+    const projectEnv = join(work, '.env')
+    const mine = 'DATABASE_URL=postgres://localhost/dev\nFEATURE=1\n'
+    writeFileSync(projectEnv, mine)
+    for (const variable of ['SVC_VARIABLES_FILE', 'SVC_ENV_FILE']) {
+      const env = { SVC_VARIABLES_FILE: undefined, [variable]: projectEnv }
+      const ran = await cli(['provision'], env)
+      expect(ran.code).toBe(1)
+      expect(ran.stderr.join('\n')).toContain(projectEnv)
+      expect(service.requests()).toEqual([])
+      expect(existsSync(stateFile())).toBe(false)
+      expect((await cli(['revoke'], env)).code).toBe(0)
+      expect(readFileSync(projectEnv, 'utf8')).toBe(mine)
+    }
+  })
+
+  it('never replaces a file at the outputs path that is not its own: exit 1, nothing sent', async () => {
+    const manifest = join(work, 'package.json')
+    const text = '{"name": "app", "scripts": {"test": "jest"}}\n'
+    writeFileSync(manifest, text)
+    const ran = await cli(['provision', '--outputs-file', manifest])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.join('\n')).toContain(manifest)
+    expect(service.requests()).toEqual([])
+    expect(readFileSync(manifest, 'utf8')).toBe(text)
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+  })
+
+  it('never replaces a large file at the state path: provision and run exit 1, nothing sent', async () => {
+    const big = `${'x'.repeat(70 * 1024)}\n`
+    writeFileSync(stateFile(), big)
+    const marker = join(work, 'ran')
+    for (const args of [['provision'], ['run', '--', 'touch', marker]]) {
+      const ran = await cli(args)
+      expect(ran.code).toBe(1)
+      expect(ran.stderr.join('\n')).toContain(stateFile())
+    }
+    expect(service.requests()).toEqual([])
+    expect(existsSync(marker)).toBe(false)
+    expect(readFileSync(stateFile(), 'utf8')).toBe(big)
+  })
+
+  it('of two provisions in one folder at once, exactly one wins; one token is issued', async () => {
+    const active = () => service.tokens().filter(token => token.status === 'active').length
+    const before = active()
+    const [first, second] = await Promise.all([cli(['provision']), cli(['provision'])])
+    const codes = [first.code, second.code].sort()
+    expect(codes).toEqual([0, 1])
+    const loser = first.code === 1 ? first : second
+    expect(loser.stderr.join('\n')).toContain(stateFile())
+    expect(active()).toBe(before + 1)
+    expect((await cli(['revoke'])).code).toBe(0)
+    expect(active()).toBe(before)
+  })
+
+  it('of a provision and a run in one folder at once, exactly one gets the state file', async () => {
+    const marker = join(work, 'ran')
+    const [provisioned, ran] = await Promise.all([
+      cli(['provision']),
+      cli(['run', '--', 'touch', marker])
+    ])
+    expect([provisioned.code, ran.code].sort()).toEqual([0, 1])
+    expect(existsSync(marker)).toBe(ran.code === 0)
+    expect(service.requests().filter(r => r.path.endsWith('credential-provision'))).toHaveLength(1)
+  })
+
   it('revokes at once a credential whose env file cannot be written', async () => {
     // The env file's folder exists but cannot be written to; the state file lives elsewhere.
     const locked = join(work, 'locked')
     mkdirSync(locked)
     chmodSync(locked, 0o500)
     const ran = await cli(['provision', '--state-file', join(work, 'state.json')], {
-      SVC_ENV_FILE: join(locked, 'tunnel.env')
+      SVC_VARIABLES_FILE: join(locked, 'tunnel.env')
     })
     chmodSync(locked, 0o700)
     if (process.getuid?.() === 0) {
@@ -140,6 +244,18 @@ describe('provision', () => {
     expect(ran.stderr).toEqual([
       expect.stringMatching(/^Error: Project "no-such-project" was not found/)
     ])
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+    expect(existsSync(stateFile())).toBe(false)
+  })
+
+  it('refuses --ttl-minutes with ssh-key, whose lifetime is whole days: exit 1, nothing sent', async () => {
+    const ran = await cli(
+      ['provision', '--credential', 'ssh-key', '--ttl-minutes', '5', '--client-id', 'ci-user'],
+      { SVC_INPUT_TUNNEL_HOST: 'tunnel.example.test' }
+    )
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([expect.stringMatching(/^Error: --ttl-minutes /)])
+    expect(service.requests()).toEqual([])
     expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
     expect(existsSync(stateFile())).toBe(false)
   })

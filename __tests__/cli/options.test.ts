@@ -10,7 +10,7 @@ describe('variableFor', () => {
     ['project', 'SVC_PROJECT'],
     ['ttl-minutes', 'SVC_TTL_MINUTES'],
     ['fail-on-revoke-error', 'SVC_FAIL_ON_REVOKE_ERROR'],
-    ['env-file', 'SVC_ENV_FILE'],
+    ['variables-file', 'SVC_VARIABLES_FILE'],
     ['tunnel-max-minutes', 'SVC_TUNNEL_MAX_MINUTES'],
     ['tunnel-host-key', 'SVC_TUNNEL_HOST_KEY'],
     ['api-key', 'SVC_API_KEY'],
@@ -76,6 +76,13 @@ describe('cliOptions.read', () => {
     expect(options(flags, {}).read('api-key')).toBe('')
   })
 
+  it('reads --variables-file from SVC_ENV_FILE, its earlier variable, when its own is not set', () => {
+    expect(options({}, { SVC_ENV_FILE: 'old.env' }).read('variables-file')).toBe('old.env')
+    const both = { SVC_ENV_FILE: 'old.env', SVC_VARIABLES_FILE: 'new.env' }
+    expect(options({}, both).read('variables-file')).toBe('new.env')
+    expect(options({ 'variables-file': 'flag.env' }, both).read('variables-file')).toBe('flag.env')
+  })
+
   it('reads an action input the CLI has no option for as empty, so its default applies', () => {
     const source = options({}, { SVC_EXPORT_ENV: 'false' })
     expect(source.read('export-env')).toBe('')
@@ -93,6 +100,13 @@ describe('cliOptions.label', () => {
     expect(options({}, { SVC_INPUT_TUNNEL_PORT: 'x' }).label('tunnel-port')).toBe(
       'SVC_INPUT_TUNNEL_PORT'
     )
+  })
+
+  it('names SVC_ENV_FILE when --variables-file came from it', () => {
+    expect(options({}, { SVC_ENV_FILE: 'a' }).label('variables-file')).toBe('SVC_ENV_FILE')
+    const both = { SVC_ENV_FILE: 'a', SVC_VARIABLES_FILE: 'b' }
+    expect(options({}, both).label('variables-file')).toBe('SVC_VARIABLES_FILE')
+    expect(options().label('variables-file')).toBe('--variables-file')
   })
 
   it('names the flag when neither is set: the default is what the user would override', () => {

@@ -11,7 +11,7 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileState, loadStateFile } from '../../src/cli/state-file.js'
+import { claimStateFile, fileState, loadStateFile } from '../../src/cli/state-file.js'
 
 let dir: string
 let path: string
@@ -65,9 +65,9 @@ describe('loadStateFile', () => {
     expect(loadStateFile(path)).toEqual({ type: 'foreign' })
   })
 
-  it('ignores a file larger than 64 KiB, even one of its own', () => {
+  it('takes a file larger than 64 KiB as not its own, even one in its format', () => {
     write({ format: MARKER, values: { padding: 'x'.repeat(64 * 1024) } })
-    expect(loadStateFile(path)).toEqual({ type: 'none' })
+    expect(loadStateFile(path)).toEqual({ type: 'foreign' })
   })
 
   it('reads a file of exactly 64 KiB', () => {
@@ -77,16 +77,18 @@ describe('loadStateFile', () => {
     expect(loadStateFile(path).type).toBe('state')
   })
 
-  it('finds nothing at a directory', () => {
+  it('takes a directory as not its own', () => {
     mkdirSync(path)
-    expect(loadStateFile(path)).toEqual({ type: 'none' })
+    expect(loadStateFile(path)).toEqual({ type: 'foreign' })
   })
 
-  it("finds nothing at a symlink, even to this tool's file", () => {
+  it("takes a symlink as not its own, even one to this tool's file, or a broken one", () => {
     const target = join(dir, 'elsewhere.json')
     writeFileSync(target, JSON.stringify({ format: MARKER, values: { a: 'b' } }))
     symlinkSync(target, path)
-    expect(loadStateFile(path)).toEqual({ type: 'none' })
+    expect(loadStateFile(path)).toEqual({ type: 'foreign' })
+    rmSync(target)
+    expect(loadStateFile(path)).toEqual({ type: 'foreign' })
   })
 
   it('keeps names such as __proto__ as plain values', () => {
@@ -96,6 +98,42 @@ describe('loadStateFile', () => {
     if (loaded.type !== 'state') return
     expect(loaded.values.a).toBe('b')
     expect(Object.getPrototypeOf(loaded.values)).toBe(Object.prototype)
+  })
+})
+
+describe('claimStateFile', () => {
+  it('creates an empty state file, mode 0600, once: a second claim finds it taken', () => {
+    expect(claimStateFile(path)).toBeUndefined()
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(loadStateFile(path)).toEqual({ type: 'state', values: {} })
+    expect(claimStateFile(path)).toEqual({ type: 'state', values: {} })
+  })
+
+  it('takes a file claimed a moment ago, still empty, as taken', () => {
+    writeFileSync(path, '')
+    expect(claimStateFile(path)).toEqual({ type: 'state', values: {} })
+  })
+
+  it('leaves whatever is at the path as it was, and says what it is', () => {
+    write({ format: MARKER, values: { 'token-id': 'tok_1' } })
+    expect(claimStateFile(path)).toEqual({ type: 'state', values: { 'token-id': 'tok_1' } })
+    const big = 'x'.repeat(64 * 1024 + 1)
+    writeFileSync(path, big)
+    expect(claimStateFile(path)).toEqual({ type: 'foreign' })
+    expect(readFileSync(path, 'utf8')).toBe(big)
+  })
+
+  it('never follows a link at the path', () => {
+    const target = join(dir, 'target')
+    symlinkSync(target, path)
+    expect(claimStateFile(path)).toEqual({ type: 'foreign' })
+    expect(existsSync(target)).toBe(false)
+  })
+
+  it('lets later saves replace the claimed file', () => {
+    claimStateFile(path)
+    fileState(path).save('token-id', 'tok_1')
+    expect(loadStateFile(path)).toEqual({ type: 'state', values: { 'token-id': 'tok_1' } })
   })
 })
 

@@ -90,6 +90,6 @@ it('names the base-url option as the host labels it when the saved service diffe
   )
   expect(logLines(host, 'warning')[0]).toBe(
     `The saved state names the credential service at http://elsewhere.example.test/functions/v1, but --base-url is ${localService().baseUrl}. ` +
-      'The API key goes only to --base-url, so the revoke is sent there. Something other than this action may have written the state.'
+      'The API key goes only to --base-url, so the revoke is sent there. Something other than this tool may have written the state.'
   )
 })

@@ -185,7 +185,7 @@ describe('main step, service errors', () => {
     [
       401,
       'UNAUTHORIZED',
-      /The API key was rejected \(401 UNAUTHORIZED\).*Check that the api-key secret holds a current key/
+      /The API key was rejected \(401 UNAUTHORIZED\).*Check that the API key given is a current one/
     ],
     [403, 'FORBIDDEN', /not allowed.*\(403 FORBIDDEN\).*cicd:provision scope.*Developer plan/],
     [
@@ -598,7 +598,9 @@ describe('main step, a credential issued and then refused', () => {
     const main = await run({ ...INPUTS, revoke: 'false' })
     expect(main.errors).toHaveLength(1)
     expect(
-      main.lines.some(line => /^Could not revoke .* ab12c yet .*post step will try/.test(line))
+      main.lines.some(line =>
+        /^Could not revoke .* ab12c yet .*revoking when the job ends tries/.test(line)
+      )
     ).toBe(true)
     expect(JSON.parse(main.state.credential)).toMatchObject({ tunnelUser: 'ab12c', rejected: true })
 
@@ -812,7 +814,7 @@ describe('main step, gaps the property-based suite found', () => {
     expect(step.errors).toHaveLength(1)
     expect(step.warnings).toEqual([
       expect.stringMatching(
-        /^Could not revoke the credential of a tunnel user that holds the token \(.*\)\. It cannot be saved for the post step, so it stays valid until it expires\.$/
+        /^Could not revoke the credential of a tunnel user that holds the token \(.*\)\. It cannot be saved for revoking when the job ends, so it stays valid until it expires\.$/
       )
     ])
     expect(step.state).toEqual({ isPost: 'true' })

@@ -139,7 +139,7 @@ describe('when revoking fails for good', () => {
   it('warns when the api-key input is empty in post', async () => {
     const step = await runPostWith(SAVED, { ...INPUTS, 'api-key': '' })
     expect(step.warnings).toEqual([
-      'Could not revoke the tunnel token of user ab12c: input api-key is empty in the post step, so the revoke request cannot be authenticated. It expires by itself at 2026-11-23T11:00:00Z.'
+      'Could not revoke the tunnel token of user ab12c: input api-key is empty when revoking, so the revoke request cannot be authenticated. It expires by itself at 2026-11-23T11:00:00Z.'
     ])
   })
 
@@ -176,7 +176,7 @@ describe('saved state is not trusted', () => {
     expect(scope.isDone()).toBe(true)
     expect(elsewhere.isDone()).toBe(false)
     expect(step.warnings).toEqual([
-      'The saved state names the credential service at http://attacker.example.test/functions/v1, but input base-url is https://credentials.example.test/functions/v1. The API key goes only to input base-url, so the revoke is sent there. Something other than this action may have written the state.'
+      'The saved state names the credential service at http://attacker.example.test/functions/v1, but input base-url is https://credentials.example.test/functions/v1. The API key goes only to input base-url, so the revoke is sent there. Something other than this tool may have written the state.'
     ])
     expect(step.lines).toContain('Revoked the tunnel token of user ab12c.')
   })

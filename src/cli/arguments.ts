@@ -3,7 +3,14 @@
  * command `run` starts. Usage errors never repeat a value, since a value typed in the wrong
  * place may be a secret.
  */
-import { isFlagName, isSecretOption, SWITCHES, variableFor, type FlagName } from './option-names.js'
+import {
+  isFlagName,
+  isSecretOption,
+  RETIRED_OPTIONS,
+  SWITCHES,
+  variableFor,
+  type FlagName
+} from './option-names.js'
 
 export const COMMANDS = ['provision', 'revoke', 'run'] as const
 export type CommandName = (typeof COMMANDS)[number]
@@ -90,6 +97,12 @@ function splitFlag(token: string): { name: FlagName; inline?: string } {
   if (isSecretOption(name)) {
     throw new UsageError(
       `${flag} is refused: a secret on the command line is visible to every process on the machine and kept in shell history. Set the variable ${variableFor(name)} instead.`
+    )
+  }
+  const successor = flag.startsWith('--') ? RETIRED_OPTIONS.get(name) : undefined
+  if (successor !== undefined) {
+    throw new UsageError(
+      `${flag} is now --${successor}: Node reads ${flag} itself, before tunnel-credentials runs, so it cannot be an option of the tool. Use --${successor}, or the variable ${variableFor(successor)}.`
     )
   }
   if (!flag.startsWith('--') || !isFlagName(name)) {

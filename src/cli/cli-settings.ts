@@ -25,18 +25,18 @@ export interface CliSettings {
 
 export function readCliSettings(raw: OptionSource): CliSettings {
   const options = checkedOptions(raw)
-  const envFile = resolve(options.read('env-file').trim() || DEFAULT_ENV_FILE)
+  const envFile = resolve(options.read('variables-file').trim() || DEFAULT_ENV_FILE)
   const stateFile = resolve(
     options.read('state-file').trim() || join(dirname(envFile), DEFAULT_STATE_FILE_NAME)
   )
   const outputsFile = options.read('outputs-file').trim()
   const workDir = resolve(options.read('work-dir').trim() || tmpdir())
   requireDirectory(options, 'work-dir', workDir)
-  requireDirectory(options, 'env-file', dirname(envFile))
+  requireDirectory(options, 'variables-file', dirname(envFile))
   requireDirectory(options, 'state-file', dirname(stateFile))
   if (outputsFile) requireDirectory(options, 'outputs-file', dirname(resolve(outputsFile)))
   refuseSharedFile(options, [
-    ['env-file', envFile],
+    ['variables-file', envFile],
     ['state-file', stateFile],
     ...(outputsFile ? [['outputs-file', resolve(outputsFile)] as [string, string]] : [])
   ])
@@ -55,7 +55,7 @@ function refuseSharedFile(options: OptionSource, files: [string, string][]): voi
   for (const [index, [name, path]] of files.entries()) {
     if (existsSync(path) && statSync(path).isDirectory()) {
       throw new ExplainedError(
-        `${optionNamed(options, name)} is ${path}, which is a directory. Name a file, e.g. ${join(path, name === 'env-file' ? DEFAULT_ENV_FILE : `${name}.json`)}.`
+        `${optionNamed(options, name)} is ${path}, which is a directory. Name a file, e.g. ${join(path, name === 'variables-file' ? DEFAULT_ENV_FILE : `${name}.json`)}.`
       )
     }
     const other = files.slice(0, index).find(([, earlier]) => earlier === path)

@@ -23,10 +23,15 @@ function shellQuoted(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`
 }
 
+/** A file this tool wrote: its first line is the header. */
+export function isOwnEnvFile(path: string): boolean {
+  const text = readRegularFile(path, 1 << 20)
+  return text !== undefined && text.startsWith(`${ENV_FILE_HEADER}\n`)
+}
+
 /** Deletes the file if this tool wrote it; returns whether it did. Anything else stays. */
 export function removeEnvFile(path: string): boolean {
-  const text = readRegularFile(path, 1 << 20)
-  if (text === undefined || !text.startsWith(`${ENV_FILE_HEADER}\n`)) return false
+  if (!isOwnEnvFile(path)) return false
   rmSync(path, { force: true })
   return true
 }

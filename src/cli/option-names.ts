@@ -24,9 +24,13 @@ export const ACTION_OPTIONS = [
   'fail-on-revoke-error'
 ] as const
 
-/** Options only the CLI has: where its files go and how long a tunnel may live. */
+/**
+ * Options only the CLI has: where its files go and how long a tunnel may live. None may be a
+ * name Node takes for itself: Node reads some of its flags from the whole command line, also
+ * after the script's name (see RETIRED_OPTIONS), before any code of the tool runs.
+ */
 export const CLI_OPTIONS = [
-  'env-file',
+  'variables-file',
   'state-file',
   'outputs-file',
   'work-dir',
@@ -38,6 +42,23 @@ export const CLI_OPTIONS = [
  * machine and kept in shell history, so a flag for one is refused.
  */
 export const SECRET_OPTIONS = ['api-key', 'tunnel-token'] as const
+
+/**
+ * Names the CLI no longer takes, each with its successor. `--env-file` is Node's own flag: Node
+ * loads the file it names (and runs the NODE_OPTIONS line in it) when it appears anywhere before
+ * `--`, or exits 9 when the file is missing, so the tool cannot safely take it as an option.
+ */
+export const RETIRED_OPTIONS: ReadonlyMap<string, FlagName> = new Map([
+  ['env-file', 'variables-file']
+])
+
+/**
+ * Variables still read under an earlier name, after the current one: SVC_ENV_FILE keeps
+ * working (a variable is not on Node's command line, so it was never at risk).
+ */
+export const EARLIER_VARIABLES: Partial<Record<FlagName, string>> = {
+  'variables-file': 'SVC_ENV_FILE'
+}
 
 /** Boolean flags that may be given bare (`--revoke` means `--revoke true`). */
 export const SWITCHES = new Set(['revoke', 'fail-on-revoke-error'])

@@ -3,17 +3,31 @@
  * from variables only, and every message names the option where the user set it.
  */
 import type { OptionSource } from '../core/host.js'
-import { isFlagName, isSecretOption, variableFor, type FlagName } from './option-names.js'
+import {
+  EARLIER_VARIABLES,
+  isFlagName,
+  isSecretOption,
+  variableFor,
+  type FlagName
+} from './option-names.js'
 
 export function cliOptions(
   flags: ReadonlyMap<FlagName, string>,
   env: NodeJS.ProcessEnv
 ): OptionSource {
   const flagged = (name: string) => isFlagName(name) && flags.has(name)
+  /** The variable that sets the option: its own, else an earlier name of it that is set. */
+  const variableSetting = (name: string) => {
+    const earlier = isFlagName(name) ? EARLIER_VARIABLES[name] : undefined
+    const own = variableFor(name)
+    return env[own] === undefined && earlier !== undefined && env[earlier] !== undefined
+      ? earlier
+      : own
+  }
   return {
     read: name => {
       if (flagged(name)) return flags.get(name as FlagName)!
-      if (isFlagName(name) || isSecretOption(name)) return env[variableFor(name)] ?? ''
+      if (isFlagName(name) || isSecretOption(name)) return env[variableSetting(name)] ?? ''
       // An action input the CLI has no option for (export-env): its default applies.
       return ''
     },
@@ -22,7 +36,8 @@ export function cliOptions(
       if (isSecretOption(name)) return variableFor(name)
       if (!isFlagName(name)) return name
       // Set through its variable: name that, since that is where the user will look.
-      return env[variableFor(name)] !== undefined ? variableFor(name) : `--${name}`
+      const variable = variableSetting(name)
+      return env[variable] !== undefined ? variable : `--${name}`
     }
   }
 }

@@ -43,6 +43,16 @@ export function readRegularFile(path: string, maxBytes: number): string | undefi
   return readFileSync(path, 'utf8')
 }
 
+/** True when anything at all is at the path: a file, a folder, a link (even a broken one). */
+export function pathTaken(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** A JSON object whose every value is a string: the shape of the state and outputs files. */
 export function isStringRecord(value: unknown): value is Record<string, string> {
   return (

@@ -3,9 +3,9 @@
  * step of the job can write it, so revoke reads it as untrusted input, as the action's post step
  * reads its saved state: only a small JSON object of strings, marked as this tool's, is read.
  */
-import { rmSync } from 'node:fs'
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
 import type { SavedState } from '../core/host.js'
-import { isStringRecord, readRegularFile, writePrivateFile } from './private-file.js'
+import { isStringRecord, pathTaken, readRegularFile, writePrivateFile } from './private-file.js'
 
 const MARKER = 'tunnel-credentials state'
 const MAX_BYTES = 64 * 1024
@@ -21,7 +21,8 @@ export type LoadedState =
 
 export function loadStateFile(path: string): LoadedState {
   const text = readRegularFile(path, MAX_BYTES)
-  if (text === undefined) return { type: 'none' }
+  // Anything else at the path (a large file, a link, a FIFO) is not this tool's: never replaced.
+  if (text === undefined) return pathTaken(path) ? { type: 'foreign' } : { type: 'none' }
   try {
     const parsed: unknown = JSON.parse(text)
     if (!isStateFileContent(parsed)) return { type: 'foreign' }
@@ -38,6 +39,35 @@ function isStateFileContent(value: unknown): value is StateFileContent {
 }
 
 /**
+ * Creates the state file, empty, only if nothing is at the path yet (O_EXCL): of two provisions
+ * in one folder at once, exactly one gets it, before either sends a request. Later saves replace
+ * it whole, as every save does. Undefined when claimed; otherwise what holds the path.
+ */
+export function claimStateFile(path: string): LoadedState | undefined {
+  let fd
+  try {
+    fd = openSync(path, 'wx', 0o600)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    // Empty: claimed a moment ago, its first line not yet written. Gone: a revoke just ended.
+    // Either way it is another command's turn, never this one's.
+    const found = readRegularFile(path, MAX_BYTES) === '' ? undefined : loadStateFile(path)
+    return found === undefined || found.type === 'none' ? { type: 'state', values: {} } : found
+  }
+  try {
+    writeSync(fd, stateText({}))
+  } finally {
+    closeSync(fd)
+  }
+  return undefined
+}
+
+function stateText(values: Record<string, string>): string {
+  const content: StateFileContent = { format: MARKER, values }
+  return `${JSON.stringify(content, null, 2)}\n`
+}
+
+/**
  * Saved state kept in memory and, when a path is given, written whole to the file on every save:
  * a provision killed half-way still leaves revoke what it needs to clean up.
  */
@@ -48,8 +78,7 @@ export function fileState(path: string | undefined, initial: Record<string, stri
       if (value === '') values.delete(name)
       else values.set(name, value)
       if (path === undefined) return
-      const content: StateFileContent = { format: MARKER, values: Object.fromEntries(values) }
-      writePrivateFile(path, `${JSON.stringify(content, null, 2)}\n`)
+      writePrivateFile(path, stateText(Object.fromEntries(values)))
     },
     load: name => values.get(name) ?? '',
     isEmpty: () => values.size === 0,

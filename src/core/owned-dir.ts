@@ -40,8 +40,7 @@ export function checkOwnDirectory(path: string, savedId: string | undefined): Di
     return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) }
   }
   const not = (reason: string): DirectoryCheck => ({ ours: false, missing: false, reason })
-  if (stats.isSymbolicLink())
-    return not('it is a symbolic link, not the directory this action made')
+  if (stats.isSymbolicLink()) return not('it is a symbolic link, not the directory this tool made')
   if (!stats.isDirectory()) return not('it is not a directory')
   const uid = process.getuid?.()
   if (uid !== undefined && stats.uid !== BigInt(uid)) {
@@ -49,7 +48,7 @@ export function checkOwnDirectory(path: string, savedId: string | undefined): Di
   }
   if (savedId === undefined) return not('the saved state does not say which directory was made')
   if (`${stats.dev}:${stats.ino}` !== savedId) {
-    return not('it is another directory than the one this action made')
+    return not('it is another directory than the one this tool made')
   }
   return { ours: true }
 }

@@ -93,7 +93,7 @@ function warnIfStateMoved(
   if (stateBaseUrl === undefined || stateBaseUrl === baseUrl) return
   log.warning(
     `The saved state names the credential service at ${printable(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
-      `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`
+      `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`
   )
 }
 

@@ -115,7 +115,7 @@ describe('cicd obtain', () => {
     await expect(cicdKind.obtain(settings(), context)).rejects.toThrow('tunnel_port')
     expect(recorded.saves).not.toContain(null)
     expect(recorded.lines).toContain(
-      'Could not revoke the credential of tunnel user ab12c yet (explained: down); the post step will try again.'
+      'Could not revoke the credential of tunnel user ab12c yet (explained: down); revoking when the job ends tries again.'
     )
   })
 })
@@ -173,7 +173,7 @@ describe('cicd saved state and revoke', () => {
   it('cannot revoke without the API key, and says which option is empty', async () => {
     const { context } = revokeContext(fakeService({}), { apiKey: '' })
     await expect(cicdKind.revoke({ kind: 'cicd', tunnelUser: 'ab12c' }, context)).rejects.toThrow(
-      '--api-key is empty in the post step, so the revoke request cannot be authenticated.'
+      '--api-key is empty when revoking, so the revoke request cannot be authenticated.'
     )
   })
 

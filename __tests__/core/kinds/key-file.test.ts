@@ -79,16 +79,14 @@ describe('removeKeyFolder refuses a folder it cannot prove it made', () => {
     const target = dotSsh()
     rmdirSync(folder.path)
     symlinkSync(target, folder.path)
-    expect(removeKeyFolder(folder)).toBe(
-      'it is a symbolic link, not the directory this action made'
-    )
+    expect(removeKeyFolder(folder)).toBe('it is a symbolic link, not the directory this tool made')
     expect(readFileSync(join(target, 'id_ed25519'), 'utf8')).toBe('the user key')
   })
 
   it('another directory in its place, or no saved id', () => {
     const folder = createKeyFolder(runnerTemp)
     const other = { path: dotSsh(), id: folder.id }
-    expect(removeKeyFolder(other)).toBe('it is another directory than the one this action made')
+    expect(removeKeyFolder(other)).toBe('it is another directory than the one this tool made')
     expect(removeKeyFolder({ path: folder.path, id: undefined })).toBe(
       'the saved state does not say which directory was made'
     )

@@ -14,7 +14,7 @@ describe('requireRevokeApiKey', () => {
   const optionLabel = (name: string) => `--${name}`
   it('says why no revoke request can be sent without an API key, naming the option', () => {
     expect(() => requireRevokeApiKey({ apiKey: '', optionLabel })).toThrow(
-      '--api-key is empty in the post step, so the revoke request cannot be authenticated.'
+      '--api-key is empty when revoking, so the revoke request cannot be authenticated.'
     )
     expect(() => requireRevokeApiKey({ apiKey: 'sk_x', optionLabel })).not.toThrow()
   })

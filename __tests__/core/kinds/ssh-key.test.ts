@@ -224,7 +224,7 @@ describe('main with credential: ssh-key', () => {
     expect(step.failed).toBe(true)
     expect(
       infoLines(step.lines).filter(line =>
-        /^Could not revoke the uploaded SSH key SHA256:\S+ \(id 6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b\) yet \(The API key was rejected \(401 UNAUTHORIZED\)\..*\); the post step will try again\.$/.test(
+        /^Could not revoke the uploaded SSH key SHA256:\S+ \(id 6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b\) yet \(The API key was rejected \(401 UNAUTHORIZED\)\..*\); revoking when the job ends tries again\.$/.test(
           line
         )
       )
@@ -306,6 +306,15 @@ describe('main with credential: ssh-key', () => {
     )
   })
 
+  it('refuses ttl-minutes, which a key lifetime in whole days cannot honour, and sends nothing', async () => {
+    const step = await runMainWith({ ...INPUTS, 'ttl-minutes': '5' })
+    expect(step.failed).toBe(true)
+    expect(step.errors).toEqual([expect.stringMatching(/^Input ttl-minutes is "5"/)])
+    expect(nock.pendingMocks()).toEqual([])
+    expect(step.env).toEqual({})
+    expect(readdirSync(runnerTempOf())).toEqual([])
+  })
+
   it.each([
     ['client-id', { 'client-id': '' }, /^Input client-id is empty, and credential is "ssh-key"/],
     [
@@ -378,7 +387,7 @@ describe('post with credential: ssh-key', () => {
     expect(post.failed).toBe(false)
     expect(post.warnings).toEqual([
       `Could not revoke the SSH key ${main.outputs['key-fingerprint']} (id ${KEY_ID}): The API key is not allowed to do this (403 FORBIDDEN). ` +
-        'The service said: not your key. The key belongs to another account than the api-key of the post step: use the same api-key in both steps. ' +
+        'The service said: not your key. The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it. ' +
         'It expires by itself at 2026-11-24T10:00:00Z.'
     ])
     expect(existsSync(main.env.SVC_TUNNEL_KEY_FILE)).toBe(false)
@@ -426,7 +435,7 @@ describe('post with credential: ssh-key', () => {
       })
       expect(readFileSync(join(precious, 'id_ed25519'), 'utf8')).toBe('the user key')
       expect(post.warnings).toEqual([
-        `Not deleting ${precious}: saved state names it as the key folder, but it is not a folder this action makes under RUNNER_TEMP.`
+        `Not deleting ${precious}: saved state names it as the key folder, but it is not a folder this tool makes under RUNNER_TEMP.`
       ])
     } finally {
       rmSync(precious, { recursive: true, force: true })
@@ -449,7 +458,7 @@ describe('post with credential: ssh-key', () => {
       expect(readFileSync(join(dotSsh, 'id_ed25519'), 'utf8')).toBe('the user key')
       expect(lstatSync(folder).isSymbolicLink()).toBe(true)
       expect(post.warnings).toEqual([
-        `Not deleting anything in the key folder ${folder}: it is a symbolic link, not the directory this action made. Something other than this action changed it; check what it points to.`
+        `Not deleting anything in the key folder ${folder}: it is a symbolic link, not the directory this tool made. Something other than this tool changed it; check what it points to.`
       ])
     } finally {
       rmSync(home, { recursive: true, force: true })
@@ -466,7 +475,7 @@ describe('post with credential: ssh-key', () => {
     const post = await runPostAfter(main)
     expect(readFileSync(join(folder, 'id_ed25519'), 'utf8')).toBe('not the action key')
     expect(post.warnings).toEqual([
-      `Not deleting anything in the key folder ${folder}: it is another directory than the one this action made. Something other than this action changed it; check what it points to.`
+      `Not deleting anything in the key folder ${folder}: it is another directory than the one this tool made. Something other than this tool changed it; check what it points to.`
     ])
   })
 

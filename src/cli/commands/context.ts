@@ -10,7 +10,10 @@ import { createMasker, maskingLine } from '../masking.js'
 import { readCliSettings, type CliSettings } from '../cli-settings.js'
 import { cliHost, type CliHost, type Terminal } from '../host.js'
 import { cliOptions } from '../options.js'
-import { loadStateFile, type fileState } from '../state-file.js'
+import { isOwnEnvFile } from '../env-file.js'
+import { foreignFileAmong, isOwnOutputsFile } from '../own-files.js'
+import { claimStateFile, type fileState } from '../state-file.js'
+import { describeUnexpected } from '../../core/text/describe-error.js'
 import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
 import { revoke } from '../../core/revoke.js'
 
@@ -99,17 +102,41 @@ function warnOnce(
 }
 
 /**
- * A state file that already holds a credential or a tunnel belongs to a provision nobody
- * revoked: overwriting it would lose the only record of what to clean up.
+ * Before any request, so that no credential is made that could not be recorded or handed over:
+ * the files provision writes are free or this tool's own, and the state file is taken for this
+ * command alone (created only if absent). A state file already there belongs to a provision
+ * running now, or to one nobody revoked: overwriting it would lose the only record of what to
+ * clean up. `run` writes no variables or outputs file, so only its state file is checked.
  */
-export function leftoverState(settings: CliSettings, host: CliHost): string | undefined {
-  const found = loadStateFile(settings.stateFile)
-  if (found.type === 'none' || (found.type === 'state' && Object.keys(found.values).length === 0)) {
-    return undefined
+export function claimFiles(
+  settings: CliSettings,
+  host: CliHost,
+  { writesVariables }: { writesVariables: boolean }
+): string | undefined {
+  const label = (name: string) => host.options.label(name)
+  const foreign = writesVariables
+    ? foreignFileAmong([
+        { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
+        { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile }
+      ])
+    : undefined
+  if (foreign !== undefined) {
+    const flag = label(foreign.option)
+    return `${foreign.path} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`
   }
-  const flag = host.options.label('state-file')
+  const flag = label('state-file')
+  let found
+  try {
+    found = claimStateFile(settings.stateFile)
+  } catch (error) {
+    return `Could not create ${settings.stateFile} (${flag}): ${describeUnexpected(error)}. Check that its folder is writable.`
+  }
+  if (found === undefined) return undefined
   if (found.type === 'foreign') {
     return `${settings.stateFile} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`
+  }
+  if (found.type === 'state' && Object.keys(found.values).length === 0) {
+    return `${settings.stateFile} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`
   }
   return `${settings.stateFile} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`
 }

@@ -7,14 +7,14 @@ import { describeUnexpected } from '../../core/text/describe-error.js'
 import { writeEnvFile } from '../env-file.js'
 import { writePrivateFile } from '../private-file.js'
 import { fileState } from '../state-file.js'
-import { fail, leftoverState, revokeAndTidy, startCommand, type CommandInput } from './context.js'
+import { claimFiles, fail, revokeAndTidy, startCommand, type CommandInput } from './context.js'
 
 export async function provisionCommand(input: CommandInput): Promise<number> {
   const started = startCommand(input, settings => fileState(settings.stateFile))
   if ('error' in started) return fail(input, started.error)
   const { host, settings, state } = started
-  const earlier = leftoverState(settings, host)
-  if (earlier !== undefined) return fail(input, earlier)
+  const refused = claimFiles(settings, host, { writesVariables: true })
+  if (refused !== undefined) return fail(input, refused)
 
   await provision(host)
   if (host.failure() !== undefined) {
@@ -38,6 +38,8 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
       `Could not write the credential's files: ${describeUnexpected(error)}. Check that the folders are writable.`
     )
   }
+  // The claim alone records nothing: a credential with nothing to revoke leaves no state file.
+  if (state.isEmpty()) state.remove()
   host.log.info(
     `Wrote ${Object.keys(host.variables).length} variables to ${settings.envFile}; load them with: set -a; . ${shellPath(settings.envFile)}; set +a`
   )

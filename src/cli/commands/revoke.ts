@@ -6,7 +6,8 @@ import { rmSync } from 'node:fs'
 import type { CliSettings } from '../cli-settings.js'
 import { removeEnvFile } from '../env-file.js'
 import type { CliHost } from '../host.js'
-import { isStringRecord, readRegularFile } from '../private-file.js'
+import { isOwnOutputsFile } from '../own-files.js'
+import { readRegularFile } from '../private-file.js'
 import { fileState, loadStateFile } from '../state-file.js'
 import { fail, revokeAndTidy, startCommand, type CommandInput } from './context.js'
 
@@ -53,18 +54,7 @@ function removeFiles(host: CliHost, settings: CliSettings): void {
       `${settings.envFile} was not written by tunnel-credentials, so it was left in place.`
     )
   }
-  if (settings.outputsFile !== undefined && isOutputsFile(settings.outputsFile)) {
+  if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
     rmSync(settings.outputsFile, { force: true })
-  }
-}
-
-/** An outputs file this tool wrote: a JSON object of strings (it may hold the token). */
-function isOutputsFile(path: string): boolean {
-  const text = readRegularFile(path, 1 << 20)
-  if (text === undefined) return false
-  try {
-    return isStringRecord(JSON.parse(text))
-  } catch {
-    return false
   }
 }

@@ -11,7 +11,7 @@ import { printable } from '../../core/text/printable.js'
 import { variableFor } from '../option-names.js'
 import { fileState } from '../state-file.js'
 import { keepSecretsFromCommand } from '../own-environment.js'
-import { fail, leftoverState, revokeAndTidy, startCommand, type CommandInput } from './context.js'
+import { claimFiles, fail, revokeAndTidy, startCommand, type CommandInput } from './context.js'
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number]
@@ -24,8 +24,8 @@ export async function runCommand(given: CommandInput, commandLine: string[]): Pr
   const started = startCommand(input, settings => fileState(settings.stateFile), process.pid)
   if ('error' in started) return fail(input, started.error)
   const { host, state } = started
-  const earlier = leftoverState(started.settings, host)
-  if (earlier !== undefined) return fail(input, earlier)
+  const refused = claimFiles(started.settings, host, { writesVariables: false })
+  if (refused !== undefined) return fail(input, refused)
   // Caught from the start: a signal during provision cancels the command, never the cleanup.
   let received: ForwardedSignal | undefined
   let forward: (signal: ForwardedSignal) => void = signal => (received ??= signal)
@@ -55,7 +55,7 @@ export async function runCommand(given: CommandInput, commandLine: string[]): Pr
     host.log.info('The command ended; stopping the tunnel and revoking the credential.')
     await revokeAndTidy(host, state, started.settings.workDir)
     if (host.failure() !== undefined) return code === 0 ? 1 : code
-    if (host.warnings() === 0) state.remove()
+    if (host.warnings() === 0 || state.isEmpty()) state.remove()
     return code
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)

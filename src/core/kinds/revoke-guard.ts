@@ -20,7 +20,7 @@ export function shouldRevoke(
 export function requireRevokeApiKey(settings: Pick<PostSettings, 'apiKey' | 'optionLabel'>): void {
   if (!settings.apiKey) {
     throw new ExplainedError(
-      `${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`
+      `${settings.optionLabel('api-key')} is empty when revoking, so the revoke request cannot be authenticated.`
     )
   }
 }

@@ -15,10 +15,12 @@ export async function revokeUnused(
     await revoke()
   } catch (error) {
     if (saved) {
-      log.info(`Could not revoke ${what} yet (${explain(error)}); the post step will try again.`)
+      log.info(
+        `Could not revoke ${what} yet (${explain(error)}); revoking when the job ends tries again.`
+      )
     } else {
       log.warning(
-        `Could not revoke ${what} (${explain(error)}). It cannot be saved for the post step, so it stays valid until it expires.`
+        `Could not revoke ${what} (${explain(error)}). It cannot be saved for revoking when the job ends, so it stays valid until it expires.`
       )
     }
     return

@@ -1,11 +1,13 @@
 import { ExplainedError } from '../errors.js'
+import type { OptionSource } from '../host.js'
 import { explainFailure } from '../service/failures.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import type { CredentialService } from '../service/client.js'
 import { printable } from '../text/printable.js'
 import { readBaseUrl } from '../settings/common.js'
 import { readApiKey, readSelfNamedLogin, type SelfNamedLogin } from '../settings/login-options.js'
-import { capitalised } from '../settings/option-values.js'
+import { capitalised, optionNamed } from '../settings/option-values.js'
+import { quote } from '../text/quote.js'
 import type { CommonSettings } from '../settings/types.js'
 import { keyNameFor } from './key-name.js'
 import {
@@ -24,7 +26,7 @@ import { sshKeyObtained } from './ssh-key-obtained.js'
 import { readSavedSshKey, type SavedSshKey } from './ssh-key-saved.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
 import { parseUploadedKey, sameFingerprint } from './uploaded-key.js'
-import { uploadKeySettled } from './upload-key.js'
+import { KEY_LIFETIME_DAYS, uploadKeySettled } from './upload-key.js'
 import { revokeByHand, revokeKeyRecords } from './key-records.js'
 
 /** An SSH key made on the runner and uploaded with keys-upload. */
@@ -53,8 +55,22 @@ const SSH_KEY_LOGIN: SelfNamedLogin = {
     "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
 }
 
+/**
+ * keys-upload counts a key's life in whole days (expires_in_days), so no minute bound can reach
+ * the service: refused rather than ignored, since a key that lives a day when five minutes were
+ * asked for is a surprise. A days option would only lengthen it; revoking at the end is the bound.
+ */
+function refuseTtlMinutes(options: OptionSource): void {
+  const raw = options.read('ttl-minutes')
+  if (!raw.trim()) return
+  throw new ExplainedError(
+    `${optionNamed(options, 'ttl-minutes')} is ${quote(raw)}, but credential "ssh-key" cannot use it: the service sets an uploaded key's lifetime in whole days, so the key is uploaded for ${KEY_LIFETIME_DAYS} day and revoked when the job ends. Remove ${options.label('ttl-minutes')}, or use credential "cicd" for a lifetime in minutes.`
+  )
+}
+
 export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
   readSettings(options, common) {
+    refuseTtlMinutes(options)
     const apiKey = readApiKey(options, 'ssh-key')
     const login = readSelfNamedLogin(options, SSH_KEY_LOGIN)
     const baseUrl = readBaseUrl(options)
@@ -219,7 +235,7 @@ function deleteKeyFolder(
   const path = printable(folder.path, 200)
   if (!isKeyFolder(folder.path, tempRoot)) {
     log.warning(
-      `Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under ${tempRootName}.`
+      `Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`
     )
     return
   }
@@ -227,7 +243,7 @@ function deleteKeyFolder(
     const refused = removeKeyFolder(folder)
     if (refused !== undefined) {
       log.warning(
-        `Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`
+        `Not deleting anything in the key folder ${path}: ${refused}. Something other than this tool changed it; check what it points to.`
       )
       return
     }

@@ -8,7 +8,7 @@ import type { SshKeyPair } from './ssh-key-pair.js'
 import { invalidUpload, readKeyId } from './uploaded-key.js'
 
 /** The shortest life keys-upload offers in whole days; post revokes the key long before. */
-const KEY_LIFETIME_DAYS = 1
+export const KEY_LIFETIME_DAYS = 1
 
 export interface SettledUpload {
   raw: unknown
@@ -97,7 +97,7 @@ async function settleRecords(
   } catch (error) {
     log.warning(
       `Could not look up or revoke the records of the uploaded key (${error instanceof ExplainedError ? error.message : explain(error)}). ` +
-        `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`
+        `Until revoking when the job ends has looked again, ${revokeByHand(fingerprint, name)}.`
     )
     return false
   }

@@ -38,7 +38,7 @@ const FORBIDDEN_HINTS: Record<Endpoint, string> = {
   'user-keys-list': 'Use the api-key that uploaded the key.',
   // The spec's 403 for revoke-ssh-key: the key exists but another account uploaded it.
   'revoke-ssh-key':
-    'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
+    'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
 }
 
 /**
@@ -90,7 +90,7 @@ function explainServiceError(error: ServiceError, context: FailureContext): stri
     case 400:
       return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`
     case 401:
-      return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`
+      return `The API key was rejected (${status}).${said} Check that the API key given is a current one: it exists, is not revoked and has not expired.`
     case 403:
       return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`
     case 404:

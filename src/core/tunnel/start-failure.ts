@@ -35,6 +35,6 @@ export function describeStartFailure(
       return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`
     case 'record':
       // Without its record post could neither find nor stop the process, so it was not kept.
-      return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`
+      return `The tunnel did not start: ${detail}; without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`
   }
 }

@@ -37,7 +37,7 @@ describe('a record the keeper cannot write', () => {
     expect(server.handshakes).toBe(0)
     expect(server.logins).toEqual([])
     expect(describeStartFailure(report, keeper.config.logPath, 'RUNNER_TEMP')).toBe(
-      `The tunnel did not start: the tunnel process could not write its record ${statsPath} (ENOSPC), which the post step needs to stop it cleanly and say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
+      `The tunnel did not start: the tunnel process could not write its record ${statsPath} (ENOSPC); without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in RUNNER_TEMP (or make it writable) and run the job again.`
     )
   })
 

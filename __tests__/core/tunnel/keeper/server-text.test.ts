@@ -61,7 +61,7 @@ describe('describeStartFailure', () => {
         '--work-dir'
       )
     ).toBe(
-      'The tunnel did not start: the tunnel process could not write its record /tmp/t/stats.json (ENOSPC), which the post step needs to stop it cleanly and say what it did. Free some space in --work-dir (or make it writable) and run the job again.'
+      'The tunnel did not start: the tunnel process could not write its record /tmp/t/stats.json (ENOSPC); without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in --work-dir (or make it writable) and run the job again.'
     )
   })
 })
