@@ -752,7 +752,7 @@ describe('main step, gaps the property-based suite found', () => {
   it.each(['project', 'environment'])('refuses ##[ in %s and sends nothing', async name => {
     const step = await run({ ...INPUTS, [name]: '##[add-mask]xstaging' })
     expect(step.errors).toEqual([
-      `Input ${name} is "\\u0023#[add-mask]xstaging": it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
+      `Input ${name} is "\\u0023#[add-mask]xstaging": it holds "#" followed by "#[", which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`
     ])
     expect(legacyCommands(step.lines)).toEqual([])
   })
