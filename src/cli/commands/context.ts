@@ -13,6 +13,7 @@ import { cliOptions } from '../options.js'
 import { loadStateFile, type fileState } from '../state-file.js'
 import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
 import { revoke } from '../../core/revoke.js'
+import { printablePath } from '../../core/text/printable.js'
 
 export interface CommandInput {
   flags: ReadonlyMap<FlagName, string>
@@ -109,7 +110,7 @@ export function leftoverState(settings: CliSettings, host: CliHost): string | un
   }
   const flag = host.options.label('state-file')
   if (found.type === 'foreign') {
-    return `${settings.stateFile} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`
+    return `${printablePath(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`
   }
-  return `${settings.stateFile} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`
+  return `${printablePath(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`
 }

@@ -48,20 +48,26 @@ export function isWellFormed(value: string): boolean {
  * characters. The escape keeps what was there visible without letting it act.
  */
 export function printable(value: string, max = 200): string {
-  const flat = (
-    PRINTABLE_ASCII.test(value)
-      ? value
-      : value.replace(
-          UNPRINTABLE,
-          character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
-        )
-  )
+  const flat = PRINTABLE_ASCII.test(value)
+    ? value
+    : value.replace(
+        UNPRINTABLE,
+        character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
+      )
   const escaped = neutraliseMarkers(flat)
   if (escaped.length <= max) return escaped
   // Never cut between the two halves of a surrogate pair: the half left would be unprintable.
   // Stryker disable next-line StringLiteral: any stand-in without a high surrogate reads the same
   const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3
   return `${escaped.slice(0, end)}...`
+}
+
+/**
+ * A file path for a message: a folder's name is outside text too (a checkout's folder, a
+ * `--work-dir`), so it is made printable like any other, with room for a deep path.
+ */
+export function printablePath(path: string): string {
+  return printable(path, 400)
 }
 
 /**
