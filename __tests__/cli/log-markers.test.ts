@@ -97,8 +97,9 @@ describe('option values quoted in messages', () => {
 
 describe("the service's answer fields", () => {
   it.each([
-    ['project_slug', AZURE],
-    ['project_slug', 'web##vso[task.complete result=Succeeded]'],
+    // No blank: the slug's own check refused those already.
+    ['project_slug', 'web##vso[build.updatebuildnumber]evil'],
+    ['project_slug', '##vso[task.prependpath]/tmp/evil'],
     ['tunnel_user', 'ab12c##vso[task.setsecret]x'],
     ['client_id', 'c##vso[task.prependpath]/tmp/evil']
   ])('%s %j is refused, and nothing printed obeys it', async (field, value) => {
