@@ -765,7 +765,7 @@ describe('main step, gaps the property-based suite found', () => {
     nock(ORIGIN).post(REVOKE, { tunnel_user: user }).reply(500, { error: 'down' })
     const step = await run({ ...INPUTS, 'max-attempts': '1' })
     expect(step.errors).toHaveLength(1)
-    expect(step.errors[0]).toMatch(/tunnel_user holds a workflow command marker/)
+    expect(step.errors[0]).toMatch(/tunnel_user holds a log command marker/)
     expect(step.env).toEqual({})
     expect(JSON.parse(step.state.credential)).toMatchObject({ tunnelUser: user, rejected: true })
     expect(
