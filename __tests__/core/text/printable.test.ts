@@ -86,7 +86,9 @@ describe('the printable-ASCII shortcut', () => {
 
   it('leaves printable ASCII as it is, apart from the escaped first characters of log markers', () => {
     const unescaped = (shown: string) =>
-      shown.replace(/\\u00([0-9a-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+      shown.replace(/\\u00([0-9a-f]{2})/g, (_, hex: string) =>
+        String.fromCharCode(parseInt(hex, 16))
+      )
     run(
       fc.property(fc.string({ unit: fc.constantFrom(...' az~#[:-+^') }), value => {
         const shown = printable(value, 1000)

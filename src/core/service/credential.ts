@@ -108,7 +108,9 @@ function checkIdentifier(
   checkSecretLike(value, field)
   if (holdsSecret(value, secrets)) throw invalid(`${field} holds the token, or a long piece of it`)
   if (holdsCommandMarker(value)) {
-    throw invalid(`${field} holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")`)
+    throw invalid(
+      `${field} holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")`
+    )
   }
 }
 
