@@ -1,6 +1,10 @@
 import { hostname } from 'node:os'
 import { detectCiSystem } from '../../src/cli/ci-system.js'
-import { installFakeBuildkiteAgent } from '../helpers/fake-buildkite-agent.js'
+import { chmodSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createMasker, maskingLine } from '../../src/cli/masking.js'
+import { installFakeBuildkiteAgent, type FakeAgent } from '../helpers/fake-buildkite-agent.js'
 
 const NOW = 1_764_000_000_123
 const now = () => NOW
@@ -125,13 +129,30 @@ describe('detectCiSystem: which system, and who runs', () => {
   })
 })
 
+// Each system's flag and the variables it always sets besides: what masking needs to see.
+const GENUINE_GITHUB = {
+  GITHUB_ACTIONS: 'true',
+  GITHUB_RUN_ID: '42',
+  GITHUB_WORKSPACE: '/home/runner/work/app/app',
+  RUNNER_TEMP: '/home/runner/work/_temp'
+}
+const GENUINE_AZURE = {
+  TF_BUILD: 'True',
+  AGENT_ID: '7',
+  BUILD_BUILDID: '1234',
+  SYSTEM_TEAMFOUNDATIONCOLLECTIONURI: 'https://dev.azure.com/org/'
+}
+const GENUINE_BUILDKITE = { BUILDKITE: 'true', BUILDKITE_BUILD_ID: 'b-1', BUILDKITE_JOB_ID: 'j-1' }
+
 describe('detectCiSystem: masking', () => {
   it.each([
-    [{ GITHUB_ACTIONS: 'true' }, '::add-mask::', `::add-mask::${SECRET}`],
-    [{ TF_BUILD: 'true' }, '##vso[task.setsecret]', `##vso[task.setsecret]${SECRET}`]
+    [GENUINE_GITHUB, '::add-mask::', `::add-mask::${SECRET}`],
+    [GENUINE_AZURE, '##vso[task.setsecret]', `##vso[task.setsecret]${SECRET}`]
   ])('hides a secret in %j with one line on stdout', (env, describe, line) => {
-    const masking = detectCiSystem(env).masking!
+    const ci = detectCiSystem(env)
+    const masking = ci.masking!
     const lines: string[] = []
+    expect(ci.maskingOff).toBeUndefined()
     expect(masking.describe).toBe(describe)
     expect(masking.hide(SECRET, out => lines.push(out))).toBe(true)
     expect(lines).toEqual([line])
@@ -144,38 +165,109 @@ describe('detectCiSystem: masking', () => {
     { BITBUCKET_BUILD_NUMBER: '1' }
   ])('has no masking in %j', env => {
     expect(detectCiSystem(env).masking).toBeUndefined()
+    expect(detectCiSystem(env).maskingOff).toBeUndefined()
+  })
+
+  // A masking line prints the secret itself: only a reader that obeys it hides it.
+  it.each([
+    ['a GitHub flag left in a GitLab job', { ...GENUINE_GITHUB, GITLAB_CI: 'true' }, 'GitLab CI'],
+    ['TF_BUILD on Jenkins', { ...GENUINE_AZURE, JENKINS_URL: 'https://ci.example/' }, 'Jenkins'],
+    ['GitHub and Azure at once', { ...GENUINE_GITHUB, ...GENUINE_AZURE }, 'GitHub Actions'],
+    [
+      'a Buildkite job with GitHub signs',
+      { ...GENUINE_GITHUB, BUILDKITE: 'true' },
+      'GitHub Actions'
+    ],
+    ['GITHUB_ACTIONS alone', { GITHUB_ACTIONS: 'true' }, 'GitHub Actions'],
+    ['GitHub without RUNNER_TEMP', { ...GENUINE_GITHUB, RUNNER_TEMP: '' }, 'GitHub Actions'],
+    ['TF_BUILD alone', { TF_BUILD: 'True' }, 'Azure Pipelines'],
+    [
+      'Azure without its collection',
+      { ...GENUINE_AZURE, SYSTEM_TEAMFOUNDATIONCOLLECTIONURI: '' },
+      'Azure Pipelines'
+    ]
+  ])('masks with nothing and prints no secret: %s', (_case, env, assumed) => {
+    const ci = detectCiSystem(env)
+    const lines: string[] = []
+    expect(ci.name).toBe(assumed)
+    expect(ci.masking).toBeUndefined()
+    expect(ci.maskingOff).toBeDefined()
+    expect(
+      createMasker(ci, { stdout: l => lines.push(l), stderr: l => lines.push(l) })([SECRET])
+    ).toBe(false)
+    lines.push(maskingLine(ci, false), maskingLine(ci, undefined))
+    expect(lines.filter(line => line.includes(SECRET))).toEqual([])
   })
 
   describe('on Buildkite', () => {
-    const buildkite = (path: string) => detectCiSystem({ BUILDKITE: 'true', PATH: path }).masking!
+    const API_KEY = `sk_${'0f'.repeat(32)}`
+    let agent: FakeAgent
+    let decoy: FakeAgent
+    beforeEach(() => {
+      agent = installFakeBuildkiteAgent()
+      decoy = installFakeBuildkiteAgent()
+    })
+    afterEach(() => {
+      agent.remove()
+      decoy.remove()
+    })
+    // What a job under npx has: the checkout's node_modules/.bin first on PATH, the key in env.
+    const job = (extra: Record<string, string>) => ({
+      ...GENUINE_BUILDKITE,
+      PATH: decoy.path,
+      SVC_API_KEY: API_KEY,
+      SVC_BASE_URL: 'https://svc.example',
+      BUILDKITE_AGENT_JOB_API_SOCKET: '/tmp/job-api.sock',
+      BUILDKITE_AGENT_JOB_API_TOKEN: 'job-api-token',
+      ...extra
+    })
 
-    it('hands the secret to buildkite-agent redactor add on stdin, never in its arguments', () => {
-      const agent = installFakeBuildkiteAgent()
-      try {
-        const lines: string[] = []
-        const masking = buildkite(agent.path)
-        expect(masking.describe).toBe('buildkite-agent redactor add')
-        expect(masking.hide(SECRET, out => lines.push(out))).toBe(true)
-        expect(agent.argv()).toBe('redactor\nadd\n')
-        expect(agent.stdin()).toBe(SECRET)
-        expect(lines).toEqual([])
-      } finally {
-        agent.remove()
-      }
+    it('runs the agent at BUILDKITE_BIN_PATH, never the one first on PATH, and never hands it the API key', () => {
+      const ci = detectCiSystem(job({ BUILDKITE_BIN_PATH: agent.dir }))
+      const lines: string[] = []
+      expect(ci.masking!.describe).toBe('buildkite-agent redactor add')
+      expect(ci.masking!.hide(SECRET, out => lines.push(out))).toBe(true)
+      expect(agent.argv()).toBe('redactor\nadd\n')
+      expect(agent.stdin()).toBe(SECRET)
+      expect(lines).toEqual([])
+      const env = agent.env()!
+      expect(Object.keys(env).filter(name => name.startsWith('SVC_'))).toEqual([])
+      expect(Object.values(env)).not.toContain(API_KEY)
+      expect(env).toMatchObject({
+        BUILDKITE_AGENT_JOB_API_SOCKET: '/tmp/job-api.sock',
+        BUILDKITE_AGENT_JOB_API_TOKEN: 'job-api-token'
+      })
+      expect(decoy.ran()).toBe(false)
+    })
+
+    it.each([
+      ['no BUILDKITE_BIN_PATH', () => ({})],
+      ['a relative BUILDKITE_BIN_PATH', () => ({ BUILDKITE_BIN_PATH: 'node_modules/.bin' })],
+      ['a BUILDKITE_BIN_PATH without the agent', () => ({ BUILDKITE_BIN_PATH: tmpdir() })]
+    ])('with %s: masking is off, says why, and nothing on PATH runs', (_case, extra) => {
+      const ci = detectCiSystem(job(extra()))
+      expect(ci.masking).toBeUndefined()
+      expect(ci.maskingOff).toBeDefined()
+      expect(createMasker(ci, { stdout: () => {}, stderr: () => {} })([SECRET])).toBe(false)
+      expect(decoy.ran()).toBe(false)
+    })
+
+    it('refuses an agent file that is not executable', () => {
+      chmodSync(join(agent.dir, 'buildkite-agent'), 0o644)
+      const ci = detectCiSystem(job({ BUILDKITE_BIN_PATH: agent.dir }))
+      expect(ci.masking).toBeUndefined()
+      expect(agent.ran()).toBe(false)
     })
 
     it('reports failure when the agent exits with 1 (an agent without redactor)', () => {
-      const agent = installFakeBuildkiteAgent(1)
+      const failing = installFakeBuildkiteAgent(1)
       try {
-        expect(buildkite(agent.path).hide(SECRET, () => {})).toBe(false)
-        expect(agent.argv()).toBe('redactor\nadd\n')
+        const ci = detectCiSystem(job({ BUILDKITE_BIN_PATH: failing.dir }))
+        expect(ci.masking!.hide(SECRET, () => {})).toBe(false)
+        expect(failing.argv()).toBe('redactor\nadd\n')
       } finally {
-        agent.remove()
+        failing.remove()
       }
-    })
-
-    it('reports failure when there is no buildkite-agent on PATH', () => {
-      expect(buildkite('/nonexistent/bin').hide(SECRET, () => {})).toBe(false)
     })
   })
 })

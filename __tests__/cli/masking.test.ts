@@ -2,6 +2,25 @@ import { detectCiSystem, type CiSystem } from '../../src/cli/ci-system.js'
 import { createMasker, maskingLine } from '../../src/cli/masking.js'
 import { installFakeBuildkiteAgent } from '../helpers/fake-buildkite-agent.js'
 
+const GITHUB = {
+  GITHUB_ACTIONS: 'true',
+  GITHUB_RUN_ID: '42',
+  GITHUB_WORKSPACE: '/w',
+  RUNNER_TEMP: '/t'
+}
+const AZURE = {
+  TF_BUILD: 'True',
+  AGENT_ID: '7',
+  BUILD_BUILDID: '1234',
+  SYSTEM_TEAMFOUNDATIONCOLLECTIONURI: 'https://dev.azure.com/org/'
+}
+const buildkite = (binPath: string) => ({
+  BUILDKITE: 'true',
+  BUILDKITE_BUILD_ID: 'b-1',
+  BUILDKITE_JOB_ID: 'j-1',
+  BUILDKITE_BIN_PATH: binPath
+})
+
 function terminal() {
   const lines = { stdout: [] as string[], stderr: [] as string[] }
   return {
@@ -25,7 +44,7 @@ function fakeSystem(works: (secret: string) => boolean): CiSystem & { asked: str
 describe('createMasker', () => {
   it('writes one ::add-mask:: line per secret on GitHub Actions, each secret once', () => {
     const out = terminal()
-    const mask = createMasker(detectCiSystem({ GITHUB_ACTIONS: 'true' }), out)
+    const mask = createMasker(detectCiSystem(GITHUB), out)
     expect(mask(['key-1', 'token-2', 'key-1'])).toBe(true)
     expect(mask(['token-2', 'token-3'])).toBe(true)
     expect(out.lines.stdout).toEqual([
@@ -38,7 +57,7 @@ describe('createMasker', () => {
 
   it('writes ##vso[task.setsecret] lines on Azure Pipelines', () => {
     const out = terminal()
-    expect(createMasker(detectCiSystem({ TF_BUILD: 'True' }), out)(['s3cret'])).toBe(true)
+    expect(createMasker(detectCiSystem(AZURE), out)(['s3cret'])).toBe(true)
     expect(out.lines.stdout).toEqual(['##vso[task.setsecret]s3cret'])
   })
 
@@ -68,7 +87,7 @@ describe('createMasker', () => {
     const agent = installFakeBuildkiteAgent()
     try {
       const out = terminal()
-      const mask = createMasker(detectCiSystem({ BUILDKITE: 'true', PATH: agent.path }), out)
+      const mask = createMasker(detectCiSystem(buildkite(agent.dir)), out)
       expect(mask(['sk_key', 'sk_key'])).toBe(true)
       expect(agent.argv()).toBe('redactor\nadd\n')
       expect(agent.stdin()).toBe('sk_key')
@@ -82,11 +101,11 @@ describe('createMasker', () => {
 describe('maskingLine', () => {
   it.each([
     [
-      { GITHUB_ACTIONS: 'true' },
+      GITHUB,
       'Masking: GitHub Actions hides the API key and every credential through ::add-mask::.'
     ],
     [
-      { TF_BUILD: 'true' },
+      AZURE,
       'Masking: Azure Pipelines hides the API key and every credential through ##vso[task.setsecret].'
     ]
   ])('says which masking applied in %j', (env, line) => {
@@ -108,7 +127,7 @@ describe('maskingLine', () => {
   it('says Buildkite masking applied when the agent took the secret', () => {
     const agent = installFakeBuildkiteAgent()
     try {
-      const ci = detectCiSystem({ BUILDKITE: 'true', PATH: agent.path })
+      const ci = detectCiSystem(buildkite(agent.dir))
       expect(maskingLine(ci, createMasker(ci, terminal())(['sk_key']))).toBe(
         'Masking: Buildkite hides the API key and every credential through buildkite-agent redactor add.'
       )
@@ -120,7 +139,7 @@ describe('maskingLine', () => {
   it('says Buildkite masking did not work when the agent exits with 1', () => {
     const agent = installFakeBuildkiteAgent(1)
     try {
-      const ci = detectCiSystem({ BUILDKITE: 'true', PATH: agent.path })
+      const ci = detectCiSystem(buildkite(agent.dir))
       expect(maskingLine(ci, createMasker(ci, terminal())(['sk_key']))).toBe(
         'Masking: buildkite-agent redactor add did not work here, so Buildkite hides nothing; tunnel-credentials never prints a secret.'
       )
@@ -130,11 +149,19 @@ describe('maskingLine', () => {
     }
   })
 
-  it('says Buildkite masking did not work when there is no agent', () => {
-    const ci = detectCiSystem({ BUILDKITE: 'true', PATH: '/nonexistent/bin' })
+  it('says masking is off, and which system it assumed, when there is no agent where Buildkite says', () => {
+    const ci = detectCiSystem(buildkite('/nonexistent/bin'))
+    expect(ci.masking).toBeUndefined()
     expect(maskingLine(ci, createMasker(ci, terminal())(['sk_key']))).toMatch(
-      /^Masking: buildkite-agent redactor add did not work here/
+      /^Masking: off, since .*BUILDKITE_BIN_PATH.*assumed Buildkite/
     )
+  })
+
+  it('says masking is off, and which system it assumed, when the signs disagree', () => {
+    const ci = detectCiSystem({ ...GITHUB, GITLAB_CI: 'true' })
+    const line = maskingLine(ci, createMasker(ci, terminal())(['sk_key']))
+    expect(line).toMatch(/^Masking: off, since GITHUB_ACTIONS .* assumed GitLab CI/)
+    expect(line).not.toContain('sk_key')
   })
 })
 

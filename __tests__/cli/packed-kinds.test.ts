@@ -154,7 +154,15 @@ describe('failures', () => {
 
 describe('a CI system that can mask', () => {
   it('GitHub Actions: every secret is registered with ::add-mask:: before any other line', async () => {
-    const run = await job.cli(['provision'], job.env({ GITHUB_ACTIONS: 'true' }))
+    const run = await job.cli(
+      ['provision'],
+      job.env({
+        GITHUB_ACTIONS: 'true',
+        GITHUB_RUN_ID: '42',
+        GITHUB_WORKSPACE: job.work(),
+        RUNNER_TEMP: job.work()
+      })
+    )
     expect(run.code).toBe(0)
     const token = loadEnvFile(join(job.work(), 'tunnel.env')).SVC_TUNNEL_TOKEN
     const lines = run.stdout.trim().split('\n')

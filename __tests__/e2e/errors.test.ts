@@ -81,7 +81,7 @@ describe('hostile answers', () => {
     const tunnelUser = 'ab12c##[stop-commands]pause1'
     service().injectFault({ kind: 'hostile', override: { token, tunnel_user: tunnelUser } })
     const { main } = await runAction(inputsFor(service()))
-    expectFailedMain(main, /tunnel_user holds a workflow command marker/)
+    expectFailedMain(main, /tunnel_user holds a log command marker/)
     expect(main.commands.filter(c => c.legacy)).toEqual([])
     expect(main.stdout).toContain('tunnel user ab12c\\u0023#[stop-commands]pause1')
     expect(requestPaths(service())).toEqual(['credential-provision', 'revoke-token'])

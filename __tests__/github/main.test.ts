@@ -754,7 +754,7 @@ describe('main step, gaps the property-based suite found', () => {
   it.each(['project', 'environment'])('refuses ##[ in %s and sends nothing', async name => {
     const step = await run({ ...INPUTS, [name]: '##[add-mask]xstaging' })
     expect(step.errors).toEqual([
-      `Input ${name} is "\\u0023#[add-mask]xstaging": it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
+      `Input ${name} is "\\u0023#[add-mask]xstaging": it holds "#" followed by "#[", which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`
     ])
     expect(legacyCommands(step.lines)).toEqual([])
   })
@@ -767,7 +767,7 @@ describe('main step, gaps the property-based suite found', () => {
     nock(ORIGIN).post(REVOKE, { tunnel_user: user }).reply(500, { error: 'down' })
     const step = await run({ ...INPUTS, 'max-attempts': '1' })
     expect(step.errors).toHaveLength(1)
-    expect(step.errors[0]).toMatch(/tunnel_user holds a workflow command marker/)
+    expect(step.errors[0]).toMatch(/tunnel_user holds a log command marker/)
     expect(step.env).toEqual({})
     expect(JSON.parse(step.state.credential)).toMatchObject({ tunnelUser: user, rejected: true })
     expect(

@@ -1,34 +1,49 @@
 /**
  * Which CI system runs the CLI, from its own standard variables: how it can hide a value made at
  * run time (most cannot), and who runs, to name SSH keys and fill messages.
+ *
+ * A masking line (`::add-mask::VALUE`, `##vso[task.setsecret]VALUE`) prints the secret itself,
+ * hidden only where its reader obeys it. So masking needs the system confirmed by more than one
+ * of its own variables, and no sign of another system: a GITHUB_ACTIONS=true left in a GitLab
+ * job would otherwise print the key in clear.
  */
-import { spawnSync } from 'node:child_process'
 import { hostname } from 'node:os'
 import type { RunIdentity } from '../core/host.js'
+import { findBuildkiteAgent, redactWithAgent } from './buildkite-agent.js'
 
 export interface CiSystem {
   name: string
   run: RunIdentity
   /**
    * How the system is told to hide a secret: a line on stdout that the system reads and never
-   * shows, or a command; undefined when it has no such way.
+   * shows, or a command; undefined when it has no such way, or when masking is off.
    */
   masking?: { describe: string; hide(secret: string, stdout: (line: string) => void): boolean }
+  /** Why masking is off on a system that has it (its signs disagree, or its agent is not found). */
+  maskingOff?: string
 }
 
 type Env = NodeJS.ProcessEnv
+type Masking = NonNullable<CiSystem['masking']>
 
 interface Detector {
   name: string
+  /** The variable that names the system, and whether it says so. */
+  flag: string
   detect(env: Env): boolean
+  /** Variables the system always sets besides its flag: all must be there before masking. */
+  confirmations?: string[]
   run(env: Env): RunIdentity
-  masking?(env: Env): CiSystem['masking']
+  /** The system's masking, or why it cannot work here. */
+  masking?(env: Env): Masking | { missing: string }
 }
 
 const DETECTORS: Detector[] = [
   {
     name: 'GitHub Actions',
+    flag: 'GITHUB_ACTIONS',
     detect: env => env.GITHUB_ACTIONS === 'true',
+    confirmations: ['GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_TEMP'],
     run: env => ({
       repository: env.GITHUB_REPOSITORY,
       runId: env.GITHUB_RUN_ID,
@@ -41,6 +56,7 @@ const DETECTORS: Detector[] = [
   },
   {
     name: 'GitLab CI',
+    flag: 'GITLAB_CI',
     detect: env => env.GITLAB_CI === 'true',
     run: env => ({
       repository: env.CI_PROJECT_PATH,
@@ -50,7 +66,9 @@ const DETECTORS: Detector[] = [
   },
   {
     name: 'Azure Pipelines',
+    flag: 'TF_BUILD',
     detect: env => env.TF_BUILD?.toLowerCase() === 'true',
+    confirmations: ['AGENT_ID', 'BUILD_BUILDID', 'SYSTEM_TEAMFOUNDATIONCOLLECTIONURI'],
     run: env => ({
       repository: env.BUILD_REPOSITORY_NAME,
       runId: env.BUILD_BUILDID,
@@ -63,32 +81,32 @@ const DETECTORS: Detector[] = [
   },
   {
     name: 'Buildkite',
+    flag: 'BUILDKITE',
     detect: env => env.BUILDKITE === 'true',
+    confirmations: ['BUILDKITE_BUILD_ID', 'BUILDKITE_JOB_ID'],
     run: env => ({
       repository: env.BUILDKITE_PIPELINE_SLUG,
       runId: env.BUILDKITE_BUILD_NUMBER,
       runAttempt: env.BUILDKITE_RETRY_COUNT
     }),
-    masking: env => ({
-      describe: 'buildkite-agent redactor add',
-      // The secret goes through stdin: an argument would show in the process list. The agent
-      // is found on the PATH of the environment the command was given, as everything else is.
-      hide: secret =>
-        spawnSync('buildkite-agent', ['redactor', 'add'], {
-          env,
-          input: secret,
-          stdio: ['pipe', 'ignore', 'ignore'],
-          timeout: 10_000
-        }).status === 0
-    })
+    masking: env => {
+      const agent = findBuildkiteAgent(env)
+      if ('missing' in agent) return agent
+      return {
+        describe: 'buildkite-agent redactor add',
+        hide: secret => redactWithAgent(agent.path, env, secret)
+      }
+    }
   },
   {
     name: 'Jenkins',
+    flag: 'JENKINS_URL or JENKINS_HOME',
     detect: env => Boolean(env.JENKINS_URL || env.JENKINS_HOME),
     run: env => ({ repository: env.JOB_NAME, runId: env.BUILD_NUMBER })
   },
   {
     name: 'CircleCI',
+    flag: 'CIRCLECI',
     detect: env => env.CIRCLECI === 'true',
     run: env => ({
       repository:
@@ -100,21 +118,39 @@ const DETECTORS: Detector[] = [
   },
   {
     name: 'Bitbucket Pipelines',
+    flag: 'BITBUCKET_BUILD_NUMBER',
     detect: env => Boolean(env.BITBUCKET_BUILD_NUMBER),
     run: env => ({ repository: env.BITBUCKET_REPO_FULL_NAME, runId: env.BITBUCKET_BUILD_NUMBER })
   }
 ]
 
 export function detectCiSystem(env: Env, now: () => number = Date.now): CiSystem {
-  const found = DETECTORS.find(detector => detector.detect(env))
+  const signs = DETECTORS.filter(detector => detector.detect(env))
+  // With signs of two systems, the one that cannot mask is assumed: a masking line is harmless
+  // only where its reader obeys it.
+  const found = signs.find(detector => detector.masking === undefined) ?? signs[0]
   if (found === undefined) return { name: 'an unknown CI system', run: fallbackRun(now) }
   const run = found.run(env)
-  return {
+  const system: CiSystem = {
     name: found.name,
     // Without its own variables (a local try-out), the host and the time still tell runs apart.
-    run: run.repository || run.runId ? run : fallbackRun(now),
-    ...(found.masking && { masking: found.masking(env) })
+    run: run.repository || run.runId ? run : fallbackRun(now)
   }
+  const others = signs.filter(detector => detector !== found)
+  if (others.length > 0) {
+    const also = others.map(other => `${other.flag} (${other.name})`).join(' and ')
+    return { ...system, maskingOff: `${also} is set too, so the signs disagree` }
+  }
+  if (found.masking === undefined) return system
+  const missing = (found.confirmations ?? []).filter(name => !env[name])
+  if (missing.length > 0) {
+    return {
+      ...system,
+      maskingOff: `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
+    }
+  }
+  const masking = found.masking(env)
+  return 'missing' in masking ? { ...system, maskingOff: masking.missing } : { ...system, masking }
 }
 
 function fallbackRun(now: () => number): RunIdentity {

@@ -9,6 +9,7 @@ import { ExplainedError } from '../core/errors.js'
 import type { OptionSource } from '../core/host.js'
 import { checkedOptions } from '../core/settings/input-text.js'
 import { optionNamed, readWholeNumber } from '../core/settings/option-values.js'
+import { printablePath } from '../core/text/printable.js'
 
 export const DEFAULT_ENV_FILE = 'tunnel.env'
 export const DEFAULT_STATE_FILE_NAME = '.tunnel-credentials.json'
@@ -55,13 +56,13 @@ function refuseSharedFile(options: OptionSource, files: [string, string][]): voi
   for (const [index, [name, path]] of files.entries()) {
     if (existsSync(path) && statSync(path).isDirectory()) {
       throw new ExplainedError(
-        `${optionNamed(options, name)} is ${path}, which is a directory. Name a file, e.g. ${join(path, name === 'variables-file' ? DEFAULT_ENV_FILE : `${name}.json`)}.`
+        `${optionNamed(options, name)} is ${printablePath(path)}, which is a directory. Name a file, e.g. ${printablePath(join(path, name === 'variables-file' ? DEFAULT_ENV_FILE : `${name}.json`))}.`
       )
     }
     const other = files.slice(0, index).find(([, earlier]) => earlier === path)
     if (other !== undefined) {
       throw new ExplainedError(
-        `${optionNamed(options, other[0])} and ${options.label(name)} both name ${path}. Give each its own file.`
+        `${optionNamed(options, other[0])} and ${options.label(name)} both name ${printablePath(path)}. Give each its own file.`
       )
     }
   }
@@ -77,7 +78,7 @@ function requireDirectory(options: OptionSource, name: string, path: string): vo
   if (!isDirectory) {
     const what = name === 'work-dir' ? 'is' : 'is in'
     throw new ExplainedError(
-      `${optionNamed(options, name)} ${what} ${path}, which is not an existing directory. Create it first, or choose another.`
+      `${optionNamed(options, name)} ${what} ${printablePath(path)}, which is not an existing directory. Create it first, or choose another.`
     )
   }
 }

@@ -20,6 +20,9 @@ export function createMasker(ci: CiSystem, terminal: Terminal): (secrets: string
  * undefined when no secret was known yet: a credential made later is hidden as it arrives.
  */
 export function maskingLine(ci: CiSystem, hidden: boolean | undefined): string {
+  if (ci.maskingOff !== undefined) {
+    return `Masking: off, since ${ci.maskingOff}. tunnel-credentials assumed ${ci.name}, prints no masking command, and never prints a secret.`
+  }
   if (ci.masking === undefined) {
     return `Masking: ${ci.name} cannot hide values made during a job, so tunnel-credentials never prints a secret.`
   }

@@ -5,6 +5,7 @@
 import type { StepLog, StepWrites } from './host.js'
 import type { Obtained } from './kinds/kind.js'
 import { describeUnexpected } from './text/describe-error.js'
+import { printable } from './text/printable.js'
 import type { CommonSettings } from './settings/types.js'
 
 /**
@@ -33,7 +34,7 @@ export function holdWrites(target: StepWrites, log: StepLog): HeldWrites {
     summaryTable: (what, heading, columns, rows) =>
       held.push(() => {
         try {
-          target.summaryTable(heading, columns, rows)
+          target.summaryTable(heading, columns, printableRows(rows))
         } catch (error) {
           // The credential is already out; a summary is a courtesy and must not fail the step.
           log.warning(`Could not write ${what}: ${describeUnexpected(error)}`)
@@ -44,6 +45,17 @@ export function holdWrites(target: StepWrites, log: StepLog): HeldWrites {
     }
   }
 }
+
+/**
+ * The rows hold the service's answers and option values, and a host may print them as log lines
+ * (the command-line host does): made printable here, once for both hosts.
+ */
+function printableRows(rows: [string, string][]): [string, string][] {
+  return rows.map(([field, value]) => [printable(field, 100), printable(value, SUMMARY_VALUE_MAX)])
+}
+
+// Room for a long URL; a value longer than this is cut, in the summary as in the log.
+const SUMMARY_VALUE_MAX = 500
 
 /** The variables later steps read, with the prefix; one function so main, tests and docs agree. */
 function environmentFor(obtained: Obtained, prefix: string): Record<string, string> {

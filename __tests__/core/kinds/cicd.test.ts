@@ -42,7 +42,7 @@ describe('cicd settings', () => {
     [{ project: '' }, '--project is empty: set it to the project slug to provision for.'],
     [{ 'api-key': '' }, /^--api-key is empty, and --credential is "cicd", which needs it\./],
     [{ 'api-key': 'sk_short' }, /^--api-key is not an API key/],
-    [{ project: 'a##[b' }, /^--project is ".*": it holds "##" followed by "\["/]
+    [{ project: 'a##[b' }, /^--project is ".*": it holds "#" followed by "#\["/]
   ])('refuses %j, naming the option as the host labels it', (override, message) => {
     expect(() => settingsFrom({ ...OPTIONS, ...override }, name => `--${name}`)).toThrow(message)
   })

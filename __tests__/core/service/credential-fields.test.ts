@@ -111,10 +111,29 @@ describe('the optional fields', () => {
     [{ ttl_minutes: -5 }, 'ttl_minutes is not a positive whole number'],
     [{ ttl_minutes: 1.5 }, 'ttl_minutes is not a positive whole number'],
     [{ ttl_minutes: 2 ** 53 }, 'ttl_minutes is not a positive whole number'],
-    [{ project_slug: 'p'.repeat(201) }, 'project_slug is not a plain string'],
-    [{ project_slug: 'web shop' }, 'project_slug is not a plain string'],
-    [{ project_slug: 7 }, 'project_slug is not a plain string'],
-    [{ expires_at: 1764000000 }, 'expires_at is not an ISO 8601 time']
+    [
+      { project_slug: 'p'.repeat(201) },
+      'project_slug is not a plain string without log command markers'
+    ],
+    [
+      { project_slug: 'web shop' },
+      'project_slug is not a plain string without log command markers'
+    ],
+    [{ project_slug: 7 }, 'project_slug is not a plain string without log command markers'],
+    [{ expires_at: 1764000000 }, 'expires_at is not an ISO 8601 time'],
+    // Printed in the summary's Project row: Azure obeys ##vso[ anywhere in a line.
+    [
+      { project_slug: 'web##vso[task.setvariable variable=SVC_BASE_URL]https://evil.example' },
+      'project_slug is not a plain string without log command markers'
+    ],
+    [
+      { project_slug: '##[group]x' },
+      'project_slug is not a plain string without log command markers'
+    ],
+    [
+      { project_slug: '::add-mask::x' },
+      'project_slug is not a plain string without log command markers'
+    ]
   ])('refuses %j', (fields, problem) => {
     expect(() => parseCredential({ ...RAW, ...fields })).toThrow(refusal(problem))
   })

@@ -53,14 +53,32 @@ describe('parseCredential', () => {
   })
 
   it.each([
+    ['tunnel_user', 'ab12c##vso[task.setvariable]https://evil.example'],
+    ['tunnel_user', 'ab12c##VSO[task.setsecret]x'],
+    ['client_id', 'c##vso[task.prependpath]/tmp/evil'],
+    ['client_id', 'c#\u034f#vso[task.complete]'],
+    ['tunnel_user', '---group']
+  ])("refuses %s holding the marker of another system's log reader (%j)", (field, value) => {
+    expect(() => parseCredential({ ...RAW, [field]: value })).toThrow(
+      `failed validation: ${field} holds a log command marker`
+    )
+  })
+
+  it.each([
     [{ ...RAW, ttl_minutes: 0 }, 'ttl_minutes is not a positive whole number'],
     [{ ...RAW, ttl_minutes: '60' }, 'ttl_minutes is not a positive whole number'],
-    [{ ...RAW, project_slug: 'a\tb' }, 'project_slug is not a plain string'],
+    [
+      { ...RAW, project_slug: 'a\tb' },
+      'project_slug is not a plain string without log command markers'
+    ],
     [{ ...RAW, client_id: 'c\u200bd' }, 'client_id holds whitespace or control characters'],
     [{ ...RAW, token: 'tok_\ud800' }, 'token is not well-formed Unicode'],
     [{ ...RAW, tunnel_user: '\udc00ab' }, 'tunnel_user is not well-formed Unicode'],
     [{ ...RAW, client_id: 'c\ud83d' }, 'client_id is not well-formed Unicode'],
-    [{ ...RAW, project_slug: 'web\udfff' }, 'project_slug is not a plain string'],
+    [
+      { ...RAW, project_slug: 'web\udfff' },
+      'project_slug is not a plain string without log command markers'
+    ],
     [{ ...RAW, tunnel_host: 'h\ud800.test' }, 'tunnel_host is not a bare hostname or IP address'],
     [{ ...RAW, expires_at: '2026-11-23T11:00:00Z\ud800' }, 'expires_at is not an ISO 8601 time'],
     [{ ...RAW, tunnel_port: '22a' }, 'tunnel_port is not a whole number from 1 to 65535'],
@@ -83,15 +101,15 @@ describe('parseCredential', () => {
     ],
     [
       { ...RAW, tunnel_user: 'ab12c##[add-mask]x' },
-      'tunnel_user holds a workflow command marker (## followed by [, or ::)'
+      'tunnel_user holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")'
     ],
     [
       { ...RAW, tunnel_user: '::stop-commands::x' },
-      'tunnel_user holds a workflow command marker (## followed by [, or ::)'
+      'tunnel_user holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")'
     ],
     [
       { ...RAW, client_id: 'c##[set-env]y' },
-      'client_id holds a workflow command marker (## followed by [, or ::)'
+      'client_id holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")'
     ],
     [null, 'the body is not a JSON object'],
     ['tok_abc', 'the body is not a JSON object']

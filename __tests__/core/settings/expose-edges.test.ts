@@ -55,7 +55,7 @@ describe('parseExpose, exactly', () => {
 describe('parseUrlTemplate, exactly', () => {
   it('refuses the ##[ marker, which the runner obeys anywhere in a line', () => {
     expect(() => parseUrlTemplate('https://{name}.x/##[a', label)).toThrow(
-      '--url-template is "https://{name}.x/\\u0023#[a": it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.'
+      '--url-template is "https://{name}.x/\\u0023#[a": it holds "#" followed by "#[", which the log reader of a CI system obeys as a command anywhere in a line. Remove it.'
     )
   })
 

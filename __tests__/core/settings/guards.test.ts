@@ -101,7 +101,7 @@ describe('the switches', () => {
 describe('project and environment, printed in the middle of a log line', () => {
   it.each(['project', 'environment'])('refuses ##[ in %s', name => {
     expect(read({ ...CICD, [name]: 'web##[add-mask]x' })).toThrow(
-      `Input ${name} is "web\\u0023#[add-mask]x": it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
+      `Input ${name} is "web\\u0023#[add-mask]x": it holds "#" followed by "#[", which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`
     )
   })
 

@@ -96,11 +96,11 @@ describe('readTunnelUser', () => {
     ],
     [
       'a::b',
-      '--tunnel-user is "a::b": expected a user name without spaces, control characters, "::" or "##[".'
+      '--tunnel-user is "a::b": expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").'
     ],
     [
       'a b',
-      '--tunnel-user is "a b": expected a user name without spaces, control characters, "::" or "##[".'
+      '--tunnel-user is "a b": expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").'
     ]
   ])('refuses %j', (value, message) => expect(() => read(value)).toThrow(message))
   it('refuses the token as the user without quoting it', () => {
@@ -118,7 +118,7 @@ describe('readTunnelUser, at its length limit', () => {
   it('accepts 200 characters, and refuses 201 quoting the start', () => {
     expect(read('u'.repeat(200)).name).toBe('u'.repeat(200))
     expect(() => read('u'.repeat(201))).toThrow(
-      `--tunnel-user is "${'u'.repeat(57)}...": expected a user name without spaces, control characters, "::" or "##[".`
+      `--tunnel-user is "${'u'.repeat(57)}...": expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`
     )
   })
 })

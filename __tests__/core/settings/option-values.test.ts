@@ -63,7 +63,7 @@ describe('readOneLine', () => {
   it('trims, and refuses the marker the runner obeys anywhere in a line', () => {
     expect(readOneLine(optionsFrom({ project: ' web ' }), 'project')).toBe('web')
     expect(() => readOneLine(optionsFrom({ project: 'a##[b' }, cli), 'project')).toThrow(
-      /^--project is ".*": it holds "##" followed by "\["/
+      /^--project is ".*": it holds "#" followed by "#\["/
     )
   })
 })

@@ -7,6 +7,7 @@ import {
   printable,
   redactCredentials
 } from '../../../src/core/text/printable.js'
+import { commandsObeyedIn } from '../../helpers/log-readers.js'
 
 describe('printable', () => {
   it.each([
@@ -18,7 +19,11 @@ describe('printable', () => {
     ['a pair \ud83d\ude00 stays', 'a pair \ud83d\ude00 stays'],
     ['##[add-mask]x', '\\u0023#[add-mask]x'],
     ['a ###[STOP-COMMANDS]p ##[', 'a #\\u0023#[STOP-COMMANDS]p \\u0023#['],
-    ['# #[ ## [ #[ stay', '# #[ ## [ #[ stay']
+    ['# #[ ## [ #[ stay', '# #[ ## [ #[ stay'],
+    ['x ##vso[task.setsecret]y', 'x \\u0023#vso[task.setsecret]y'],
+    ['  ::add-mask::x', '  \\u003a:add-mask::x'],
+    ['--- group', '\\u002d-- group'],
+    ['a::b and a --- b stay', 'a::b and a --- b stay']
   ])('writes %j on one line as %j', (value, expected) => {
     expect(printable(value)).toBe(expected)
   })
@@ -79,10 +84,18 @@ describe('the printable-ASCII shortcut', () => {
     )
   })
 
-  it('leaves printable ASCII as it is, apart from the ##[ escape', () => {
+  it('leaves printable ASCII as it is, apart from the escaped first characters of log markers', () => {
+    const unescaped = (shown: string) =>
+      shown.replace(/\\u00([0-9a-f]{2})/g, (_, hex: string) =>
+        String.fromCharCode(parseInt(hex, 16))
+      )
     run(
-      fc.property(fc.string({ unit: fc.constantFrom(...' az~#[:-') }), value => {
-        expect(printable(value, 1000)).toBe(value.replace(/##\[/g, '\\u0023#['))
+      fc.property(fc.string({ unit: fc.constantFrom(...' az~#[:-+^') }), value => {
+        const shown = printable(value, 1000)
+        expect(unescaped(shown)).toBe(value)
+        // Only a marker's first character is escaped: a text without # or a line-start sign stays.
+        if (!/[#:\-+~^]/.test(value)) expect(shown).toBe(value)
+        expect(commandsObeyedIn([shown, `  ${shown}`])).toEqual([])
       })
     )
   })

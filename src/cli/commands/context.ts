@@ -16,6 +16,7 @@ import { claimStateFile, type fileState } from '../state-file.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
 import { revoke } from '../../core/revoke.js'
+import { printablePath } from '../../core/text/printable.js'
 
 export interface CommandInput {
   flags: ReadonlyMap<FlagName, string>
@@ -122,21 +123,21 @@ export function claimFiles(
     : undefined
   if (foreign !== undefined) {
     const flag = label(foreign.option)
-    return `${foreign.path} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`
+    return `${printablePath(foreign.path)} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`
   }
   const flag = label('state-file')
   let found
   try {
     found = claimStateFile(settings.stateFile)
   } catch (error) {
-    return `Could not create ${settings.stateFile} (${flag}): ${describeUnexpected(error)}. Check that its folder is writable.`
+    return `Could not create ${printablePath(settings.stateFile)} (${flag}): ${describeUnexpected(error)}. Check that its folder is writable.`
   }
   if (found === undefined) return undefined
   if (found.type === 'foreign') {
-    return `${settings.stateFile} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`
+    return `${printablePath(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`
   }
   if (found.type === 'state' && Object.keys(found.values).length === 0) {
-    return `${settings.stateFile} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`
+    return `${printablePath(settings.stateFile)} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`
   }
-  return `${settings.stateFile} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`
+  return `${printablePath(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`
 }

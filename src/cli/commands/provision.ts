@@ -4,6 +4,7 @@
  */
 import { provision } from '../../core/provision.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
+import { printablePath } from '../../core/text/printable.js'
 import { writeEnvFile } from '../env-file.js'
 import { writePrivateFile } from '../private-file.js'
 import { fileState } from '../state-file.js'
@@ -29,7 +30,7 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
     }
   } catch (error) {
     host.log.warning(
-      `Could not write ${settings.envFile} or the outputs file (${describeUnexpected(error)}); revoking the credential, since no later step could use it.`
+      `Could not write ${printablePath(settings.envFile)} or the outputs file (${describeUnexpected(error)}); revoking the credential, since no later step could use it.`
     )
     await revokeAndTidy(host, state, settings.workDir)
     state.remove()
@@ -41,7 +42,7 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
   // The claim alone records nothing: a credential with nothing to revoke leaves no state file.
   if (state.isEmpty()) state.remove()
   host.log.info(
-    `Wrote ${Object.keys(host.variables).length} variables to ${settings.envFile}; load them with: set -a; . ${shellPath(settings.envFile)}; set +a`
+    `Wrote ${Object.keys(host.variables).length} variables to ${printablePath(settings.envFile)}; load them with: set -a; . ${printablePath(shellPath(settings.envFile))}; set +a`
   )
   return 0
 }

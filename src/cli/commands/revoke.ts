@@ -3,6 +3,7 @@
  * deleted, but only files this tool wrote. Safe to run twice, and when nothing was provisioned.
  */
 import { rmSync } from 'node:fs'
+import { printablePath } from '../../core/text/printable.js'
 import type { CliSettings } from '../cli-settings.js'
 import { removeEnvFile } from '../env-file.js'
 import type { CliHost } from '../host.js'
@@ -26,7 +27,7 @@ export async function revokeCommand(input: CommandInput): Promise<number> {
   const { host, settings, state } = started
   if (foreignState) {
     host.log.warning(
-      `${settings.stateFile} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
+      `${printablePath(settings.stateFile)} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
     )
   } else {
     await revokeAndTidy(host, state, settings.workDir)
@@ -36,7 +37,9 @@ export async function revokeCommand(input: CommandInput): Promise<number> {
   if (!foreignState) {
     if (host.warnings() > 0) {
       // A credential that could not be revoked is still recorded, so running revoke again retries.
-      host.log.info(`Kept ${settings.stateFile}, so that running revoke again can retry.`)
+      host.log.info(
+        `Kept ${printablePath(settings.stateFile)}, so that running revoke again can retry.`
+      )
     } else {
       state.remove()
     }
@@ -51,7 +54,7 @@ function removeFiles(host: CliHost, settings: CliSettings): void {
     readRegularFile(settings.envFile, 1 << 20) !== undefined
   ) {
     host.log.warning(
-      `${settings.envFile} was not written by tunnel-credentials, so it was left in place.`
+      `${printablePath(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`
     )
   }
   if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {

@@ -6,7 +6,7 @@ import { ExplainedError } from '../errors.js'
 import { isIsoTime } from '../text/iso-time.js'
 import { hasUnsafeCharacter, isWellFormed } from '../text/printable.js'
 import { identifierProblem, isBareHost, isPort } from '../text/validators.js'
-import { holdsCommandMarker } from '../text/workflow-command.js'
+import { holdsCommandMarker } from '../text/log-commands.js'
 import { isObject, tokenOf, tunnelUserOf } from './answer-fields.js'
 import { holdsSecret, secretsIn } from './answer-secrets.js'
 
@@ -70,7 +70,12 @@ export function parseCredential(raw: unknown, overrides: Overrides = {}): Creden
     isPositiveInteger,
     'a positive whole number'
   )
-  const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string')
+  const projectSlug = optional(
+    raw.project_slug,
+    'project_slug',
+    isSafeText,
+    'a plain string without log command markers'
+  )
 
   return {
     token: token as string,
@@ -93,7 +98,7 @@ function checkSecretLike(value: unknown, field: string): asserts value is string
 
 /**
  * The user and client id are exported unmasked, printed, and echoed by later steps, so beyond being
- * clean words they must hold no secret and nothing the runner would read as a workflow command.
+ * clean words they must hold no secret and nothing a CI system's log reader would obey.
  */
 function checkIdentifier(
   value: unknown,
@@ -103,7 +108,9 @@ function checkIdentifier(
   checkSecretLike(value, field)
   if (holdsSecret(value, secrets)) throw invalid(`${field} holds the token, or a long piece of it`)
   if (holdsCommandMarker(value)) {
-    throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`)
+    throw invalid(
+      `${field} holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")`
+    )
   }
 }
 
@@ -140,7 +147,9 @@ function isSafeText(value: unknown): value is string {
     typeof value === 'string' &&
     value.length <= 200 &&
     !hasUnsafeCharacter(value) &&
-    isWellFormed(value)
+    isWellFormed(value) &&
+    // Printed in the summary and exported as it is, like the user and client id.
+    !holdsCommandMarker(value)
   )
 }
 

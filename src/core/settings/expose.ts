@@ -10,7 +10,7 @@ import { hasUnsafeCharacter } from '../text/printable.js'
 import { quote } from '../text/quote.js'
 import type { OptionSource } from '../host.js'
 import { capitalised } from './option-values.js'
-import { LEGACY_COMMAND_MARKER } from '../text/workflow-command.js'
+import { describeMarker, midLineMarkerIn } from '../text/log-commands.js'
 import { fingerprintOf, keyTypeOf } from '../text/fingerprint.js'
 import type { ExposeEntry, HostKeyPin } from '../tunnel/protocol.js'
 
@@ -150,10 +150,11 @@ export function parseUrlTemplate(raw: string, label: OptionLabel): string {
       )
     }
   }
-  // Plain text to the URL parser, but the runner obeys it anywhere in the line `Exposed …` prints.
-  if (template.includes(LEGACY_COMMAND_MARKER)) {
+  // Plain text to the URL parser, but log readers obey it anywhere in the line `Exposed …` prints.
+  const marker = midLineMarkerIn(template)
+  if (marker !== undefined) {
     throw new ExplainedError(
-      `${capitalised(label('url-template'))} is ${quote(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
+      `${capitalised(label('url-template'))} is ${quote(template)}: it holds ${describeMarker(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`
     )
   }
   const sample = formatUrl(template, {

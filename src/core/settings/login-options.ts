@@ -9,7 +9,7 @@ import type { KnownUser } from '../kinds/kind.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
 import { holdsSecret } from '../service/answer-secrets.js'
 import { isBareHost } from '../text/validators.js'
-import { holdsCommandMarker } from '../text/workflow-command.js'
+import { holdsCommandMarker } from '../text/log-commands.js'
 import { optionNamed, readWholeNumber } from './option-values.js'
 import { quote } from '../text/quote.js'
 
@@ -127,7 +127,7 @@ export function readTunnelUser(
   }
   if (value.length > 200 || hasUnsafeCharacter(value) || holdsCommandMarker(value)) {
     throw new ExplainedError(
-      `${label} is ${quote(value)}: expected a user name without spaces, control characters, "::" or "##[".`
+      `${label} is ${quote(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`
     )
   }
   return { name: value, from: { label: options.label(name), changeable } }

@@ -5,7 +5,7 @@
 import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
 import { quote } from '../text/quote.js'
-import { LEGACY_COMMAND_MARKER } from '../text/workflow-command.js'
+import { describeMarker, midLineMarkerIn } from '../text/log-commands.js'
 
 /** The option's label at the start of a sentence: `Input api-key`, `--project`, `SVC_API_KEY`. */
 export function optionNamed(options: OptionSource, name: string): string {
@@ -51,13 +51,15 @@ export function readWholeNumber(
 
 /**
  * A value that is printed and sent as it is. Line breaks and control characters were refused with
- * the raw text (checkedOptions); `##[` is plain text, but the runner obeys it anywhere in a line.
+ * the raw text (checkedOptions); `##[` and `##vso[` are plain text, but log readers obey them
+ * anywhere in a line.
  */
 export function readOneLine(options: OptionSource, name: string): string {
   const value = options.read(name).trim()
-  if (value.includes(LEGACY_COMMAND_MARKER)) {
+  const marker = midLineMarkerIn(value)
+  if (marker !== undefined) {
     throw new ExplainedError(
-      `${optionNamed(options, name)} is ${quote(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`
+      `${optionNamed(options, name)} is ${quote(value)}: it holds ${describeMarker(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`
     )
   }
   return value

@@ -1,9 +1,10 @@
 /**
- * Text that did not come from this code (inputs, saved state, the service's answers) passes
- * through here before it reaches a log line. The runner reads every line of the step's output as a
- * possible workflow command, so a value that could start a line could switch masking off.
+ * Text that did not come from this code (inputs, saved state, the service's answers, file paths)
+ * passes through here before it reaches a log line. Every supported CI system reads each line of a
+ * job's output for its own commands (log-commands.ts), so such a value could switch masking off or
+ * set a pipeline variable.
  */
-import { LEGACY_COMMAND_MARKER } from './workflow-command.js'
+import { neutraliseMarkers } from './log-commands.js'
 
 // Control and format characters, line and paragraph separators, and lone surrogates: anything
 // that could end a line on some reader, or hide what a line says.
@@ -42,24 +43,31 @@ export function isWellFormed(value: string): boolean {
 }
 
 /**
- * `value` on one line, each unprintable character written as a \uXXXX escape, and the first `#` of
- * every `##[` too, cut to `max` characters. The escape keeps what was there visible without
- * letting it act.
+ * `value` on one line, each unprintable character written as a \uXXXX escape, and the first
+ * character of every log command marker of every supported CI system too, cut to `max`
+ * characters. The escape keeps what was there visible without letting it act.
  */
 export function printable(value: string, max = 200): string {
-  const escaped = (
-    PRINTABLE_ASCII.test(value)
-      ? value
-      : value.replace(
-          UNPRINTABLE,
-          character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
-        )
-  ).replaceAll(LEGACY_COMMAND_MARKER, '\\u0023#[')
+  const flat = PRINTABLE_ASCII.test(value)
+    ? value
+    : value.replace(
+        UNPRINTABLE,
+        character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
+      )
+  const escaped = neutraliseMarkers(flat)
   if (escaped.length <= max) return escaped
   // Never cut between the two halves of a surrogate pair: the half left would be unprintable.
   // Stryker disable next-line StringLiteral: any stand-in without a high surrogate reads the same
   const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3
   return `${escaped.slice(0, end)}...`
+}
+
+/**
+ * A file path for a message: a folder's name is outside text too (a checkout's folder, a
+ * `--work-dir`), so it is made printable like any other, with room for a deep path.
+ */
+export function printablePath(path: string): string {
+  return printable(path, 400)
 }
 
 /**

@@ -7,6 +7,7 @@ import { ExplainedError } from '../errors.js'
 import type { Host, TunnelEnd } from '../host.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import { describeUnexpected } from '../text/describe-error.js'
+import { printablePath } from '../text/printable.js'
 import type { TunnelSettings } from '../settings/expose.js'
 import type { MainSettings } from '../settings/types.js'
 import type { HeldWrites } from '../step-writes.js'
@@ -98,7 +99,7 @@ async function openTunnel(
     )
   }
   for (const [name, url] of Object.entries(urls)) log.info(`Exposed ${name}: ${url}`)
-  const where = `process ${started.pid}, log ${started.logPath}`
+  const where = `process ${started.pid}, log ${printablePath(started.logPath)}`
   if (end.endAt === undefined) log.info(`The tunnel runs until the job ends (${where}).`)
   else {
     const watched = end.watchPid === undefined ? '' : `, or once process ${end.watchPid} ends`

@@ -2,7 +2,7 @@
  * Why the tunnel did not start, told to the workflow author: one message per cause, what happened
  * and what to do.
  */
-import { printable } from '../text/printable.js'
+import { printable, printablePath } from '../text/printable.js'
 import type { KeeperReport } from './protocol.js'
 
 /** What main learns from a keeper it started: its report, or that the process died first. */
@@ -20,7 +20,7 @@ export function describeStartFailure(
   // The report comes from another process and quotes the tunnel server: untrusted, cut short.
   const detail = printable(outcome.detail, 400)
   if (outcome.type === 'died') {
-    return `The tunnel did not start: ${detail}. Its log is ${logPath}; please report this with the log if it recurs.`
+    return `The tunnel did not start: ${detail}. Its log is ${printablePath(logPath)}; please report this with the log if it recurs.`
   }
   switch (outcome.cause) {
     case 'host-key':

@@ -4,7 +4,7 @@
  */
 import type { Host } from '../host.js'
 import { describeUnexpected } from '../text/describe-error.js'
-import { printable } from '../text/printable.js'
+import { printable, printablePath } from '../text/printable.js'
 import { tunnelFiles } from './protocol.js'
 import { formatStatsLine } from './stats-line.js'
 import { loadTunnel } from './saved-tunnel.js'
@@ -22,12 +22,12 @@ export async function stopSavedTunnel(
     // The record's text comes from a file anyone in the job could write: cleaned and cut short.
     if (result.died) {
       log.warning(
-        `The tunnel process ended during the job, at ${printable(result.died.at, 60)}: ${printable(result.died.reason, 300)}. Its log is ${tunnelFiles(saved.dir).logPath}.`
+        `The tunnel process ended during the job, at ${printable(result.died.at, 60)}: ${printable(result.died.reason, 300)}. Its log is ${printablePath(tunnelFiles(saved.dir).logPath)}.`
       )
     }
     if (result.recordMissing) {
       log.warning(
-        `The tunnel process ${saved.pid} was stopped, but its directory ${saved.dir} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
+        `The tunnel process ${saved.pid} was stopped, but its directory ${printablePath(saved.dir)} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
           `Check whether a step of the job deletes or replaces files in ${tempRootName}.`
       )
     }

@@ -3,6 +3,7 @@
  * logs or reports it, and main cleans the keeper's report again before quoting it.
  */
 import { describeStartFailure } from '../../../../src/core/tunnel/start-failure.js'
+import { commandsObeyedIn } from '../../../helpers/log-readers.js'
 import { cleanUp, runKeeper, startDisconnectingServer } from '../../../helpers/ssh-stand-in.js'
 
 afterEach(cleanUp)
@@ -29,6 +30,24 @@ describe('a tunnel server that disconnects with hostile text', () => {
     const message = describeStartFailure(report, keeper.config.logPath, 'RUNNER_TEMP')
     expect(message).toMatch(/^The tunnel did not start: could not connect to the tunnel server \(/)
     expect(message.length).toBeLessThan(450)
+  })
+})
+
+describe('a tunnel server that sends log commands before the key exchange', () => {
+  // Sent in the clear before any host key is shown: a pinned tunnel-host-key cannot stop it.
+  it.each([
+    '##vso[task.setvariable variable=SVC_BASE_URL]https://evil.example',
+    'x ##VSO[task.prependpath]/tmp/evil',
+    '##[group]forged',
+    '--- forged group',
+    '::add-mask::x'
+  ])('%j reaches no printed line as a command', async text => {
+    const port = await startDisconnectingServer(text)
+    const keeper = runKeeper(port)
+    const report = await keeper.report
+    expect(report).toMatchObject({ type: 'failed', cause: 'connect' })
+    const message = describeStartFailure(report, keeper.config.logPath, 'RUNNER_TEMP')
+    expect(commandsObeyedIn([message, (report as { detail: string }).detail])).toEqual([])
   })
 })
 

@@ -1,0 +1,103 @@
+import fc from 'fast-check'
+import {
+  commandMarkerIn,
+  holdsCommandMarker,
+  LOG_COMMAND_MARKERS,
+  midLineMarkerIn
+} from '../../../src/core/text/log-commands.js'
+import { printable } from '../../../src/core/text/printable.js'
+import { commandsObeyedIn } from '../../helpers/log-readers.js'
+
+describe('holdsCommandMarker', () => {
+  it.each([
+    '##[warning]x',
+    'a##[b',
+    '::warning::x',
+    'a::b',
+    'a##vso[task.setvariable variable=x]y',
+    '##VSO[task.setsecret]x',
+    '#\u034f#vso[task.complete]',
+    '--- group',
+    'x+++y',
+    'section_start:1:name'
+  ])('finds a marker in %j', value => expect(holdsCommandMarker(value)).toBe(true))
+
+  it.each(['ci-user', 'a#[b', '#[x', 'a:b', 'vso[x]', '#vso[x]', '--x', 'a-b-c'])(
+    'finds none in %j',
+    value => expect(holdsCommandMarker(value)).toBe(false)
+  )
+
+  it('names the marker, and tells the ones obeyed mid-line', () => {
+    expect(commandMarkerIn('x ##vso[a.b]')).toBe('##vso[')
+    expect(midLineMarkerIn('x ##vso[a.b]')).toBe('##vso[')
+    expect(midLineMarkerIn('x ##[group]')).toBe('##[')
+    expect(midLineMarkerIn('x ::a::')).toBeUndefined()
+    expect(midLineMarkerIn('plain')).toBeUndefined()
+  })
+
+  it('knows every system the command-line tool supports', () => {
+    expect(Object.keys(LOG_COMMAND_MARKERS).sort()).toEqual([
+      'Azure Pipelines',
+      'Bitbucket Pipelines',
+      'Buildkite',
+      'CircleCI',
+      'GitHub Actions',
+      'GitLab CI',
+      'Jenkins'
+    ])
+  })
+})
+
+describe('printable against every reader', () => {
+  it.each([
+    'x ##vso[task.setvariable variable=SVC_BASE_URL]https://evil.example',
+    '##vso[task.setsecret]x',
+    'a ##VsO[task.prependpath]/tmp/evil',
+    '#\u034f#vso[task.setvariable variable=A]b',
+    '##[group]forged',
+    '  ::add-mask::x',
+    '\u034f::stop-commands::p',
+    '--- forged group',
+    ' +++ open',
+    '^^^ +++',
+    '~~~ quiet',
+    'section_start:1700000000:evil\r\u001b[0K',
+    '\u001b]1339;url=https://evil.example\u0007',
+    '\u001b[8mha:AAAA\u001b[0m'
+  ])('leaves nothing any reader obeys in %j, wherever it is printed', value => {
+    const shown = printable(value)
+    expect(commandsObeyedIn([shown, `  field: ${shown}`, `Error: "${shown}"`])).toEqual([])
+  })
+
+  it('leaves nothing to obey in any text, at the start of a line or after a prefix', () => {
+    const piece = fc.constantFrom(
+      '#',
+      '##',
+      '[',
+      'vso',
+      'VSO',
+      ':',
+      '::',
+      '-',
+      '+',
+      '~',
+      '^',
+      ' ',
+      'section_start:',
+      '\u034f',
+      '\u200b',
+      '\u001b',
+      '\r',
+      'a.b]',
+      'x'
+    )
+    const text = fc.array(piece, { maxLength: 12 }).map(pieces => pieces.join(''))
+    fc.assert(
+      fc.property(text, fc.integer({ min: 4, max: 80 }), (value, max) => {
+        const shown = printable(value, max)
+        expect(commandsObeyedIn([shown, `  ${shown}`, `Error: ${shown}`])).toEqual([])
+      }),
+      { seed: 20261124, numRuns: 3000 }
+    )
+  })
+})
