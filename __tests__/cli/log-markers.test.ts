@@ -52,7 +52,7 @@ describe('file paths in messages', () => {
     const folder = join(work, `x${AZURE} ##[group]g`, '--- y')
     mkdirSync(folder, { recursive: true })
     const files = [
-      '--env-file',
+      '--variables-file',
       join(folder, 'tunnel.env'),
       '--state-file',
       join(folder, 'state.json'),
@@ -68,7 +68,7 @@ describe('file paths in messages', () => {
     expect(commandsObeyedIn([...first.lines, ...second.lines, ...revoked.lines])).toEqual([])
   })
 
-  it.each(['--work-dir', '--env-file', '--state-file'])(
+  it.each(['--work-dir', '--variables-file', '--state-file'])(
     'a %s in a folder that does not exist is named without obeying',
     async flag => {
       const missing = join(work, AZURE, 'f')
