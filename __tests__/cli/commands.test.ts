@@ -129,9 +129,12 @@ describe('provision', () => {
       return
     }
     expect(ran.code).toBe(1)
-    expect(ran.stderr.at(-1)).toMatch(/^Error: Could not write the credential's files: /)
+    expect(ran.stderr).toEqual([expect.stringMatching(/^Error: .*EACCES/)])
     expect(statusOf(userIn(ran))).toBe('revoked')
+    // Revoked once, by the step itself: the command does not repeat it.
+    expect(service.requests().filter(r => r.path.endsWith('/revoke-token'))).toHaveLength(1)
     expect(existsSync(join(work, 'state.json'))).toBe(false)
+    expect(existsSync(join(locked, 'tunnel.env'))).toBe(false)
   })
 
   it('a failure at the service: exit 1, nothing written, no state file', async () => {
@@ -191,13 +194,15 @@ describe('revoke', () => {
     expect(service.requests()).toEqual([])
   })
 
-  it('with other options than provision: a warning, and the record kept for a retry', async () => {
-    expect((await cli(['provision'])).code).toBe(0)
+  it('with another --credential than provision: exit 1 naming the recorded kind, and still revoked', async () => {
+    const user = userIn(await cli(['provision']))
     const ran = await cli(['revoke', '--credential', 'ssh-key'])
-    expect(ran.stderr[0]).toMatch(/does not read as --credential "ssh-key", so nothing was revoked/)
-    expect(existsSync(stateFile())).toBe(true)
-    expect((await cli(['revoke'])).code).toBe(0)
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([expect.stringMatching(/^Error: .*"cicd".*--credential/)])
+    // Nothing is left alive, and nothing is left to retry.
+    expect(statusOf(user)).toBe('revoked')
     expect(existsSync(stateFile())).toBe(false)
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
   })
 })
 

@@ -62,6 +62,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
   },
 
   sendsRequests: true,
+  revocation: 'revoke',
 
   async obtain(settings, context) {
     const { service, log, save, publish, tempRoot, run } = context
@@ -147,7 +148,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
         log.info(
           `Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`
         )
-        return
+        return 'kept'
       }
       requireRevokeApiKey(settings)
       const client = service()
@@ -166,6 +167,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       } else {
         log.info(`No record of ${describeKey(saved)} is left active.`)
       }
+      return 'revoked'
     } finally {
       // Whatever became of the key, its private half leaves the runner (self-hosted ones keep files).
       if (saved.keyFolder) {
