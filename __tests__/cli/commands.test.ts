@@ -304,6 +304,18 @@ const endedByItself = {
   endReason: 'it reached its end time 2026-11-23T10:15:00.000Z (its longest life)'
 }
 
+describe('a tunnel leaves nothing behind', () => {
+  it('revoke removes the folder of a tunnel process killed while it wrote its record', async () => {
+    const env = { SVC_WORK_DIR: work }
+    expect((await cli(['provision'], env)).code).toBe(0)
+    const { dir } = await recordTunnel(work, { running: false, stats: endedByItself })
+    // Killed between writing the record's temporary file and renaming it.
+    writeFileSync(join(dir, 'stats.json.tmp'), '{"pid": 1')
+    expect((await cli(['revoke'], env)).code).toBe(0)
+    expect(existsSync(dir)).toBe(false)
+  })
+})
+
 describe('revoke clears the state file once everything it records is finished', () => {
   /** Revoke, then what a user checks: the token revoked, no state file, a next provision that works. */
   async function expectFinished(revoked: Ran, user: string, env: Record<string, string> = {}) {
