@@ -304,6 +304,54 @@ const endedByItself = {
   endReason: 'it reached its end time 2026-11-23T10:15:00.000Z (its longest life)'
 }
 
+describe('revoke does everything it can, whatever is missing', () => {
+  it('the work folder is gone: the tunnel process is stopped and the token revoked', async () => {
+    const jobs = join(work, 'jobs')
+    mkdirSync(jobs)
+    const env = { SVC_WORK_DIR: jobs }
+    const user = userIn(await cli(['provision'], env))
+    const { pid, child } = await recordTunnel(jobs, { running: true })
+    try {
+      rmSync(jobs, { recursive: true })
+      const revoked = await cli(['revoke'], env)
+      expect(revoked.code).toBe(0)
+      expect(lookUpProcess(pid).state).toBe('gone')
+      expect(statusOf(user)).toBe('revoked')
+      // What could not be used is said; nothing is left to retry.
+      expect(revoked.stderr).toEqual([expect.stringMatching(/^Warning: .*no longer exists/)])
+      expect(existsSync(stateFile())).toBe(false)
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
+
+  it('a folder at the env file path: the tunnel process is stopped and the token revoked', async () => {
+    const user = userIn(await cli(['provision'], { SVC_WORK_DIR: work }))
+    const { pid, child } = await recordTunnel(work, { running: true })
+    try {
+      rmSync(join(work, 'tunnel.env'))
+      mkdirSync(join(work, 'tunnel.env'))
+      const revoked = await cli(['revoke'], { SVC_WORK_DIR: work })
+      expect(revoked.code).toBe(0)
+      expect(lookUpProcess(pid).state).toBe('gone')
+      expect(statusOf(user)).toBe('revoked')
+      expect(existsSync(stateFile())).toBe(false)
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
+
+  it('a folder at the state file path: exit 1 naming it, and the env file (it holds the token) goes', async () => {
+    expect((await cli(['provision'])).code).toBe(0)
+    rmSync(stateFile())
+    mkdirSync(stateFile())
+    const revoked = await cli(['revoke'])
+    expect(revoked.code).toBe(1)
+    expect(revoked.stderr).toEqual([expect.stringContaining(stateFile())])
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+  })
+})
+
 describe('a tunnel leaves nothing behind', () => {
   it('revoke removes the folder of a tunnel process killed while it wrote its record', async () => {
     const env = { SVC_WORK_DIR: work }
