@@ -304,6 +304,56 @@ const endedByItself = {
   endReason: 'it reached its end time 2026-11-23T10:15:00.000Z (its longest life)'
 }
 
+describe('revoke uses the kind the state file records', () => {
+  const sshKey = () => [
+    '--credential',
+    'ssh-key',
+    '--client-id',
+    'ci-runner-7',
+    '--tunnel-host',
+    service.tunnelHost
+  ]
+  // The job's variables, the same for both commands, as a CI system gives them.
+  const jobEnv = () => ({ SVC_WORK_DIR: work })
+  /** The key provision uploaded, and its private half on disk. */
+  async function provisionKey(): Promise<{ id: string; keyFile: string }> {
+    const ran = await cli(['provision', ...sshKey()], jobEnv())
+    expect(ran.code).toBe(0)
+    const keyFile = /^SVC_TUNNEL_KEY_FILE='(.*)'$/m.exec(
+      readFileSync(join(work, 'tunnel.env'), 'utf8')
+    )![1]
+    expect(existsSync(keyFile)).toBe(true)
+    return { id: service.sshKeys().at(-1)!.id, keyFile }
+  }
+  const keyStatus = (id: string) => service.sshKeys().find(key => key.id === id)?.status
+
+  it('a plain revoke after provision --credential ssh-key revokes the key and deletes its private half', async () => {
+    const { id, keyFile } = await provisionKey()
+    const revoked = await cli(['revoke'], jobEnv())
+    expect(revoked.code).toBe(0)
+    expect(keyStatus(id)).toBe('revoked')
+    expect(existsSync(keyFile)).toBe(false)
+    expect(existsSync(stateFile())).toBe(false)
+  })
+
+  it('another --credential at revoke: exit 1 naming the recorded kind, and nothing left alive', async () => {
+    const { id, keyFile } = await provisionKey()
+    const revoked = await cli(['revoke', '--credential', 'cicd'], jobEnv())
+    expect(revoked.code).toBe(1)
+    expect(revoked.stderr).toEqual([expect.stringMatching(/^Error: .*"ssh-key"/)])
+    expect(keyStatus(id)).toBe('revoked')
+    expect(existsSync(keyFile)).toBe(false)
+  })
+
+  it('SVC_CREDENTIAL naming a kind nobody revokes does not keep a token alive', async () => {
+    const user = userIn(await cli(['provision']))
+    const revoked = await cli(['revoke'], { SVC_CREDENTIAL: 'free' })
+    expect(revoked.code).toBe(1)
+    expect(revoked.stderr).toEqual([expect.stringMatching(/^Error: .*"cicd".*SVC_CREDENTIAL/)])
+    expect(statusOf(user)).toBe('revoked')
+  })
+})
+
 describe('revoke does everything it can, whatever is missing', () => {
   it('the work folder is gone: the tunnel process is stopped and the token revoked', async () => {
     const jobs = join(work, 'jobs')
