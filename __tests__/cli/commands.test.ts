@@ -3,6 +3,7 @@
  * credential service: what a job sees (exit codes, lines, files) on the paths the packed-package
  * suites do not take. Tunnels are left to those suites, which run the real tunnel process.
  */
+import { spawn, type ChildProcess } from 'node:child_process'
 import {
   chmodSync,
   existsSync,
@@ -17,6 +18,8 @@ import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { main } from '../../src/cli/index.js'
+import { directoryId } from '../../src/core/owned-dir.js'
+import { lookUpProcess, startTimeOf } from '../../src/core/tunnel/identity.js'
 import { ACTION_VERSION } from '../../src/core/version.js'
 import { parseExpose } from '../../src/core/settings/expose.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
@@ -233,9 +236,12 @@ describe('provision', () => {
       return
     }
     expect(ran.code).toBe(1)
-    expect(ran.stderr.at(-1)).toMatch(/^Error: Could not write the credential's files: /)
+    expect(ran.stderr).toEqual([expect.stringMatching(/^Error: .*EACCES/)])
     expect(statusOf(userIn(ran))).toBe('revoked')
+    // Revoked once, by the step itself: the command does not repeat it.
+    expect(service.requests().filter(r => r.path.endsWith('/revoke-token'))).toHaveLength(1)
     expect(existsSync(join(work, 'state.json'))).toBe(false)
+    expect(existsSync(join(locked, 'tunnel.env'))).toBe(false)
   })
 
   it('a failure at the service: exit 1, nothing written, no state file', async () => {
@@ -307,13 +313,15 @@ describe('revoke', () => {
     expect(service.requests()).toEqual([])
   })
 
-  it('with other options than provision: a warning, and the record kept for a retry', async () => {
-    expect((await cli(['provision'])).code).toBe(0)
+  it('with another --credential than provision: exit 1 naming the recorded kind, and still revoked', async () => {
+    const user = userIn(await cli(['provision']))
     const ran = await cli(['revoke', '--credential', 'ssh-key'])
-    expect(ran.stderr[0]).toMatch(/does not read as --credential "ssh-key", so nothing was revoked/)
-    expect(existsSync(stateFile())).toBe(true)
-    expect((await cli(['revoke'])).code).toBe(0)
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([expect.stringMatching(/^Error: .*"cicd".*--credential/)])
+    // Nothing is left alive, and nothing is left to retry.
+    expect(statusOf(user)).toBe('revoked')
     expect(existsSync(stateFile())).toBe(false)
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
   })
 })
 
@@ -362,5 +370,248 @@ describe('run', () => {
     service.resetFaults()
     expect((await cli(['revoke'])).code).toBe(0)
     expect(existsSync(stateFile())).toBe(false)
+  })
+})
+
+/**
+ * A tunnel record as provision --expose (or run) leaves it in the state file, for a stand-in
+ * process whose command line ends with the tunnel's folder, as the keeper's does. `running`
+ * false: the process has ended by itself, leaving `stats` as its record.
+ */
+async function recordTunnel(
+  workDir: string,
+  { running, stats }: { running: boolean; stats?: Record<string, unknown> }
+): Promise<{ pid: number; dir: string; child: ChildProcess }> {
+  const dir = mkdtempSync(join(workDir, 'tunnel-'))
+  writeFileSync(join(dir, 'tunnel.log'), 'a line of the tunnel log\n')
+  const script = running
+    ? 'process.on("SIGTERM", () => process.exit(0)); setInterval(() => {}, 1000)'
+    : ''
+  const child = spawn(process.execPath, ['-e', script, dir])
+  if (running) await new Promise(resolve => setTimeout(resolve, 300))
+  else await new Promise(resolve => child.once('exit', resolve))
+  const pid = child.pid!
+  if (stats) writeFileSync(join(dir, 'stats.json'), JSON.stringify({ pid, ...stats }))
+  const startTime = running ? startTimeOf(pid) : '1'
+  const content = JSON.parse(readFileSync(stateFile(), 'utf8'))
+  content.values.tunnel = JSON.stringify({
+    pid,
+    dir,
+    dirId: directoryId(dir),
+    startTime,
+    started: true
+  })
+  writeFileSync(stateFile(), JSON.stringify(content))
+  return { pid, dir, child }
+}
+
+/** What a keeper records when it ends by itself at its end time (--tunnel-max-minutes). */
+const endedByItself = {
+  startedAt: '2026-11-23T10:00:00.000Z',
+  readyAt: '2026-11-23T10:00:01.000Z',
+  updatedAt: '2026-11-23T10:15:00.000Z',
+  state: 'ended',
+  reconnects: 0,
+  connections: 2,
+  bytesIn: 10,
+  bytesOut: 20,
+  localErrors: 0,
+  endedAt: '2026-11-23T10:15:00.000Z',
+  endReason: 'it reached its end time 2026-11-23T10:15:00.000Z (its longest life)'
+}
+
+describe('revoke uses the kind the state file records', () => {
+  const sshKey = () => [
+    '--credential',
+    'ssh-key',
+    '--client-id',
+    'ci-runner-7',
+    '--tunnel-host',
+    service.tunnelHost
+  ]
+  // The job's variables, the same for both commands, as a CI system gives them.
+  const jobEnv = () => ({ SVC_WORK_DIR: work })
+  /** The key provision uploaded, and its private half on disk. */
+  async function provisionKey(): Promise<{ id: string; keyFile: string }> {
+    const ran = await cli(['provision', ...sshKey()], jobEnv())
+    expect(ran.code).toBe(0)
+    const keyFile = /^SVC_TUNNEL_KEY_FILE='(.*)'$/m.exec(
+      readFileSync(join(work, 'tunnel.env'), 'utf8')
+    )![1]
+    expect(existsSync(keyFile)).toBe(true)
+    return { id: service.sshKeys().at(-1)!.id, keyFile }
+  }
+  const keyStatus = (id: string) => service.sshKeys().find(key => key.id === id)?.status
+
+  it('a plain revoke after provision --credential ssh-key revokes the key and deletes its private half', async () => {
+    const { id, keyFile } = await provisionKey()
+    const revoked = await cli(['revoke'], jobEnv())
+    expect(revoked.code).toBe(0)
+    expect(keyStatus(id)).toBe('revoked')
+    expect(existsSync(keyFile)).toBe(false)
+    expect(existsSync(stateFile())).toBe(false)
+  })
+
+  it('another --credential at revoke: exit 1 naming the recorded kind, and nothing left alive', async () => {
+    const { id, keyFile } = await provisionKey()
+    const revoked = await cli(['revoke', '--credential', 'cicd'], jobEnv())
+    expect(revoked.code).toBe(1)
+    expect(revoked.stderr).toEqual([expect.stringMatching(/^Error: .*"ssh-key"/)])
+    expect(keyStatus(id)).toBe('revoked')
+    expect(existsSync(keyFile)).toBe(false)
+  })
+
+  it('SVC_CREDENTIAL naming a kind nobody revokes does not keep a token alive', async () => {
+    const user = userIn(await cli(['provision']))
+    const revoked = await cli(['revoke'], { SVC_CREDENTIAL: 'free' })
+    expect(revoked.code).toBe(1)
+    expect(revoked.stderr).toEqual([expect.stringMatching(/^Error: .*"cicd".*SVC_CREDENTIAL/)])
+    expect(statusOf(user)).toBe('revoked')
+  })
+})
+
+describe('revoke does everything it can, whatever is missing', () => {
+  it('the work folder is gone: the tunnel process is stopped and the token revoked', async () => {
+    const jobs = join(work, 'jobs')
+    mkdirSync(jobs)
+    const env = { SVC_WORK_DIR: jobs }
+    const user = userIn(await cli(['provision'], env))
+    const { pid, dir, child } = await recordTunnel(jobs, { running: true })
+    try {
+      rmSync(jobs, { recursive: true })
+      const revoked = await cli(['revoke'], env)
+      expect(revoked.code).toBe(0)
+      expect(lookUpProcess(pid).state).toBe('gone')
+      expect(statusOf(user)).toBe('revoked')
+      // What could not be used is said; nothing is left to retry.
+      expect(revoked.stderr).toEqual([expect.stringMatching(/^Warning: /)])
+      expect(revoked.stderr[0]).toContain(dir)
+      expect(existsSync(stateFile())).toBe(false)
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
+
+  it('a folder at the env file path: the tunnel process is stopped and the token revoked', async () => {
+    const user = userIn(await cli(['provision'], { SVC_WORK_DIR: work }))
+    const { pid, child } = await recordTunnel(work, { running: true })
+    try {
+      rmSync(join(work, 'tunnel.env'))
+      mkdirSync(join(work, 'tunnel.env'))
+      const revoked = await cli(['revoke'], { SVC_WORK_DIR: work })
+      expect(revoked.code).toBe(0)
+      expect(lookUpProcess(pid).state).toBe('gone')
+      expect(statusOf(user)).toBe('revoked')
+      expect(existsSync(stateFile())).toBe(false)
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
+
+  it('a folder at the state file path: exit 1 naming it, and the env file (it holds the token) goes', async () => {
+    expect((await cli(['provision'])).code).toBe(0)
+    rmSync(stateFile())
+    mkdirSync(stateFile())
+    const revoked = await cli(['revoke'])
+    expect(revoked.code).toBe(1)
+    expect(revoked.stderr).toEqual([expect.stringContaining(stateFile())])
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+  })
+})
+
+describe('a tunnel leaves nothing behind', () => {
+  it('revoke removes the folder of a tunnel process killed while it wrote its record', async () => {
+    const env = { SVC_WORK_DIR: work }
+    expect((await cli(['provision'], env)).code).toBe(0)
+    const { dir } = await recordTunnel(work, { running: false, stats: endedByItself })
+    // Killed between writing the record's temporary file and renaming it.
+    writeFileSync(join(dir, 'stats.json.tmp'), '{"pid": 1')
+    expect((await cli(['revoke'], env)).code).toBe(0)
+    expect(existsSync(dir)).toBe(false)
+  })
+})
+
+describe('revoke clears the state file once everything it records is finished', () => {
+  /** Revoke, then what a user checks: the token revoked, no state file, a next provision that works. */
+  async function expectFinished(revoked: Ran, user: string, env: Record<string, string> = {}) {
+    expect(revoked.code).toBe(0)
+    expect(statusOf(user)).toBe('revoked')
+    expect(existsSync(stateFile())).toBe(false)
+    const next = await cli(['provision'], env)
+    expect(next.code).toBe(0)
+    expect((await cli(['revoke'], env)).code).toBe(0)
+  }
+
+  it('after the tunnel ended by itself at --tunnel-max-minutes', async () => {
+    const env = { SVC_WORK_DIR: work }
+    const user = userIn(await cli(['provision', '--tunnel-max-minutes', '15'], env))
+    const { dir } = await recordTunnel(work, { running: false, stats: endedByItself })
+    const revoked = await cli(['revoke'], env)
+    // It is said (the tunnel was not up the whole job), and does not keep the record.
+    expect(revoked.stderr).toEqual([expect.stringMatching(/^Warning: /)])
+    expect(existsSync(dir)).toBe(false)
+    await expectFinished(revoked, user, env)
+  })
+
+  it('after run was killed with kill -9 (the tunnel ended with it)', async () => {
+    const env = { SVC_WORK_DIR: work }
+    const user = userIn(await cli(['provision'], env))
+    // What run leaves after kill -9: its record, and a tunnel that ended when run's pid went.
+    await recordTunnel(work, {
+      running: false,
+      stats: { ...endedByItself, endReason: 'the process it watches (pid 4242) ended' }
+    })
+    await expectFinished(await cli(['revoke'], env), user, env)
+  })
+
+  it('when the state names another base URL than the option (a warning; the revoke succeeded)', async () => {
+    const user = userIn(await cli(['provision']))
+    const content = JSON.parse(readFileSync(stateFile(), 'utf8'))
+    const credential = JSON.parse(content.values.credential)
+    content.values.credential = JSON.stringify({
+      ...credential,
+      baseUrl: 'http://elsewhere.example.test/functions/v1'
+    })
+    writeFileSync(stateFile(), JSON.stringify(content))
+    const revoked = await cli(['revoke'])
+    expect(revoked.stderr).toEqual([expect.stringMatching(/^Warning: .*elsewhere\.example\.test/)])
+    await expectFinished(revoked, user)
+  })
+
+  it('when a warning says what could not be tidied (a file of someone else in the tunnel folder)', async () => {
+    const env = { SVC_WORK_DIR: work }
+    const user = userIn(await cli(['provision'], env))
+    const { pid, dir } = await recordTunnel(work, { running: true })
+    writeFileSync(join(dir, 'notes.txt'), 'mine')
+    const revoked = await cli(['revoke'], env)
+    expect(revoked.stderr).toEqual([expect.stringMatching(new RegExp(`^Warning: .*${dir}`))])
+    expect(lookUpProcess(pid).state).toBe('gone')
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine')
+    await expectFinished(revoked, user, env)
+  })
+
+  it('keeps it while a tunnel process may be alive, and a later revoke retries', async () => {
+    const env = { SVC_WORK_DIR: work }
+    const user = userIn(await cli(['provision'], env))
+    // A record without the start time: no proof, so no signal, and the process may live on.
+    const { pid, child } = await recordTunnel(work, { running: true })
+    const content = JSON.parse(readFileSync(stateFile(), 'utf8'))
+    const { startTime: _unproven, ...tunnel } = JSON.parse(content.values.tunnel)
+    content.values.tunnel = JSON.stringify(tunnel)
+    writeFileSync(stateFile(), JSON.stringify(content))
+    try {
+      const first = await cli(['revoke'], env)
+      expect(first.code).toBe(0)
+      expect(statusOf(user)).toBe('revoked')
+      expect(lookUpProcess(pid).state).toBe('running')
+      expect(existsSync(stateFile())).toBe(true)
+      expect((await cli(['provision'], env)).code).toBe(1)
+      child.kill('SIGKILL')
+      await new Promise(resolve => child.once('exit', resolve))
+      expect((await cli(['revoke'], env)).code).toBe(0)
+      expect(existsSync(stateFile())).toBe(false)
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 })

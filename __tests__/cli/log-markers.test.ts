@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { main } from '../../src/cli/index.js'
 import { cliHost } from '../../src/cli/host.js'
-import { holdWrites } from '../../src/core/step-writes.js'
+import { withPrintableSummary } from '../../src/core/step-writes.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { commandsObeyedIn } from '../helpers/log-readers.js'
 
@@ -126,16 +126,23 @@ describe('summary rows', () => {
       state: { save: () => undefined, load: () => '' },
       workDir: work,
       tunnelEnd: {},
-      env: {}
+      env: {},
+      deliver: () => undefined
     })
-    const writes = holdWrites(host, host.log)
-    writes.summaryTable(
-      'the job summary',
-      'Tunnel credentials',
-      ['Field', 'Value'],
-      HOSTILE.map(value => [value, value])
+    // What the core's provision hands over: the rows made printable once, for both hosts.
+    host.handOver(
+      withPrintableSummary({
+        variables: {},
+        outputs: {},
+        summary: [
+          {
+            heading: 'Tunnel credentials',
+            columns: ['Field', 'Value'],
+            rows: HOSTILE.map(value => [value, value])
+          }
+        ]
+      })
     )
-    writes.flush()
     expect(lines.length).toBe(HOSTILE.length + 1)
     expect(commandsObeyedIn(lines)).toEqual([])
   })

@@ -241,5 +241,9 @@ describe('a run that is killed outright', () => {
     const revoked = await job.cli(['revoke'])
     expect(revoked.code).toBe(0)
     expect(statusOf(service(), user)).toBe('revoked')
+    // Everything it recorded is finished: the state file goes, and the next provision works.
+    expect(existsSync(join(job.work(), '.tunnel-credentials.json'))).toBe(false)
+    expect((await job.cli(['provision'])).code).toBe(0)
+    expect((await job.cli(['revoke'])).code).toBe(0)
   })
 })

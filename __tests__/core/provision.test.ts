@@ -7,6 +7,7 @@ import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { useLocalService } from '../helpers/core-step.js'
 import { provision } from '../../src/core/provision.js'
+import type { ProvisionOutcome } from '../../src/core/outcome.js'
 import { logLines, memoryHost, type MemoryHost } from '../helpers/memory-host.js'
 
 const { scratch, options, service: localService } = useLocalService('provision-test-')
@@ -14,10 +15,10 @@ const { scratch, options, service: localService } = useLocalService('provision-t
 async function main(
   extra: Record<string, string> = {},
   more: Parameters<typeof memoryHost>[0] = {}
-): Promise<MemoryHost> {
+): Promise<MemoryHost & { failure?: string }> {
   const host = memoryHost({ options: options(extra), tempRoot: scratch(), ...more })
-  await provision(host)
-  return host
+  const outcome: ProvisionOutcome = await provision(host)
+  return Object.assign(host, outcome.status === 'failed' && { failure: outcome.message })
 }
 
 it('masks the secrets it was given before any line, and each issued token before it is logged', async () => {
@@ -48,7 +49,7 @@ it('writes nothing, fails once, and saves nothing for post when the options are 
   const requests = localService().requests().length
   const host = await main({ 'max-attempts': 'many' })
   expect(host.failure).toMatch(/max-attempts/)
-  expect(host.events.filter(event => event.startsWith('fail '))).toHaveLength(1)
+  expect(host.events).not.toContain('hand-over')
   expect([host.env, host.outputs, host.summaries]).toEqual([{}, {}, []])
   expect(host.saved).toEqual({})
   expect(localService().requests()).toHaveLength(requests)
@@ -77,9 +78,18 @@ it('writes nothing, and revokes at once, when the tunnel cannot be handed the cr
   // Revoked by main: post finds neither a credential nor a tunnel to act on.
   expect(host.saved.credential).toBe('')
   expect(host.saved.tunnel).toBe('')
-  // The directory stays for its log, which the message names.
-  expect(readdirSync(tempRoot)).toEqual([expect.stringMatching(/^tunnel-/)])
-  expect(host.failure).toContain(tempRoot)
+  // A failed tunnel leaves nothing behind: neither its process nor its folder.
+  expect(readdirSync(tempRoot)).toEqual([])
+})
+
+it('revokes at once, and leaves nothing for post, when the host cannot take the hand-over', async () => {
+  const host = await main({}, { handOverError: new Error('EACCES: permission denied') })
+  expect(host.failure).toMatch(/EACCES/)
+  expect([host.env, host.outputs, host.summaries]).toEqual([{}, {}, []])
+  const user = localService().tokens().at(-1)!.tunnel_user
+  expect(localService().tokens().at(-1)!.status).toBe('revoked')
+  expect(host.saved.credential).toBe('')
+  expect(logLines(host, 'info').join('\n')).not.toMatch(new RegExp(`Provisioned .*${user}`))
 })
 
 it('fails with the reason the service gives for a refused key, and writes nothing', async () => {

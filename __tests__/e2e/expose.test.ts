@@ -186,7 +186,8 @@ describe('expose', () => {
       runnerTemp,
       'The tunnel did not start: the tunnel server refused the forward for "f".'
     )
-    expect(tunnelPids(runnerTemp)).toHaveLength(1)
+    // A failed tunnel leaves nothing behind: no process, and not its folder either.
+    expect(readdirSync(runnerTemp).filter(name => name.startsWith('tunnel-'))).toEqual([])
     const [post] = await job.end()
     expect(statusOf(service(), lastIssuedUser())).toBe('revoked')
     expect(post.exitCode).toBe(0)

@@ -1,11 +1,11 @@
 /**
- * publishObtained's job summary through the GitHub host: what lands in GITHUB_STEP_SUMMARY, and
- * what happens when it cannot.
+ * The GitHub host's one hand-over: what lands in GITHUB_ENV, GITHUB_OUTPUT and
+ * GITHUB_STEP_SUMMARY, and what happens when the summary cannot be written.
  */
 import type { Credential } from '../../src/core/service/credential.js'
 import type { CommonSettings } from '../../src/core/settings/types.js'
 import { tokenObtained } from '../../src/core/kinds/token.js'
-import { holdWrites, publishObtained } from '../../src/core/step-writes.js'
+import { writesFor } from '../../src/core/step-writes.js'
 import { githubHost } from '../../src/github/host.js'
 import { runInProcess } from '../helpers/in-process-step.js'
 
@@ -26,14 +26,6 @@ const obtained = (tunnelUser: string) =>
     { project: 'web-shop' }
   )
 
-/** Writes at once, as main's flush does once the step has succeeded. */
-function publishNow(tunnelUser: string): void {
-  const host = githubHost()
-  const writes = holdWrites(host, host.log)
-  publishObtained(obtained(tunnelUser), settings, writes)
-  writes.flush()
-}
-
 const settings: CommonSettings = {
   revoke: true,
   failOnRevokeError: false,
@@ -43,10 +35,15 @@ const settings: CommonSettings = {
   optionLabel: name => `input ${name}`
 }
 
+/** Hands over at once, as main does once the step has succeeded. */
+function handOverNow(tunnelUser: string): void {
+  githubHost().handOver(writesFor(obtained(tunnelUser), settings))
+}
+
 it('writes one table per credential, not the tables of earlier calls again', async () => {
   const step = await runInProcess(async () => {
-    publishNow('first')
-    publishNow('second')
+    handOverNow('first')
+    handOverNow('second')
   }, {})
   expect(step.summary.match(/<h3>Tunnel credentials<\/h3>/g)).toHaveLength(2)
   expect(step.summary.match(/<td>first<\/td>/g)).toHaveLength(1)
@@ -58,7 +55,7 @@ it('warns and still publishes when the summary file cannot be written', async ()
   // A directory where the file should be: appending to it fails with EISDIR.
   const step = await runInProcess(
     async () => {
-      publishNow('ab12c')
+      handOverNow('ab12c')
     },
     {},
     {
@@ -70,27 +67,15 @@ it('warns and still publishes when the summary file cannot be written', async ()
   expect(step.failed).toBe(false)
 })
 
-it('holds every variable, output and summary back until flush, then writes them in order', async () => {
-  let beforeFlush: { env: string; outputs: string; summary: string } | undefined
+it('writes every variable, output and summary table in one hand-over', async () => {
   const step = await runInProcess(async () => {
-    const host = githubHost()
-    const writes = holdWrites(host, host.log)
-    publishObtained(obtained('ab12c'), settings, writes)
-    writes.setOutput('url', 'https://web-ab12c.tunnel.example.test')
-    const { readFileSync } = await import('node:fs')
-    const read = (name: string) => readFileSync(process.env[name]!, 'utf8')
-    beforeFlush = {
-      env: read('GITHUB_ENV'),
-      outputs: read('GITHUB_OUTPUT'),
-      summary: read('GITHUB_STEP_SUMMARY')
-    }
-    writes.flush()
-    writes.flush()
+    const writes = writesFor(obtained('ab12c'), settings)
+    writes.outputs.url = 'https://web-ab12c.tunnel.example.test'
+    writes.summary.push({ heading: 'Tunnel URLs', columns: ['Name', 'URL'], rows: [['web', 'x']] })
+    githubHost().handOver(writes)
   }, {})
-  expect(beforeFlush).toEqual({ env: '', outputs: '', summary: '' })
   expect(step.env.SVC_TUNNEL_TOKEN).toBe(TOKEN)
   expect(Object.keys(step.outputs).at(-1)).toBe('url')
   expect(step.outputs.url).toBe('https://web-ab12c.tunnel.example.test')
-  // Flushed once: a second flush writes nothing again.
-  expect(step.summary.match(/<h3>Tunnel credentials<\/h3>/g)).toHaveLength(1)
+  expect(step.summary.match(/<h3>Tunnel (credentials|URLs)<\/h3>/g)).toHaveLength(2)
 })

@@ -5,10 +5,9 @@
  */
 import { systemClock, type Clock } from '../../src/core/clock.js'
 import type { TunnelProcessLaunch } from '../../src/core/host.js'
-import { provision } from '../../src/core/provision.js'
-import { revoke } from '../../src/core/revoke.js'
 import { githubHost } from '../../src/github/host.js'
 import { markMainStarted } from '../../src/github/step-marker.js'
+import { mainStep, postStep } from '../../src/github/steps.js'
 
 /** The main step; `launch` replaces the bundle's keeper, e.g. with its TypeScript source. */
 export function runMain(
@@ -18,9 +17,9 @@ export function runMain(
   markMainStarted()
   const host = githubHost()
   const bundled = host.tunnelProcess
-  return provision({ ...host, clock, tunnelProcess: () => ({ ...bundled(), ...launch }) })
+  return mainStep({ ...host, clock, tunnelProcess: () => ({ ...bundled(), ...launch }) })
 }
 
 export function runPost(clock: Clock = systemClock): Promise<void> {
-  return revoke({ ...githubHost(), clock })
+  return postStep({ ...githubHost(), clock })
 }

@@ -8,28 +8,23 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readActionDefinition } from '../../scripts/runner/action-yml.js'
-import type { Host, TunnelProcessLaunch } from '../../src/core/host.js'
+import type { Host, SummaryTable, TunnelProcessLaunch } from '../../src/core/host.js'
 import { fakeClock } from './in-process-step.js'
 
 const action = readActionDefinition(fileURLToPath(new URL('../..', import.meta.url)))
 
-export interface SummaryTable {
-  heading: string
-  columns: [string, string]
-  rows: [string, string][]
-}
+export type { SummaryTable }
 
 export interface MemoryHost extends Host {
-  /** Everything in order: `mask <secret>`, `info <line>`, `notice ...`, `warning ...`, `fail ...`. */
+  /** Everything in order: `mask <secret>`, `info <line>`, `notice ...`, `warning ...`, `hand-over`. */
   events: string[]
   masks: string[]
-  /** What later steps would get: written only by the step's writes. */
+  /** What later steps would get: written only by the step's one hand-over. */
   env: Record<string, string>
   outputs: Record<string, string>
   summaries: SummaryTable[]
   /** Saved state by name, as post's host would give it back. */
   saved: Record<string, string>
-  failure: string | undefined
   clock: ReturnType<typeof fakeClock>
 }
 
@@ -43,6 +38,8 @@ export interface MemoryHostOptions {
   tunnelProcess?: TunnelProcessLaunch
   /** The fake clock's time. */
   now?: string
+  /** Makes the hand-over throw this, as a host whose files cannot be written does. */
+  handOverError?: Error
 }
 
 export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
@@ -53,7 +50,6 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
     outputs: {},
     summaries: [],
     saved: { ...given.state },
-    failure: undefined,
     options: {
       read: name => given.options?.[name] ?? action.inputs.get(name)?.default ?? '',
       label: name => `--${name}`
@@ -69,16 +65,16 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
         host.events.push(`mask ${secret}`)
       }
     },
-    exportVariable: (name, value) => void (host.env[name] = value),
-    setOutput: (name, value) => void (host.outputs[name] = value),
-    summaryTable: (heading, columns, rows) => void host.summaries.push({ heading, columns, rows }),
+    handOver: ({ variables, outputs, summary }) => {
+      host.events.push('hand-over')
+      if (given.handOverError) throw given.handOverError
+      Object.assign(host.env, variables)
+      Object.assign(host.outputs, outputs)
+      host.summaries.push(...summary)
+    },
     state: {
       save: (name, value) => void (host.saved[name] = value),
       load: name => host.saved[name] ?? ''
-    },
-    fail: message => {
-      host.failure = message
-      host.events.push(`fail ${message}`)
     },
     tempRoot: given.tempRoot ?? mkdtempSync(join(tmpdir(), 'memory-host-')),
     tempRootName: '--work-dir',

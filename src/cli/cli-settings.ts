@@ -24,7 +24,14 @@ export interface CliSettings {
   tunnelMaxMinutes?: number
 }
 
-export function readCliSettings(raw: OptionSource): CliSettings {
+/**
+ * `forRevoke`: revoke creates nothing, and must stop and revoke whatever is missing, so a work
+ * folder that is gone or a folder at a file's path is no reason to refuse (revoke reports them).
+ */
+export function readCliSettings(
+  raw: OptionSource,
+  { forRevoke = false }: { forRevoke?: boolean } = {}
+): CliSettings {
   const options = checkedOptions(raw)
   const envFile = resolve(options.read('variables-file').trim() || DEFAULT_ENV_FILE)
   const stateFile = resolve(
@@ -32,11 +39,13 @@ export function readCliSettings(raw: OptionSource): CliSettings {
   )
   const outputsFile = options.read('outputs-file').trim()
   const workDir = resolve(options.read('work-dir').trim() || tmpdir())
-  requireDirectory(options, 'work-dir', workDir)
-  requireDirectory(options, 'variables-file', dirname(envFile))
-  requireDirectory(options, 'state-file', dirname(stateFile))
-  if (outputsFile) requireDirectory(options, 'outputs-file', dirname(resolve(outputsFile)))
-  refuseSharedFile(options, [
+  if (!forRevoke) {
+    requireDirectory(options, 'work-dir', workDir)
+    requireDirectory(options, 'variables-file', dirname(envFile))
+    requireDirectory(options, 'state-file', dirname(stateFile))
+    if (outputsFile) requireDirectory(options, 'outputs-file', dirname(resolve(outputsFile)))
+  }
+  refuseSharedFile(options, forRevoke, [
     ['variables-file', envFile],
     ['state-file', stateFile],
     ...(outputsFile ? [['outputs-file', resolve(outputsFile)] as [string, string]] : [])
@@ -52,9 +61,13 @@ export function readCliSettings(raw: OptionSource): CliSettings {
 }
 
 /** Two of the CLI's files at one path would overwrite each other, and revoke would delete both. */
-function refuseSharedFile(options: OptionSource, files: [string, string][]): void {
+function refuseSharedFile(
+  options: OptionSource,
+  forRevoke: boolean,
+  files: [string, string][]
+): void {
   for (const [index, [name, path]] of files.entries()) {
-    if (existsSync(path) && statSync(path).isDirectory()) {
+    if (!forRevoke && existsSync(path) && statSync(path).isDirectory()) {
       throw new ExplainedError(
         `${optionNamed(options, name)} is ${printablePath(path)}, which is a directory. Name a file, e.g. ${printablePath(join(path, name === 'variables-file' ? DEFAULT_ENV_FILE : `${name}.json`))}.`
       )

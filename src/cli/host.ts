@@ -1,11 +1,20 @@
 /**
  * The CLI host: the core's port (core/host.ts) on a terminal and files. Lines go to stdout,
- * warnings and the error to stderr; what main hands over is collected and written by the
- * command once the whole step has succeeded. Nothing here prints a secret: the core never puts
- * one in a message, and masking only ever adds protection where the CI system offers it.
+ * warnings to stderr; what main hands over goes to the command's own delivery (the env file, or
+ * the environment of `run`'s command) and the summary to stdout. The host keeps no record of what
+ * it was told: each command decides from the outcome the core returns. Nothing here prints a
+ * secret: the core never puts one in a message, and masking only adds protection where the CI
+ * system offers it.
  */
 import { systemClock } from '../core/clock.js'
-import type { Host, OptionSource, SavedState, TunnelEnd } from '../core/host.js'
+import type {
+  FinalWrites,
+  Host,
+  OptionSource,
+  SavedState,
+  SummaryTable,
+  TunnelEnd
+} from '../core/host.js'
 import type { CiSystem } from './ci-system.js'
 import { bundledTunnelProcess } from './tunnel-process.js'
 
@@ -25,52 +34,37 @@ export interface CliHostParts {
   workDir: string
   tunnelEnd: TunnelEnd
   env: NodeJS.ProcessEnv
+  /** Where the command puts the variables and outputs; throws when it cannot. */
+  deliver(writes: FinalWrites): void
 }
 
-/** The host, and what the step left: variables and outputs, and its failure if it failed. */
-export interface CliHost extends Host {
-  variables: Record<string, string>
-  outputs: Record<string, string>
-  failure(): string | undefined
-  /** How many warnings the step gave: revoke keeps its state file for a retry after any. */
-  warnings(): number
-}
-
-export function cliHost(parts: CliHostParts): CliHost {
+export function cliHost(parts: CliHostParts): Host {
   const { options, terminal, ci, state } = parts
-  let failure: string | undefined
-  let warnings = 0
-  const host: CliHost = {
+  return {
     options,
     log: {
       info: message => terminal.stdout(message),
       notice: message => terminal.stdout(`Notice: ${message}`),
-      warning: message => {
-        warnings += 1
-        terminal.stderr(`Warning: ${message}`)
-      }
+      warning: message => terminal.stderr(`Warning: ${message}`)
     },
     mask: parts.mask,
-    variables: {},
-    outputs: {},
-    exportVariable: (name, value) => (host.variables[name] = value),
-    setOutput: (name, value) => (host.outputs[name] = value),
-    summaryTable: (heading, _columns, rows) => {
-      terminal.stdout(`${heading}:`)
-      for (const [field, value] of rows) terminal.stdout(`  ${field}: ${value}`)
+    handOver: writes => {
+      parts.deliver(writes)
+      printSummary(terminal, writes.summary)
     },
     state,
-    fail: message => {
-      failure ??= message
-      terminal.stderr(`Error: ${message}`)
-    },
-    failure: () => failure,
-    warnings: () => warnings,
     tempRoot: parts.workDir,
     tempRootName: options.label('work-dir'),
     run: ci.run,
     clock: systemClock,
     tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd })
   }
-  return host
+}
+
+/** The summary's tables as lines: the field, then its value (never a secret). */
+function printSummary(terminal: Terminal, tables: SummaryTable[]): void {
+  for (const { heading, rows } of tables) {
+    terminal.stdout(`${heading}:`)
+    for (const [field, value] of rows) terminal.stdout(`  ${field}: ${value}`)
+  }
 }

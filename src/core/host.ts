@@ -30,12 +30,19 @@ export interface RunIdentity {
   runAttempt?: string
 }
 
-/** What main leaves for later steps. Called only once the whole step has succeeded. */
-export interface StepWrites {
-  exportVariable(name: string, value: string): void
-  setOutput(name: string, value: string): void
-  /** Appends a heading and a two-column table to the run's summary; throws when it cannot. */
-  summaryTable(heading: string, columns: [string, string], rows: [string, string][]): void
+/** A heading and a two-column table for the run's summary. */
+export interface SummaryTable {
+  heading: string
+  columns: [string, string]
+  rows: [string, string][]
+}
+
+/** Everything main leaves for later steps, handed over at once when the whole step has succeeded. */
+export interface FinalWrites {
+  /** With the prefix: `SVC_TUNNEL_TOKEN`. Empty when export-env is false. */
+  variables: Record<string, string>
+  outputs: Record<string, string>
+  summary: SummaryTable[]
 }
 
 /** What main saves for post, by name. Not secret; post reads it as untrusted input. */
@@ -75,14 +82,18 @@ export interface TunnelEnd {
 /** The tunnel's longest life outside a runner, for a credential that never expires. */
 export const DEFAULT_TUNNEL_MAX_MINUTES = 60
 
-export interface Host extends StepWrites {
+export interface Host {
   options: OptionSource
   log: StepLog
   /** Registers secrets with the host's log masking before they could reach any line. */
   mask(secrets: string[]): void
   state: SavedState
-  /** Ends the step as failed, with one message that says what happened and what to do. */
-  fail(message: string): void
+  /**
+   * Hands later steps the credential, in one operation, once the whole step has succeeded. Throws
+   * when they cannot get it: main then stops the tunnel and revokes the credential at once. A
+   * summary that cannot be written is only a courtesy lost: the host warns, and does not throw.
+   */
+  handOver(writes: FinalWrites): void
   /** A directory the host cleans after the job (RUNNER_TEMP on GitHub). */
   tempRoot: string
   /** How messages name it where the user sets it: `RUNNER_TEMP`, `--work-dir`. */

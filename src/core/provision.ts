@@ -5,16 +5,18 @@
 import { ExplainedError } from './errors.js'
 import type { Host } from './host.js'
 import { obtainCredential } from './kinds/registry.js'
+import type { ProvisionOutcome } from './outcome.js'
 import { clearCredential, saveCredential } from './saved-credential.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
 import { readMainSettings } from './settings/read-main.js'
-import { holdWrites, publishObtained } from './step-writes.js'
+import { withPrintableSummary, writesFor } from './step-writes.js'
+import { describeUnexpected } from './text/describe-error.js'
 import { printable } from './text/printable.js'
 import { checkUrlsBeforeRequest } from './tunnel/urls.js'
 
-/** The main step. Never throws for a failure it expects: it fails the step through the host. */
-export async function provision(host: Host): Promise<void> {
+/** The main step. Never throws for a failure it expects: the outcome says what happened. */
+export async function provision(host: Host): Promise<ProvisionOutcome> {
   const { options, log, clock, state } = host
   // Before anything can print, so not even an error message can show a key or token.
   host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean))
@@ -46,12 +48,20 @@ export async function provision(host: Host): Promise<void> {
         publish: async obtained => {
           // All or nothing: later steps get no variable, output or summary unless the whole
           // hand-over succeeds. Secrets were masked as they arrived, and state for post is saved.
-          const writes = holdWrites(host, log)
-          const exported = publishObtained(obtained, settings, writes)
+          const writes = writesFor(obtained, settings)
+          const exported = Object.keys(writes.variables)
           // Part of the hand-over: a tunnel that fails revokes the credential at once, as any
           // failure after the credential was issued does.
           if (tunnel) await tunnel.open(obtained.login, settings, writes)
-          writes.flush()
+          try {
+            host.handOver(withPrintableSummary(writes))
+          } catch (error) {
+            // Nobody will know its URLs: the tunnel goes, then the kind revokes the credential.
+            await tunnel?.close()
+            throw new ExplainedError(
+              `Could not hand the credential to later steps: ${describeUnexpected(error)}. Nothing was handed out, and the credential is revoked rather than left unused.`
+            )
+          }
           log.info(
             `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
           )
@@ -65,12 +75,15 @@ export async function provision(host: Host): Promise<void> {
       // No credential (or a failure before the tunnel was configured): no process is left.
       await tunnel?.stopUnused()
     }
+    return { status: 'provisioned' }
   } catch (error) {
-    host.fail(
-      error instanceof ExplainedError
-        ? error.message
-        : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
-    )
+    return {
+      status: 'failed',
+      message:
+        error instanceof ExplainedError
+          ? error.message
+          : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
+    }
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import type { SavedState } from './host.js'
 import type { SavedCredential } from './kinds/kind.js'
-import { readSavedCredential } from './kinds/registry.js'
+import { KIND_NAMES, readSavedCredential } from './kinds/registry.js'
 import type { KindName } from './settings/types.js'
 
 const CREDENTIAL = 'credential'
@@ -32,6 +32,16 @@ export function loadCredential(state: SavedState, kind: KindName): SavedCredenti
   if (!raw) return undefined
   try {
     return readSavedCredential(kind, JSON.parse(raw))
+  } catch {
+    return undefined
+  }
+}
+
+/** The kind the record says it is, when it names one of the kinds; undefined otherwise. */
+export function recordedKind(state: SavedState): KindName | undefined {
+  try {
+    const { kind } = JSON.parse(state.load(CREDENTIAL)) as { kind?: unknown }
+    return (KIND_NAMES as unknown[]).includes(kind) ? (kind as KindName) : undefined
   } catch {
     return undefined
   }

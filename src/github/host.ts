@@ -6,7 +6,8 @@
 import * as core from '@actions/core'
 import { tmpdir } from 'node:os'
 import { systemClock } from '../core/clock.js'
-import type { Host } from '../core/host.js'
+import type { FinalWrites, Host } from '../core/host.js'
+import { describeUnexpected } from '../core/text/describe-error.js'
 import { runIdentityFrom } from './run-identity.js'
 import { appendSummaryTable } from './summary.js'
 import { bundledTunnelProcess } from './tunnel-process.js'
@@ -26,19 +27,28 @@ export function githubHost(): Host {
     mask: secrets => {
       for (const secret of secrets) core.setSecret(secret)
     },
-    exportVariable: (name, value) => core.exportVariable(name, value),
-    setOutput: (name, value) => core.setOutput(name, value),
-    summaryTable: appendSummaryTable,
+    handOver,
     state: {
       save: (name, value) => core.saveState(name, value),
       load: name => core.getState(name)
     },
-    fail: message => core.setFailed(message),
     // The job's scratch directory, which the runner empties after the job (the OS's outside a runner).
     tempRoot: process.env.RUNNER_TEMP || tmpdir(),
     tempRootName: 'RUNNER_TEMP',
     run: runIdentityFrom(process.env),
     clock: systemClock,
     tunnelProcess: bundledTunnelProcess
+  }
+}
+
+/** Variables and outputs through the runner's files (a failure throws); then the summary. */
+function handOver({ variables, outputs, summary }: FinalWrites): void {
+  for (const [name, value] of Object.entries(variables)) core.exportVariable(name, value)
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
+  try {
+    for (const table of summary) appendSummaryTable(table.heading, table.columns, table.rows)
+  } catch (error) {
+    // The credential is already out; a summary is a courtesy and must not fail the step.
+    core.warning(`Could not write the job summary: ${describeUnexpected(error)}`)
   }
 }

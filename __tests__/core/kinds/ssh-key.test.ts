@@ -492,14 +492,15 @@ describe('post with credential: ssh-key', () => {
     ])
   })
 
-  it('reads the saved key as the kind its inputs name: a cicd post does not touch it', async () => {
+  it('revokes the saved key as the kind it records when the inputs name another, and warns', async () => {
     const main = await mainThatSucceeded()
+    const revoke = nock(ORIGIN).post(REVOKE, { key_id: KEY_ID }).reply(200, { success: true })
     const post = await runPostAfter(main, { 'api-key': API_KEY, 'base-url': BASE_URL })
-    expect(post.warnings).toEqual([
-      'The saved state holds a credential that does not read as input credential "cicd", so nothing was revoked. ' +
-        'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.'
-    ])
-    expect(existsSync(main.env.SVC_TUNNEL_KEY_FILE)).toBe(true)
+    expect(revoke.isDone()).toBe(true)
+    expect(post.warnings).toEqual([expect.stringMatching(/"ssh-key".*input credential is "cicd"/)])
+    expect(post.failed).toBe(false)
+    // Nothing is left: neither the key at the service nor its private half on the runner.
+    expect(existsSync(main.env.SVC_TUNNEL_KEY_FILE)).toBe(false)
   })
 
   it('sends the API key only to the base-url input of the post step', async () => {

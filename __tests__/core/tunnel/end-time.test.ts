@@ -73,8 +73,7 @@ async function openWith(ends: TunnelEnd | undefined) {
       ...(ends !== undefined && { ends })
     }
   })
-  await provision(host)
-  expect(host.failure).toBeUndefined()
+  expect(await provision(host)).toEqual({ status: 'provisioned' })
   const config = JSON.parse(readFileSync(sent, 'utf8')) as KeeperConfig
   const info = logLines(host, 'info')
   return { host, config, info, tunnelLine: info.find(line => line.startsWith('The tunnel ')) }

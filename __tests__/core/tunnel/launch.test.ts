@@ -84,12 +84,6 @@ function launchedSaved(runnerTemp: string, pid: number) {
 }
 
 /** The pid the keeper wrote into its stats file, found under the RUNNER_TEMP it was given. */
-function keeperPidIn(runnerTemp: string): number {
-  const [dir] = readdirSync(runnerTemp).filter(name => name.startsWith('tunnel-'))
-  const stats = JSON.parse(readFileSync(join(runnerTemp, dir, 'stats.json'), 'utf8')) as KeeperStats
-  return stats.pid
-}
-
 describe('startTunnel and stopTunnel', () => {
   it('starts a detached keeper that serves after start returns, and stops it', async () => {
     const start = await options()
@@ -118,10 +112,13 @@ describe('startTunnel and stopTunnel', () => {
     const start = await options({
       hostKeyPins: [{ fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' }]
     })
-    await expect(startTunnel(start)).rejects.toThrow(
+    const keeper = launchKeeper(start)
+    await expect(keeper.start(start.config)).rejects.toThrow(
       `The tunnel did not start: the tunnel server's host key is ${service.tunnel!.fingerprint}, which tunnel-host-key does not list, so the connection was left before the token was sent.`
     )
-    expect(isProcessAlive(keeperPidIn(start.tempRoot))).toBe(false)
+    expect(isProcessAlive(keeper.pid!)).toBe(false)
+    // Nothing is left behind: not its folder either.
+    expect(readdirSync(start.tempRoot)).toEqual([])
     expect(service.tunnel!.loginAttempts().filter(a => a.user === start.config.user)).toEqual([])
   }, 30_000)
 
@@ -131,8 +128,9 @@ describe('startTunnel and stopTunnel', () => {
     writeFileSync(script, 'process.exit(3)\n')
     const start = { ...(await options()), scriptPath: script, execArgv: [] }
     await expect(startTunnel(start)).rejects.toThrow(
-      /^The tunnel did not start: the tunnel process exited before it was ready \(exit code 3\)\. Its log is .*tunnel\.log/
+      /^The tunnel did not start: the tunnel process exited before it was ready \(exit code 3\)\. The last line of its log: /
     )
+    expect(readdirSync(start.tempRoot)).toEqual([])
   })
 
   it('kills a keeper that never answers once the wait is over', async () => {
@@ -324,7 +322,7 @@ describe('stopTunnel without a real process', () => {
     })
     expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
     expect(signals).toEqual(['SIGTERM 99', 'SIGKILL 99'])
-    expect(result).toEqual({ stats, killed: true })
+    expect(result).toEqual({ state: 'stopped', stats, killed: true })
   })
 
   it('does not touch a pid whose keeper recorded its own end and is gone', async () => {
@@ -340,6 +338,7 @@ describe('stopTunnel without a real process', () => {
       signal: mustNotSignal
     })
     expect(result).toEqual({
+      state: 'gone',
       stats: ended,
       killed: false,
       died: { at: '2026-11-23T10:03:00.000Z', reason: 'the credential expired' }
@@ -353,6 +352,7 @@ describe('stopTunnel without a real process', () => {
       'first\n2026-11-23T10:04:59.000Z Reconnected (reconnect 1)\n'
     )
     expect(await stopTunnel(paths, { ...instant, lookUp: () => ({ state: 'gone' }) })).toEqual({
+      state: 'gone',
       stats,
       killed: false,
       died: {
@@ -386,7 +386,7 @@ describe('stopTunnel without a real process', () => {
       { ...saved(), started: false },
       { ...instant, lookUp: () => ({ state: 'gone' }), signal: mustNotSignal }
     )
-    expect(result).toEqual({ killed: false })
+    expect(result).toEqual({ state: 'gone', killed: false })
   })
 
   it('without a way to prove the pid, asks by file only and says it could not make sure', async () => {
@@ -403,6 +403,7 @@ describe('stopTunnel without a real process', () => {
     })
     expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
     expect(result).toEqual({
+      state: 'alive',
       stats,
       killed: false,
       unproven:
@@ -418,7 +419,7 @@ describe('stopTunnel without a real process', () => {
       signal: mustNotSignal
     })
     expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
-    expect(result).toEqual({ killed: false })
+    expect(result).toEqual({ state: 'gone', killed: false })
   })
 
   it('reports the end a keeper recorded on its own just before post stopped it', async () => {
@@ -436,6 +437,7 @@ describe('stopTunnel without a real process', () => {
       signal: () => (gone = true)
     })
     expect(result).toEqual({
+      state: 'stopped',
       stats: ended,
       killed: false,
       died: { at: '2026-11-23T10:06:00.000Z', reason: 'the credential expired' }

@@ -25,13 +25,13 @@ afterAll(() => rmSync(runnerTemp, { recursive: true, force: true }))
 describe('loadTunnel', () => {
   it('reads what main saved', () => {
     saved = JSON.stringify({ ...good, extra: 'ignored' })
-    expect(load()).toEqual(good)
+    expect(load()).toEqual({ saved: good })
   })
 
   it('reads a tunnel saved before it was ready, and one whose start time could not be read', () => {
     const { startTime: _s, ...unproven } = good
     saved = JSON.stringify({ ...unproven, started: false })
-    expect(load()).toEqual({ ...unproven, started: false })
+    expect(load()).toEqual({ saved: { ...unproven, started: false } })
   })
 
   it.each([
@@ -40,7 +40,7 @@ describe('loadTunnel', () => {
     ['started that is not true', { started: 'yes' }]
   ])('drops %s, so post proves nothing with it', (_label, bad) => {
     saved = JSON.stringify({ ...good, ...bad })
-    const read = load()
+    const read = load()?.saved
     expect(read?.pid).toBe(123)
     expect(read).not.toMatchObject(bad)
   })
@@ -56,18 +56,23 @@ describe('loadTunnel', () => {
     ['a pid that is not a positive whole number', JSON.stringify({ ...good, pid: -1 })],
     ['a pid that is a string', JSON.stringify({ ...good, pid: '123' })],
     ['no directory', JSON.stringify({ pid: 123 })],
-    ['a directory outside the temp root', JSON.stringify({ ...good, dir: '/etc/tunnel-aB3dE9' })],
-    [
-      'a directory deeper in the temp root',
-      JSON.stringify({ ...good, dir: join(good.dir, 'tunnel-aB3dE9') })
-    ],
     ['a directory of another name', JSON.stringify({ ...good, dir: join(runnerTemp, 'work') })],
-    [
-      'a path that climbs out',
-      JSON.stringify({ ...good, dir: join(runnerTemp, '..', 'tunnel-aB3dE9') })
-    ]
+    ['a relative directory', JSON.stringify({ ...good, dir: 'tunnel-aB3dE9' })],
+    ['a directory named like a tunnel at the root', JSON.stringify({ ...good, dir: '/' })]
   ])('gives nothing for %s, so post touches no file and no process', (_label, raw) => {
     if (raw !== undefined) saved = raw
     expect(load()).toBeUndefined()
   })
+
+  it.each([
+    ['a directory outside the temp root', '/etc/tunnel-aB3dE9'],
+    ['a directory deeper in the temp root', join(good.dir, 'tunnel-aB3dE9')],
+    ['a path that climbs out', `${runnerTemp}/../tunnel-aB3dE9`]
+  ])(
+    'reads %s with its folder refused: post touches no file there, and signals only a proven process',
+    (_label, dir) => {
+      saved = JSON.stringify({ ...good, dir })
+      expect(load()).toEqual({ saved: { ...good, dir }, dirRefused: expect.any(String) })
+    }
+  )
 })

@@ -16,16 +16,16 @@ describe('describeStartFailure', () => {
       'could not connect to the tunnel server (ECONNREFUSED). Check tunnel-host and tunnel-port'
     ],
     [{ type: 'failed', cause: 'host-key', detail: 'key X' }, 'update tunnel-host-key'],
-    [{ type: 'died', detail: 'exit code 1' }, 'Its log is /tmp/log'],
+    [{ type: 'died', detail: 'exit code 1' }, 'The last line of its log: Ended: boom'],
     [{ type: 'ready', fingerprint: 'x' }, 'The tunnel started.']
   ] as const)('explains %j', (outcome, text) => {
-    expect(describeStartFailure(outcome, '/tmp/log', 'RUNNER_TEMP')).toContain(text)
+    expect(describeStartFailure(outcome, 'Ended: boom', 'RUNNER_TEMP')).toContain(text)
   })
 
   it('names the host-key option as the host labels it', () => {
     const outcome = { type: 'failed', cause: 'host-key', detail: 'key X' } as const
     expect(
-      describeStartFailure(outcome, '/tmp/log', 'RUNNER_TEMP', 'input tunnel-host-key')
+      describeStartFailure(outcome, 'Ended: boom', 'RUNNER_TEMP', 'input tunnel-host-key')
     ).toContain('update input tunnel-host-key;')
   })
 })

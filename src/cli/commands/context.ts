@@ -3,19 +3,18 @@
  * already known are hidden before any line), one line saying which masking applied, then the
  * CLI's own settings and the host.
  */
-import type { TunnelEnd } from '../../core/host.js'
+import type { FinalWrites, Host, TunnelEnd } from '../../core/host.js'
+import { leftUnfinished, type RevokeOutcome } from '../../core/outcome.js'
 import type { FlagName } from '../option-names.js'
 import { detectCiSystem } from '../ci-system.js'
 import { createMasker, maskingLine } from '../masking.js'
 import { readCliSettings, type CliSettings } from '../cli-settings.js'
-import { cliHost, type CliHost, type Terminal } from '../host.js'
+import { cliHost, type Terminal } from '../host.js'
 import { cliOptions } from '../options.js'
 import { isOwnEnvFile } from '../env-file.js'
 import { foreignFileAmong, isOwnOutputsFile } from '../own-files.js'
 import { claimStateFile, type fileState } from '../state-file.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
-import { removeTunnelDir, savedTunnelDir } from '../tunnel-dir.js'
-import { revoke } from '../../core/revoke.js'
 import { printablePath } from '../../core/text/printable.js'
 
 export interface CommandInput {
@@ -26,13 +25,21 @@ export interface CommandInput {
 
 export type FileState = ReturnType<typeof fileState>
 
-/** Masking first, then settings; undefined (after the error line) when the settings are wrong. */
-export function startCommand(
-  input: CommandInput,
-  makeState: (settings: CliSettings) => FileState,
+export interface CommandParts {
+  makeState(settings: CliSettings): FileState
+  /** Where the command puts what provision hands over; revoke hands nothing over. */
+  deliver?(settings: CliSettings): (writes: FinalWrites) => void
   /** `run` passes its own pid: the tunnel process then ends with it. */
   watchPid?: number
-): { host: CliHost; settings: CliSettings; state: FileState } | { error: string } {
+  /** Revoke reads what it needs to stop and revoke, even where provision's folders are gone. */
+  forRevoke?: boolean
+}
+
+/** Masking first, then settings; an error (for the error line) when the settings are wrong. */
+export function startCommand(
+  input: CommandInput,
+  { makeState, deliver, watchPid, forRevoke = false }: CommandParts
+): { host: Host; settings: CliSettings; state: FileState } | { error: string } {
   const { env, terminal } = input
   const options = cliOptions(input.flags, env)
   const ci = detectCiSystem(env)
@@ -41,7 +48,7 @@ export function startCommand(
   terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined))
   let settings: CliSettings
   try {
-    settings = readCliSettings(options)
+    settings = readCliSettings(options, { forRevoke })
   } catch (error) {
     return { error: (error as Error).message }
   }
@@ -55,7 +62,12 @@ export function startCommand(
     state,
     workDir: settings.workDir,
     tunnelEnd: tunnelEnd(settings, watchPid),
-    env
+    env,
+    deliver:
+      deliver?.(settings) ??
+      (() => {
+        throw new Error('this command hands nothing over')
+      })
   })
   return { host, settings, state }
 }
@@ -74,17 +86,34 @@ export function fail(input: CommandInput, message: string): number {
 }
 
 /**
- * The core's revoke, then the tunnel's folder once its process is gone. The folder is read from
- * the state first, since revoke may clear it there.
+ * What a revoke's outcome means on a command line: its error and warning lines, and the exit
+ * code (1 when fail-on-revoke-error asks, or the options name another kind than the record). The
+ * state file goes once everything it records is finished, whatever was warned about on the way;
+ * it stays only while a credential or a tunnel process may still be alive, for a later revoke.
  */
-export async function revokeAndTidy(
-  host: CliHost,
+export function finishRevoke(
+  input: CommandInput,
+  outcome: RevokeOutcome,
   state: FileState,
-  workDir: string
-): Promise<void> {
-  const tunnelDir = savedTunnelDir(state, workDir)
-  await revoke(host)
-  if (tunnelDir) removeTunnelDir(tunnelDir)
+  stateFile: string
+): number {
+  let code = 0
+  if (outcome.kindMismatch !== undefined) code = fail(input, outcome.kindMismatch)
+  const { credential } = outcome
+  if (credential.status === 'failed') {
+    if (credential.report === 'fail-step') code = fail(input, credential.message)
+    else if (credential.report === 'warning')
+      input.terminal.stderr(`Warning: ${credential.message}`)
+    else input.terminal.stdout(credential.message)
+  }
+  if (leftUnfinished(outcome)) {
+    input.terminal.stdout(
+      `Kept ${printablePath(stateFile)}, so that running revoke again can retry.`
+    )
+  } else {
+    state.remove()
+  }
+  return code
 }
 
 function warnOnce(
@@ -111,7 +140,7 @@ function warnOnce(
  */
 export function claimFiles(
   settings: CliSettings,
-  host: CliHost,
+  host: Host,
   { writesVariables }: { writesVariables: boolean }
 ): string | undefined {
   const label = (name: string) => host.options.label(name)

@@ -6,12 +6,13 @@
 import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
 import { provision } from '../../core/provision.js'
+import { revoke } from '../../core/revoke.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { printable } from '../../core/text/printable.js'
 import { variableFor } from '../option-names.js'
 import { fileState } from '../state-file.js'
 import { keepSecretsFromCommand } from '../own-environment.js'
-import { claimFiles, fail, revokeAndTidy, startCommand, type CommandInput } from './context.js'
+import { claimFiles, fail, finishRevoke, startCommand, type CommandInput } from './context.js'
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number]
@@ -21,7 +22,13 @@ export async function runCommand(given: CommandInput, commandLine: string[]): Pr
   const input = keepSecretsFromCommand(given)
   if (input === undefined) return 1
   // The tunnel also ends when this process does, however it ends: even kill -9 leaves none.
-  const started = startCommand(input, settings => fileState(settings.stateFile), process.pid)
+  let variables: Record<string, string> = {}
+  const started = startCommand(input, {
+    makeState: settings => fileState(settings.stateFile),
+    // No file: the variables go into the command's environment only.
+    deliver: () => writes => (variables = writes.variables),
+    watchPid: process.pid
+  })
   if ('error' in started) return fail(input, started.error)
   const { host, state } = started
   const refused = claimFiles(started.settings, host, { writesVariables: false })
@@ -35,16 +42,16 @@ export async function runCommand(given: CommandInput, commandLine: string[]): Pr
     return [signal, handler] as const
   })
   try {
-    await provision(host)
-    if (host.failure() !== undefined) {
+    const provisioned = await provision(host)
+    if (provisioned.status === 'failed') {
       if (state.isEmpty()) state.remove()
-      return 1
+      return fail(input, provisioned.message)
     }
     const code =
       received === undefined
         ? await runChild(
             commandLine,
-            childEnvironment(input.env, host.variables),
+            childEnvironment(input.env, variables),
             child => {
               forward = signal => child.kill(signal)
             },
@@ -53,10 +60,8 @@ export async function runCommand(given: CommandInput, commandLine: string[]): Pr
         : 128 + constants.signals[received]
     forward = signal => (received ??= signal)
     host.log.info('The command ended; stopping the tunnel and revoking the credential.')
-    await revokeAndTidy(host, state, started.settings.workDir)
-    if (host.failure() !== undefined) return code === 0 ? 1 : code
-    if (host.warnings() === 0 || state.isEmpty()) state.remove()
-    return code
+    const revoked = finishRevoke(input, await revoke(host), state, started.settings.stateFile)
+    return revoked !== 0 && code === 0 ? revoked : code
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler)
   }

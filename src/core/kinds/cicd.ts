@@ -58,6 +58,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
   },
 
   sendsRequests: true,
+  revocation: 'revoke',
 
   async obtain(settings, context) {
     const { service, log, mask, save, publish } = context
@@ -107,7 +108,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
       log.info(
         `Not revoking tunnel user ${printable(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`
       )
-      return
+      return 'kept'
     }
     requireRevokeApiKey(settings)
     const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser)
@@ -116,6 +117,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
         ? `Revoked the tunnel token of user ${printable(saved.tunnelUser)}.`
         : `The tunnel token of user ${printable(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`
     )
+    return 'revoked'
   },
 
   describe: saved => `the tunnel token of user ${printable(saved.tunnelUser)}`

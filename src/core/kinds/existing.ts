@@ -52,6 +52,7 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
   },
 
   sendsRequests: false,
+  revocation: 'held',
 
   async obtain(settings, { log, mask, save, publish }) {
     // Masked again by main at the start; repeated here so the kind is safe on its own.
@@ -85,6 +86,7 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
       `Nothing to revoke: the tunnel token of user ${printable(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
         '(credential: existing), so this step did not create it and leaves it valid.'
     )
+    return 'kept'
   },
 
   describe: saved => `the tunnel token of user ${printable(saved.tunnelUser)}`

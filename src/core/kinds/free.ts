@@ -46,6 +46,7 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
   },
 
   sendsRequests: true,
+  revocation: 'unrevocable',
 
   async obtain(settings, context) {
     const { service, log, mask, publish } = context
@@ -72,6 +73,7 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
 
   async revoke(saved, { log }) {
     log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`)
+    return 'nothing'
   },
 
   describe: saved => `the free credential of user ${printable(saved.tunnelUser)}`

@@ -19,6 +19,11 @@ export interface CredentialKind<Settings extends KindSettings, Saved extends { k
   /** False for a kind that never calls the credential service (post then needs no base-url). */
   sendsRequests: boolean
   /**
+   * What post does with its record: `revoke` it; nothing, since the service offers no revoke
+   * (`unrevocable`); or nothing, since the job held the credential before (`held`).
+   */
+  revocation: 'revoke' | 'unrevocable' | 'held'
+  /**
    * Obtains the credential and publishes it (context.publish). Saves what post needs before
    * anything can fail halfway, and revokes at once a credential it cannot hand over.
    */
@@ -28,8 +33,12 @@ export interface CredentialKind<Settings extends KindSettings, Saved extends { k
    * in it is not trusted); undefined when anything it needs is missing or malformed.
    */
   readSaved(value: Record<string, unknown>): Saved | undefined
-  /** Post's side: revokes what main obtained, or says why there is nothing to do. Throws on failure. */
-  revoke(saved: Saved, context: RevokeContext): Promise<void>
+  /**
+   * Post's side: revokes what main obtained (`revoked`, also when the service says it is gone
+   * already), or says why it leaves it (`kept`: the options ask to) or has nothing to do
+   * (`nothing`). Throws on failure.
+   */
+  revoke(saved: Saved, context: RevokeContext): Promise<RevokedAs>
   /** How post's messages name the credential, e.g. "the tunnel token of user ab12c". */
   describe(saved: Saved): string
 }
@@ -98,6 +107,9 @@ export interface RevokeContext {
   tempRoot: string
   tempRootName: string
 }
+
+/** What post's revoke did with a record it could act on. */
+export type RevokedAs = 'revoked' | 'kept' | 'nothing'
 
 /** What main writes to the runner once the credential is in hand. */
 export interface Obtained {

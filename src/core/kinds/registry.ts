@@ -7,6 +7,7 @@ import type {
   ObtainContext,
   Obtained,
   RevokeContext,
+  RevokedAs,
   SavedCredential
 } from './kind.js'
 import { sshKeyKind } from './ssh-key.js'
@@ -44,7 +45,7 @@ export function obtainCredential(
 export function revokeSavedCredential(
   saved: SavedCredential,
   context: RevokeContext
-): Promise<void> {
+): Promise<RevokedAs> {
   return credentialKind(saved.kind).revoke(saved, context)
 }
 

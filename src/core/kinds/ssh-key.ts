@@ -78,6 +78,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
   },
 
   sendsRequests: true,
+  revocation: 'revoke',
 
   async obtain(settings, context) {
     const { service, log, save, publish, tempRoot, run } = context
@@ -163,7 +164,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
         log.info(
           `Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`
         )
-        return
+        return 'kept'
       }
       requireRevokeApiKey(settings)
       const client = service()
@@ -182,6 +183,7 @@ export const sshKeyKind: CredentialKind<SshKeySettings, SavedSshKey> = {
       } else {
         log.info(`No record of ${describeKey(saved)} is left active.`)
       }
+      return 'revoked'
     } finally {
       // Whatever became of the key, its private half leaves the runner (self-hosted ones keep files).
       if (saved.keyFolder) {

@@ -5,8 +5,11 @@ import { parseFailOnRevokeError, readBaseUrl, readHttpSettings } from './common.
 import { readBoolean } from './option-values.js'
 import type { KindName, PostSettings } from './types.js'
 
-export function readPostSettings(options: OptionSource): PostSettings {
-  const kind = readPostKind(options)
+/** `kind`: the one the record is revoked as (revoke-kind.ts); the options' own by default. */
+export function readPostSettings(
+  options: OptionSource,
+  kind: KindName = readPostKind(options)
+): PostSettings {
   return {
     kind,
     apiKey: options.read('api-key').trim(),

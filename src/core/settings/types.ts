@@ -33,7 +33,7 @@ export type MainSettings = ReturnType<(typeof credentialKinds)[KindName]['readSe
 
 /** What the post step reads from its options; saved state only names what to revoke. */
 export interface PostSettings {
-  /** From the options, as main chose it, rather than from saved state that anyone could write. */
+  /** The kind the record is revoked as: its own, checked against the options (revoke-kind.ts). */
   kind: KindName
   apiKey: string
   /** From the option, never from saved state: the API key goes nowhere else. Absent for kinds that send no request. */

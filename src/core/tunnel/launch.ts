@@ -6,14 +6,15 @@
  * its directory, which ends its command line.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { ExplainedError } from '../errors.js'
 import type { TunnelProcessLaunch } from '../host.js'
-import { checkOwnDirectory, directoryId } from '../owned-dir.js'
+import { directoryId } from '../owned-dir.js'
 import type { SavedTunnel } from './saved-tunnel.js'
 import { startTimeOf } from './identity.js'
 import { describeStartFailure, type StartOutcome } from './start-failure.js'
+import { lastLogLine, removeTunnelDir } from './tunnel-dir.js'
 import {
   readyWaitMs,
   TUNNEL_DIR_PREFIX,
@@ -53,7 +54,10 @@ export interface LaunchedKeeper {
   readonly saved: SavedTunnel | undefined
   /** True once start() returned: the process runs on after main, until post stops it. */
   readonly ready: boolean
-  /** Sends the configuration and waits until every forward is accepted; on failure no process is left. */
+  /**
+   * Sends the configuration and waits until every forward is accepted; on failure neither the
+   * process nor its folder is left (the message quotes the log's last line instead).
+   */
   start(config: KeeperSettings): Promise<StartedTunnel>
   /** Stops a keeper that was never started (the credential never came), and removes its directory. */
   stopUnused(): Promise<void>
@@ -106,7 +110,8 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       closeSync(log)
     }
   } catch (error) {
-    removeTunnelDir(dir)
+    // Made a moment ago, with no id to check it by: nothing else can be in it yet.
+    removeTunnelDir(dir, undefined)
     throw error
   }
   const launched = child
@@ -174,8 +179,10 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
         return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
       }
       await killAndWait(launched)
+      const lastLine = lastLogLine(dir)
+      removeTunnelDir(dir, dirId)
       throw new ExplainedError(
-        describeStartFailure(outcome, paths.logPath, options.tempRootName, config.hostKeyOptionName)
+        describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName)
       )
     },
     async stopUnused() {
@@ -184,19 +191,6 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       await killAndWait(launched)
       removeTunnelDir(dir, dirId)
     }
-  }
-}
-
-/** The files a keeper writes, and then the directory: nothing else, and only in the one made. */
-function removeTunnelDir(dir: string, dirId?: string): void {
-  if (dirId !== undefined && !checkOwnDirectory(dir, dirId).ours) return
-  const { logPath, statsPath, stopPath } = tunnelFiles(dir)
-  try {
-    for (const file of [logPath, statsPath, `${statsPath}.tmp`, stopPath])
-      rmSync(file, { force: true })
-    rmdirSync(dir)
-  } catch {
-    // Left for the host, which empties its temp root after the job (RUNNER_TEMP on GitHub).
   }
 }
 

@@ -4,24 +4,30 @@
  * step without a tunnel loads no tunnel code.
  */
 import { ExplainedError } from '../errors.js'
-import type { Host, TunnelEnd } from '../host.js'
+import type { FinalWrites, Host, TunnelEnd } from '../host.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import { printablePath } from '../text/printable.js'
 import type { TunnelSettings } from '../settings/expose.js'
 import type { MainSettings } from '../settings/types.js'
-import type { HeldWrites } from '../step-writes.js'
 import { keeperEnd } from './end-time.js'
 import { launchKeeper, type LaunchedKeeper } from './launch.js'
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
+import { stopTunnel } from './stop.js'
+import { removeTunnelDir } from './tunnel-dir.js'
 import { targetOf, urlsFor } from './urls.js'
 
 /** Main's tunnel: its process started, waiting for the credential. */
 export interface PreparedTunnel {
-  /** Hands the credential to the process, waits for every forward, then publishes the URLs. */
-  open(login: TunnelLogin, settings: MainSettings, writes: HeldWrites): Promise<void>
+  /** Hands the credential to the process, waits for every forward, then adds the URLs to `writes`. */
+  open(login: TunnelLogin, settings: MainSettings, writes: FinalWrites): Promise<void>
   /** Stops the process if it was never opened; does nothing once it was. */
   stopUnused(): Promise<void>
+  /**
+   * Stops an opened process whose URLs could not be handed over, and removes its folder: the
+   * credential it holds is about to be revoked, and nobody knows its URLs.
+   */
+  close(): Promise<void>
 }
 
 /** Main, before it asks for the credential: the keeper process starts and waits for it. */
@@ -51,20 +57,29 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
       await keeper.stopUnused()
       // Never ready: stopUnused or the failed start ended it, and post has nothing to stop.
       if (!keeper.ready) clearTunnel(host.state)
+    },
+    close: async () => {
+      const saved = keeper.saved
+      if (!keeper.ready || saved === undefined) return
+      const stopped = await stopTunnel({ ...saved, started: true })
+      // Still running without proof of its identity: the record stays, so post can try again.
+      if (stopped.state === 'alive') return
+      removeTunnelDir(saved.dir, saved.dirId)
+      clearTunnel(host.state)
     }
   }
 }
 
 /**
- * Main: configure the launched keeper, wait for every forward, then publish the URLs (to
- * `writes`, which main holds back until the whole step has succeeded).
+ * Main: configure the launched keeper, wait for every forward, then add the URLs to `writes`,
+ * which main hands over only once the whole step has succeeded.
  */
 async function openTunnel(
   login: TunnelLogin,
   settings: MainSettings,
   tunnel: TunnelSettings,
   keeper: LaunchedKeeper,
-  writes: HeldWrites,
+  writes: FinalWrites,
   { log, state, clock }: Host,
   ends: TunnelEnd | undefined
 ): Promise<void> {
@@ -110,13 +125,12 @@ async function openTunnel(
   // The kind knows its own lifetime (a free credential's tunnel ends after 5 minutes).
   if (login.lifetimeNote) log.info(login.lifetimeNote)
   const first = Object.values(urls)[0]
-  writes.setOutput('url', first)
-  writes.setOutput('urls', JSON.stringify(urls))
-  if (settings.exportEnv) writes.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first)
-  writes.summaryTable(
-    'the tunnel URLs to the job summary',
-    'Tunnel URLs',
-    ['Name', 'URL'],
-    Object.entries(urls)
-  )
+  writes.outputs.url = first
+  writes.outputs.urls = JSON.stringify(urls)
+  if (settings.exportEnv) writes.variables[`${settings.envPrefix}_TUNNEL_URL`] = first
+  writes.summary.push({
+    heading: 'Tunnel URLs',
+    columns: ['Name', 'URL'],
+    rows: Object.entries(urls)
+  })
 }

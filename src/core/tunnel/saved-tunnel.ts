@@ -2,8 +2,9 @@
  * Where post finds the tunnel process main started, and how it recognises it, through the host's
  * saved state: nothing secret. Saved right after the process starts, and again once it is ready.
  */
+import { isAbsolute } from 'node:path'
 import type { SavedState } from '../host.js'
-import { isTunnelDir } from './files.js'
+import { isTunnelDir, isTunnelDirName } from './files.js'
 
 export interface SavedTunnel {
   pid: number
@@ -28,24 +29,40 @@ export function clearTunnel(state: SavedState): void {
   state.save(TUNNEL, '')
 }
 
-/** The saved tunnel, if it names a positive pid and a tunnel directory under the temp root. */
-export function loadTunnel(state: SavedState, tempRoot: string): SavedTunnel | undefined {
+/** A saved tunnel as post reads it: what main saved, and whether post may use its folder. */
+export interface LoadedTunnel {
+  saved: SavedTunnel
+  /**
+   * Why post must not touch the folder: it is not under this step's temp root (a runner that
+   * gives each step its own). Its process is still stopped once its identity is proven
+   * (identity.ts needs no folder), but no file in that folder is read, written or removed.
+   */
+  dirRefused?: string
+}
+
+/**
+ * The saved tunnel, if it names a positive pid and a folder launchKeeper could have made: under
+ * the temp root, or (with dirRefused) of that shape elsewhere. Anything else reads as nothing.
+ */
+export function loadTunnel(state: SavedState, tempRoot: string): LoadedTunnel | undefined {
   const raw = state.load(TUNNEL)
   if (!raw) return undefined
   try {
     const saved = JSON.parse(raw) as Partial<Record<keyof SavedTunnel, unknown>>
     const { pid, dir, dirId, startTime } = saved
     if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return undefined
-    if (typeof dir !== 'string' || !isTunnelDir(dir, tempRoot)) return undefined
+    if (typeof dir !== 'string' || !isAbsolute(dir) || !isTunnelDirName(dir)) return undefined
     // Compared, never printed or run: any string will do, but only a string.
     const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
-    return {
+    const tunnel: SavedTunnel = {
       pid,
       dir,
       ...(text(dirId) && { dirId: text(dirId) }),
       ...(text(startTime) && { startTime: text(startTime) }),
       started: saved.started === true
     }
+    if (isTunnelDir(dir, tempRoot)) return { saved: tunnel }
+    return { saved: tunnel, dirRefused: "it is not under this step's temp folder" }
   } catch {
     return undefined
   }

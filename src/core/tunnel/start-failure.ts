@@ -2,7 +2,7 @@
  * Why the tunnel did not start, told to the workflow author: one message per cause, what happened
  * and what to do.
  */
-import { printable, printablePath } from '../text/printable.js'
+import { printable } from '../text/printable.js'
 import type { KeeperReport } from './protocol.js'
 
 /** What main learns from a keeper it started: its report, or that the process died first. */
@@ -11,7 +11,8 @@ export type StartOutcome = KeeperReport | { type: 'died'; detail: string }
 /** One message per cause: what happened and what to do. */
 export function describeStartFailure(
   outcome: StartOutcome,
-  logPath: string,
+  /** The keeper's log is removed with its folder: its last line is all that is left to quote. */
+  lastLogLine: string,
   tempRootName: string,
   /** How the message names the host-key option where the user sets it. */
   hostKeyOption = 'tunnel-host-key'
@@ -20,7 +21,7 @@ export function describeStartFailure(
   // The report comes from another process and quotes the tunnel server: untrusted, cut short.
   const detail = printable(outcome.detail, 400)
   if (outcome.type === 'died') {
-    return `The tunnel did not start: ${detail}. Its log is ${printablePath(logPath)}; please report this with the log if it recurs.`
+    return `The tunnel did not start: ${detail}. The last line of its log: ${printable(lastLogLine, 300)}. Please report this if it recurs.`
   }
   switch (outcome.cause) {
     case 'host-key':

@@ -1,52 +1,87 @@
 /**
- * Post's side of the tunnel: stop the process main saved, and say what happened. Loaded only
- * when main saved a tunnel (through on-demand.ts).
+ * Post's side of the tunnel: stop the process main saved, remove its folder once it is gone, and
+ * say what happened. Loaded only when main saved a tunnel (through on-demand.ts).
  */
 import type { Host } from '../host.js'
+import type { TunnelOutcome } from '../outcome.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import { printable, printablePath } from '../text/printable.js'
-import { tunnelFiles } from './protocol.js'
 import { formatStatsLine } from './stats-line.js'
-import { loadTunnel } from './saved-tunnel.js'
-import { stopTunnel, type StopOptions } from './stop.js'
+import type { LoadedTunnel } from './saved-tunnel.js'
+import { stopTunnel, type StopOptions, type StopResult } from './stop.js'
+import { removeTunnelDir } from './tunnel-dir.js'
 
-/** Post: stop the tunnel main started, and say what it did. Never throws. */
+export interface StoppedTunnel {
+  outcome: TunnelOutcome
+  /** The folder, when it could not be removed (named in a warning). */
+  untidied?: string
+}
+
+/** Post: stop the tunnel main started, tidy its folder, and say what it did. Never throws. */
 export async function stopSavedTunnel(
-  { state, tempRoot, tempRootName, log, clock }: Host,
+  { saved, dirRefused }: LoadedTunnel,
+  { tempRootName, log, clock }: Pick<Host, 'tempRootName' | 'log' | 'clock'>,
   options: StopOptions = {}
-): Promise<void> {
-  const saved = loadTunnel(state, tempRoot)
-  if (saved === undefined) return
+): Promise<StoppedTunnel> {
+  let result: StopResult
   try {
-    const result = await stopTunnel(saved, options)
-    // The record's text comes from a file anyone in the job could write: cleaned and cut short.
-    if (result.died) {
-      log.warning(
-        `The tunnel process ended during the job, at ${printable(result.died.at, 60)}: ${printable(result.died.reason, 300)}. Its log is ${printablePath(tunnelFiles(saved.dir).logPath)}.`
-      )
-    }
-    if (result.recordMissing) {
-      log.warning(
-        `The tunnel process ${saved.pid} was stopped, but its directory ${printablePath(saved.dir)} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
-          `Check whether a step of the job deletes or replaces files in ${tempRootName}.`
-      )
-    }
-    if (result.unproven) {
-      log.warning(
-        `The tunnel process ${saved.pid} was asked to stop but not made to: ${result.unproven}, so no signal was sent in case the pid now belongs to another process. ` +
-          'If the tunnel URL still answers, end the process by hand; on a hosted runner the job end does it.'
-      )
-    }
-    if (result.killed) {
-      log.warning(
-        `The tunnel process ${saved.pid} did not stop within 5 s of being asked, so it was killed.`
-      )
-    }
-    if (result.stats) {
-      const endedAt = result.stats.endedAt ? Date.parse(result.stats.endedAt) : clock.now()
-      log.info(formatStatsLine(result.stats, endedAt))
-    }
+    result = await stopTunnel(saved, { ...options, ...(dirRefused && { dirRefused }) })
   } catch (error) {
-    log.warning(`Could not stop the tunnel process ${saved.pid}: ${describeUnexpected(error)}`)
+    log.warning(
+      `Could not stop the tunnel process ${saved.pid}: ${describeUnexpected(error)}. If the tunnel URL still answers, end the process by hand.`
+    )
+    return { outcome: { status: 'alive' } }
+  }
+  report(result, saved, dirRefused !== undefined, { tempRootName, log, clock })
+  if (dirRefused !== undefined) {
+    log.warning(
+      `The tunnel's folder ${printablePath(saved.dir)} was left as it is: ${dirRefused} (${tempRootName}), so nothing in it was read or removed. ` +
+        `Check whether the runner gives each step its own ${tempRootName}; delete the folder by hand if it stays.`
+    )
+    return { outcome: { status: result.state }, untidied: saved.dir }
+  }
+  // Only once its process is gone: a folder in use is not pulled from under it.
+  if (result.state === 'alive') return { outcome: { status: 'alive' } }
+  const refused = removeTunnelDir(saved.dir, saved.dirId)
+  if (refused === undefined) return { outcome: { status: result.state } }
+  log.warning(
+    `The tunnel's folder ${printablePath(saved.dir)} was not removed: ${printable(refused, 200)}. Nothing runs in it; delete it by hand.`
+  )
+  return { outcome: { status: result.state }, untidied: saved.dir }
+}
+
+function report(
+  result: StopResult,
+  { pid, dir }: LoadedTunnel['saved'],
+  dirRefused: boolean,
+  { tempRootName, log, clock }: Pick<Host, 'tempRootName' | 'log' | 'clock'>
+): void {
+  // The record's text comes from a file anyone in the job could write: cleaned and cut short.
+  if (result.died) {
+    log.warning(
+      `The tunnel process ended during the job, at ${printable(result.died.at, 60)}: ${printable(result.died.reason, 300)}.`
+    )
+  }
+  // A refused folder has its own warning: it was never meant to be used.
+  if (result.recordMissing && !dirRefused) {
+    log.warning(
+      `The tunnel process ${pid} was stopped, but its directory ${printablePath(dir)} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
+        `Check whether a step of the job deletes or replaces files in ${tempRootName}.`
+    )
+  }
+  if (result.unproven) {
+    log.warning(
+      `The tunnel process ${pid} was asked to stop but not made to: ${result.unproven}, so no signal was sent in case the pid now belongs to another process. ` +
+        'If the tunnel URL still answers, end the process by hand; on a hosted runner the job end does it.'
+    )
+  }
+  if (result.killed) {
+    log.warning(
+      `The tunnel process ${pid} did not stop within 5 s of being asked, so it was killed.`
+    )
+  }
+  if (result.stats) {
+    const endedAt = result.stats.endedAt ? Date.parse(result.stats.endedAt) : clock.now()
+    log.info(formatStatsLine(result.stats, endedAt))
   }
 }

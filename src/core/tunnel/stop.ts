@@ -6,13 +6,16 @@
  * it is still the keeper; the directory is written to only while owned-dir.ts proves it is still
  * the one main made.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { checkOwnDirectory } from '../owned-dir.js'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { checkOwnDirectory, type DirectoryCheck } from '../owned-dir.js'
 import type { SavedTunnel } from './saved-tunnel.js'
 import { isKeeper, lookUpProcess, type LookUp } from './identity.js'
 import { STOP_GRACE_MS, tunnelFiles, type KeeperStats } from './protocol.js'
+import { lastLogLine } from './tunnel-dir.js'
 
 export interface StopResult {
+  /** Stopped now; gone before (by itself, or with main); or maybe still running (`unproven`). */
+  state: 'stopped' | 'gone' | 'alive'
   stats?: KeeperStats
   /** True when it had to be killed after not leaving within the grace period. */
   killed: boolean
@@ -30,6 +33,11 @@ export interface StopOptions {
   sleep?: (ms: number) => Promise<void>
   lookUp?: LookUp
   signal?: (pid: number, name: 'SIGTERM' | 'SIGKILL') => void
+  /**
+   * Set when the folder must not be used whatever it is: one outside this step's temp root
+   * (saved-tunnel.ts). The process is then stopped by its proven identity alone.
+   */
+  dirRefused?: string
 }
 
 /** Asks the keeper to leave (stop file and SIGTERM), waits up to 5 s, then kills it. */
@@ -45,15 +53,19 @@ export async function stopTunnel(
     signal = (pid, name) => process.kill(pid, name)
   } = options
   const files = tunnelFiles(saved.dir)
-  const dir = checkOwnDirectory(saved.dir, saved.dirId)
+  const dir: DirectoryCheck =
+    options.dirRefused === undefined
+      ? checkOwnDirectory(saved.dir, saved.dirId)
+      : { ours: false, missing: false, reason: options.dirRefused }
   const readRecord = () => (dir.ours ? readStats(files.statsPath, saved.pid) : undefined)
   const before = readRecord()
   const look = lookUp(saved.pid)
   const gone = (): StopResult => ({
+    state: 'gone',
     ...(before && { stats: before }),
     killed: false,
     // A keeper main never configured left with main (keeper/main.ts): nothing to report.
-    ...(saved.started && { died: describeEnd(before, dir.ours ? files.logPath : undefined) })
+    ...(saved.started && { died: describeEnd(before, dir.ours ? saved.dir : undefined) })
   })
   if (look.state === 'gone') return gone()
   if (look.state === 'unknown' || saved.startTime === undefined) {
@@ -71,12 +83,17 @@ export async function stopTunnel(
   while (isOurs() && now() < deadline) await sleep(100)
   // Checked again just before: the pid is still the keeper's, not one given again since.
   const killed = isOurs() && send(saved.pid, 'SIGKILL')
+  // A killed process takes a moment to go; its folder is removed only once it has.
+  const killDeadline = now() + 1_000
+  while (killed && isOurs() && now() < killDeadline) await sleep(50)
   const after = readRecord()
   return {
+    // SIGKILL cannot be refused: what is left of it writes nothing more in its folder.
+    state: 'stopped',
     ...(after && { stats: after }),
     killed,
     // Ended on its own just before post came (an end post asks for records no endedAt).
-    ...(after?.endedAt !== undefined && { died: describeEnd(after, files.logPath) }),
+    ...(after?.endedAt !== undefined && { died: describeEnd(after, saved.dir) }),
     ...(!dir.ours && { recordMissing: dir.reason })
   }
 
@@ -96,15 +113,18 @@ export async function stopTunnel(
     // Never configured, it writes no record to wait for; it left with main in all likelihood.
     if (!saved.started) {
       if (dir.ours) askByFile(files.stopPath)
-      return { killed: false }
+      return { state: 'gone', killed: false }
     }
-    if (!dir.ours) return { killed: false, unproven: `${why}, and its directory ${dir.reason}` }
+    if (!dir.ours) {
+      return { state: 'alive', killed: false, unproven: `${why}, and its directory ${dir.reason}` }
+    }
     askByFile(files.stopPath)
     const deadline = now() + graceMs
     const heeded = () => ['stopped', 'ended'].includes(readRecord()?.state ?? '')
     while (!heeded() && now() < deadline) await sleep(100)
     const after = readRecord()
     return {
+      state: heeded() ? 'stopped' : 'alive',
       ...(after && { stats: after }),
       killed: false,
       ...(!heeded() && { unproven: `${why}, and it did not record a stop` })
@@ -123,9 +143,10 @@ function askByFile(stopPath: string): void {
 
 function describeEnd(
   record: KeeperStats | undefined,
-  logPath: string | undefined
+  /** The keeper's folder, when it is the one main made. */
+  dir: string | undefined
 ): { at: string; reason: string } {
-  const lastLine = logPath ? lastLogLine(logPath) : 'none'
+  const lastLine = dir ? lastLogLine(dir) : 'none'
   if (record?.endedAt !== undefined) {
     return { at: record.endedAt, reason: record.endReason ?? 'unknown' }
   }
@@ -146,12 +167,6 @@ function readStats(path: string, pid: number): KeeperStats | undefined {
   } catch {
     return undefined
   }
-}
-
-function lastLogLine(path: string): string {
-  if (!existsSync(path)) return 'none'
-  const lines = readFileSync(path, 'utf8').trim().split('\n')
-  return lines.at(-1) || 'none'
 }
 
 /** True while the pid exists: for tests and callers that hold the process itself, not a pid from state. */
