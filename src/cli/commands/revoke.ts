@@ -32,13 +32,6 @@ export async function revokeCommand(input: CommandInput): Promise<number> {
   if ('error' in started) return fail(input, started.error)
   const { host, settings, state } = started
   const flag = host.options.label('state-file')
-  if (foreignState) {
-    host.log.warning(
-      `${printablePath(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
-    )
-    removeFiles(host, settings)
-    return 0
-  }
   if (isDirectory(settings.stateFile)) {
     // No record can be read from a folder: what provision started is unknown from here, but the
     // env and outputs files (which hold the token) still go.
@@ -47,6 +40,13 @@ export async function revokeCommand(input: CommandInput): Promise<number> {
       input,
       `${printablePath(settings.stateFile)} (${flag}) is a folder, not the state file provision wrote, so nothing could be stopped or revoked. Run revoke with ${flag} naming the file provision wrote.`
     )
+  }
+  if (foreignState) {
+    host.log.warning(
+      `${printablePath(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
+    )
+    removeFiles(host, settings)
+    return 0
   }
   const outcome = await revoke(host)
   removeFiles(host, settings)
