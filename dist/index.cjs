@@ -289,44 +289,1267 @@ class ExplainedError extends Error {
 
 /***/ }),
 
-/***/ 447:
+/***/ 897:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   _: () => (/* binding */ expiryNote),
-/* harmony export */   o: () => (/* binding */ hasExpired)
+/* harmony export */   Gx: () => (/* binding */ isMadeUnder),
+/* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
+/* harmony export */   Vy: () => (/* binding */ directoryId)
 /* harmony export */ });
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 
-function hasExpired(expiresAt, nowMs) {
-    if (!expiresAt)
-        return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at <= nowMs;
+
+function isMadeUnder(path, root, prefix) {
+    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(path);
+    const name = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(full);
+    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(full) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
+        name.startsWith(prefix) &&
+        /^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length)));
 }
-function expiryNote(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(saved.expiresAt, 40)}.` : '';
+function directoryId(path) {
+    const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+}
+function checkOwnDirectory(path, savedId) {
+    let stats;
+    try {
+        stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    }
+    catch (error) {
+        const missing = error.code === 'ENOENT';
+        return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) };
+    }
+    const not = (reason) => ({ ours: false, missing: false, reason });
+    if (stats.isSymbolicLink())
+        return not('it is a symbolic link, not the directory this tool made');
+    if (!stats.isDirectory())
+        return not('it is not a directory');
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== BigInt(uid)) {
+        return not(`it belongs to another user (uid ${stats.uid})`);
+    }
+    if (savedId === undefined)
+        return not('the saved state does not say which directory was made');
+    if (`${stats.dev}:${stats.ino}` !== savedId) {
+        return not('it is another directory than the one this tool made');
+    }
+    return { ours: true };
 }
 
 
 /***/ }),
 
-/***/ 815:
+/***/ 854:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B9: () => (/* binding */ tokenOf),
+/* harmony export */   Gv: () => (/* binding */ isObject),
+/* harmony export */   h0: () => (/* binding */ tunnelUserOf)
+/* harmony export */ });
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function tokenOf(answer) {
+    return answer.token ?? answer.tunnel_client_secret;
+}
+function tunnelUserOf(answer) {
+    return answer.tunnel_user ?? answer.tunnel_client_id;
+}
+
+
+/***/ }),
+
+/***/ 570:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ secretsIn),
+/* harmony export */   h: () => (/* binding */ holdsSecret)
+/* harmony export */ });
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
+
+function secretsIn(raw) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
+        return [];
+    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
+}
+function holdsSecret(value, secrets) {
+    return secrets.some(secret => value.includes(secret) ||
+        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
+}
+function shareRun(a, b, length) {
+    if (a.length < length || b.length < length)
+        return false;
+    const starts = new Map();
+    forEachWindow(b, length, (hash, start) => {
+        const list = starts.get(hash);
+        if (list)
+            list.push(start);
+        else
+            starts.set(hash, [start]);
+        return false;
+    });
+    return forEachWindow(a, length, (hash, start) => {
+        const piece = a.slice(start, start + length);
+        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
+    });
+}
+function forEachWindow(text, length, visit) {
+    const base = 257;
+    let highest = 1;
+    for (let i = 1; i < length; i++)
+        highest = Math.imul(highest, base);
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) {
+        if (i >= length)
+            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
+        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
+        if (i >= length - 1 && visit(hash, i - length + 1))
+            return true;
+    }
+    return false;
+}
+
+
+/***/ }),
+
+/***/ 845:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
+/* harmony export */   n: () => (/* binding */ parseCredential)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(87);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(785);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(854);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(570);
+
+
+
+
+
+
+
+const DEFAULT_TUNNEL_PORT = 2223;
+function parseCredential(raw, overrides = {}) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .isObject */ .Gv)(raw)) {
+        throw invalid('the body is not a JSON object');
+    }
+    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tokenOf */ .B9)(raw);
+    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tunnelUserOf */ .h0)(raw);
+    checkSecretLike(token, 'token');
+    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .secretsIn */ .V)(raw);
+    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
+    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
+    checkIdentifier(clientId, 'client_id', secrets);
+    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
+    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
+        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
+    }
+    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(tunnelHost)) {
+        throw invalid('tunnel_host is not a bare hostname or IP address');
+    }
+    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
+    const portDefaulted = rawPort === undefined || rawPort === null;
+    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
+    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__/* .isIsoTime */ .d, 'an ISO 8601 time');
+    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
+    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string without log command markers');
+    return {
+        token: token,
+        tunnelUser: tunnelUser,
+        clientId: clientId,
+        tunnelHost,
+        tunnelPort,
+        portDefaulted,
+        ...(expiresAt !== undefined && { expiresAt }),
+        ...(ttlMinutes !== undefined && { ttlMinutes }),
+        ...(projectSlug !== undefined && { projectSlug })
+    };
+}
+function checkSecretLike(value, field) {
+    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .identifierProblem */ .rD)(value);
+    if (problem !== undefined)
+        throw invalid(`${field} ${problem}`);
+}
+function checkIdentifier(value, field, secrets) {
+    checkSecretLike(value, field);
+    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsSecret */ .h)(value, secrets))
+        throw invalid(`${field} holds the token, or a long piece of it`);
+    if ((0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value)) {
+        throw invalid(`${field} holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")`);
+    }
+}
+function parsePort(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d{1,5}$/.test(value)
+            ? Number(value)
+            : NaN;
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isPort */ .sW)(number)) {
+        throw invalid('tunnel_port is not a whole number from 1 to 65535');
+    }
+    return number;
+}
+function optional(value, field, check, expected) {
+    if (value === undefined || value === null)
+        return undefined;
+    if (!check(value))
+        throw invalid(`${field} is not ${expected}`);
+    return value;
+}
+function isPositiveInteger(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+function isSafeText(value) {
+    return (typeof value === 'string' &&
+        value.length <= 200 &&
+        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value) &&
+        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value) &&
+        !(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value));
+}
+function invalid(what) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
+        'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+
+/***/ }),
+
+/***/ 148:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J1: () => (/* binding */ formatUrl),
+/* harmony export */   ij: () => (/* binding */ readTunnelSettings)
+/* harmony export */ });
+/* unused harmony exports DEFAULT_URL_TEMPLATE, parseExpose, parseUrlTemplate, parseHostKeyPins */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(344);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(785);
+/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(196);
+
+
+
+
+
+
+
+
+const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
+const DEFAULT_ENTRY_NAME = 'app';
+const DEFAULT_TARGET_HOST = 'localhost';
+const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
+function parseExpose(raw, label) {
+    const texts = raw
+        .split(/[\n,]/)
+        .map(text => text.trim())
+        .filter(text => text !== '');
+    const entries = texts.map(text => naming(label('expose'), 'entry', () => parseEntry(text, texts.length)));
+    const seen = new Set();
+    for (const entry of entries) {
+        if (seen.has(entry.name)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+        }
+        seen.add(entry.name);
+    }
+    return entries;
+}
+function parseEntry(text, count) {
+    const equals = text.indexOf('=');
+    if (equals === -1) {
+        if (/^\d+$/.test(text) && count > 1) {
+            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
+        }
+        if (!/^\d+$/.test(text)) {
+            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
+        }
+        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: parsePort(text, text) };
+    }
+    const name = text.slice(0, equals).trim();
+    const target = text.slice(equals + 1).trim();
+    if (!NAME_PATTERN.test(name)) {
+        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
+    }
+    return { name, ...parseTarget(target, text) };
+}
+function parseTarget(target, entry) {
+    if (/^\d+$/.test(target))
+        return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
+    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
+    if (bracketed) {
+        if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(bracketed[1]) !== 6) {
+            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
+        }
+        return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
+    }
+    const colon = target.lastIndexOf(':');
+    const host = colon === -1 ? '' : target.slice(0, colon);
+    const port = colon === -1 ? '' : target.slice(colon + 1);
+    if (!host || !/^\d+$/.test(port)) {
+        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
+    }
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 6) {
+        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
+    }
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
+        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
+    }
+    return { host, port: parsePort(port, entry) };
+}
+function parsePort(text, entry) {
+    const port = Number(text);
+    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
+        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
+    }
+    return port;
+}
+class PartProblem extends Error {
+    part;
+    needs;
+    constructor(part, needs) {
+        super(needs);
+        this.part = part;
+        this.needs = needs;
+    }
+}
+function naming(optionLabel, partName, parse) {
+    try {
+        return parse();
+    }
+    catch (error) {
+        if (!(error instanceof PartProblem))
+            throw error;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(error.part)}: ${error.needs}.`);
+    }
+}
+function entryError(entry, needs) {
+    return new PartProblem(entry, needs);
+}
+function parseUrlTemplate(raw, label) {
+    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
+    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
+        if (!PLACEHOLDERS.includes(inner)) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+        }
+    }
+    const marker = (0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__/* .midLineMarkerIn */ .U6)(template);
+    if (marker !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it holds ${(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__/* .describeMarker */ .M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
+    }
+    const sample = formatUrl(template, {
+        name: 'app',
+        user: 'user',
+        host: 'tunnel.example',
+        port: 22
+    });
+    if (sample === undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+    }
+    return template;
+}
+function formatUrl(template, values) {
+    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .hasUnsafeCharacter */ .QR)(text))
+        return undefined;
+    try {
+        const url = new URL(text);
+        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function parseHostKeyPins(raw, label) {
+    const pins = [];
+    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
+        if (line === '' || line.startsWith('#'))
+            continue;
+        const pin = naming(label('tunnel-host-key'), 'line', () => line.startsWith('SHA256:')
+            ? { fingerprint: parseFingerprint(line) }
+            : parseKnownHostsLine(line));
+        const same = pins.find(known => known.fingerprint === pin.fingerprint);
+        if (same === undefined)
+            pins.push(pin);
+        else
+            same.keyType ??= pin.keyType;
+    }
+    return pins;
+}
+function parseFingerprint(line) {
+    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
+        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
+    }
+    return line.replace(/=$/, '');
+}
+function parseKnownHostsLine(line) {
+    const fields = line.split(/\s+/);
+    if (fields[0].startsWith('@')) {
+        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
+    }
+    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
+    const type = fields[typeAt];
+    const encoded = fields[typeAt + 1];
+    if (typeAt === -1 || encoded === undefined) {
+        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
+    }
+    const blob = Buffer.from(encoded, 'base64');
+    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
+        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__/* .keyTypeOf */ .z)(blob) !== type) {
+        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
+    }
+    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__/* .fingerprintOf */ .a)(blob), keyType: type };
+}
+const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
+function pinError(line, needs) {
+    return new PartProblem(line, needs);
+}
+function readTunnelSettings(options) {
+    const label = (name) => options.label(name);
+    const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
+    const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
+    const entries = parseExpose(options.read('expose'), label);
+    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
+}
+
+
+/***/ }),
+
+/***/ 344:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Iu: () => (/* binding */ capitalised),
+/* harmony export */   Vf: () => (/* binding */ readBoolean),
+/* harmony export */   b7: () => (/* binding */ optionNamed),
+/* harmony export */   bf: () => (/* binding */ readWholeNumber),
+/* harmony export */   nN: () => (/* binding */ readOneLine)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(785);
+
+
+
+function optionNamed(options, name) {
+    return capitalised(options.label(name));
+}
+function capitalised(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+function readBoolean(options, name, fallback) {
+    const raw = options.read(name);
+    const value = raw.trim().toLowerCase();
+    if (!value)
+        return fallback;
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected true or false.`);
+}
+function readWholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
+    const raw = options.read(name);
+    const value = raw.trim();
+    if (!value)
+        return undefined;
+    const number = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(number) || number < min || number > max) {
+        const range = max === Number.MAX_SAFE_INTEGER
+            ? `a whole number of at least ${min}`
+            : `a whole number from ${min} to ${max}`;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected ${range}.`);
+    }
+    return number;
+}
+function readOneLine(options, name) {
+    const value = options.read(name).trim();
+    const marker = (0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .midLineMarkerIn */ .U6)(value);
+    if (marker !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds ${(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .describeMarker */ .M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
+    }
+    return value;
+}
+
+
+/***/ }),
+
+/***/ 436:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ describeUnexpected)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+
+function describeUnexpected(error) {
+    const message = error?.message;
+    const detail = typeof message === 'string' ? message : String(error);
+    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(redactErrorText(detail), 300);
+}
+function redactErrorText(text) {
+    const framed = text
+        .replace(PEM_BLOCK, '***')
+        .replace(URL_USER_INFO, '$1***@')
+        .replace(AUTH_SCHEME, '$1 ***')
+        .replace(API_KEY_HEADER, '$1 ***');
+    return framed
+        .split(FILE_PATH)
+        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .redactCredentials */ .UY)(piece)))
+        .join('');
+}
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
+const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
+const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
+const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
+const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
+function redactPath(path) {
+    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
+}
+function looksLikeSecret(segment) {
+    if (/^(?:tok|sk)_/.test(segment))
+        return true;
+    if (/[A-Fa-f0-9]{32,}/.test(segment))
+        return true;
+    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
+}
+
+
+/***/ }),
+
+/***/ 196:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   a: () => (/* binding */ fingerprintOf),
+/* harmony export */   z: () => (/* binding */ keyTypeOf)
+/* harmony export */ });
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+
+function fingerprintOf(blob) {
+    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+function keyTypeOf(blob) {
+    if (blob.length < 4)
+        return undefined;
+    const length = blob.readUInt32BE(0);
+    return length > 0 && 4 + length <= blob.length
+        ? blob.subarray(4, 4 + length).toString('latin1')
+        : undefined;
+}
+
+
+/***/ }),
+
+/***/ 87:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ isIsoTime)
+/* harmony export */ });
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+function isIsoTime(value) {
+    return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
+}
+
+
+/***/ }),
+
+/***/ 785:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   GT: () => (/* binding */ neutraliseMarkers),
+/* harmony export */   M4: () => (/* binding */ describeMarker),
+/* harmony export */   U6: () => (/* binding */ midLineMarkerIn),
+/* harmony export */   eK: () => (/* binding */ holdsCommandMarker)
+/* harmony export */ });
+/* unused harmony exports LOG_COMMAND_MARKERS, commandMarkerIn */
+const LOG_COMMAND_MARKERS = {
+    'GitHub Actions': [
+        { text: '::', place: 'line-start' },
+        { text: '##[', place: 'anywhere' }
+    ],
+    'Azure Pipelines': [
+        { text: '##vso[', place: 'anywhere' },
+        { text: '##[', place: 'anywhere' }
+    ],
+    Buildkite: [
+        { text: '---', place: 'line-start' },
+        { text: '+++', place: 'line-start' },
+        { text: '~~~', place: 'line-start' },
+        { text: '^^^', place: 'line-start' }
+    ],
+    'GitLab CI': [
+        { text: 'section_start:', place: 'anywhere' },
+        { text: 'section_end:', place: 'anywhere' }
+    ],
+    Jenkins: [],
+    CircleCI: [],
+    'Bitbucket Pipelines': []
+};
+const MARKERS = Object.values(LOG_COMMAND_MARKERS).flat();
+const GAP = '[^\\x20-\\x7e]*';
+function escapedForRegExp(character) {
+    return character.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+function spelled(characters) {
+    return characters.map(escapedForRegExp).join(GAP);
+}
+function firstCharacterOf(marker) {
+    const [first, ...rest] = [...marker.text];
+    const completions = [spelled(rest)];
+    if (marker.place === 'anywhere') {
+        for (let length = 1; length < rest.length; length++) {
+            completions.push(`${spelled(rest.slice(0, length))}${GAP}$`);
+        }
+    }
+    const lookahead = `(?=${GAP}(?:${completions.join('|')}))`;
+    const lead = marker.place === 'line-start' ? `^([^\\x21-\\x7e]*)` : '()';
+    return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu');
+}
+const NEUTRALISERS = MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
+function neutraliseMarkers(text) {
+    return NEUTRALISERS.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+}
+const ANYWHERE = MARKERS.map(marker => ({
+    marker,
+    pattern: new RegExp(spelled([...marker.text]), 'iu')
+}));
+function commandMarkerIn(value) {
+    return ANYWHERE.find(({ pattern }) => pattern.test(value))?.marker.text;
+}
+function holdsCommandMarker(value) {
+    return commandMarkerIn(value) !== undefined;
+}
+function describeMarker(marker) {
+    return `"${marker[0]}" followed by "${marker.slice(1)}"`;
+}
+function midLineMarkerIn(value) {
+    return ANYWHERE.find(({ marker, pattern }) => marker.place === 'anywhere' && pattern.test(value))
+        ?.marker.text;
+}
+
+
+/***/ }),
+
+/***/ 479:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
+/* harmony export */   UC: () => (/* binding */ isWellFormed),
+/* harmony export */   UY: () => (/* binding */ redactCredentials),
+/* harmony export */   Vj: () => (/* binding */ printablePath),
+/* harmony export */   X5: () => (/* binding */ cleanText),
+/* harmony export */   g$: () => (/* binding */ printable)
+/* harmony export */ });
+/* unused harmony exports hasControlCharacter, hasLineBreak */
+/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(785);
+
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function hasUnsafeCharacter(value) {
+    if (PRINTABLE_ASCII.test(value))
+        return value.includes(' ');
+    return /[\s\p{Cc}\p{Cf}]/u.test(value);
+}
+function hasControlCharacter(value) {
+    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
+}
+function hasLineBreak(value) {
+    return /[\r\n\u0085\u2028\u2029]/.test(value);
+}
+function isWellFormed(value) {
+    return value.isWellFormed();
+}
+function printable(value, max = 200) {
+    const flat = PRINTABLE_ASCII.test(value)
+        ? value
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const escaped = (0,_log_commands_js__WEBPACK_IMPORTED_MODULE_0__/* .neutraliseMarkers */ .GT)(flat);
+    if (escaped.length <= max)
+        return escaped;
+    const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
+    return `${escaped.slice(0, end)}...`;
+}
+function printablePath(path) {
+    return printable(path, 400);
+}
+function cleanText(value, max) {
+    const redacted = redactCredentials(value);
+    const flat = (PRINTABLE_ASCII.test(redacted)
+        ? redacted
+        : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
+        .replace(/\s+/g, ' ')
+        .trim();
+    return printable(flat, max);
+}
+const CREDENTIAL_SHAPED = [
+    /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
+    /[A-Fa-f0-9]{8,}/g,
+    /[A-Za-z0-9+/_-]{24,}={0,2}/g
+];
+function redactCredentials(text) {
+    return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
+}
+
+
+/***/ }),
+
+/***/ 620:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ quote)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+
+function quote(value, max = 60) {
+    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
+}
+
+
+/***/ }),
+
+/***/ 45:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
+/* harmony export */   jY: () => (/* binding */ isBareHost),
+/* harmony export */   rD: () => (/* binding */ identifierProblem),
+/* harmony export */   sW: () => (/* binding */ isPort)
+/* harmony export */ });
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+
+
+const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+function isBareHost(value) {
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
+        return true;
+    return HOSTNAME_PATTERN.test(value);
+}
+function isPort(value) {
+    return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+function isCleanIdentifier(value) {
+    return identifierProblem(value) === undefined;
+}
+function identifierProblem(value) {
+    if (value === undefined || value === null || value === '')
+        return 'is missing';
+    if (typeof value !== 'string')
+        return 'is not a string';
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value))
+        return 'holds whitespace or control characters';
+    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
+        return 'is not well-formed Unicode';
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 557:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J4: () => (/* binding */ readyWaitMs),
+/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
+/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
+/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
+/* harmony export */ });
+/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelFiles(dir) {
+    return {
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stop')
+    };
+}
+const HEARTBEAT_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+const STOP_FILE_CHECK_MS = 250;
+const LONGEST_RECONNECT_DELAY_MS = 30_000;
+const RECONNECT_JITTER = 0.25;
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
+function readyWaitMs(attemptTimeoutMs, maxAttempts) {
+    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
+}
+
+
+/***/ }),
+
+/***/ 462:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  kd: () => (/* binding */ KIND_NAMES),
-  eV: () => (/* binding */ credentialKind),
-  t8: () => (/* binding */ describeCredential),
-  HR: () => (/* binding */ obtainCredential),
-  n7: () => (/* binding */ readSavedCredential),
-  zK: () => (/* binding */ revokeSavedCredential)
+  eO: () => (/* binding */ clearTunnel),
+  Lc: () => (/* binding */ loadTunnel),
+  Y_: () => (/* binding */ saveTunnel)
 });
 
-// UNUSED EXPORTS: credentialKinds
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(897);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+;// CONCATENATED MODULE: ./core/tunnel/files.ts
 
+
+
+function isTunnelDir(dir, root) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+function isTunnelDirName(dir) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, (0,external_node_path_.dirname)((0,external_node_path_.resolve)(dir)), protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
+
+
+const TUNNEL = 'tunnel';
+function saveTunnel(state, saved) {
+    state.save(TUNNEL, JSON.stringify(saved));
+}
+function clearTunnel(state) {
+    state.save(TUNNEL, '');
+}
+function loadTunnel(state, tempRoot) {
+    const raw = state.load(TUNNEL);
+    if (!raw)
+        return undefined;
+    try {
+        const saved = JSON.parse(raw);
+        const { pid, dir, dirId, startTime } = saved;
+        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
+            return undefined;
+        if (typeof dir !== 'string' || !(0,external_node_path_.isAbsolute)(dir) || !isTunnelDirName(dir))
+            return undefined;
+        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+        const tunnel = {
+            pid,
+            dir,
+            ...(text(dirId) && { dirId: text(dirId) }),
+            ...(text(startTime) && { startTime: text(startTime) }),
+            started: saved.started === true
+        };
+        if (isTunnelDir(dir, tempRoot))
+            return { saved: tunnel };
+        return { saved: tunnel, dirRefused: "it is not under this step's temp folder" };
+    }
+    catch {
+        return undefined;
+    }
+}
+
+
+/***/ }),
+
+/***/ 95:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $r: () => (/* binding */ targetOf),
+/* harmony export */   s2: () => (/* binding */ urlsFor),
+/* harmony export */   xX: () => (/* binding */ checkUrlsBeforeRequest)
+/* harmony export */ });
+/* unused harmony export hostProblem */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(148);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
+
+
+
+
+
+
+
+class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h {
+    showsUrl;
+    constructor(message, showsUrl) {
+        super(message);
+        this.showsUrl = showsUrl;
+    }
+}
+const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
+const STAND_IN_USER = 'u';
+function urlsFor(tunnel, target, label) {
+    const urls = {};
+    for (const entry of tunnel.entries) {
+        const { user, host, port } = target;
+        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_5__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
+        if (url === undefined)
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
+        const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
+        if (problem !== undefined)
+            throw badHost(url, entry.name, problem, target, label);
+        urls[entry.name] = url;
+    }
+    return urls;
+}
+function targetOf(login) {
+    const { user, host, port, userFrom } = login;
+    return { user, host, port, ...(userFrom && { userFrom }) };
+}
+function checkUrlsBeforeRequest(settings) {
+    if (settings.tunnel === undefined || settings.tunnelHost === undefined)
+        return;
+    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .h;
+    const known = 'knownUser' in settings ? settings.knownUser : undefined;
+    const target = known
+        ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
+        :
+            { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
+    try {
+        urlsFor(settings.tunnel, target, settings.optionLabel);
+    }
+    catch (error) {
+        if (!(error instanceof UrlError))
+            throw error;
+        const standIn = target.standIn === true && error.showsUrl
+            ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
+            : '';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${error.message} Nothing was requested from the credential service.${standIn}`);
+    }
+}
+function hostProblem(template, hostname) {
+    const host = hostname.replace(/^\[(.*)\]$/, '$1');
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) !== 0) {
+        const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(template)?.[1] ?? '';
+        return /\{(name|user)\}/.test(authority)
+            ? `it is an IP address built from {name} or {user}`
+            : undefined;
+    }
+    const name = host.endsWith('.') ? host.slice(0, -1) : host;
+    if (name.length > 253)
+        return `it is ${name.length} characters long, and a host name has at most 253`;
+    for (const label of name.split('.')) {
+        const problem = labelProblem(label);
+        if (problem !== undefined)
+            return problem;
+    }
+    return undefined;
+}
+function labelProblem(label) {
+    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(label, 70)}"`;
+    if (label === '')
+        return 'it has an empty label (two dots in a row, or a dot at its start)';
+    if (label.length > 63)
+        return `${shown} is ${label.length} characters long, and a label has at most 63`;
+    if (!LABEL_CHARACTERS.test(label)) {
+        const character = [...label].find(c => !/[a-z0-9-]/.test(c)) ?? '';
+        return `${shown} holds ${characterName(character)}, which a host name cannot`;
+    }
+    if (label.startsWith('-') || label.endsWith('-')) {
+        return `${shown} ${label.startsWith('-') ? 'starts' : 'ends'} with a hyphen, which a host name cannot`;
+    }
+    return undefined;
+}
+function characterName(character) {
+    if (character === '_')
+        return 'an underscore';
+    if (character === '%')
+        return 'a percent sign';
+    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(character, 12)}"`;
+}
+function noUrl(template, name, host, label) {
+    const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
+        ? ''
+        : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
+            ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
+            : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+        `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
+        `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
+}
+function badHost(url, name, problem, target, label) {
+    const user = target.user.toLowerCase();
+    const fromUser = target.standIn !== true &&
+        new URL(url).hostname
+            .split('.')
+            .some(label => label.includes(user) && labelProblem(label) !== undefined);
+    const keepUserOut = `change ${label('url-template')} so that {user} is not part of the host name`;
+    const from = target.userFrom;
+    const advice = !fromUser
+        ? `Change ${label('url-template')} so that every dot-separated label of the host is letters, digits and inner hyphens.`
+        : from?.changeable
+            ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+            : from
+                ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
+                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+}
+
+
+/***/ }),
+
+/***/ 927:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  S: () => (/* binding */ githubHost)
+});
+
+// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(391);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = require("node:os");
+;// CONCATENATED MODULE: ./core/clock.ts
+const systemClock = {
+    now: () => Date.now(),
+    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+    random: () => Math.random()
+};
+
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __nccwpck_require__(436);
+;// CONCATENATED MODULE: ./github/run-identity.ts
+function runIdentityFrom(env) {
+    return {
+        repository: env.GITHUB_REPOSITORY,
+        runId: env.GITHUB_RUN_ID,
+        runAttempt: env.GITHUB_RUN_ATTEMPT
+    };
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
+;// CONCATENATED MODULE: ./github/summary.ts
+
+
+function appendSummaryTable(heading, [first, second], rows) {
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (!summaryFile)
+        return;
+    const html = core/* summary */.z
+        .addHeading(heading, 3)
+        .addTable([
+        [
+            { data: first, header: true },
+            { data: second, header: true }
+        ],
+        ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
+    ])
+        .stringify();
+    core/* summary */.z.emptyBuffer();
+    (0,external_node_fs_.appendFileSync)(summaryFile, html);
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
+}
+
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
+const KEPT_VARIABLES = [
+    'PATH',
+    'HOME',
+    'USERPROFILE',
+    'TEMP',
+    'TMP',
+    'TMPDIR',
+    'SYSTEMROOT',
+    'WINDIR',
+    'LANG'
+];
+function keeperEnvironment(env, extra = []) {
+    const kept = new Set([...KEPT_VARIABLES, ...extra]);
+    const result = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && kept.has(name.toUpperCase()))
+            result[name] = value;
+    }
+    return result;
+}
+
+;// CONCATENATED MODULE: ./github/tunnel-process.ts
+
+
+const RUNNER_VARIABLES = ['RUNNER_TRACKING_ID'];
+function keeperEnvironmentOnRunner(env) {
+    return keeperEnvironment(env, RUNNER_VARIABLES);
+}
+function bundledTunnelProcess() {
+    return {
+        scriptPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs'),
+        environment: keeperEnvironmentOnRunner(process.env)
+    };
+}
+
+;// CONCATENATED MODULE: ./github/host.ts
+
+
+
+
+
+
+
+function githubHost() {
+    return {
+        options: {
+            read: name => core/* getInput */.V4(name),
+            label: name => `input ${name}`
+        },
+        log: {
+            info: message => core/* info */.pq(message),
+            notice: message => core/* notice */.lm(message),
+            warning: message => core/* warning */.$e(message)
+        },
+        mask: secrets => {
+            for (const secret of secrets)
+                core/* setSecret */.Pq(secret);
+        },
+        handOver,
+        state: {
+            save: (name, value) => core/* saveState */.LZ(name, value),
+            load: name => core/* getState */.Gu(name)
+        },
+        tempRoot: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+        tempRootName: 'RUNNER_TEMP',
+        run: runIdentityFrom(process.env),
+        clock: systemClock,
+        tunnelProcess: bundledTunnelProcess
+    };
+}
+function handOver({ variables, outputs, summary }) {
+    for (const [name, value] of Object.entries(variables))
+        core/* exportVariable */.dN(name, value);
+    for (const [name, value] of Object.entries(outputs))
+        core/* setOutput */.uH(name, value);
+    try {
+        for (const table of summary)
+            appendSummaryTable(table.heading, table.columns, table.rows);
+    }
+    catch (error) {
+        core/* warning */.$e(`Could not write the job summary: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
+    }
+}
+
+
+/***/ }),
+
+/***/ 586:
+/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+__nccwpck_require__.r(__webpack_exports__);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(927);
+/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
+/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(312);
+
+
+
+
+const step = (0,_step_marker_js__WEBPACK_IMPORTED_MODULE_2__/* .isPostStep */ .p)() ? 'post' : 'main';
+try {
+    if (step === 'post') {
+        await (0,_steps_js__WEBPACK_IMPORTED_MODULE_3__/* .postStep */ .F)((0,_host_js__WEBPACK_IMPORTED_MODULE_0__/* .githubHost */ .S)());
+    }
+    else {
+        (0,_step_marker_js__WEBPACK_IMPORTED_MODULE_2__/* .markMainStarted */ .U)();
+        await (0,_steps_js__WEBPACK_IMPORTED_MODULE_3__/* .mainStep */ .U)((0,_host_js__WEBPACK_IMPORTED_MODULE_0__/* .githubHost */ .S)());
+    }
+}
+catch (error) {
+    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_1__/* .reportUnexpected */ .q)(step, error);
+}
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 8:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   q: () => (/* binding */ reportUnexpected)
+/* harmony export */ });
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(436);
+
+
+function reportUnexpected(step, error) {
+    const message = `Unexpected error in the ${step} step: ${(0,_core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
+        "This is a bug in the action; please report it with the step's log.";
+    if (step === 'main')
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
+    else
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
+}
+
+
+/***/ }),
+
+/***/ 949:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U: () => (/* binding */ markMainStarted),
+/* harmony export */   p: () => (/* binding */ isPostStep)
+/* harmony export */ });
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+
+const POST_MARKER = 'isPost';
+function isPostStep() {
+    return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(POST_MARKER) === 'true';
+}
+function markMainStarted() {
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(POST_MARKER, 'true');
+}
+
+
+/***/ }),
+
+/***/ 312:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  U: () => (/* binding */ mainStep),
+  F: () => (/* binding */ postStep)
+});
+
+// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(391);
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(519);
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
 var answer_secrets = __nccwpck_require__(570);
 // EXTERNAL MODULE: ./core/service/answer-fields.ts
@@ -347,20 +1570,86 @@ function issuedCredential(raw) {
     return { tunnelUser, nameable, savable: nameable && (0,validators/* isCleanIdentifier */.VS)(tunnelUser) };
 }
 
-// EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(519);
-// EXTERNAL MODULE: ./core/settings/common.ts
-var settings_common = __nccwpck_require__(893);
-// EXTERNAL MODULE: ./core/service/credential.ts
-var service_credential = __nccwpck_require__(845);
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
-// EXTERNAL MODULE: ./core/text/workflow-command.ts
-var workflow_command = __nccwpck_require__(251);
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(30);
+// EXTERNAL MODULE: ./core/settings/expose.ts
+var expose = __nccwpck_require__(148);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
 var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
 var quote = __nccwpck_require__(620);
+;// CONCATENATED MODULE: ./core/settings/common.ts
+
+
+
+
+
+const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
+function readCommonSettings(options) {
+    return {
+        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
+        failOnRevokeError: parseFailOnRevokeError(options),
+        envPrefix: readEnvPrefix(options),
+        exportEnv: (0,option_values/* readBoolean */.Vf)(options, 'export-env', true),
+        http: readHttpSettings(options),
+        tunnel: (0,expose/* readTunnelSettings */.ij)(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function parseFailOnRevokeError(options) {
+    return (0,option_values/* readBoolean */.Vf)(options, 'fail-on-revoke-error', false);
+}
+function readHttpSettings(options) {
+    return {
+        maxAttempts: (0,option_values/* readWholeNumber */.bf)(options, 'max-attempts', 1, 10) ?? 3,
+        timeoutSeconds: (0,option_values/* readWholeNumber */.bf)(options, 'timeout-seconds', 1, 600) ?? 30
+    };
+}
+function readBaseUrl(options) {
+    const name = (0,option_values/* optionNamed */.b7)(options, 'base-url');
+    const value = options.read('base-url').trim();
+    if (!value) {
+        throw new errors/* ExplainedError */.h(`${name} is empty: set it to the credential service address, for example https://<your-service>/functions/v1.`);
+    }
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new errors/* ExplainedError */.h(`${name} is ${(0,quote/* quote */.h)(value)}: not a URL. Expected https://host[/path].`);
+    }
+    if (url.username || url.password) {
+        throw new errors/* ExplainedError */.h(`${name} holds a user name or password: remove them; the API key is sent as a header.`);
+    }
+    if (url.search || url.hash) {
+        throw new errors/* ExplainedError */.h(`${name} is ${(0,quote/* quote */.h)(value)}: remove the query string or fragment.`);
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+        throw new errors/* ExplainedError */.h(`${name} is ${(0,quote/* quote */.h)(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
+    }
+    const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
+    return `${url.protocol}//${url.host}${path}`;
+}
+function isLoopback(hostname) {
+    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (host === 'localhost' || host === '::1')
+        return true;
+    return (0,external_node_net_.isIP)(host) === 4 && host.startsWith('127.');
+}
+function readEnvPrefix(options) {
+    const value = options.read('env-prefix').trim() || 'SVC';
+    if (!ENV_PREFIX_PATTERN.test(value)) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'env-prefix')} is ${(0,quote/* quote */.h)(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
+    }
+    return value;
+}
+
+// EXTERNAL MODULE: ./core/service/credential.ts
+var service_credential = __nccwpck_require__(845);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+// EXTERNAL MODULE: ./core/text/log-commands.ts
+var log_commands = __nccwpck_require__(785);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
 
 
@@ -426,8 +1715,8 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
         throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,workflow_command/* holdsCommandMarker */.e)(value)) {
-        throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
+        throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
     }
     return { name: value, from: { label: options.label(name), changeable } };
 }
@@ -440,8 +1729,18 @@ function readSelfNamedLogin(options, login, secrets = []) {
     return { knownUser, ...requireTunnelServer(server, options, login.kind, login.whyTheHost) };
 }
 
-// EXTERNAL MODULE: ./core/expiry.ts
-var expiry = __nccwpck_require__(447);
+;// CONCATENATED MODULE: ./core/expiry.ts
+
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
+}
+function expiryNote(saved) {
+    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+}
+
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
 function shouldRevoke(settings, saved) {
@@ -449,7 +1748,7 @@ function shouldRevoke(settings, saved) {
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
-        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`);
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty when revoking, so the revoke request cannot be authenticated.`);
     }
 }
 
@@ -460,10 +1759,10 @@ async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = 
     }
     catch (error) {
         if (saved) {
-            log.info(`Could not revoke ${what} yet (${explain(error)}); the post step will try again.`);
+            log.info(`Could not revoke ${what} yet (${explain(error)}); revoking when the job ends tries again.`);
         }
         else {
-            log.warning(`Could not revoke ${what} (${explain(error)}). It cannot be saved for the post step, so it stays valid until it expires.`);
+            log.warning(`Could not revoke ${what} (${explain(error)}). It cannot be saved for revoking when the job ends, so it stays valid until it expires.`);
         }
         return;
     }
@@ -581,12 +1880,13 @@ const cicdKind = {
             project,
             environment: (0,option_values/* readOneLine */.nN)(options, 'environment'),
             ttlMinutes: (0,option_values/* readWholeNumber */.bf)(options, 'ttl-minutes', 1),
-            baseUrl: (0,settings_common/* readBaseUrl */.$P)(options),
+            baseUrl: readBaseUrl(options),
             tunnelHost,
             tunnelPort
         };
     },
     sendsRequests: true,
+    revocation: 'revoke',
     async obtain(settings, context) {
         const { service, log, mask, save, publish } = context;
         const environment = settings.environment ? ` (${settings.environment})` : '';
@@ -619,14 +1919,15 @@ const cicdKind = {
     readSaved: saved => readSavedToken('cicd', saved),
     async revoke(saved, { settings, service, log }) {
         if (!shouldRevoke(settings, saved)) {
-            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${(0,expiry/* expiryNote */._)(saved)}`);
-            return;
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+            return 'kept';
         }
         requireRevokeApiKey(settings);
         const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
         log.info(outcome === 'revoked'
             ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
             : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+        return 'revoked';
     },
     describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
@@ -655,6 +1956,7 @@ const existingKind = {
         return { ...common, kind: 'existing', tunnelToken, tunnelUser: login.knownUser.name, ...login };
     },
     sendsRequests: false,
+    revocation: 'held',
     async obtain(settings, { log, mask, save, publish }) {
         mask([settings.tunnelToken]);
         log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
@@ -675,6 +1977,7 @@ const existingKind = {
     async revoke(saved, { settings, log }) {
         log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
+        return 'kept';
     },
     describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
@@ -700,12 +2003,13 @@ const freeKind = {
             ...common,
             kind: 'free',
             fellBackToFree: auto,
-            baseUrl: (0,settings_common/* readBaseUrl */.$P)(options),
+            baseUrl: readBaseUrl(options),
             tunnelHost,
             tunnelPort
         };
     },
     sendsRequests: true,
+    revocation: 'unrevocable',
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
@@ -725,15 +2029,407 @@ const freeKind = {
     },
     readSaved: saved => readSavedToken('free', saved),
     async revoke(saved, { log }) {
-        log.info(`Nothing to revoke: free credentials cannot be revoked.${(0,expiry/* expiryNote */._)(saved)}`);
+        log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
+        return 'nothing';
     },
     describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
-// EXTERNAL MODULE: ./core/service/failures.ts
-var failures = __nccwpck_require__(323);
 // EXTERNAL MODULE: ./core/text/describe-error.ts
 var describe_error = __nccwpck_require__(436);
+;// CONCATENATED MODULE: ./core/service/retry.ts
+const MAX_RETRY_AFTER_SECONDS = 60;
+const BASE_DELAY_MS = 1000;
+const MAX_DELAY_MS = 10_000;
+class RetryAfterTooLong extends Error {
+    cause;
+    retryAfterSeconds;
+    constructor(cause, retryAfterSeconds) {
+        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
+        this.cause = cause;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'RetryAfterTooLong';
+    }
+}
+class AttemptsExhausted extends Error {
+    cause;
+    attempts;
+    constructor(cause, attempts) {
+        super(`gave up after ${attempts} attempt(s)`);
+        this.cause = cause;
+        this.attempts = attempts;
+        this.name = 'AttemptsExhausted';
+    }
+}
+async function withRetries(attempt, classify, options) {
+    for (let attemptNumber = 1;; attemptNumber++) {
+        try {
+            return await attempt();
+        }
+        catch (error) {
+            const failure = classify(error);
+            if (!failure.retryable)
+                throw error;
+            if (failure.retryAfterSeconds !== undefined &&
+                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
+                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
+            }
+            if (attemptNumber >= options.maxAttempts)
+                throw new AttemptsExhausted(error, attemptNumber);
+            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
+            options.onRetry?.({
+                attempt: attemptNumber,
+                maxAttempts: options.maxAttempts,
+                delayMs,
+                error
+            });
+            await options.sleep(delayMs);
+        }
+    }
+}
+function backoffDelay(attemptNumber, retryAfterSeconds, random) {
+    if (retryAfterSeconds !== undefined)
+        return Math.max(0, retryAfterSeconds) * 1000;
+    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
+    return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = require("node:http");
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
+;// CONCATENATED MODULE: ./core/service/service-error.ts
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
+}
+
+;// CONCATENATED MODULE: ./core/service/answer.ts
+
+
+function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
+    const parsed = parseJson(text);
+    if (status >= 200 && status < 300) {
+        if (endpoint === 'revoke-token')
+            return parsed;
+        if (parsed === undefined) {
+            throw new ServiceError('bad-response', endpoint, text.trim()
+                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+                : `HTTP ${status} with an empty body`, status);
+        }
+        return parsed;
+    }
+    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
+    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
+    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
+    const retryAfter = readRetryAfter(errorObject.retry_after) ??
+        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
+    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
+    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+}
+function parseJson(text) {
+    try {
+        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function readRetryAfter(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d+$/.test(value.trim())
+            ? Number(value)
+            : NaN;
+    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
+}
+function readRetryAfterHeader(value, nowMs) {
+    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
+        return readRetryAfter(value);
+    const at = Date.parse(value);
+    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
+}
+function firstValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+function shortBody(text) {
+    const trimmed = text.trim();
+    if (!trimmed)
+        return ' (empty body)';
+    return trimmed.length <= 120
+        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
+        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
+}
+
+;// CONCATENATED MODULE: ./core/version.ts
+const ACTION_NAME = 'provision-tunnel-credentials';
+const ACTION_VERSION = '1.0.0';
+
+;// CONCATENATED MODULE: ./core/service/client.ts
+
+
+
+
+
+
+
+
+
+const MAX_BODY_BYTES = 1024 * 1024;
+class CredentialService {
+    options;
+    constructor(options) {
+        this.options = options;
+    }
+    provisionCredential(request) {
+        const body = { project: request.project };
+        if (request.environment)
+            body.environment = request.environment;
+        if (request.ttlMinutes !== undefined)
+            body.ttl_minutes = request.ttlMinutes;
+        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
+    }
+    createFreeCredential() {
+        return this.call('create-ephemeral-token', undefined, {});
+    }
+    revokeCredential(apiKey, tunnelUser) {
+        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
+    }
+    uploadKey(request) {
+        const body = {
+            public_key_ssh: request.publicKeyLine,
+            name: request.name,
+            expires_in_days: request.expiresInDays
+        };
+        if (request.clientId)
+            body.client_id = request.clientId;
+        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
+    }
+    listKeys(apiKey) {
+        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
+    }
+    revokeKey(apiKey, keyId) {
+        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
+    }
+    async revoke(endpoint, body, apiKey) {
+        try {
+            await this.call(endpoint, body, { 'X-API-Key': apiKey });
+            return 'revoked';
+        }
+        catch (error) {
+            if (error instanceof ServiceError && error.status === 404)
+                return 'already-gone';
+            throw error;
+        }
+    }
+    call(endpoint, body, headers, onRetry, method = 'POST') {
+        const url = `${this.options.baseUrl}/${endpoint}`;
+        const payload = body === undefined ? '' : JSON.stringify(body);
+        const allHeaders = {
+            ...headers,
+            Accept: 'application/json',
+            ...(body !== undefined && { 'Content-Type': 'application/json' })
+        };
+        return withRetries(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
+            maxAttempts: this.options.maxAttempts,
+            sleep: this.options.sleep,
+            random: this.options.random,
+            onRetry: info => {
+                onRetry?.();
+                this.options.onRetry?.(info);
+            }
+        });
+    }
+    async attempt(endpoint, method, url, payload, headers) {
+        const timeoutMs = this.options.timeoutSeconds * 1000;
+        const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
+            socketTimeout: timeoutMs,
+            allowRedirects: false,
+            allowRetries: false
+        });
+        let timer;
+        const deadline = new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+        });
+        try {
+            const now = this.options.now ?? Date.now;
+            return await Promise.race([
+                exchange(http, endpoint, method, url, payload, headers, now),
+                deadline
+            ]);
+        }
+        finally {
+            clearTimeout(timer);
+            http.dispose();
+        }
+    }
+}
+async function exchange(http, endpoint, method, url, payload, headers, now) {
+    let response;
+    try {
+        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
+    }
+    catch (error) {
+        throw new ServiceError('network', endpoint, networkDetail(error));
+    }
+    let text;
+    try {
+        text = await readLimitedBody(response, endpoint);
+    }
+    catch (error) {
+        if (error instanceof ServiceError)
+            throw error;
+        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+    }
+    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
+}
+const unbracketIpv6Host = {
+    prepareRequest(options) {
+        const host = options.host;
+        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_namespaceObject.Agent) {
+            options.host = host.slice(1, -1);
+        }
+    },
+    canHandleAuthentication: () => false,
+    handleAuthentication: () => Promise.reject(new Error('not used'))
+};
+function classifyFailure(error) {
+    if (!(error instanceof ServiceError))
+        return { retryable: false };
+    if (error.kind === 'network' || error.kind === 'timeout')
+        return { retryable: true };
+    if (error.kind === 'http' && error.status !== undefined) {
+        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
+        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
+    }
+    return { retryable: false };
+}
+async function readLimitedBody(response, endpoint) {
+    const declared = Number(response.message.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+        response.message.destroy();
+        throw tooLarge(endpoint);
+    }
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of response.message) {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+            response.message.destroy();
+            throw tooLarge(endpoint);
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function tooLarge(endpoint) {
+    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+}
+function networkDetail(error) {
+    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
+    if (typeof message !== 'string')
+        return 'unknown network error';
+    const shown = (0,printable/* cleanText */.X5)(message, 200);
+    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
+}
+
+;// CONCATENATED MODULE: ./core/service/failures.ts
+
+
+
+
+const RATE_LIMITS = {
+    'credential-provision': 'credential-provision allows 60 requests per hour per API key',
+    'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
+    'revoke-token': 'revoke-token is rate limited by the service',
+    'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+    'user-keys-list': 'user-keys-list is rate limited by the service',
+    'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
+};
+const INVALID_REQUEST_HINTS = {
+    'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
+    'create-ephemeral-token': 'Check base-url.',
+    'revoke-token': 'Check base-url.',
+    'keys-upload': 'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
+    'user-keys-list': 'Check base-url.',
+    'revoke-ssh-key': 'Check base-url.'
+};
+const FORBIDDEN_HINTS = {
+    'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
+    'create-ephemeral-token': 'Check base-url.',
+    'revoke-token': 'Use a key of the account that owns the token.',
+    'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+    'user-keys-list': 'Use the api-key that uploaded the key.',
+    'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
+};
+function explainFailure(error, context) {
+    if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
+        return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
+            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
+            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
+    }
+    if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
+        const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
+        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
+    }
+    if (error instanceof ServiceError)
+        return explainServiceError(error, context);
+    return `Unexpected error: ${(0,describe_error/* describeUnexpected */.V)(error)}. Please report it with the step's log.`;
+}
+function retryTime(nowMs, retryAfterSeconds) {
+    const at = new Date(nowMs + retryAfterSeconds * 1000);
+    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
+}
+function explainServiceError(error, context) {
+    const said = error.serviceMessage
+        ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
+        : '';
+    switch (error.kind) {
+        case 'network':
+            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`;
+        case 'timeout':
+            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (input timeout-seconds).`;
+        case 'bad-response':
+            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that base-url points at the credential service (its path usually ends in /functions/v1).`;
+        case 'http':
+            break;
+    }
+    const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
+    switch (error.status) {
+        case 400:
+            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`;
+        case 401:
+            return `The API key was rejected (${status}).${said} Check that the API key given is a current one: it exists, is not revoked and has not expired.`;
+        case 403:
+            return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
+        case 404:
+            return error.endpoint === 'credential-provision'
+                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
+                    `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
+                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
+        case 429:
+            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
+    }
+    if (error.status !== undefined && error.status >= 500) {
+        return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
+    }
+    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check base-url.`;
+}
+
 ;// CONCATENATED MODULE: ./core/kinds/key-name.ts
 const MAX_KEY_NAME_LENGTH = 100;
 function keyNameFor(run) {
@@ -996,10 +2692,6 @@ function invalidUpload(what) {
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
-// EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(652);
-// EXTERNAL MODULE: ./core/service/client.ts + 4 modules
-var client = __nccwpck_require__(768);
 ;// CONCATENATED MODULE: ./core/kinds/key-records.ts
 
 
@@ -1091,8 +2783,8 @@ async function uploadKeySettled(client, settings, pair, name, context) {
     return { raw, keyId, mayHaveCopies: retried && !(await settle(keyId)) };
 }
 function refusedOutright(error) {
-    const cause = error instanceof retry/* AttemptsExhausted */.Q0 || error instanceof retry/* RetryAfterTooLong */.Zt ? error.cause : error;
-    return (cause instanceof client/* ServiceError */._7 &&
+    const cause = error instanceof AttemptsExhausted || error instanceof RetryAfterTooLong ? error.cause : error;
+    return (cause instanceof ServiceError &&
         cause.kind === 'http' &&
         cause.status !== undefined &&
         cause.status >= 400 &&
@@ -1110,7 +2802,7 @@ async function settleRecords(client, apiKey, fingerprint, name, keep, { log, exp
     }
     catch (error) {
         log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ExplainedError */.h ? error.message : explain(error)}). ` +
-            `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`);
+            `Until revoking when the job ends has looked again, ${revokeByHand(fingerprint, name)}.`);
         return false;
     }
 }
@@ -1141,6 +2833,7 @@ function clearSavedQuietly({ clearSaved }) {
 
 
 
+
 const SSH_KEY_LOGIN = {
     kind: 'ssh-key',
     userOption: 'client-id',
@@ -1148,14 +2841,22 @@ const SSH_KEY_LOGIN = {
     userChangeable: true,
     whyTheHost: "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
 };
+function refuseTtlMinutes(options) {
+    const raw = options.read('ttl-minutes');
+    if (!raw.trim())
+        return;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'ttl-minutes')} is ${(0,quote/* quote */.h)(raw)}, but credential "ssh-key" cannot use it: the service sets an uploaded key's lifetime in whole days, so the key is uploaded for ${KEY_LIFETIME_DAYS} day and revoked when the job ends. Remove ${options.label('ttl-minutes')}, or use credential "cicd" for a lifetime in minutes.`);
+}
 const sshKeyKind = {
     readSettings(options, common) {
+        refuseTtlMinutes(options);
         const apiKey = readApiKey(options, 'ssh-key');
         const login = readSelfNamedLogin(options, SSH_KEY_LOGIN);
-        const baseUrl = (0,settings_common/* readBaseUrl */.$P)(options);
+        const baseUrl = readBaseUrl(options);
         return { ...common, kind: 'ssh-key', apiKey, clientId: login.knownUser.name, baseUrl, ...login };
     },
     sendsRequests: true,
+    revocation: 'revoke',
     async obtain(settings, context) {
         const { service, log, save, publish, tempRoot, run } = context;
         const name = keyNameFor(run);
@@ -1215,8 +2916,8 @@ const sshKeyKind = {
                 if (saved.mayHaveCopies && settings.apiKey) {
                     await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
                 }
-                log.info(`Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${(0,expiry/* expiryNote */._)(saved)}`);
-                return;
+                log.info(`Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+                return 'kept';
             }
             requireRevokeApiKey(settings);
             const client = service();
@@ -1232,6 +2933,7 @@ const sshKeyKind = {
             else {
                 log.info(`No record of ${describeKey(saved)} is left active.`);
             }
+            return 'revoked';
         }
         finally {
             if (saved.keyFolder) {
@@ -1256,7 +2958,7 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
     catch (error) {
         const why = error instanceof errors/* ExplainedError */.h
             ? error.message
-            : (0,failures/* explainFailure */.S)(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
+            : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
         const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
         throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
     }
@@ -1264,13 +2966,13 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
 function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
     const path = (0,printable/* printable */.g$)(folder.path, 200);
     if (!isKeyFolder(folder.path, tempRoot)) {
-        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under ${tempRootName}.`);
+        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`);
         return;
     }
     try {
         const refused = removeKeyFolder(folder);
         if (refused !== undefined) {
-            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`);
+            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this tool changed it; check what it points to.`);
             return;
         }
         log.info(`Deleted the private key file and its folder ${path}.`);
@@ -1311,90 +3013,71 @@ function readSavedCredential(kind, value) {
     return credentialKind(kind).readSaved(value);
 }
 
+;// CONCATENATED MODULE: ./core/saved-credential.ts
 
-/***/ }),
-
-/***/ 897:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Gx: () => (/* binding */ isMadeUnder),
-/* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
-/* harmony export */   Vy: () => (/* binding */ directoryId)
-/* harmony export */ });
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-
-
-function isMadeUnder(path, root, prefix) {
-    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(path);
-    const name = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(full);
-    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(full) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
-        name.startsWith(prefix) &&
-        /^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length)));
+const CREDENTIAL = 'credential';
+function saveCredential(state, saved) {
+    state.save(CREDENTIAL, JSON.stringify(saved));
 }
-function directoryId(path) {
-    const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
-    return `${stats.dev}:${stats.ino}`;
+function clearCredential(state) {
+    state.save(CREDENTIAL, '');
 }
-function checkOwnDirectory(path, savedId) {
-    let stats;
+function hasSavedCredential(state) {
+    return state.load(CREDENTIAL) !== '';
+}
+function loadCredential(state, kind) {
+    const raw = state.load(CREDENTIAL);
+    if (!raw)
+        return undefined;
     try {
-        stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+        return readSavedCredential(kind, JSON.parse(raw));
     }
-    catch (error) {
-        const missing = error.code === 'ENOENT';
-        return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) };
+    catch {
+        return undefined;
     }
-    const not = (reason) => ({ ours: false, missing: false, reason });
-    if (stats.isSymbolicLink())
-        return not('it is a symbolic link, not the directory this action made');
-    if (!stats.isDirectory())
-        return not('it is not a directory');
-    const uid = process.getuid?.();
-    if (uid !== undefined && stats.uid !== BigInt(uid)) {
-        return not(`it belongs to another user (uid ${stats.uid})`);
+}
+function recordedKind(state) {
+    try {
+        const { kind } = JSON.parse(state.load(CREDENTIAL));
+        return KIND_NAMES.includes(kind) ? kind : undefined;
     }
-    if (savedId === undefined)
-        return not('the saved state does not say which directory was made');
-    if (`${stats.dev}:${stats.ino}` !== savedId) {
-        return not('it is another directory than the one this action made');
+    catch {
+        return undefined;
     }
-    return { ours: true };
 }
 
+;// CONCATENATED MODULE: ./core/service/factory.ts
 
-/***/ }),
+function createService(baseUrl, http, clock, log) {
+    return new CredentialService({
+        baseUrl,
+        maxAttempts: http.maxAttempts,
+        timeoutSeconds: http.timeoutSeconds,
+        sleep: clock.sleep,
+        random: clock.random,
+        now: clock.now,
+        onRetry: ({ attempt, maxAttempts, delayMs, error }) => log.info(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
+            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
+    });
+}
 
-/***/ 935:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+;// CONCATENATED MODULE: ./core/settings/choice.ts
 
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  m: () => (/* binding */ provision)
-});
 
-// EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(519);
-// EXTERNAL MODULE: ./core/kinds/registry.ts + 18 modules
-var registry = __nccwpck_require__(815);
-// EXTERNAL MODULE: ./core/saved-credential.ts
-var saved_credential = __nccwpck_require__(683);
-// EXTERNAL MODULE: ./core/service/factory.ts
-var factory = __nccwpck_require__(136);
-// EXTERNAL MODULE: ./core/service/failures.ts
-var failures = __nccwpck_require__(323);
-// EXTERNAL MODULE: ./core/settings/choice.ts
-var choice = __nccwpck_require__(231);
-// EXTERNAL MODULE: ./core/settings/common.ts
-var common = __nccwpck_require__(893);
-// EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(344);
-// EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(620);
+
+function readKindChoice(options) {
+    const raw = options.read('credential');
+    const value = raw.trim().toLowerCase() || 'cicd';
+    const apiKey = options.read('api-key').trim();
+    if (value === 'auto')
+        return { kind: apiKey ? 'cicd' : 'free', auto: true };
+    if (KIND_NAMES.includes(value))
+        return { kind: value, auto: false };
+    const choices = [...KIND_NAMES.slice(0, 2), 'auto', ...KIND_NAMES.slice(2)];
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'credential')} is ${(0,quote/* quote */.h)(raw)}: expected one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`);
+}
+
 ;// CONCATENATED MODULE: ./core/settings/input-text.ts
 
 
@@ -1461,51 +3144,46 @@ function describeCharacter(text, at) {
 
 function readMainSettings(source) {
     const options = checkedOptions(source);
-    const { kind, auto } = (0,choice/* readKindChoice */.U)(options);
-    return (0,registry/* credentialKind */.eV)(kind).readSettings(options, (0,common/* readCommonSettings */.Fs)(options), { auto });
+    const { kind, auto } = readKindChoice(options);
+    return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
 }
 
-// EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __nccwpck_require__(436);
 ;// CONCATENATED MODULE: ./core/step-writes.ts
 
-function holdWrites(target, log) {
-    const held = [];
-    return {
-        exportVariable: (name, value) => held.push(() => target.exportVariable(name, value)),
-        setOutput: (name, value) => held.push(() => target.setOutput(name, value)),
-        summaryTable: (what, heading, columns, rows) => held.push(() => {
-            try {
-                target.summaryTable(heading, columns, rows);
-            }
-            catch (error) {
-                log.warning(`Could not write ${what}: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
-            }
-        }),
-        flush: () => {
-            for (const write of held.splice(0))
-                write();
-        }
-    };
-}
 function environmentFor(obtained, prefix) {
     return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
 }
-function publishObtained(obtained, settings, writes) {
-    const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
-    for (const [name, value] of Object.entries(environment))
-        writes.exportVariable(name, value);
-    for (const [name, value] of Object.entries(obtained.outputs))
-        writes.setOutput(name, value);
-    writes.summaryTable('the job summary', 'Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
-    return Object.keys(environment);
+function writesFor(obtained, settings) {
+    return {
+        variables: settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {},
+        outputs: { ...obtained.outputs },
+        summary: [
+            {
+                heading: 'Tunnel credentials',
+                columns: ['Field', 'Value'],
+                rows: obtained.summary.filter(([, value]) => value)
+            }
+        ]
+    };
+}
+const SUMMARY_VALUE_MAX = 500;
+function withPrintableSummary(writes) {
+    return {
+        ...writes,
+        summary: writes.summary.map(table => ({
+            ...table,
+            rows: table.rows.map(([field, value]) => [
+                (0,printable/* printable */.g$)(field, 100),
+                (0,printable/* printable */.g$)(value, SUMMARY_VALUE_MAX)
+            ])
+        }))
+    };
 }
 
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
 var urls = __nccwpck_require__(95);
 ;// CONCATENATED MODULE: ./core/provision.ts
+
 
 
 
@@ -1528,28 +3206,34 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 163).then(__nccwpck_require__.bind(__nccwpck_require__, 163))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 934).then(__nccwpck_require__.bind(__nccwpck_require__, 934))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
-            await (0,registry/* obtainCredential */.HR)(settings, {
+            await obtainCredential(settings, {
                 service: () => {
                     if (!('baseUrl' in settings))
                         throw new Error(`credential ${settings.kind} sends no request`);
-                    return (0,factory/* createService */.s)(settings.baseUrl, settings.http, clock, log);
+                    return createService(settings.baseUrl, settings.http, clock, log);
                 },
                 log,
                 mask: secrets => host.mask(secrets),
-                save: saved => (0,saved_credential/* saveCredential */.xg)(state, saved),
-                clearSaved: () => (0,saved_credential/* clearCredential */.n4)(state),
+                save: saved => saveCredential(state, saved),
+                clearSaved: () => clearCredential(state),
                 publish: async (obtained) => {
-                    const writes = holdWrites(host, log);
-                    const exported = publishObtained(obtained, settings, writes);
+                    const writes = writesFor(obtained, settings);
+                    const exported = Object.keys(writes.variables);
                     if (tunnel)
                         await tunnel.open(obtained.login, settings, writes);
-                    writes.flush();
+                    try {
+                        host.handOver(withPrintableSummary(writes));
+                    }
+                    catch (error) {
+                        await tunnel?.close();
+                        throw new errors/* ExplainedError */.h(`Could not hand the credential to later steps: ${(0,describe_error/* describeUnexpected */.V)(error)}. Nothing was handed out, and the credential is revoked rather than left unused.`);
+                    }
                     log.info(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
                 },
-                explain: error => (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }),
+                explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
                 run: host.run
@@ -1558,11 +3242,15 @@ async function provision(host) {
         finally {
             await tunnel?.stopUnused();
         }
+        return { status: 'provisioned' };
     }
     catch (error) {
-        host.fail(error instanceof errors/* ExplainedError */.h
-            ? error.message
-            : (0,failures/* explainFailure */.S)(error, { baseUrl, project, nowMs: clock.now() }));
+        return {
+            status: 'failed',
+            message: error instanceof errors/* ExplainedError */.h
+                ? error.message
+                : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
+        };
     }
 }
 function listExported(names, prefix) {
@@ -1573,59 +3261,50 @@ function listExported(names, prefix) {
     return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
 }
 
-
-/***/ }),
-
-/***/ 241:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  r: () => (/* binding */ revoke)
-});
-
-// EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(519);
-// EXTERNAL MODULE: ./core/kinds/registry.ts + 18 modules
-var registry = __nccwpck_require__(815);
-// EXTERNAL MODULE: ./core/saved-credential.ts
-var saved_credential = __nccwpck_require__(683);
-// EXTERNAL MODULE: ./core/expiry.ts
-var expiry = __nccwpck_require__(447);
-// EXTERNAL MODULE: ./core/service/factory.ts
-var factory = __nccwpck_require__(136);
-// EXTERNAL MODULE: ./core/service/failures.ts
-var failures = __nccwpck_require__(323);
-// EXTERNAL MODULE: ./core/settings/common.ts
-var common = __nccwpck_require__(893);
-// EXTERNAL MODULE: ./core/settings/choice.ts
-var choice = __nccwpck_require__(231);
-// EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(344);
 ;// CONCATENATED MODULE: ./core/settings/read-post.ts
 
 
 
 
-function readPostSettings(options) {
-    const kind = readPostKind(options);
+function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
         apiKey: options.read('api-key').trim(),
-        ...((0,registry/* credentialKind */.eV)(kind).sendsRequests && { baseUrl: (0,common/* readBaseUrl */.$P)(options) }),
+        ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
         revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
-        failOnRevokeError: (0,common/* parseFailOnRevokeError */.VP)(options),
-        http: (0,common/* readHttpSettings */.QD)(options),
+        failOnRevokeError: parseFailOnRevokeError(options),
+        http: readHttpSettings(options),
         optionLabel: name => options.label(name)
     };
 }
 function readPostKind(options) {
-    return (0,choice/* readKindChoice */.U)(options).kind;
+    return readKindChoice(options).kind;
 }
 
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
+;// CONCATENATED MODULE: ./core/revoke-kind.ts
+
+
+function chooseRevokeKind(options, recorded, readsAs) {
+    const optionKind = readPostKind(options);
+    const named = options.read('credential').trim().toLowerCase();
+    if (recorded === undefined)
+        return { kind: optionKind };
+    if (named === '' || named === 'auto' || optionKind === recorded)
+        return { kind: recorded };
+    const label = options.label('credential');
+    const mismatch = `The saved state records a credential of kind "${recorded}", but ${label} is "${optionKind}". ` +
+        `It was treated as "${recorded}", as recorded; run revoke with the options provision had, or without ${label}.`;
+    const unrevocable = credentialKind(recorded).revocation === 'unrevocable';
+    if (unrevocable && credentialKind(optionKind).revocation === 'revoke' && readsAs(optionKind)) {
+        return {
+            kind: optionKind,
+            mismatch: `The saved state records a credential of kind "${recorded}", which cannot be revoked, but ${label} is "${optionKind}". ` +
+                `It was revoked as "${optionKind}", since saved state is not trusted to skip a revoke.`
+        };
+    }
+    return { kind: recorded, mismatch };
+}
+
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
 var saved_tunnel = __nccwpck_require__(462);
 ;// CONCATENATED MODULE: ./core/revoke.ts
@@ -1639,1793 +3318,115 @@ var saved_tunnel = __nccwpck_require__(462);
 
 
 
+
 const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
 async function revoke(host) {
-    const { options, log, clock, state } = host;
+    const { options } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
-    if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
-        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 163).then(__nccwpck_require__.bind(__nccwpck_require__, 163));
-        await stopSavedTunnel(host);
+    const { tunnel, untidied } = await stopRecordedTunnel(host);
+    const { credential, kindMismatch } = await revokeRecordedCredential(host);
+    return { tunnel, credential, ...(kindMismatch && { kindMismatch }), untidied };
+}
+async function stopRecordedTunnel(host) {
+    if (host.state.load('tunnel') === '')
+        return { tunnel: { status: 'none' }, untidied: [] };
+    const loaded = (0,saved_tunnel/* loadTunnel */.Lc)(host.state, host.tempRoot);
+    if (loaded === undefined) {
+        host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
+        return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    if (!(0,saved_credential/* hasSavedCredential */.p7)(state)) {
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 934).then(__nccwpck_require__.bind(__nccwpck_require__, 934));
+    const stopped = await stopSavedTunnel(loaded, host);
+    return { tunnel: stopped.outcome, untidied: stopped.untidied ? [stopped.untidied] : [] };
+}
+async function revokeRecordedCredential(host) {
+    const { options, log, clock, state } = host;
+    if (!hasSavedCredential(state)) {
         log.info(NOTHING_SAVED);
-        return;
+        return { credential: { status: 'nothing' } };
     }
     let failOnRevokeError = false;
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let saved;
+    let chosen;
     try {
-        failOnRevokeError = (0,common/* parseFailOnRevokeError */.VP)(options);
-        const kind = readPostKind(options);
-        saved = (0,saved_credential/* loadCredential */.SS)(state, kind);
+        failOnRevokeError = parseFailOnRevokeError(options);
+        chosen = chooseRevokeKind(options, recordedKind(state), kind => loadCredential(state, kind) !== undefined);
+        saved = loadCredential(state, chosen.kind);
         if (!saved) {
-            log.warning(`The saved state holds a credential that does not read as ${options.label('credential')} "${kind}", so nothing was revoked. ` +
-                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.');
-            return;
+            const message = `The saved state holds a credential that does not read as ${options.label('credential')} "${chosen.kind}", so nothing was revoked. ` +
+                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.';
+            return failed(message, 'warning', chosen);
         }
-        const settings = readPostSettings(options);
+        const settings = readPostSettings(options, chosen.kind);
         if (settings.baseUrl !== undefined)
             baseUrl = settings.baseUrl;
         const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
-        await (0,registry/* revokeSavedCredential */.zK)(saved, {
+        const revokedAs = await revokeSavedCredential(saved, {
             settings,
             service: () => {
                 if (settings.baseUrl === undefined) {
                     throw new Error(`credential ${settings.kind} sends no request`);
                 }
                 warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
-                return (0,factory/* createService */.s)(settings.baseUrl, settings.http, clock, log);
+                return createService(settings.baseUrl, settings.http, clock, log);
             },
             log,
             tempRoot: host.tempRoot,
             tempRootName: host.tempRootName
         });
+        return { credential: { status: revokedAs }, ...withMismatch(chosen) };
     }
     catch (error) {
         const reason = error instanceof errors/* ExplainedError */.h
             ? error.message
-            : (0,failures/* explainFailure */.S)(error, { baseUrl, nowMs: clock.now() });
-        const report = (message) => reportOrFail(host, message, failOnRevokeError);
-        if (!saved) {
-            report(`Could not revoke what was provisioned: ${reason}`);
-            return;
+            : explainFailure(error, { baseUrl, nowMs: clock.now() });
+        const weight = failOnRevokeError ? 'fail-step' : 'warning';
+        if (!saved)
+            return failed(`Could not revoke what was provisioned: ${reason}`, weight, chosen);
+        const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
+        const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
+        if (hasExpired(expiresAt, clock.now())) {
+            const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
+            return failed(`${message}${note}`, 'info', chosen);
         }
-        reportRevokeFailure(`Could not revoke ${(0,registry/* describeCredential */.t8)(saved)}: ${reason}`, saved, {
-            log,
-            clock,
-            report
-        });
+        return failed(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`, weight, chosen);
     }
+}
+function failed(message, report, chosen) {
+    return { credential: { status: 'failed', message, report }, ...withMismatch(chosen) };
+}
+function withMismatch(chosen) {
+    return chosen?.mismatch === undefined ? {} : { kindMismatch: chosen.mismatch };
 }
 function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
     if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
     log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
-        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`);
+        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
 }
-function reportRevokeFailure(message, saved, { log, clock, report }) {
-    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-    if ((0,expiry/* hasExpired */.o)(expiresAt, clock.now())) {
-        log.info(`${message} It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`);
+
+;// CONCATENATED MODULE: ./github/steps.ts
+
+
+
+async function mainStep(host) {
+    const outcome = await provision(host);
+    if (outcome.status === 'failed')
+        core/* setFailed */.C1(outcome.message);
+}
+async function postStep(host) {
+    const { credential, kindMismatch } = await revoke(host);
+    if (kindMismatch !== undefined)
+        host.log.warning(kindMismatch);
+    if (credential.status !== 'failed')
         return;
-    }
-    report(`${message}${(0,expiry/* expiryNote */._)({ expiresAt }) || ' Its expiry is unknown.'}`);
-}
-function reportOrFail(host, message, failOnRevokeError) {
-    if (failOnRevokeError)
-        host.fail(message);
+    if (credential.report === 'fail-step')
+        core/* setFailed */.C1(credential.message);
+    else if (credential.report === 'warning')
+        host.log.warning(credential.message);
     else
-        host.log.warning(message);
-}
-
-
-/***/ }),
-
-/***/ 683:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   SS: () => (/* binding */ loadCredential),
-/* harmony export */   n4: () => (/* binding */ clearCredential),
-/* harmony export */   p7: () => (/* binding */ hasSavedCredential),
-/* harmony export */   xg: () => (/* binding */ saveCredential)
-/* harmony export */ });
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(815);
-
-const CREDENTIAL = 'credential';
-function saveCredential(state, saved) {
-    state.save(CREDENTIAL, JSON.stringify(saved));
-}
-function clearCredential(state) {
-    state.save(CREDENTIAL, '');
-}
-function hasSavedCredential(state) {
-    return state.load(CREDENTIAL) !== '';
-}
-function loadCredential(state, kind) {
-    const raw = state.load(CREDENTIAL);
-    if (!raw)
-        return undefined;
-    try {
-        return (0,_kinds_registry_js__WEBPACK_IMPORTED_MODULE_0__/* .readSavedCredential */ .n7)(kind, JSON.parse(raw));
-    }
-    catch {
-        return undefined;
-    }
-}
-
-
-/***/ }),
-
-/***/ 854:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   B9: () => (/* binding */ tokenOf),
-/* harmony export */   Gv: () => (/* binding */ isObject),
-/* harmony export */   h0: () => (/* binding */ tunnelUserOf)
-/* harmony export */ });
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function tokenOf(answer) {
-    return answer.token ?? answer.tunnel_client_secret;
-}
-function tunnelUserOf(answer) {
-    return answer.tunnel_user ?? answer.tunnel_client_id;
-}
-
-
-/***/ }),
-
-/***/ 570:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   V: () => (/* binding */ secretsIn),
-/* harmony export */   h: () => (/* binding */ holdsSecret)
-/* harmony export */ });
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
-
-function secretsIn(raw) {
-    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
-        return [];
-    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
-}
-function holdsSecret(value, secrets) {
-    return secrets.some(secret => value.includes(secret) ||
-        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
-}
-function shareRun(a, b, length) {
-    if (a.length < length || b.length < length)
-        return false;
-    const starts = new Map();
-    forEachWindow(b, length, (hash, start) => {
-        const list = starts.get(hash);
-        if (list)
-            list.push(start);
-        else
-            starts.set(hash, [start]);
-        return false;
-    });
-    return forEachWindow(a, length, (hash, start) => {
-        const piece = a.slice(start, start + length);
-        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
-    });
-}
-function forEachWindow(text, length, visit) {
-    const base = 257;
-    let highest = 1;
-    for (let i = 1; i < length; i++)
-        highest = Math.imul(highest, base);
-    let hash = 0;
-    for (let i = 0; i < text.length; i++) {
-        if (i >= length)
-            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
-        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
-        if (i >= length - 1 && visit(hash, i - length + 1))
-            return true;
-    }
-    return false;
-}
-
-
-/***/ }),
-
-/***/ 768:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  fA: () => (/* binding */ CredentialService),
-  _7: () => (/* reexport */ ServiceError)
-});
-
-// UNUSED EXPORTS: MAX_BODY_BYTES, interpretAnswer
-
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = require("node:http");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(78);
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
-;// CONCATENATED MODULE: ./core/service/service-error.ts
-class ServiceError extends Error {
-    kind;
-    endpoint;
-    status;
-    code;
-    serviceMessage;
-    retryAfterSeconds;
-    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
-        super(detail);
-        this.kind = kind;
-        this.endpoint = endpoint;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'ServiceError';
-    }
-}
-
-;// CONCATENATED MODULE: ./core/service/answer.ts
-
-
-function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
-    const parsed = parseJson(text);
-    if (status >= 200 && status < 300) {
-        if (endpoint === 'revoke-token')
-            return parsed;
-        if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, text.trim()
-                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
-                : `HTTP ${status} with an empty body`, status);
-        }
-        return parsed;
-    }
-    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
-    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
-    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
-    const retryAfter = readRetryAfter(errorObject.retry_after) ??
-        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
-    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
-    }
-    catch {
-        return undefined;
-    }
-}
-function readRetryAfter(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d+$/.test(value.trim())
-            ? Number(value)
-            : NaN;
-    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
-}
-function readRetryAfterHeader(value, nowMs) {
-    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
-        return readRetryAfter(value);
-    const at = Date.parse(value);
-    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
-}
-function firstValue(value) {
-    return Array.isArray(value) ? value[0] : value;
-}
-function shortBody(text) {
-    const trimmed = text.trim();
-    if (!trimmed)
-        return ' (empty body)';
-    return trimmed.length <= 120
-        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
-        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
-}
-
-// EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(652);
-;// CONCATENATED MODULE: ./core/version.ts
-const ACTION_NAME = 'provision-tunnel-credentials';
-const ACTION_VERSION = '1.0.0';
-
-;// CONCATENATED MODULE: ./core/service/client.ts
-
-
-
-
-
-
-
-
-
-const MAX_BODY_BYTES = 1024 * 1024;
-class CredentialService {
-    options;
-    constructor(options) {
-        this.options = options;
-    }
-    provisionCredential(request) {
-        const body = { project: request.project };
-        if (request.environment)
-            body.environment = request.environment;
-        if (request.ttlMinutes !== undefined)
-            body.ttl_minutes = request.ttlMinutes;
-        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
-    }
-    createFreeCredential() {
-        return this.call('create-ephemeral-token', undefined, {});
-    }
-    revokeCredential(apiKey, tunnelUser) {
-        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
-    }
-    uploadKey(request) {
-        const body = {
-            public_key_ssh: request.publicKeyLine,
-            name: request.name,
-            expires_in_days: request.expiresInDays
-        };
-        if (request.clientId)
-            body.client_id = request.clientId;
-        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
-    }
-    listKeys(apiKey) {
-        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
-    }
-    revokeKey(apiKey, keyId) {
-        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
-    }
-    async revoke(endpoint, body, apiKey) {
-        try {
-            await this.call(endpoint, body, { 'X-API-Key': apiKey });
-            return 'revoked';
-        }
-        catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
-                return 'already-gone';
-            throw error;
-        }
-    }
-    call(endpoint, body, headers, onRetry, method = 'POST') {
-        const url = `${this.options.baseUrl}/${endpoint}`;
-        const payload = body === undefined ? '' : JSON.stringify(body);
-        const allHeaders = {
-            ...headers,
-            Accept: 'application/json',
-            ...(body !== undefined && { 'Content-Type': 'application/json' })
-        };
-        return (0,retry/* withRetries */.LH)(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
-            maxAttempts: this.options.maxAttempts,
-            sleep: this.options.sleep,
-            random: this.options.random,
-            onRetry: info => {
-                onRetry?.();
-                this.options.onRetry?.(info);
-            }
-        });
-    }
-    async attempt(endpoint, method, url, payload, headers) {
-        const timeoutMs = this.options.timeoutSeconds * 1000;
-        const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
-            socketTimeout: timeoutMs,
-            allowRedirects: false,
-            allowRetries: false
-        });
-        let timer;
-        const deadline = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
-        });
-        try {
-            const now = this.options.now ?? Date.now;
-            return await Promise.race([
-                exchange(http, endpoint, method, url, payload, headers, now),
-                deadline
-            ]);
-        }
-        finally {
-            clearTimeout(timer);
-            http.dispose();
-        }
-    }
-}
-async function exchange(http, endpoint, method, url, payload, headers, now) {
-    let response;
-    try {
-        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
-    }
-    catch (error) {
-        throw new ServiceError('network', endpoint, networkDetail(error));
-    }
-    let text;
-    try {
-        text = await readLimitedBody(response, endpoint);
-    }
-    catch (error) {
-        if (error instanceof ServiceError)
-            throw error;
-        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
-    }
-    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
-}
-const unbracketIpv6Host = {
-    prepareRequest(options) {
-        const host = options.host;
-        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_namespaceObject.Agent) {
-            options.host = host.slice(1, -1);
-        }
-    },
-    canHandleAuthentication: () => false,
-    handleAuthentication: () => Promise.reject(new Error('not used'))
-};
-function classifyFailure(error) {
-    if (!(error instanceof ServiceError))
-        return { retryable: false };
-    if (error.kind === 'network' || error.kind === 'timeout')
-        return { retryable: true };
-    if (error.kind === 'http' && error.status !== undefined) {
-        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
-        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
-    }
-    return { retryable: false };
-}
-async function readLimitedBody(response, endpoint) {
-    const declared = Number(response.message.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-        response.message.destroy();
-        throw tooLarge(endpoint);
-    }
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of response.message) {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-            response.message.destroy();
-            throw tooLarge(endpoint);
-        }
-        chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-}
-function tooLarge(endpoint) {
-    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
-}
-function networkDetail(error) {
-    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
-    if (typeof message !== 'string')
-        return 'unknown network error';
-    const shown = (0,printable/* cleanText */.X5)(message, 200);
-    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
-}
-
-
-/***/ }),
-
-/***/ 845:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
-/* harmony export */   n: () => (/* binding */ parseCredential)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(87);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(479);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(251);
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(854);
-/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(570);
-
-
-
-
-
-
-
-const DEFAULT_TUNNEL_PORT = 2223;
-function parseCredential(raw, overrides = {}) {
-    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .isObject */ .Gv)(raw)) {
-        throw invalid('the body is not a JSON object');
-    }
-    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tokenOf */ .B9)(raw);
-    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelUserOf */ .h0)(raw);
-    checkSecretLike(token, 'token');
-    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .secretsIn */ .V)(raw);
-    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
-    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
-    checkIdentifier(clientId, 'client_id', secrets);
-    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
-    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
-        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
-    }
-    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(tunnelHost)) {
-        throw invalid('tunnel_host is not a bare hostname or IP address');
-    }
-    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
-    const portDefaulted = rawPort === undefined || rawPort === null;
-    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
-    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__/* .isIsoTime */ .d, 'an ISO 8601 time');
-    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
-    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
-    return {
-        token: token,
-        tunnelUser: tunnelUser,
-        clientId: clientId,
-        tunnelHost,
-        tunnelPort,
-        portDefaulted,
-        ...(expiresAt !== undefined && { expiresAt }),
-        ...(ttlMinutes !== undefined && { ttlMinutes }),
-        ...(projectSlug !== undefined && { projectSlug })
-    };
-}
-function checkSecretLike(value, field) {
-    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .identifierProblem */ .rD)(value);
-    if (problem !== undefined)
-        throw invalid(`${field} ${problem}`);
-}
-function checkIdentifier(value, field, secrets) {
-    checkSecretLike(value, field);
-    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsSecret */ .h)(value, secrets))
-        throw invalid(`${field} holds the token, or a long piece of it`);
-    if ((0,_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsCommandMarker */ .e)(value)) {
-        throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
-    }
-}
-function parsePort(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d{1,5}$/.test(value)
-            ? Number(value)
-            : NaN;
-    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isPort */ .sW)(number)) {
-        throw invalid('tunnel_port is not a whole number from 1 to 65535');
-    }
-    return number;
-}
-function optional(value, field, check, expected) {
-    if (value === undefined || value === null)
-        return undefined;
-    if (!check(value))
-        throw invalid(`${field} is not ${expected}`);
-    return value;
-}
-function isPositiveInteger(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-function isSafeText(value) {
-    return (typeof value === 'string' &&
-        value.length <= 200 &&
-        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(value) &&
-        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .isWellFormed */ .UC)(value));
-}
-function invalid(what) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
-        'Check that base-url points at the credential service; if it does, report this to the service operator.');
-}
-
-
-/***/ }),
-
-/***/ 136:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   s: () => (/* binding */ createService)
-/* harmony export */ });
-/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(768);
-
-function createService(baseUrl, http, clock, log) {
-    return new _client_js__WEBPACK_IMPORTED_MODULE_0__/* .CredentialService */ .fA({
-        baseUrl,
-        maxAttempts: http.maxAttempts,
-        timeoutSeconds: http.timeoutSeconds,
-        sleep: clock.sleep,
-        random: clock.random,
-        now: clock.now,
-        onRetry: ({ attempt, maxAttempts, delayMs, error }) => log.info(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
-            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
-    });
-}
-
-
-/***/ }),
-
-/***/ 323:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   S: () => (/* binding */ explainFailure)
-/* harmony export */ });
-/* harmony import */ var _text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(436);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
-/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(652);
-/* harmony import */ var _client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(768);
-
-
-
-
-const RATE_LIMITS = {
-    'credential-provision': 'credential-provision allows 60 requests per hour per API key',
-    'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
-    'revoke-token': 'revoke-token is rate limited by the service',
-    'keys-upload': 'keys-upload allows 20 uploads per hour per user',
-    'user-keys-list': 'user-keys-list is rate limited by the service',
-    'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
-};
-const INVALID_REQUEST_HINTS = {
-    'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
-    'create-ephemeral-token': 'Check base-url.',
-    'revoke-token': 'Check base-url.',
-    'keys-upload': 'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
-    'user-keys-list': 'Check base-url.',
-    'revoke-ssh-key': 'Check base-url.'
-};
-const FORBIDDEN_HINTS = {
-    'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
-    'create-ephemeral-token': 'Check base-url.',
-    'revoke-token': 'Use a key of the account that owns the token.',
-    'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
-    'user-keys-list': 'Use the api-key that uploaded the key.',
-    'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
-};
-function explainFailure(error, context) {
-    if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .RetryAfterTooLong */ .Zt && error.cause instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
-        return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
-            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${_retry_js__WEBPACK_IMPORTED_MODULE_0__/* .MAX_RETRY_AFTER_SECONDS */ .hz} s), ` +
-            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
-    }
-    if (error instanceof _retry_js__WEBPACK_IMPORTED_MODULE_0__/* .AttemptsExhausted */ .Q0 && error.cause instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7) {
-        const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
-        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
-    }
-    if (error instanceof _client_js__WEBPACK_IMPORTED_MODULE_1__/* .ServiceError */ ._7)
-        return explainServiceError(error, context);
-    return `Unexpected error: ${(0,_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}. Please report it with the step's log.`;
-}
-function retryTime(nowMs, retryAfterSeconds) {
-    const at = new Date(nowMs + retryAfterSeconds * 1000);
-    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
-}
-function explainServiceError(error, context) {
-    const said = error.serviceMessage
-        ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
-        : '';
-    switch (error.kind) {
-        case 'network':
-            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`;
-        case 'timeout':
-            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (input timeout-seconds).`;
-        case 'bad-response':
-            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that base-url points at the credential service (its path usually ends in /functions/v1).`;
-        case 'http':
-            break;
-    }
-    const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
-    switch (error.status) {
-        case 400:
-            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`;
-        case 401:
-            return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`;
-        case 403:
-            return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
-        case 404:
-            return error.endpoint === 'credential-provision'
-                ? `Project "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
-                    `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
-                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
-        case 429:
-            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
-    }
-    if (error.status !== undefined && error.status >= 500) {
-        return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
-    }
-    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check base-url.`;
-}
-
-
-/***/ }),
-
-/***/ 652:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   LH: () => (/* binding */ withRetries),
-/* harmony export */   Q0: () => (/* binding */ AttemptsExhausted),
-/* harmony export */   Zt: () => (/* binding */ RetryAfterTooLong),
-/* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
-/* harmony export */ });
-/* unused harmony export backoffDelay */
-const MAX_RETRY_AFTER_SECONDS = 60;
-const BASE_DELAY_MS = 1000;
-const MAX_DELAY_MS = 10_000;
-class RetryAfterTooLong extends Error {
-    cause;
-    retryAfterSeconds;
-    constructor(cause, retryAfterSeconds) {
-        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
-        this.cause = cause;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'RetryAfterTooLong';
-    }
-}
-class AttemptsExhausted extends Error {
-    cause;
-    attempts;
-    constructor(cause, attempts) {
-        super(`gave up after ${attempts} attempt(s)`);
-        this.cause = cause;
-        this.attempts = attempts;
-        this.name = 'AttemptsExhausted';
-    }
-}
-async function withRetries(attempt, classify, options) {
-    for (let attemptNumber = 1;; attemptNumber++) {
-        try {
-            return await attempt();
-        }
-        catch (error) {
-            const failure = classify(error);
-            if (!failure.retryable)
-                throw error;
-            if (failure.retryAfterSeconds !== undefined &&
-                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
-                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
-            }
-            if (attemptNumber >= options.maxAttempts)
-                throw new AttemptsExhausted(error, attemptNumber);
-            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
-            options.onRetry?.({
-                attempt: attemptNumber,
-                maxAttempts: options.maxAttempts,
-                delayMs,
-                error
-            });
-            await options.sleep(delayMs);
-        }
-    }
-}
-function backoffDelay(attemptNumber, retryAfterSeconds, random) {
-    if (retryAfterSeconds !== undefined)
-        return Math.max(0, retryAfterSeconds) * 1000;
-    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
-    return Math.round(ceiling / 2 + (ceiling / 2) * random());
-}
-
-
-/***/ }),
-
-/***/ 231:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   U: () => (/* binding */ readKindChoice)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(815);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(344);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(620);
-
-
-
-
-function readKindChoice(options) {
-    const raw = options.read('credential');
-    const value = raw.trim().toLowerCase() || 'cicd';
-    const apiKey = options.read('api-key').trim();
-    if (value === 'auto')
-        return { kind: apiKey ? 'cicd' : 'free', auto: true };
-    if (_kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.includes(value))
-        return { kind: value, auto: false };
-    const choices = [..._kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.slice(0, 2), 'auto', ..._kinds_registry_js__WEBPACK_IMPORTED_MODULE_1__/* .KIND_NAMES */ .kd.slice(2)];
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_2__/* .optionNamed */ .b7)(options, 'credential')} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_3__/* .quote */ .h)(raw)}: expected one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`);
-}
-
-
-/***/ }),
-
-/***/ 893:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $P: () => (/* binding */ readBaseUrl),
-/* harmony export */   Fs: () => (/* binding */ readCommonSettings),
-/* harmony export */   QD: () => (/* binding */ readHttpSettings),
-/* harmony export */   VP: () => (/* binding */ parseFailOnRevokeError)
-/* harmony export */ });
-/* unused harmony export isLoopback */
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(519);
-/* harmony import */ var _expose_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(148);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(344);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
-
-
-
-
-
-const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/;
-function readCommonSettings(options) {
-    return {
-        revoke: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'revoke', true),
-        failOnRevokeError: parseFailOnRevokeError(options),
-        envPrefix: readEnvPrefix(options),
-        exportEnv: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'export-env', true),
-        http: readHttpSettings(options),
-        tunnel: (0,_expose_js__WEBPACK_IMPORTED_MODULE_2__/* .readTunnelSettings */ .ij)(options),
-        optionLabel: name => options.label(name)
-    };
-}
-function parseFailOnRevokeError(options) {
-    return (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readBoolean */ .Vf)(options, 'fail-on-revoke-error', false);
-}
-function readHttpSettings(options) {
-    return {
-        maxAttempts: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readWholeNumber */ .bf)(options, 'max-attempts', 1, 10) ?? 3,
-        timeoutSeconds: (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .readWholeNumber */ .bf)(options, 'timeout-seconds', 1, 600) ?? 30
-    };
-}
-function readBaseUrl(options) {
-    const name = (0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .optionNamed */ .b7)(options, 'base-url');
-    const value = options.read('base-url').trim();
-    if (!value) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is empty: set it to the credential service address, for example https://<your-service>/functions/v1.`);
-    }
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: not a URL. Expected https://host[/path].`);
-    }
-    if (url.username || url.password) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} holds a user name or password: remove them; the API key is sent as a header.`);
-    }
-    if (url.search || url.hash) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: remove the query string or fragment.`);
-    }
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${name} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: it must use https. Plain http is accepted only for loopback hosts (localhost, 127.0.0.0/8, ::1), for local testing.`);
-    }
-    const path = url.pathname.replace(/\/+$/, '') || '/functions/v1';
-    return `${url.protocol}//${url.host}${path}`;
-}
-function isLoopback(hostname) {
-    const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (host === 'localhost' || host === '::1')
-        return true;
-    return (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4 && host.startsWith('127.');
-}
-function readEnvPrefix(options) {
-    const value = options.read('env-prefix').trim() || 'SVC';
-    if (!ENV_PREFIX_PATTERN.test(value)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .optionNamed */ .b7)(options, 'env-prefix')} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(value)}: expected an upper-case letter followed by upper-case letters, digits or underscores, such as SVC.`);
-    }
-    return value;
-}
-
-
-/***/ }),
-
-/***/ 148:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   J1: () => (/* binding */ formatUrl),
-/* harmony export */   ij: () => (/* binding */ readTunnelSettings)
-/* harmony export */ });
-/* unused harmony exports DEFAULT_URL_TEMPLATE, parseExpose, parseUrlTemplate, parseHostKeyPins */
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(479);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(620);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(344);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(251);
-/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(196);
-
-
-
-
-
-
-
-
-const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
-const DEFAULT_ENTRY_NAME = 'app';
-const DEFAULT_TARGET_HOST = 'localhost';
-const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
-function parseExpose(raw, label) {
-    const texts = raw
-        .split(/[\n,]/)
-        .map(text => text.trim())
-        .filter(text => text !== '');
-    const entries = texts.map(text => naming(label('expose'), 'entry', () => parseEntry(text, texts.length)));
-    const seen = new Set();
-    for (const entry of entries) {
-        if (seen.has(entry.name)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
-        }
-        seen.add(entry.name);
-    }
-    return entries;
-}
-function parseEntry(text, count) {
-    const equals = text.indexOf('=');
-    if (equals === -1) {
-        if (/^\d+$/.test(text) && count > 1) {
-            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
-        }
-        if (!/^\d+$/.test(text)) {
-            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
-        }
-        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: parsePort(text, text) };
-    }
-    const name = text.slice(0, equals).trim();
-    const target = text.slice(equals + 1).trim();
-    if (!NAME_PATTERN.test(name)) {
-        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
-    }
-    return { name, ...parseTarget(target, text) };
-}
-function parseTarget(target, entry) {
-    if (/^\d+$/.test(target))
-        return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
-    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
-    if (bracketed) {
-        if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(bracketed[1]) !== 6) {
-            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
-        }
-        return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
-    }
-    const colon = target.lastIndexOf(':');
-    const host = colon === -1 ? '' : target.slice(0, colon);
-    const port = colon === -1 ? '' : target.slice(colon + 1);
-    if (!host || !/^\d+$/.test(port)) {
-        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
-    }
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 6) {
-        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
-    }
-    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
-        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
-    }
-    return { host, port: parsePort(port, entry) };
-}
-function parsePort(text, entry) {
-    const port = Number(text);
-    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
-        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
-    }
-    return port;
-}
-class PartProblem extends Error {
-    part;
-    needs;
-    constructor(part, needs) {
-        super(needs);
-        this.part = part;
-        this.needs = needs;
-    }
-}
-function naming(optionLabel, partName, parse) {
-    try {
-        return parse();
-    }
-    catch (error) {
-        if (!(error instanceof PartProblem))
-            throw error;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(error.part)}: ${error.needs}.`);
-    }
-}
-function entryError(entry, needs) {
-    return new PartProblem(entry, needs);
-}
-function parseUrlTemplate(raw, label) {
-    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
-    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
-        if (!PLACEHOLDERS.includes(inner)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
-        }
-    }
-    if (template.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__/* .LEGACY_COMMAND_MARKER */ .H)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
-    }
-    const sample = formatUrl(template, {
-        name: 'app',
-        user: 'user',
-        host: 'tunnel.example',
-        port: 22
-    });
-    if (sample === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
-    }
-    return template;
-}
-function formatUrl(template, values) {
-    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .hasUnsafeCharacter */ .QR)(text))
-        return undefined;
-    try {
-        const url = new URL(text);
-        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function parseHostKeyPins(raw, label) {
-    const pins = [];
-    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
-        if (line === '' || line.startsWith('#'))
-            continue;
-        const pin = naming(label('tunnel-host-key'), 'line', () => line.startsWith('SHA256:')
-            ? { fingerprint: parseFingerprint(line) }
-            : parseKnownHostsLine(line));
-        const same = pins.find(known => known.fingerprint === pin.fingerprint);
-        if (same === undefined)
-            pins.push(pin);
-        else
-            same.keyType ??= pin.keyType;
-    }
-    return pins;
-}
-function parseFingerprint(line) {
-    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
-        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
-    }
-    return line.replace(/=$/, '');
-}
-function parseKnownHostsLine(line) {
-    const fields = line.split(/\s+/);
-    if (fields[0].startsWith('@')) {
-        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
-    }
-    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
-    const type = fields[typeAt];
-    const encoded = fields[typeAt + 1];
-    if (typeAt === -1 || encoded === undefined) {
-        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
-    }
-    const blob = Buffer.from(encoded, 'base64');
-    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .keyTypeOf */ .z)(blob) !== type) {
-        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
-    }
-    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .fingerprintOf */ .a)(blob), keyType: type };
-}
-const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
-function pinError(line, needs) {
-    return new PartProblem(line, needs);
-}
-function readTunnelSettings(options) {
-    const label = (name) => options.label(name);
-    const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
-    const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
-    const entries = parseExpose(options.read('expose'), label);
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
-}
-
-
-/***/ }),
-
-/***/ 344:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Iu: () => (/* binding */ capitalised),
-/* harmony export */   Vf: () => (/* binding */ readBoolean),
-/* harmony export */   b7: () => (/* binding */ optionNamed),
-/* harmony export */   bf: () => (/* binding */ readWholeNumber),
-/* harmony export */   nN: () => (/* binding */ readOneLine)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
-
-
-
-function optionNamed(options, name) {
-    return capitalised(options.label(name));
-}
-function capitalised(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-function readBoolean(options, name, fallback) {
-    const raw = options.read(name);
-    const value = raw.trim().toLowerCase();
-    if (!value)
-        return fallback;
-    if (value === 'true')
-        return true;
-    if (value === 'false')
-        return false;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected true or false.`);
-}
-function readWholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
-    const raw = options.read(name);
-    const value = raw.trim();
-    if (!value)
-        return undefined;
-    const number = /^\d+$/.test(value) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(number) || number < min || number > max) {
-        const range = max === Number.MAX_SAFE_INTEGER
-            ? `a whole number of at least ${min}`
-            : `a whole number from ${min} to ${max}`;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected ${range}.`);
-    }
-    return number;
-}
-function readOneLine(options, name) {
-    const value = options.read(name).trim();
-    if (value.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__/* .LEGACY_COMMAND_MARKER */ .H)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
-    }
-    return value;
-}
-
-
-/***/ }),
-
-/***/ 436:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   V: () => (/* binding */ describeUnexpected)
-/* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
-
-function describeUnexpected(error) {
-    const message = error?.message;
-    const detail = typeof message === 'string' ? message : String(error);
-    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(redactErrorText(detail), 300);
-}
-function redactErrorText(text) {
-    const framed = text
-        .replace(PEM_BLOCK, '***')
-        .replace(URL_USER_INFO, '$1***@')
-        .replace(AUTH_SCHEME, '$1 ***')
-        .replace(API_KEY_HEADER, '$1 ***');
-    return framed
-        .split(FILE_PATH)
-        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .redactCredentials */ .UY)(piece)))
-        .join('');
-}
-const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
-const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
-const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
-const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
-const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
-function redactPath(path) {
-    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
-}
-function looksLikeSecret(segment) {
-    if (/^(?:tok|sk)_/.test(segment))
-        return true;
-    if (/[A-Fa-f0-9]{32,}/.test(segment))
-        return true;
-    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
-}
-
-
-/***/ }),
-
-/***/ 196:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   a: () => (/* binding */ fingerprintOf),
-/* harmony export */   z: () => (/* binding */ keyTypeOf)
-/* harmony export */ });
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-
-function fingerprintOf(blob) {
-    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-function keyTypeOf(blob) {
-    if (blob.length < 4)
-        return undefined;
-    const length = blob.readUInt32BE(0);
-    return length > 0 && 4 + length <= blob.length
-        ? blob.subarray(4, 4 + length).toString('latin1')
-        : undefined;
-}
-
-
-/***/ }),
-
-/***/ 87:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   d: () => (/* binding */ isIsoTime)
-/* harmony export */ });
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-function isIsoTime(value) {
-    return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
-}
-
-
-/***/ }),
-
-/***/ 479:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
-/* harmony export */   UC: () => (/* binding */ isWellFormed),
-/* harmony export */   UY: () => (/* binding */ redactCredentials),
-/* harmony export */   X5: () => (/* binding */ cleanText),
-/* harmony export */   g$: () => (/* binding */ printable)
-/* harmony export */ });
-/* unused harmony exports hasControlCharacter, hasLineBreak */
-/* harmony import */ var _workflow_command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(251);
-
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function hasUnsafeCharacter(value) {
-    if (PRINTABLE_ASCII.test(value))
-        return value.includes(' ');
-    return /[\s\p{Cc}\p{Cf}]/u.test(value);
-}
-function hasControlCharacter(value) {
-    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
-}
-function hasLineBreak(value) {
-    return /[\r\n\u0085\u2028\u2029]/.test(value);
-}
-function isWellFormed(value) {
-    return value.isWellFormed();
-}
-function printable(value, max = 200) {
-    const escaped = (PRINTABLE_ASCII.test(value)
-        ? value
-        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replaceAll(_workflow_command_js__WEBPACK_IMPORTED_MODULE_0__/* .LEGACY_COMMAND_MARKER */ .H, '\\u0023#[');
-    if (escaped.length <= max)
-        return escaped;
-    const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
-    return `${escaped.slice(0, end)}...`;
-}
-function cleanText(value, max) {
-    const redacted = redactCredentials(value);
-    const flat = (PRINTABLE_ASCII.test(redacted)
-        ? redacted
-        : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
-        .replace(/\s+/g, ' ')
-        .trim();
-    return printable(flat, max);
-}
-const CREDENTIAL_SHAPED = [
-    /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
-    /[A-Fa-f0-9]{8,}/g,
-    /[A-Za-z0-9+/_-]{24,}={0,2}/g
-];
-function redactCredentials(text) {
-    return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
-}
-
-
-/***/ }),
-
-/***/ 620:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   h: () => (/* binding */ quote)
-/* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
-
-function quote(value, max = 60) {
-    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
-}
-
-
-/***/ }),
-
-/***/ 45:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
-/* harmony export */   jY: () => (/* binding */ isBareHost),
-/* harmony export */   rD: () => (/* binding */ identifierProblem),
-/* harmony export */   sW: () => (/* binding */ isPort)
-/* harmony export */ });
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
-
-
-const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-function isBareHost(value) {
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
-        return true;
-    return HOSTNAME_PATTERN.test(value);
-}
-function isPort(value) {
-    return Number.isInteger(value) && value >= 1 && value <= 65535;
-}
-function isCleanIdentifier(value) {
-    return identifierProblem(value) === undefined;
-}
-function identifierProblem(value) {
-    if (value === undefined || value === null || value === '')
-        return 'is missing';
-    if (typeof value !== 'string')
-        return 'is not a string';
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value))
-        return 'holds whitespace or control characters';
-    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
-        return 'is not well-formed Unicode';
-    return undefined;
-}
-
-
-/***/ }),
-
-/***/ 251:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   H: () => (/* binding */ LEGACY_COMMAND_MARKER),
-/* harmony export */   e: () => (/* binding */ holdsCommandMarker)
-/* harmony export */ });
-const LEGACY_COMMAND_MARKER = '##[';
-function holdsCommandMarker(value) {
-    return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
-}
-
-
-/***/ }),
-
-/***/ 557:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   J4: () => (/* binding */ readyWaitMs),
-/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
-/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
-/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
-/* harmony export */ });
-/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
-
-const TUNNEL_DIR_PREFIX = 'tunnel-';
-function tunnelFiles(dir) {
-    return {
-        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'tunnel.log'),
-        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stats.json'),
-        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stop')
-    };
-}
-const HEARTBEAT_MS = 5_000;
-const STOP_GRACE_MS = 5_000;
-const STOP_FILE_CHECK_MS = 250;
-const LONGEST_RECONNECT_DELAY_MS = 30_000;
-const RECONNECT_JITTER = 0.25;
-const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
-function readyWaitMs(attemptTimeoutMs, maxAttempts) {
-    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
-}
-
-
-/***/ }),
-
-/***/ 462:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  eO: () => (/* binding */ clearTunnel),
-  Lc: () => (/* binding */ loadTunnel),
-  Y_: () => (/* binding */ saveTunnel)
-});
-
-// EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
-// EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(557);
-;// CONCATENATED MODULE: ./core/tunnel/files.ts
-
-
-function isTunnelDir(dir, root) {
-    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
-}
-
-;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
-
-const TUNNEL = 'tunnel';
-function saveTunnel(state, saved) {
-    state.save(TUNNEL, JSON.stringify(saved));
-}
-function clearTunnel(state) {
-    state.save(TUNNEL, '');
-}
-function loadTunnel(state, tempRoot) {
-    const raw = state.load(TUNNEL);
-    if (!raw)
-        return undefined;
-    try {
-        const saved = JSON.parse(raw);
-        const { pid, dir, dirId, startTime } = saved;
-        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
-            return undefined;
-        if (typeof dir !== 'string' || !isTunnelDir(dir, tempRoot))
-            return undefined;
-        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
-        return {
-            pid,
-            dir,
-            ...(text(dirId) && { dirId: text(dirId) }),
-            ...(text(startTime) && { startTime: text(startTime) }),
-            started: saved.started === true
-        };
-    }
-    catch {
-        return undefined;
-    }
-}
-
-
-/***/ }),
-
-/***/ 95:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $r: () => (/* binding */ targetOf),
-/* harmony export */   s2: () => (/* binding */ urlsFor),
-/* harmony export */   xX: () => (/* binding */ checkUrlsBeforeRequest)
-/* harmony export */ });
-/* unused harmony export hostProblem */
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(479);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(620);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(148);
-/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(344);
-
-
-
-
-
-
-
-class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h {
-    showsUrl;
-    constructor(message, showsUrl) {
-        super(message);
-        this.showsUrl = showsUrl;
-    }
-}
-const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
-const STAND_IN_USER = 'u';
-function urlsFor(tunnel, target, label) {
-    const urls = {};
-    for (const entry of tunnel.entries) {
-        const { user, host, port } = target;
-        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
-        if (url === undefined)
-            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
-        const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
-        if (problem !== undefined)
-            throw badHost(url, entry.name, problem, target, label);
-        urls[entry.name] = url;
-    }
-    return urls;
-}
-function targetOf(login) {
-    const { user, host, port, userFrom } = login;
-    return { user, host, port, ...(userFrom && { userFrom }) };
-}
-function checkUrlsBeforeRequest(settings) {
-    if (settings.tunnel === undefined || settings.tunnelHost === undefined)
-        return;
-    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .h;
-    const known = 'knownUser' in settings ? settings.knownUser : undefined;
-    const target = known
-        ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
-        :
-            { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
-    try {
-        urlsFor(settings.tunnel, target, settings.optionLabel);
-    }
-    catch (error) {
-        if (!(error instanceof UrlError))
-            throw error;
-        const standIn = target.standIn === true && error.showsUrl
-            ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
-            : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${error.message} Nothing was requested from the credential service.${standIn}`);
-    }
-}
-function hostProblem(template, hostname) {
-    const host = hostname.replace(/^\[(.*)\]$/, '$1');
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) !== 0) {
-        const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(template)?.[1] ?? '';
-        return /\{(name|user)\}/.test(authority)
-            ? `it is an IP address built from {name} or {user}`
-            : undefined;
-    }
-    const name = host.endsWith('.') ? host.slice(0, -1) : host;
-    if (name.length > 253)
-        return `it is ${name.length} characters long, and a host name has at most 253`;
-    for (const label of name.split('.')) {
-        const problem = labelProblem(label);
-        if (problem !== undefined)
-            return problem;
-    }
-    return undefined;
-}
-function labelProblem(label) {
-    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(label, 70)}"`;
-    if (label === '')
-        return 'it has an empty label (two dots in a row, or a dot at its start)';
-    if (label.length > 63)
-        return `${shown} is ${label.length} characters long, and a label has at most 63`;
-    if (!LABEL_CHARACTERS.test(label)) {
-        const character = [...label].find(c => !/[a-z0-9-]/.test(c)) ?? '';
-        return `${shown} holds ${characterName(character)}, which a host name cannot`;
-    }
-    if (label.startsWith('-') || label.endsWith('-')) {
-        return `${shown} ${label.startsWith('-') ? 'starts' : 'ends'} with a hyphen, which a host name cannot`;
-    }
-    return undefined;
-}
-function characterName(character) {
-    if (character === '_')
-        return 'an underscore';
-    if (character === '%')
-        return 'a percent sign';
-    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(character, 12)}"`;
-}
-function noUrl(template, name, host, label) {
-    const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
-        ? ''
-        : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
-            ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
-            : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
-        `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
-        `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
-}
-function badHost(url, name, problem, target, label) {
-    const user = target.user.toLowerCase();
-    const fromUser = target.standIn !== true &&
-        new URL(url).hostname
-            .split('.')
-            .some(label => label.includes(user) && labelProblem(label) !== undefined);
-    const keepUserOut = `change ${label('url-template')} so that {user} is not part of the host name`;
-    const from = target.userFrom;
-    const advice = !fromUser
-        ? `Change ${label('url-template')} so that every dot-separated label of the host is letters, digits and inner hyphens.`
-        : from?.changeable
-            ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
-            : from
-                ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
-                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
-    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
-}
-
-
-/***/ }),
-
-/***/ 927:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  S: () => (/* binding */ githubHost)
-});
-
-// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
-var core = __nccwpck_require__(391);
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = require("node:os");
-;// CONCATENATED MODULE: ./core/clock.ts
-const systemClock = {
-    now: () => Date.now(),
-    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
-    random: () => Math.random()
-};
-
-;// CONCATENATED MODULE: ./github/run-identity.ts
-function runIdentityFrom(env) {
-    return {
-        repository: env.GITHUB_REPOSITORY,
-        runId: env.GITHUB_RUN_ID,
-        runAttempt: env.GITHUB_RUN_ATTEMPT
-    };
-}
-
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
-;// CONCATENATED MODULE: ./github/summary.ts
-
-
-function appendSummaryTable(heading, [first, second], rows) {
-    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
-    if (!summaryFile)
-        return;
-    const html = core/* summary */.z
-        .addHeading(heading, 3)
-        .addTable([
-        [
-            { data: first, header: true },
-            { data: second, header: true }
-        ],
-        ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
-    ])
-        .stringify();
-    core/* summary */.z.emptyBuffer();
-    (0,external_node_fs_.appendFileSync)(summaryFile, html);
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
-}
-
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(760);
-;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
-const KEPT_VARIABLES = [
-    'PATH',
-    'HOME',
-    'USERPROFILE',
-    'TEMP',
-    'TMP',
-    'TMPDIR',
-    'SYSTEMROOT',
-    'WINDIR',
-    'LANG'
-];
-function keeperEnvironment(env, extra = []) {
-    const kept = new Set([...KEPT_VARIABLES, ...extra]);
-    const result = {};
-    for (const [name, value] of Object.entries(env)) {
-        if (value !== undefined && kept.has(name.toUpperCase()))
-            result[name] = value;
-    }
-    return result;
-}
-
-;// CONCATENATED MODULE: ./github/tunnel-process.ts
-
-
-const RUNNER_VARIABLES = ['RUNNER_TRACKING_ID'];
-function keeperEnvironmentOnRunner(env) {
-    return keeperEnvironment(env, RUNNER_VARIABLES);
-}
-function bundledTunnelProcess() {
-    return {
-        scriptPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs'),
-        environment: keeperEnvironmentOnRunner(process.env)
-    };
-}
-
-;// CONCATENATED MODULE: ./github/host.ts
-
-
-
-
-
-
-function githubHost() {
-    return {
-        options: {
-            read: name => core/* getInput */.V4(name),
-            label: name => `input ${name}`
-        },
-        log: {
-            info: message => core/* info */.pq(message),
-            notice: message => core/* notice */.lm(message),
-            warning: message => core/* warning */.$e(message)
-        },
-        mask: secrets => {
-            for (const secret of secrets)
-                core/* setSecret */.Pq(secret);
-        },
-        exportVariable: (name, value) => core/* exportVariable */.dN(name, value),
-        setOutput: (name, value) => core/* setOutput */.uH(name, value),
-        summaryTable: appendSummaryTable,
-        state: {
-            save: (name, value) => core/* saveState */.LZ(name, value),
-            load: name => core/* getState */.Gu(name)
-        },
-        fail: message => core/* setFailed */.C1(message),
-        tempRoot: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
-        tempRootName: 'RUNNER_TEMP',
-        run: runIdentityFrom(process.env),
-        clock: systemClock,
-        tunnelProcess: bundledTunnelProcess
-    };
-}
-
-
-/***/ }),
-
-/***/ 586:
-/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
-
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-__nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _core_provision_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(935);
-/* harmony import */ var _core_revoke_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(241);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(927);
-/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(8);
-/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(949);
-
-
-
-
-
-const step = (0,_step_marker_js__WEBPACK_IMPORTED_MODULE_4__/* .isPostStep */ .p)() ? 'post' : 'main';
-try {
-    if (step === 'post') {
-        await (0,_core_revoke_js__WEBPACK_IMPORTED_MODULE_1__/* .revoke */ .r)((0,_host_js__WEBPACK_IMPORTED_MODULE_2__/* .githubHost */ .S)());
-    }
-    else {
-        (0,_step_marker_js__WEBPACK_IMPORTED_MODULE_4__/* .markMainStarted */ .U)();
-        await (0,_core_provision_js__WEBPACK_IMPORTED_MODULE_0__/* .provision */ .m)((0,_host_js__WEBPACK_IMPORTED_MODULE_2__/* .githubHost */ .S)());
-    }
-}
-catch (error) {
-    (0,_last_resort_js__WEBPACK_IMPORTED_MODULE_3__/* .reportUnexpected */ .q)(step, error);
-}
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 8:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   q: () => (/* binding */ reportUnexpected)
-/* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(436);
-
-
-function reportUnexpected(step, error) {
-    const message = `Unexpected error in the ${step} step: ${(0,_core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__/* .describeUnexpected */ .V)(error)}. ` +
-        "This is a bug in the action; please report it with the step's log.";
-    if (step === 'main')
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .setFailed */ .C1(message);
-    else
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(message);
-}
-
-
-/***/ }),
-
-/***/ 949:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   U: () => (/* binding */ markMainStarted),
-/* harmony export */   p: () => (/* binding */ isPostStep)
-/* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-
-const POST_MARKER = 'isPost';
-function isPostStep() {
-    return _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .getState */ .Gu(POST_MARKER) === 'true';
-}
-function markMainStarted() {
-    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .saveState */ .LZ(POST_MARKER, 'true');
+        host.log.info(credential.message);
 }
 
 

@@ -279,7 +279,7 @@ exports.debug = debug; // for test
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(363);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(778);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -292,7 +292,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 363:
+/***/ 778:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -324,13 +324,19 @@ const ACTION_OPTIONS = [
     'fail-on-revoke-error'
 ];
 const CLI_OPTIONS = [
-    'env-file',
+    'variables-file',
     'state-file',
     'outputs-file',
     'work-dir',
     'tunnel-max-minutes'
 ];
 const SECRET_OPTIONS = ['api-key', 'tunnel-token'];
+const RETIRED_OPTIONS = new Map([
+    ['env-file', 'variables-file']
+]);
+const EARLIER_VARIABLES = {
+    'variables-file': 'SVC_ENV_FILE'
+};
 const SWITCHES = new Set(['revoke', 'fail-on-revoke-error']);
 const RENAMED_VARIABLES = {
     'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
@@ -418,6 +424,10 @@ function splitFlag(token) {
     const name = flag.replace(/^--/, '');
     if (isSecretOption(name)) {
         throw new UsageError(`${flag} is refused: a secret on the command line is visible to every process on the machine and kept in shell history. Set the variable ${variableFor(name)} instead.`);
+    }
+    const successor = flag.startsWith('--') ? RETIRED_OPTIONS.get(name) : undefined;
+    if (successor !== undefined) {
+        throw new UsageError(`${flag} is now --${successor}: Node reads ${flag} itself, before tunnel-credentials runs, so it cannot be an option of the tool. Use --${successor}, or the variable ${variableFor(successor)}.`);
     }
     if (!flag.startsWith('--') || !isFlagName(name)) {
         throw new UsageError(`${describeWord(flag)} is not an option.`);
@@ -546,8 +556,8 @@ function readEnvPrefix(options) {
 var service_credential = __nccwpck_require__(845);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __nccwpck_require__(479);
-// EXTERNAL MODULE: ./core/text/workflow-command.ts
-var workflow_command = __nccwpck_require__(251);
+// EXTERNAL MODULE: ./core/text/log-commands.ts
+var log_commands = __nccwpck_require__(785);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
 
 
@@ -613,8 +623,8 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
         throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,workflow_command/* holdsCommandMarker */.e)(value)) {
-        throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters, "::" or "##[".`);
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
+        throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
     }
     return { name: value, from: { label: options.label(name), changeable } };
 }
@@ -646,7 +656,7 @@ function shouldRevoke(settings, saved) {
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
-        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty in the post step, so the revoke request cannot be authenticated.`);
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty when revoking, so the revoke request cannot be authenticated.`);
     }
 }
 
@@ -657,10 +667,10 @@ async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = 
     }
     catch (error) {
         if (saved) {
-            log.info(`Could not revoke ${what} yet (${explain(error)}); the post step will try again.`);
+            log.info(`Could not revoke ${what} yet (${explain(error)}); revoking when the job ends tries again.`);
         }
         else {
-            log.warning(`Could not revoke ${what} (${explain(error)}). It cannot be saved for the post step, so it stays valid until it expires.`);
+            log.warning(`Could not revoke ${what} (${explain(error)}). It cannot be saved for revoking when the job ends, so it stays valid until it expires.`);
         }
         return;
     }
@@ -784,6 +794,7 @@ const cicdKind = {
         };
     },
     sendsRequests: true,
+    revocation: 'revoke',
     async obtain(settings, context) {
         const { service, log, mask, save, publish } = context;
         const environment = settings.environment ? ` (${settings.environment})` : '';
@@ -817,13 +828,14 @@ const cicdKind = {
     async revoke(saved, { settings, service, log }) {
         if (!shouldRevoke(settings, saved)) {
             log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
-            return;
+            return 'kept';
         }
         requireRevokeApiKey(settings);
         const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
         log.info(outcome === 'revoked'
             ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
             : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+        return 'revoked';
     },
     describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
@@ -852,6 +864,7 @@ const existingKind = {
         return { ...common, kind: 'existing', tunnelToken, tunnelUser: login.knownUser.name, ...login };
     },
     sendsRequests: false,
+    revocation: 'held',
     async obtain(settings, { log, mask, save, publish }) {
         mask([settings.tunnelToken]);
         log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
@@ -872,6 +885,7 @@ const existingKind = {
     async revoke(saved, { settings, log }) {
         log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
+        return 'kept';
     },
     describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
@@ -903,6 +917,7 @@ const freeKind = {
         };
     },
     sendsRequests: true,
+    revocation: 'unrevocable',
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
@@ -923,6 +938,7 @@ const freeKind = {
     readSaved: saved => readSavedToken('free', saved),
     async revoke(saved, { log }) {
         log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
+        return 'nothing';
     },
     describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
@@ -2075,7 +2091,7 @@ const FORBIDDEN_HINTS = {
     'revoke-token': 'Use a key of the account that owns the token.',
     'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
     'user-keys-list': 'Use the api-key that uploaded the key.',
-    'revoke-ssh-key': 'The key belongs to another account than the api-key of the post step: use the same api-key in both steps.'
+    'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
 };
 function explainFailure(error, context) {
     if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
@@ -2114,7 +2130,7 @@ function explainServiceError(error, context) {
         case 400:
             return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`;
         case 401:
-            return `The API key was rejected (${status}).${said} Check that the api-key secret holds a current key: one that exists, is not revoked and has not expired.`;
+            return `The API key was rejected (${status}).${said} Check that the API key given is a current one: it exists, is not revoked and has not expired.`;
         case 403:
             return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
@@ -2503,7 +2519,7 @@ async function settleRecords(client, apiKey, fingerprint, name, keep, { log, exp
     }
     catch (error) {
         log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ExplainedError */.h ? error.message : explain(error)}). ` +
-            `Until the post step has looked again, ${revokeByHand(fingerprint, name)}.`);
+            `Until revoking when the job ends has looked again, ${revokeByHand(fingerprint, name)}.`);
         return false;
     }
 }
@@ -2534,6 +2550,7 @@ function clearSavedQuietly({ clearSaved }) {
 
 
 
+
 const SSH_KEY_LOGIN = {
     kind: 'ssh-key',
     userOption: 'client-id',
@@ -2541,14 +2558,22 @@ const SSH_KEY_LOGIN = {
     userChangeable: true,
     whyTheHost: "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
 };
+function refuseTtlMinutes(options) {
+    const raw = options.read('ttl-minutes');
+    if (!raw.trim())
+        return;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'ttl-minutes')} is ${(0,quote/* quote */.h)(raw)}, but credential "ssh-key" cannot use it: the service sets an uploaded key's lifetime in whole days, so the key is uploaded for ${KEY_LIFETIME_DAYS} day and revoked when the job ends. Remove ${options.label('ttl-minutes')}, or use credential "cicd" for a lifetime in minutes.`);
+}
 const sshKeyKind = {
     readSettings(options, common) {
+        refuseTtlMinutes(options);
         const apiKey = readApiKey(options, 'ssh-key');
         const login = readSelfNamedLogin(options, SSH_KEY_LOGIN);
         const baseUrl = readBaseUrl(options);
         return { ...common, kind: 'ssh-key', apiKey, clientId: login.knownUser.name, baseUrl, ...login };
     },
     sendsRequests: true,
+    revocation: 'revoke',
     async obtain(settings, context) {
         const { service, log, save, publish, tempRoot, run } = context;
         const name = keyNameFor(run);
@@ -2609,7 +2634,7 @@ const sshKeyKind = {
                     await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
                 }
                 log.info(`Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
-                return;
+                return 'kept';
             }
             requireRevokeApiKey(settings);
             const client = service();
@@ -2625,6 +2650,7 @@ const sshKeyKind = {
             else {
                 log.info(`No record of ${describeKey(saved)} is left active.`);
             }
+            return 'revoked';
         }
         finally {
             if (saved.keyFolder) {
@@ -2657,13 +2683,13 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
 function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
     const path = (0,printable/* printable */.g$)(folder.path, 200);
     if (!isKeyFolder(folder.path, tempRoot)) {
-        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this action makes under ${tempRootName}.`);
+        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`);
         return;
     }
     try {
         const refused = removeKeyFolder(folder);
         if (refused !== undefined) {
-            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this action changed it; check what it points to.`);
+            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this tool changed it; check what it points to.`);
             return;
         }
         log.info(`Deleted the private key file and its folder ${path}.`);
@@ -2722,6 +2748,15 @@ function loadCredential(state, kind) {
         return undefined;
     try {
         return readSavedCredential(kind, JSON.parse(raw));
+    }
+    catch {
+        return undefined;
+    }
+}
+function recordedKind(state) {
+    try {
+        const { kind } = JSON.parse(state.load(CREDENTIAL));
+        return KIND_NAMES.includes(kind) ? kind : undefined;
     }
     catch {
         return undefined;
@@ -2832,41 +2867,40 @@ function readMainSettings(source) {
 
 ;// CONCATENATED MODULE: ./core/step-writes.ts
 
-function holdWrites(target, log) {
-    const held = [];
-    return {
-        exportVariable: (name, value) => held.push(() => target.exportVariable(name, value)),
-        setOutput: (name, value) => held.push(() => target.setOutput(name, value)),
-        summaryTable: (what, heading, columns, rows) => held.push(() => {
-            try {
-                target.summaryTable(heading, columns, rows);
-            }
-            catch (error) {
-                log.warning(`Could not write ${what}: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
-            }
-        }),
-        flush: () => {
-            for (const write of held.splice(0))
-                write();
-        }
-    };
-}
 function environmentFor(obtained, prefix) {
     return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
 }
-function publishObtained(obtained, settings, writes) {
-    const environment = settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {};
-    for (const [name, value] of Object.entries(environment))
-        writes.exportVariable(name, value);
-    for (const [name, value] of Object.entries(obtained.outputs))
-        writes.setOutput(name, value);
-    writes.summaryTable('the job summary', 'Tunnel credentials', ['Field', 'Value'], obtained.summary.filter(([, value]) => value));
-    return Object.keys(environment);
+function writesFor(obtained, settings) {
+    return {
+        variables: settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {},
+        outputs: { ...obtained.outputs },
+        summary: [
+            {
+                heading: 'Tunnel credentials',
+                columns: ['Field', 'Value'],
+                rows: obtained.summary.filter(([, value]) => value)
+            }
+        ]
+    };
+}
+const SUMMARY_VALUE_MAX = 500;
+function withPrintableSummary(writes) {
+    return {
+        ...writes,
+        summary: writes.summary.map(table => ({
+            ...table,
+            rows: table.rows.map(([field, value]) => [
+                (0,printable/* printable */.g$)(field, 100),
+                (0,printable/* printable */.g$)(value, SUMMARY_VALUE_MAX)
+            ])
+        }))
+    };
 }
 
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
 var urls = __nccwpck_require__(95);
 ;// CONCATENATED MODULE: ./core/provision.ts
+
 
 
 
@@ -2889,7 +2923,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 323).then(__nccwpck_require__.bind(__nccwpck_require__, 323))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 934).then(__nccwpck_require__.bind(__nccwpck_require__, 934))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -2903,11 +2937,17 @@ async function provision(host) {
                 save: saved => saveCredential(state, saved),
                 clearSaved: () => clearCredential(state),
                 publish: async (obtained) => {
-                    const writes = holdWrites(host, log);
-                    const exported = publishObtained(obtained, settings, writes);
+                    const writes = writesFor(obtained, settings);
+                    const exported = Object.keys(writes.variables);
                     if (tunnel)
                         await tunnel.open(obtained.login, settings, writes);
-                    writes.flush();
+                    try {
+                        host.handOver(withPrintableSummary(writes));
+                    }
+                    catch (error) {
+                        await tunnel?.close();
+                        throw new errors/* ExplainedError */.h(`Could not hand the credential to later steps: ${(0,describe_error/* describeUnexpected */.V)(error)}. Nothing was handed out, and the credential is revoked rather than left unused.`);
+                    }
                     log.info(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
                 },
                 explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
@@ -2919,11 +2959,15 @@ async function provision(host) {
         finally {
             await tunnel?.stopUnused();
         }
+        return { status: 'provisioned' };
     }
     catch (error) {
-        host.fail(error instanceof errors/* ExplainedError */.h
-            ? error.message
-            : explainFailure(error, { baseUrl, project, nowMs: clock.now() }));
+        return {
+            status: 'failed',
+            message: error instanceof errors/* ExplainedError */.h
+                ? error.message
+                : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
+        };
     }
 }
 function listExported(names, prefix) {
@@ -2967,6 +3011,15 @@ function readRegularFile(path, maxBytes) {
         return undefined;
     return (0,external_node_fs_.readFileSync)(path, 'utf8');
 }
+function pathTaken(path) {
+    try {
+        (0,external_node_fs_.lstatSync)(path);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
 function isStringRecord(value) {
     return (typeof value === 'object' &&
         value !== null &&
@@ -2988,9 +3041,12 @@ function writeEnvFile(path, variables) {
 function shellQuoted(value) {
     return `'${value.replace(/'/g, `'\\''`)}'`;
 }
-function removeEnvFile(path) {
+function isOwnEnvFile(path) {
     const text = readRegularFile(path, 1 << 20);
-    if (text === undefined || !text.startsWith(`${ENV_FILE_HEADER}\n`))
+    return text !== undefined && text.startsWith(`${ENV_FILE_HEADER}\n`);
+}
+function removeEnvFile(path) {
+    if (!isOwnEnvFile(path))
         return false;
     (0,external_node_fs_.rmSync)(path, { force: true });
     return true;
@@ -3004,7 +3060,7 @@ const MAX_BYTES = 64 * 1024;
 function loadStateFile(path) {
     const text = readRegularFile(path, MAX_BYTES);
     if (text === undefined)
-        return { type: 'none' };
+        return pathTaken(path) ? { type: 'foreign' } : { type: 'none' };
     try {
         const parsed = JSON.parse(text);
         if (!isStateFileContent(parsed))
@@ -3021,6 +3077,29 @@ function isStateFileContent(value) {
     const { format, values } = value;
     return format === MARKER && isStringRecord(values);
 }
+function claimStateFile(path) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(path, 'wx', 0o600);
+    }
+    catch (error) {
+        if (error.code !== 'EEXIST')
+            throw error;
+        const found = readRegularFile(path, MAX_BYTES) === '' ? undefined : loadStateFile(path);
+        return found === undefined || found.type === 'none' ? { type: 'state', values: {} } : found;
+    }
+    try {
+        (0,external_node_fs_.writeSync)(fd, stateText({}));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    return undefined;
+}
+function stateText(values) {
+    const content = { format: MARKER, values };
+    return `${JSON.stringify(content, null, 2)}\n`;
+}
 function fileState(path, initial = {}) {
     const values = new Map(Object.entries(initial));
     const state = {
@@ -3031,8 +3110,7 @@ function fileState(path, initial = {}) {
                 values.set(name, value);
             if (path === undefined)
                 return;
-            const content = { format: MARKER, values: Object.fromEntries(values) };
-            writePrivateFile(path, `${JSON.stringify(content, null, 2)}\n`);
+            writePrivateFile(path, stateText(Object.fromEntries(values)));
         },
         load: name => values.get(name) ?? '',
         isEmpty: () => values.size === 0,
@@ -3044,17 +3122,71 @@ function fileState(path, initial = {}) {
     return state;
 }
 
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(421);
+;// CONCATENATED MODULE: ./core/outcome.ts
+function leftUnfinished(outcome) {
+    return outcome.credential.status === 'failed' || outcome.tunnel.status === 'alive';
+}
+
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = require("node:os");
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(421);
+;// CONCATENATED MODULE: ./cli/buildkite-agent.ts
+
+
+
+const AGENT_ENVIRONMENT = [
+    'BUILDKITE_AGENT_JOB_API_SOCKET',
+    'BUILDKITE_AGENT_JOB_API_TOKEN',
+    'BUILDKITE_AGENT_ACCESS_TOKEN',
+    'BUILDKITE_AGENT_ENDPOINT',
+    'BUILDKITE_JOB_ID',
+    'BUILDKITE_NO_HTTP2',
+    'BUILDKITE_AGENT_DEBUG',
+    'BUILDKITE_AGENT_LOG_LEVEL',
+    'BUILDKITE_AGENT_NO_COLOR',
+    'BUILDKITE_AGENT_EXPERIMENT',
+    'HOME',
+    'TMPDIR',
+    'SYSTEMROOT'
+];
+function findBuildkiteAgent(env) {
+    const folder = env.BUILDKITE_BIN_PATH;
+    if (!folder || !(0,external_node_path_.isAbsolute)(folder)) {
+        return { missing: 'BUILDKITE_BIN_PATH, where the agent says it lives, is not an absolute path' };
+    }
+    const path = (0,external_node_path_.join)(folder, process.platform === 'win32' ? 'buildkite-agent.exe' : 'buildkite-agent');
+    try {
+        if (!(0,external_node_fs_.statSync)(path).isFile())
+            throw new Error('not a file');
+        (0,external_node_fs_.accessSync)(path, external_node_fs_.constants.X_OK);
+    }
+    catch {
+        return { missing: 'BUILDKITE_BIN_PATH holds no buildkite-agent program' };
+    }
+    return { path };
+}
+function agentEnvironment(env) {
+    return Object.fromEntries(AGENT_ENVIRONMENT.flatMap(name => (env[name] === undefined ? [] : [[name, env[name]]])));
+}
+function redactWithAgent(agentPath, env, secret) {
+    return ((0,external_node_child_process_.spawnSync)(agentPath, ['redactor', 'add'], {
+        env: agentEnvironment(env),
+        input: secret,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        timeout: 10_000
+    }).status === 0);
+}
+
 ;// CONCATENATED MODULE: ./cli/ci-system.ts
 
 
 const DETECTORS = [
     {
         name: 'GitHub Actions',
+        flag: 'GITHUB_ACTIONS',
         detect: env => env.GITHUB_ACTIONS === 'true',
+        confirmations: ['GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_TEMP'],
         run: env => ({
             repository: env.GITHUB_REPOSITORY,
             runId: env.GITHUB_RUN_ID,
@@ -3067,6 +3199,7 @@ const DETECTORS = [
     },
     {
         name: 'GitLab CI',
+        flag: 'GITLAB_CI',
         detect: env => env.GITLAB_CI === 'true',
         run: env => ({
             repository: env.CI_PROJECT_PATH,
@@ -3076,7 +3209,9 @@ const DETECTORS = [
     },
     {
         name: 'Azure Pipelines',
+        flag: 'TF_BUILD',
         detect: env => env.TF_BUILD?.toLowerCase() === 'true',
+        confirmations: ['AGENT_ID', 'BUILD_BUILDID', 'SYSTEM_TEAMFOUNDATIONCOLLECTIONURI'],
         run: env => ({
             repository: env.BUILD_REPOSITORY_NAME,
             runId: env.BUILD_BUILDID,
@@ -3089,29 +3224,33 @@ const DETECTORS = [
     },
     {
         name: 'Buildkite',
+        flag: 'BUILDKITE',
         detect: env => env.BUILDKITE === 'true',
+        confirmations: ['BUILDKITE_BUILD_ID', 'BUILDKITE_JOB_ID'],
         run: env => ({
             repository: env.BUILDKITE_PIPELINE_SLUG,
             runId: env.BUILDKITE_BUILD_NUMBER,
             runAttempt: env.BUILDKITE_RETRY_COUNT
         }),
-        masking: env => ({
-            describe: 'buildkite-agent redactor add',
-            hide: secret => (0,external_node_child_process_.spawnSync)('buildkite-agent', ['redactor', 'add'], {
-                env,
-                input: secret,
-                stdio: ['pipe', 'ignore', 'ignore'],
-                timeout: 10_000
-            }).status === 0
-        })
+        masking: env => {
+            const agent = findBuildkiteAgent(env);
+            if ('missing' in agent)
+                return agent;
+            return {
+                describe: 'buildkite-agent redactor add',
+                hide: secret => redactWithAgent(agent.path, env, secret)
+            };
+        }
     },
     {
         name: 'Jenkins',
+        flag: 'JENKINS_URL or JENKINS_HOME',
         detect: env => Boolean(env.JENKINS_URL || env.JENKINS_HOME),
         run: env => ({ repository: env.JOB_NAME, runId: env.BUILD_NUMBER })
     },
     {
         name: 'CircleCI',
+        flag: 'CIRCLECI',
         detect: env => env.CIRCLECI === 'true',
         run: env => ({
             repository: env.CIRCLE_PROJECT_USERNAME && env.CIRCLE_PROJECT_REPONAME
@@ -3122,20 +3261,37 @@ const DETECTORS = [
     },
     {
         name: 'Bitbucket Pipelines',
+        flag: 'BITBUCKET_BUILD_NUMBER',
         detect: env => Boolean(env.BITBUCKET_BUILD_NUMBER),
         run: env => ({ repository: env.BITBUCKET_REPO_FULL_NAME, runId: env.BITBUCKET_BUILD_NUMBER })
     }
 ];
 function detectCiSystem(env, now = Date.now) {
-    const found = DETECTORS.find(detector => detector.detect(env));
+    const signs = DETECTORS.filter(detector => detector.detect(env));
+    const found = signs.find(detector => detector.masking === undefined) ?? signs[0];
     if (found === undefined)
         return { name: 'an unknown CI system', run: fallbackRun(now) };
     const run = found.run(env);
-    return {
+    const system = {
         name: found.name,
-        run: run.repository || run.runId ? run : fallbackRun(now),
-        ...(found.masking && { masking: found.masking(env) })
+        run: run.repository || run.runId ? run : fallbackRun(now)
     };
+    const others = signs.filter(detector => detector !== found);
+    if (others.length > 0) {
+        const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
+        return { ...system, maskingOff: `${also} is set too, so the signs disagree` };
+    }
+    if (found.masking === undefined)
+        return system;
+    const missing = (found.confirmations ?? []).filter(name => !env[name]);
+    if (missing.length > 0) {
+        return {
+            ...system,
+            maskingOff: `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
+        };
+    }
+    const masking = found.masking(env);
+    return 'missing' in masking ? { ...system, maskingOff: masking.missing } : { ...system, masking };
 }
 function fallbackRun(now) {
     return { repository: (0,external_node_os_namespaceObject.hostname)(), runId: String(Math.floor(now() / 1000)) };
@@ -3156,6 +3312,9 @@ function createMasker(ci, terminal) {
     };
 }
 function maskingLine(ci, hidden) {
+    if (ci.maskingOff !== undefined) {
+        return `Masking: off, since ${ci.maskingOff}. tunnel-credentials assumed ${ci.name}, prints no masking command, and never prints a secret.`;
+    }
     if (ci.masking === undefined) {
         return `Masking: ${ci.name} cannot hide values made during a job, so tunnel-credentials never prints a secret.`;
     }
@@ -3174,22 +3333,25 @@ function maskingLine(ci, hidden) {
 
 
 
+
 const DEFAULT_ENV_FILE = 'tunnel.env';
 const DEFAULT_STATE_FILE_NAME = '.tunnel-credentials.json';
 const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60;
-function readCliSettings(raw) {
+function readCliSettings(raw, { forRevoke = false } = {}) {
     const options = checkedOptions(raw);
-    const envFile = (0,external_node_path_.resolve)(options.read('env-file').trim() || DEFAULT_ENV_FILE);
+    const envFile = (0,external_node_path_.resolve)(options.read('variables-file').trim() || DEFAULT_ENV_FILE);
     const stateFile = (0,external_node_path_.resolve)(options.read('state-file').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_STATE_FILE_NAME));
     const outputsFile = options.read('outputs-file').trim();
     const workDir = (0,external_node_path_.resolve)(options.read('work-dir').trim() || (0,external_node_os_namespaceObject.tmpdir)());
-    requireDirectory(options, 'work-dir', workDir);
-    requireDirectory(options, 'env-file', (0,external_node_path_.dirname)(envFile));
-    requireDirectory(options, 'state-file', (0,external_node_path_.dirname)(stateFile));
-    if (outputsFile)
-        requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
-    refuseSharedFile(options, [
-        ['env-file', envFile],
+    if (!forRevoke) {
+        requireDirectory(options, 'work-dir', workDir);
+        requireDirectory(options, 'variables-file', (0,external_node_path_.dirname)(envFile));
+        requireDirectory(options, 'state-file', (0,external_node_path_.dirname)(stateFile));
+        if (outputsFile)
+            requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
+    }
+    refuseSharedFile(options, forRevoke, [
+        ['variables-file', envFile],
         ['state-file', stateFile],
         ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : [])
     ]);
@@ -3202,14 +3364,14 @@ function readCliSettings(raw) {
         ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
     };
 }
-function refuseSharedFile(options, files) {
+function refuseSharedFile(options, forRevoke, files) {
     for (const [index, [name, path]] of files.entries()) {
-        if ((0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.statSync)(path).isDirectory()) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${path}, which is a directory. Name a file, e.g. ${(0,external_node_path_.join)(path, name === 'env-file' ? DEFAULT_ENV_FILE : `${name}.json`)}.`);
+        if (!forRevoke && (0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.statSync)(path).isDirectory()) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,printable/* printablePath */.Vj)((0,external_node_path_.join)(path, name === 'variables-file' ? DEFAULT_ENV_FILE : `${name}.json`))}.`);
         }
         const other = files.slice(0, index).find(([, earlier]) => earlier === path);
         if (other !== undefined) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${path}. Give each its own file.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${(0,printable/* printablePath */.Vj)(path)}. Give each its own file.`);
         }
     }
 }
@@ -3222,7 +3384,7 @@ function requireDirectory(options, name, path) {
     }
     if (!isDirectory) {
         const what = name === 'work-dir' ? 'is' : 'is in';
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${path}, which is not an existing directory. Create it first, or choose another.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${(0,printable/* printablePath */.Vj)(path)}, which is not an existing directory. Create it first, or choose another.`);
     }
 }
 
@@ -3272,54 +3434,51 @@ function bundledTunnelProcess(env) {
 
 function cliHost(parts) {
     const { options, terminal, ci, state } = parts;
-    let failure;
-    let warnings = 0;
-    const host = {
+    return {
         options,
         log: {
             info: message => terminal.stdout(message),
             notice: message => terminal.stdout(`Notice: ${message}`),
-            warning: message => {
-                warnings += 1;
-                terminal.stderr(`Warning: ${message}`);
-            }
+            warning: message => terminal.stderr(`Warning: ${message}`)
         },
         mask: parts.mask,
-        variables: {},
-        outputs: {},
-        exportVariable: (name, value) => (host.variables[name] = value),
-        setOutput: (name, value) => (host.outputs[name] = value),
-        summaryTable: (heading, _columns, rows) => {
-            terminal.stdout(`${heading}:`);
-            for (const [field, value] of rows)
-                terminal.stdout(`  ${field}: ${value}`);
+        handOver: writes => {
+            parts.deliver(writes);
+            printSummary(terminal, writes.summary);
         },
         state,
-        fail: message => {
-            failure ??= message;
-            terminal.stderr(`Error: ${message}`);
-        },
-        failure: () => failure,
-        warnings: () => warnings,
         tempRoot: parts.workDir,
         tempRootName: options.label('work-dir'),
         run: ci.run,
         clock: systemClock,
         tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd })
     };
-    return host;
+}
+function printSummary(terminal, tables) {
+    for (const { heading, rows } of tables) {
+        terminal.stdout(`${heading}:`);
+        for (const [field, value] of rows)
+            terminal.stdout(`  ${field}: ${value}`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./cli/options.ts
 
 function cliOptions(flags, env) {
     const flagged = (name) => isFlagName(name) && flags.has(name);
+    const variableSetting = (name) => {
+        const earlier = isFlagName(name) ? EARLIER_VARIABLES[name] : undefined;
+        const own = variableFor(name);
+        return env[own] === undefined && earlier !== undefined && env[earlier] !== undefined
+            ? earlier
+            : own;
+    };
     return {
         read: name => {
             if (flagged(name))
                 return flags.get(name);
             if (isFlagName(name) || isSecretOption(name))
-                return env[variableFor(name)] ?? '';
+                return env[variableSetting(name)] ?? '';
             return '';
         },
         label: name => {
@@ -3329,38 +3488,194 @@ function cliOptions(flags, env) {
                 return variableFor(name);
             if (!isFlagName(name))
                 return name;
-            return env[variableFor(name)] !== undefined ? variableFor(name) : `--${name}`;
+            const variable = variableSetting(name);
+            return env[variable] !== undefined ? variable : `--${name}`;
         }
     };
 }
 
-// EXTERNAL MODULE: ./core/tunnel/identity.ts
-var identity = __nccwpck_require__(243);
-// EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(557);
-// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __nccwpck_require__(462);
-;// CONCATENATED MODULE: ./cli/tunnel-dir.ts
+;// CONCATENATED MODULE: ./cli/own-files.ts
 
-
-
-
-
-function savedTunnelDir(state, workDir) {
-    const saved = (0,saved_tunnel/* loadTunnel */.Lc)(state, workDir);
-    return saved && { pid: saved.pid, dir: saved.dir, ...(saved.dirId && { dirId: saved.dirId }) };
+function isOwnOutputsFile(path) {
+    const text = readRegularFile(path, 1 << 20);
+    if (text === undefined)
+        return false;
+    try {
+        return isStringRecord(JSON.parse(text));
+    }
+    catch {
+        return false;
+    }
 }
-function removeTunnelDir(saved) {
-    if ((0,identity/* lookUpProcess */.iS)(saved.pid).state !== 'gone')
-        return false;
-    if (!(0,owned_dir/* checkOwnDirectory */.Ih)(saved.dir, saved.dirId).ours)
-        return false;
-    for (const path of Object.values((0,protocol/* tunnelFiles */.yJ)(saved.dir)))
-        (0,external_node_fs_.rmSync)(path, { force: true });
-    if ((0,external_node_fs_.readdirSync)(saved.dir).length > 0)
-        return false;
-    (0,external_node_fs_.rmdirSync)(saved.dir);
-    return true;
+function foreignFileAmong(files) {
+    for (const { option, path, isOwn } of files) {
+        if (path !== undefined && pathTaken(path) && !isOwn(path))
+            return { option, path };
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./cli/commands/context.ts
+
+
+
+
+
+
+
+
+
+
+
+function startCommand(input, { makeState, deliver, watchPid, forRevoke = false }) {
+    const { env, terminal } = input;
+    const options = cliOptions(input.flags, env);
+    const ci = detectCiSystem(env);
+    const mask = createMasker(ci, terminal);
+    const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean);
+    terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
+    let settings;
+    try {
+        settings = readCliSettings(options, { forRevoke });
+    }
+    catch (error) {
+        return { error: error.message };
+    }
+    const state = makeState(settings);
+    const host = cliHost({
+        options,
+        terminal,
+        ci,
+        mask: warnOnce(mask, terminal, ci),
+        state,
+        workDir: settings.workDir,
+        tunnelEnd: tunnelEnd(settings, watchPid),
+        env,
+        deliver: deliver?.(settings) ??
+            (() => {
+                throw new Error('this command hands nothing over');
+            })
+    });
+    return { host, settings, state };
+}
+function tunnelEnd(settings, watchPid) {
+    return {
+        ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
+        ...(watchPid !== undefined && { watchPid })
+    };
+}
+function fail(input, message) {
+    input.terminal.stderr(`Error: ${message}`);
+    return 1;
+}
+function finishRevoke(input, outcome, state, stateFile) {
+    let code = 0;
+    if (outcome.kindMismatch !== undefined)
+        code = fail(input, outcome.kindMismatch);
+    const { credential } = outcome;
+    if (credential.status === 'failed') {
+        if (credential.report === 'fail-step')
+            code = fail(input, credential.message);
+        else if (credential.report === 'warning')
+            input.terminal.stderr(`Warning: ${credential.message}`);
+        else
+            input.terminal.stdout(credential.message);
+    }
+    if (leftUnfinished(outcome)) {
+        input.terminal.stdout(`Kept ${(0,printable/* printablePath */.Vj)(stateFile)}, so that running revoke again can retry.`);
+    }
+    else {
+        state.remove();
+    }
+    return code;
+}
+function warnOnce(mask, terminal, ci) {
+    let warned = false;
+    return secrets => {
+        if (mask(secrets) || warned || ci.masking === undefined)
+            return;
+        warned = true;
+        terminal.stderr(`Warning: ${ci.masking.describe} did not work, so ${ci.name} will not hide the credential; tunnel-credentials never prints it.`);
+    };
+}
+function claimFiles(settings, host, { writesVariables }) {
+    const label = (name) => host.options.label(name);
+    const foreign = writesVariables
+        ? foreignFileAmong([
+            { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
+            { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile }
+        ])
+        : undefined;
+    if (foreign !== undefined) {
+        const flag = label(foreign.option);
+        return `${(0,printable/* printablePath */.Vj)(foreign.path)} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`;
+    }
+    const flag = label('state-file');
+    let found;
+    try {
+        found = claimStateFile(settings.stateFile);
+    }
+    catch (error) {
+        return `Could not create ${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}): ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that its folder is writable.`;
+    }
+    if (found === undefined)
+        return undefined;
+    if (found.type === 'foreign') {
+        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
+    }
+    if (found.type === 'state' && Object.keys(found.values).length === 0) {
+        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`;
+    }
+    return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
+}
+
+;// CONCATENATED MODULE: ./cli/commands/provision.ts
+
+
+
+
+
+
+async function provisionCommand(input) {
+    let written = 0;
+    const started = startCommand(input, {
+        makeState: settings => fileState(settings.stateFile),
+        deliver: settings => writes => {
+            writeFiles(settings, writes);
+            written = Object.keys(writes.variables).length;
+        }
+    });
+    if ('error' in started)
+        return fail(input, started.error);
+    const { host, settings, state } = started;
+    const refused = claimFiles(settings, host, { writesVariables: true });
+    if (refused !== undefined)
+        return fail(input, refused);
+    const outcome = await provision(host);
+    if (outcome.status === 'failed') {
+        if (state.isEmpty())
+            state.remove();
+        return fail(input, outcome.message);
+    }
+    if (state.isEmpty())
+        state.remove();
+    host.log.info(`Wrote ${written} variables to ${(0,printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
+    return 0;
+}
+function writeFiles(settings, { variables, outputs }) {
+    writeEnvFile(settings.envFile, variables);
+    if (settings.outputsFile === undefined)
+        return;
+    try {
+        writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
+    }
+    catch (error) {
+        removeEnvFile(settings.envFile);
+        throw error;
+    }
+}
+function shellPath(path) {
+    return /^[A-Za-z0-9_./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 ;// CONCATENATED MODULE: ./core/settings/read-post.ts
@@ -3368,8 +3683,7 @@ function removeTunnelDir(saved) {
 
 
 
-function readPostSettings(options) {
-    const kind = readPostKind(options);
+function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
         apiKey: options.read('api-key').trim(),
@@ -3384,7 +3698,34 @@ function readPostKind(options) {
     return readKindChoice(options).kind;
 }
 
+;// CONCATENATED MODULE: ./core/revoke-kind.ts
+
+
+function chooseRevokeKind(options, recorded, readsAs) {
+    const optionKind = readPostKind(options);
+    const named = options.read('credential').trim().toLowerCase();
+    if (recorded === undefined)
+        return { kind: optionKind };
+    if (named === '' || named === 'auto' || optionKind === recorded)
+        return { kind: recorded };
+    const label = options.label('credential');
+    const mismatch = `The saved state records a credential of kind "${recorded}", but ${label} is "${optionKind}". ` +
+        `It was treated as "${recorded}", as recorded; run revoke with the options provision had, or without ${label}.`;
+    const unrevocable = credentialKind(recorded).revocation === 'unrevocable';
+    if (unrevocable && credentialKind(optionKind).revocation === 'revoke' && readsAs(optionKind)) {
+        return {
+            kind: optionKind,
+            mismatch: `The saved state records a credential of kind "${recorded}", which cannot be revoked, but ${label} is "${optionKind}". ` +
+                `It was revoked as "${optionKind}", since saved state is not trusted to skip a revoke.`
+        };
+    }
+    return { kind: recorded, mismatch };
+}
+
+// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
+var saved_tunnel = __nccwpck_require__(462);
 ;// CONCATENATED MODULE: ./core/revoke.ts
+
 
 
 
@@ -3397,33 +3738,48 @@ function readPostKind(options) {
 
 const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
 async function revoke(host) {
-    const { options, log, clock, state } = host;
+    const { options } = host;
     host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
-    if ((0,saved_tunnel/* loadTunnel */.Lc)(state, host.tempRoot) !== undefined) {
-        const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 323).then(__nccwpck_require__.bind(__nccwpck_require__, 323));
-        await stopSavedTunnel(host);
+    const { tunnel, untidied } = await stopRecordedTunnel(host);
+    const { credential, kindMismatch } = await revokeRecordedCredential(host);
+    return { tunnel, credential, ...(kindMismatch && { kindMismatch }), untidied };
+}
+async function stopRecordedTunnel(host) {
+    if (host.state.load('tunnel') === '')
+        return { tunnel: { status: 'none' }, untidied: [] };
+    const loaded = (0,saved_tunnel/* loadTunnel */.Lc)(host.state, host.tempRoot);
+    if (loaded === undefined) {
+        host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
+        return { tunnel: { status: 'not-found' }, untidied: [] };
     }
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 934).then(__nccwpck_require__.bind(__nccwpck_require__, 934));
+    const stopped = await stopSavedTunnel(loaded, host);
+    return { tunnel: stopped.outcome, untidied: stopped.untidied ? [stopped.untidied] : [] };
+}
+async function revokeRecordedCredential(host) {
+    const { options, log, clock, state } = host;
     if (!hasSavedCredential(state)) {
         log.info(NOTHING_SAVED);
-        return;
+        return { credential: { status: 'nothing' } };
     }
     let failOnRevokeError = false;
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let saved;
+    let chosen;
     try {
         failOnRevokeError = parseFailOnRevokeError(options);
-        const kind = readPostKind(options);
-        saved = loadCredential(state, kind);
+        chosen = chooseRevokeKind(options, recordedKind(state), kind => loadCredential(state, kind) !== undefined);
+        saved = loadCredential(state, chosen.kind);
         if (!saved) {
-            log.warning(`The saved state holds a credential that does not read as ${options.label('credential')} "${kind}", so nothing was revoked. ` +
-                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.');
-            return;
+            const message = `The saved state holds a credential that does not read as ${options.label('credential')} "${chosen.kind}", so nothing was revoked. ` +
+                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.';
+            return failed(message, 'warning', chosen);
         }
-        const settings = readPostSettings(options);
+        const settings = readPostSettings(options, chosen.kind);
         if (settings.baseUrl !== undefined)
             baseUrl = settings.baseUrl;
         const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
-        await revokeSavedCredential(saved, {
+        const revokedAs = await revokeSavedCredential(saved, {
             settings,
             service: () => {
                 if (settings.baseUrl === undefined) {
@@ -3436,155 +3792,35 @@ async function revoke(host) {
             tempRoot: host.tempRoot,
             tempRootName: host.tempRootName
         });
+        return { credential: { status: revokedAs }, ...withMismatch(chosen) };
     }
     catch (error) {
         const reason = error instanceof errors/* ExplainedError */.h
             ? error.message
             : explainFailure(error, { baseUrl, nowMs: clock.now() });
-        const report = (message) => reportOrFail(host, message, failOnRevokeError);
-        if (!saved) {
-            report(`Could not revoke what was provisioned: ${reason}`);
-            return;
+        const weight = failOnRevokeError ? 'fail-step' : 'warning';
+        if (!saved)
+            return failed(`Could not revoke what was provisioned: ${reason}`, weight, chosen);
+        const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
+        const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
+        if (hasExpired(expiresAt, clock.now())) {
+            const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
+            return failed(`${message}${note}`, 'info', chosen);
         }
-        reportRevokeFailure(`Could not revoke ${describeCredential(saved)}: ${reason}`, saved, {
-            log,
-            clock,
-            report
-        });
+        return failed(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`, weight, chosen);
     }
+}
+function failed(message, report, chosen) {
+    return { credential: { status: 'failed', message, report }, ...withMismatch(chosen) };
+}
+function withMismatch(chosen) {
+    return chosen?.mismatch === undefined ? {} : { kindMismatch: chosen.mismatch };
 }
 function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
     if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
     log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
-        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this action may have written the state.`);
-}
-function reportRevokeFailure(message, saved, { log, clock, report }) {
-    const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-    if (hasExpired(expiresAt, clock.now())) {
-        log.info(`${message} It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`);
-        return;
-    }
-    report(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`);
-}
-function reportOrFail(host, message, failOnRevokeError) {
-    if (failOnRevokeError)
-        host.fail(message);
-    else
-        host.log.warning(message);
-}
-
-;// CONCATENATED MODULE: ./cli/commands/context.ts
-
-
-
-
-
-
-
-
-function startCommand(input, makeState, watchPid) {
-    const { env, terminal } = input;
-    const options = cliOptions(input.flags, env);
-    const ci = detectCiSystem(env);
-    const mask = createMasker(ci, terminal);
-    const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean);
-    terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
-    let settings;
-    try {
-        settings = readCliSettings(options);
-    }
-    catch (error) {
-        return { error: error.message };
-    }
-    const state = makeState(settings);
-    const host = cliHost({
-        options,
-        terminal,
-        ci,
-        mask: warnOnce(mask, terminal, ci),
-        state,
-        workDir: settings.workDir,
-        tunnelEnd: tunnelEnd(settings, watchPid),
-        env
-    });
-    return { host, settings, state };
-}
-function tunnelEnd(settings, watchPid) {
-    return {
-        ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
-        ...(watchPid !== undefined && { watchPid })
-    };
-}
-function fail(input, message) {
-    input.terminal.stderr(`Error: ${message}`);
-    return 1;
-}
-async function revokeAndTidy(host, state, workDir) {
-    const tunnelDir = savedTunnelDir(state, workDir);
-    await revoke(host);
-    if (tunnelDir)
-        removeTunnelDir(tunnelDir);
-}
-function warnOnce(mask, terminal, ci) {
-    let warned = false;
-    return secrets => {
-        if (mask(secrets) || warned || ci.masking === undefined)
-            return;
-        warned = true;
-        terminal.stderr(`Warning: ${ci.masking.describe} did not work, so ${ci.name} will not hide the credential; tunnel-credentials never prints it.`);
-    };
-}
-function leftoverState(settings, host) {
-    const found = loadStateFile(settings.stateFile);
-    if (found.type === 'none' || (found.type === 'state' && Object.keys(found.values).length === 0)) {
-        return undefined;
-    }
-    const flag = host.options.label('state-file');
-    if (found.type === 'foreign') {
-        return `${settings.stateFile} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
-    }
-    return `${settings.stateFile} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
-}
-
-;// CONCATENATED MODULE: ./cli/commands/provision.ts
-
-
-
-
-
-
-async function provisionCommand(input) {
-    const started = startCommand(input, settings => fileState(settings.stateFile));
-    if ('error' in started)
-        return fail(input, started.error);
-    const { host, settings, state } = started;
-    const earlier = leftoverState(settings, host);
-    if (earlier !== undefined)
-        return fail(input, earlier);
-    await provision(host);
-    if (host.failure() !== undefined) {
-        if (state.isEmpty())
-            state.remove();
-        return 1;
-    }
-    try {
-        writeEnvFile(settings.envFile, host.variables);
-        if (settings.outputsFile !== undefined) {
-            writePrivateFile(settings.outputsFile, `${JSON.stringify(host.outputs, null, 2)}\n`);
-        }
-    }
-    catch (error) {
-        host.log.warning(`Could not write ${settings.envFile} or the outputs file (${(0,describe_error/* describeUnexpected */.V)(error)}); revoking the credential, since no later step could use it.`);
-        await revokeAndTidy(host, state, settings.workDir);
-        state.remove();
-        return fail(input, `Could not write the credential's files: ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that the folders are writable.`);
-    }
-    host.log.info(`Wrote ${Object.keys(host.variables).length} variables to ${settings.envFile}; load them with: set -a; . ${shellPath(settings.envFile)}; set +a`);
-    return 0;
-}
-function shellPath(path) {
-    return /^[A-Za-z0-9_./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
 }
 
 ;// CONCATENATED MODULE: ./cli/commands/revoke.ts
@@ -3593,54 +3829,143 @@ function shellPath(path) {
 
 
 
+
+
+
 async function revokeCommand(input) {
     let foreignState = false;
-    const started = startCommand(input, settings => {
-        const found = loadStateFile(settings.stateFile);
-        foreignState = found.type === 'foreign';
-        return fileState(found.type === 'foreign' ? undefined : settings.stateFile, found.type === 'state' ? found.values : {});
+    const started = startCommand(input, {
+        forRevoke: true,
+        makeState: settings => {
+            const found = loadStateFile(settings.stateFile);
+            foreignState = found.type === 'foreign';
+            return fileState(found.type === 'foreign' ? undefined : settings.stateFile, found.type === 'state' ? found.values : {});
+        }
     });
     if ('error' in started)
         return fail(input, started.error);
     const { host, settings, state } = started;
+    const flag = host.options.label('state-file');
+    if (isDirectory(settings.stateFile)) {
+        removeFiles(host, settings);
+        return fail(input, `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is a folder, not the state file provision wrote, so nothing could be stopped or revoked. Run revoke with ${flag} naming the file provision wrote.`);
+    }
     if (foreignState) {
-        host.log.warning(`${settings.stateFile} (${host.options.label('state-file')}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
+        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
+        removeFiles(host, settings);
+        return 0;
     }
-    else {
-        await revokeAndTidy(host, state, settings.workDir);
-    }
+    const outcome = await revoke(host);
     removeFiles(host, settings);
-    if (host.failure() !== undefined)
-        return 1;
-    if (!foreignState) {
-        if (host.warnings() > 0) {
-            host.log.info(`Kept ${settings.stateFile}, so that running revoke again can retry.`);
-        }
-        else {
-            state.remove();
-        }
-    }
-    return 0;
+    return finishRevoke(input, outcome, state, settings.stateFile);
 }
-function removeFiles(host, settings) {
-    if (!removeEnvFile(settings.envFile) &&
-        readRegularFile(settings.envFile, 1 << 20) !== undefined) {
-        host.log.warning(`${settings.envFile} was not written by tunnel-credentials, so it was left in place.`);
-    }
-    if (settings.outputsFile !== undefined && isOutputsFile(settings.outputsFile)) {
-        (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
-    }
-}
-function isOutputsFile(path) {
-    const text = readRegularFile(path, 1 << 20);
-    if (text === undefined)
-        return false;
+function isDirectory(path) {
     try {
-        return isStringRecord(JSON.parse(text));
+        return (0,external_node_fs_.lstatSync)(path).isDirectory();
     }
     catch {
         return false;
     }
+}
+function removeFiles(host, settings) {
+    if (!removeEnvFile(settings.envFile) &&
+        readRegularFile(settings.envFile, 1 << 20) !== undefined) {
+        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`);
+    }
+    if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
+        (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
+    }
+}
+
+;// CONCATENATED MODULE: ./cli/own-environment.ts
+
+
+
+const SECRET_VARIABLES = SECRET_OPTIONS.map(variableFor);
+function keepSecretsFromCommand(input, own = thisProcess()) {
+    const cleared = clearSecretsFromOwnEnvironment(input.env, own);
+    if ('error' in cleared)
+        return (input.terminal.stderr(`Error: ${cleared.error}`), undefined);
+    if (cleared.warning !== undefined)
+        input.terminal.stderr(`Warning: ${cleared.warning}`);
+    return { ...input, env: cleared.env };
+}
+function clearSecretsFromOwnEnvironment(env, own = thisProcess()) {
+    const copy = { ...env };
+    const present = SECRET_VARIABLES.filter(name => env[name] !== undefined);
+    for (const name of SECRET_VARIABLES)
+        delete own.inherited[name];
+    if (present.length === 0)
+        return { env: copy };
+    const names = present.join(' and ');
+    if (own.platform !== 'linux') {
+        return {
+            env: copy,
+            warning: `on ${own.platform}, run cannot clear ${names} from the environment it was started with, where other processes of this user, COMMAND among them, may read it. Only on Linux does run keep it from COMMAND.`
+        };
+    }
+    try {
+        overwriteEntries(own.procDir, SECRET_VARIABLES);
+    }
+    catch (error) {
+        return {
+            error: `run could not clear ${names} from its own environment block (${(0,describe_error/* describeUnexpected */.V)(error)}), where COMMAND could read it in /proc/${own.pid}/environ, so nothing was started. Use provision and revoke around COMMAND instead, or a runner where a process may write its own /proc/self/mem.`
+        };
+    }
+    return { env: copy };
+}
+function thisProcess() {
+    return {
+        platform: process.platform,
+        pid: process.pid,
+        procDir: '/proc/self',
+        inherited: process.env
+    };
+}
+function overwriteEntries(procDir, names) {
+    if (secretEntries((0,external_node_fs_.readFileSync)(`${procDir}/environ`), names).length === 0)
+        return;
+    const { start, end } = environmentBlock((0,external_node_fs_.readFileSync)(`${procDir}/stat`, 'utf8'));
+    const memory = (0,external_node_fs_.openSync)(`${procDir}/mem`, 'r+');
+    try {
+        const block = Buffer.alloc(end - start);
+        if ((0,external_node_fs_.readSync)(memory, block, 0, block.length, start) !== block.length) {
+            throw new Error('the block could not be read whole');
+        }
+        for (const [from, to] of secretEntries(block, names)) {
+            if ((0,external_node_fs_.writeSync)(memory, Buffer.alloc(to - from), 0, to - from, start + from) !== to - from) {
+                throw new Error('the block could not be written whole');
+            }
+        }
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(memory);
+    }
+    if (secretEntries((0,external_node_fs_.readFileSync)(`${procDir}/environ`), names).length > 0) {
+        throw new Error('the entries were still there after they were overwritten');
+    }
+}
+function secretEntries(block, names) {
+    const prefixes = names.map(name => Buffer.from(`${name}=`));
+    const found = [];
+    for (let from = 0; from < block.length;) {
+        const nul = block.indexOf(0, from);
+        const to = nul === -1 ? block.length : nul;
+        const entry = block.subarray(from, to);
+        if (prefixes.some(prefix => entry.subarray(0, prefix.length).equals(prefix))) {
+            found.push([from, to]);
+        }
+        from = to + 1;
+    }
+    return found;
+}
+function environmentBlock(stat) {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [start, end] = [fields[50 - 3], fields[51 - 3]].map(field => /^\d+$/.test(field ?? '') ? Number(field) : Number.NaN);
+    if (!(start > 0 && end > start && Number.isSafeInteger(end))) {
+        throw new Error('/proc/self/stat gives no address for it');
+    }
+    return { start, end };
 }
 
 ;// CONCATENATED MODULE: ./cli/commands/run.ts
@@ -3652,15 +3977,25 @@ function isOutputsFile(path) {
 
 
 
+
+
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-async function runCommand(input, commandLine) {
-    const started = startCommand(input, settings => fileState(settings.stateFile), process.pid);
+async function runCommand(given, commandLine) {
+    const input = keepSecretsFromCommand(given);
+    if (input === undefined)
+        return 1;
+    let variables = {};
+    const started = startCommand(input, {
+        makeState: settings => fileState(settings.stateFile),
+        deliver: () => writes => (variables = writes.variables),
+        watchPid: process.pid
+    });
     if ('error' in started)
         return fail(input, started.error);
     const { host, state } = started;
-    const earlier = leftoverState(started.settings, host);
-    if (earlier !== undefined)
-        return fail(input, earlier);
+    const refused = claimFiles(started.settings, host, { writesVariables: false });
+    if (refused !== undefined)
+        return fail(input, refused);
     let received;
     let forward = signal => (received ??= signal);
     const handlers = FORWARDED_SIGNALS.map(signal => {
@@ -3669,25 +4004,21 @@ async function runCommand(input, commandLine) {
         return [signal, handler];
     });
     try {
-        await provision(host);
-        if (host.failure() !== undefined) {
+        const provisioned = await provision(host);
+        if (provisioned.status === 'failed') {
             if (state.isEmpty())
                 state.remove();
-            return 1;
+            return fail(input, provisioned.message);
         }
         const code = received === undefined
-            ? await runChild(commandLine, childEnvironment(input.env, host.variables), child => {
+            ? await runChild(commandLine, childEnvironment(input.env, variables), child => {
                 forward = signal => child.kill(signal);
             }, input.terminal)
             : 128 + external_node_os_namespaceObject.constants.signals[received];
         forward = signal => (received ??= signal);
         host.log.info('The command ended; stopping the tunnel and revoking the credential.');
-        await revokeAndTidy(host, state, started.settings.workDir);
-        if (host.failure() !== undefined)
-            return code === 0 ? 1 : code;
-        if (host.warnings() === 0)
-            state.remove();
-        return code;
+        const revoked = finishRevoke(input, await revoke(host), state, started.settings.stateFile);
+        return revoked !== 0 && code === 0 ? revoked : code;
     }
     finally {
         for (const [signal, handler] of handlers)
@@ -3725,14 +4056,15 @@ function startError(error) {
 const VERSION_TEXT = `tunnel-credentials ${ACTION_VERSION}`;
 const HELP_TEXT = `Usage:
   tunnel-credentials provision [options]
-      Obtain a credential; write its variables to the env file and what revoke needs to the
-      state file. With --expose, also open the tunnel in the background and print its URLs.
+      Obtain a credential; write its variables to the variables file and what revoke needs to
+      the state file. With --expose, also open the tunnel in the background and print its URLs.
   tunnel-credentials revoke [options]
-      Stop the tunnel, revoke the credential, delete the env, state and key files. Safe to run
-      twice, or when nothing was provisioned.
+      Stop the tunnel, revoke the credential, delete the variables, state and key files. Safe to
+      run twice, or when nothing was provisioned.
   tunnel-credentials run [options] -- COMMAND [ARGS...]
-      Provision, run COMMAND with the variables in its environment (no env file), then stop and
-      revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit code.
+      Provision, run COMMAND with the variables in its environment (no variables file), then
+      stop and revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit
+      code.
   tunnel-credentials --help | --version
 
 Every option can also be set by its variable, SVC_ and the name in upper snake case
@@ -3744,14 +4076,16 @@ so that the variables provision writes are never read back as options.
 
 Options (as the GitHub Action's inputs):
   --credential auto|cicd|free|ssh-key|existing   --project SLUG   --environment NAME
-  --ttl-minutes N   --base-url URL   --expose "web=3000 ..."   --url-template TEMPLATE
+  --ttl-minutes N   --base-url URL   --expose web=3000,api=8080   --url-template TEMPLATE
   --tunnel-host-key PIN   --client-id ID   --tunnel-host HOST   --tunnel-port PORT
   --tunnel-user USER   --env-prefix PREFIX   --max-attempts N   --timeout-seconds N
   --revoke true|false   --fail-on-revoke-error true|false
 CLI options:
-  --env-file PATH        the variables, NAME='value' lines, mode 0600 (default tunnel.env)
+  --variables-file PATH  the variables, NAME='value' lines, mode 0600 (default tunnel.env;
+                         SVC_ENV_FILE, its earlier variable, still works). Not --env-file:
+                         Node reads that flag itself, before tunnel-credentials runs
   --state-file PATH      what revoke needs, no secret (default .tunnel-credentials.json
-                         beside the env file)
+                         beside the variables file)
   --outputs-file PATH    the action's outputs as one JSON object, mode 0600
   --work-dir PATH        where key files and the tunnel's directory go (default: the
                          system's temp directory)
@@ -3853,7 +4187,7 @@ function checkOwnDirectory(path, savedId) {
     }
     const not = (reason) => ({ ours: false, missing: false, reason });
     if (stats.isSymbolicLink())
-        return not('it is a symbolic link, not the directory this action made');
+        return not('it is a symbolic link, not the directory this tool made');
     if (!stats.isDirectory())
         return not('it is not a directory');
     const uid = process.getuid?.();
@@ -3863,7 +4197,7 @@ function checkOwnDirectory(path, savedId) {
     if (savedId === undefined)
         return not('the saved state does not say which directory was made');
     if (`${stats.dev}:${stats.ino}` !== savedId) {
-        return not('it is another directory than the one this action made');
+        return not('it is another directory than the one this tool made');
     }
     return { ours: true };
 }
@@ -3954,12 +4288,12 @@ function forEachWindow(text, length, visit) {
 /* harmony export */   n: () => (/* binding */ parseCredential)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(87);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(479);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(251);
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(854);
-/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(570);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(87);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(785);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(854);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(570);
 
 
 
@@ -3969,13 +4303,13 @@ function forEachWindow(text, length, visit) {
 
 const DEFAULT_TUNNEL_PORT = 2223;
 function parseCredential(raw, overrides = {}) {
-    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .isObject */ .Gv)(raw)) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .isObject */ .Gv)(raw)) {
         throw invalid('the body is not a JSON object');
     }
-    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tokenOf */ .B9)(raw);
-    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_2__/* .tunnelUserOf */ .h0)(raw);
+    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tokenOf */ .B9)(raw);
+    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tunnelUserOf */ .h0)(raw);
     checkSecretLike(token, 'token');
-    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .secretsIn */ .V)(raw);
+    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .secretsIn */ .V)(raw);
     checkIdentifier(tunnelUser, 'tunnel_user', secrets);
     const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
     checkIdentifier(clientId, 'client_id', secrets);
@@ -3983,15 +4317,15 @@ function parseCredential(raw, overrides = {}) {
     if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
         throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
     }
-    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(tunnelHost)) {
+    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(tunnelHost)) {
         throw invalid('tunnel_host is not a bare hostname or IP address');
     }
     const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
     const portDefaulted = rawPort === undefined || rawPort === null;
     const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
-    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_4__/* .isIsoTime */ .d, 'an ISO 8601 time');
+    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__/* .isIsoTime */ .d, 'an ISO 8601 time');
     const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
-    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string');
+    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string without log command markers');
     return {
         token: token,
         tunnelUser: tunnelUser,
@@ -4005,16 +4339,16 @@ function parseCredential(raw, overrides = {}) {
     };
 }
 function checkSecretLike(value, field) {
-    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .identifierProblem */ .rD)(value);
+    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .identifierProblem */ .rD)(value);
     if (problem !== undefined)
         throw invalid(`${field} ${problem}`);
 }
 function checkIdentifier(value, field, secrets) {
     checkSecretLike(value, field);
-    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsSecret */ .h)(value, secrets))
+    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsSecret */ .h)(value, secrets))
         throw invalid(`${field} holds the token, or a long piece of it`);
-    if ((0,_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsCommandMarker */ .e)(value)) {
-        throw invalid(`${field} holds a workflow command marker (## followed by [, or ::)`);
+    if ((0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value)) {
+        throw invalid(`${field} holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")`);
     }
 }
 function parsePort(value) {
@@ -4023,7 +4357,7 @@ function parsePort(value) {
         : typeof value === 'string' && /^\d{1,5}$/.test(value)
             ? Number(value)
             : NaN;
-    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isPort */ .sW)(number)) {
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isPort */ .sW)(number)) {
         throw invalid('tunnel_port is not a whole number from 1 to 65535');
     }
     return number;
@@ -4041,8 +4375,9 @@ function isPositiveInteger(value) {
 function isSafeText(value) {
     return (typeof value === 'string' &&
         value.length <= 200 &&
-        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .hasUnsafeCharacter */ .QR)(value) &&
-        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_6__/* .isWellFormed */ .UC)(value));
+        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value) &&
+        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value) &&
+        !(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value));
 }
 function invalid(what) {
     return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
@@ -4064,11 +4399,11 @@ function invalid(what) {
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(479);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(620);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(344);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(251);
-/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(196);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
+/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(344);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(785);
+/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(196);
 
 
 
@@ -4091,7 +4426,7 @@ function parseExpose(raw, label) {
     const seen = new Set();
     for (const entry of entries) {
         if (seen.has(entry.name)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
         }
         seen.add(entry.name);
     }
@@ -4162,7 +4497,7 @@ function naming(optionLabel, partName, parse) {
     catch (error) {
         if (!(error instanceof PartProblem))
             throw error;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(error.part)}: ${error.needs}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(error.part)}: ${error.needs}.`);
     }
 }
 function entryError(entry, needs) {
@@ -4172,11 +4507,12 @@ function parseUrlTemplate(raw, label) {
     const template = raw.trim() || DEFAULT_URL_TEMPLATE;
     for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
         if (!PLACEHOLDERS.includes(inner)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
         }
     }
-    if (template.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_6__/* .LEGACY_COMMAND_MARKER */ .H)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    const marker = (0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__/* .midLineMarkerIn */ .U6)(template);
+    if (marker !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it holds ${(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__/* .describeMarker */ .M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
     }
     const sample = formatUrl(template, {
         name: 'app',
@@ -4185,13 +4521,13 @@ function parseUrlTemplate(raw, label) {
         port: 22
     });
     if (sample === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_3__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_5__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
     }
     return template;
 }
 function formatUrl(template, values) {
     const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_7__/* .hasUnsafeCharacter */ .QR)(text))
+    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .hasUnsafeCharacter */ .QR)(text))
         return undefined;
     try {
         const url = new URL(text);
@@ -4236,10 +4572,10 @@ function parseKnownHostsLine(line) {
     }
     const blob = Buffer.from(encoded, 'base64');
     if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .keyTypeOf */ .z)(blob) !== type) {
+        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__/* .keyTypeOf */ .z)(blob) !== type) {
         throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
     }
-    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_4__/* .fingerprintOf */ .a)(blob), keyType: type };
+    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__/* .fingerprintOf */ .a)(blob), keyType: type };
 }
 const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
 function pinError(line, needs) {
@@ -4268,7 +4604,7 @@ function readTunnelSettings(options) {
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
 /* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
-/* harmony import */ var _text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(251);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(785);
 
 
 
@@ -4305,8 +4641,9 @@ function readWholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
 }
 function readOneLine(options, name) {
     const value = options.read(name).trim();
-    if (value.includes(_text_workflow_command_js__WEBPACK_IMPORTED_MODULE_2__/* .LEGACY_COMMAND_MARKER */ .H)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds "##" followed by "[", which the runner reads as a workflow command anywhere in a line. Remove it.`);
+    const marker = (0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .midLineMarkerIn */ .U6)(value);
+    if (marker !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds ${(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .describeMarker */ .M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
     }
     return value;
 }
@@ -4396,6 +4733,84 @@ function isIsoTime(value) {
 
 /***/ }),
 
+/***/ 785:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   GT: () => (/* binding */ neutraliseMarkers),
+/* harmony export */   M4: () => (/* binding */ describeMarker),
+/* harmony export */   U6: () => (/* binding */ midLineMarkerIn),
+/* harmony export */   eK: () => (/* binding */ holdsCommandMarker)
+/* harmony export */ });
+/* unused harmony exports LOG_COMMAND_MARKERS, commandMarkerIn */
+const LOG_COMMAND_MARKERS = {
+    'GitHub Actions': [
+        { text: '::', place: 'line-start' },
+        { text: '##[', place: 'anywhere' }
+    ],
+    'Azure Pipelines': [
+        { text: '##vso[', place: 'anywhere' },
+        { text: '##[', place: 'anywhere' }
+    ],
+    Buildkite: [
+        { text: '---', place: 'line-start' },
+        { text: '+++', place: 'line-start' },
+        { text: '~~~', place: 'line-start' },
+        { text: '^^^', place: 'line-start' }
+    ],
+    'GitLab CI': [
+        { text: 'section_start:', place: 'anywhere' },
+        { text: 'section_end:', place: 'anywhere' }
+    ],
+    Jenkins: [],
+    CircleCI: [],
+    'Bitbucket Pipelines': []
+};
+const MARKERS = Object.values(LOG_COMMAND_MARKERS).flat();
+const GAP = '[^\\x20-\\x7e]*';
+function escapedForRegExp(character) {
+    return character.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+function spelled(characters) {
+    return characters.map(escapedForRegExp).join(GAP);
+}
+function firstCharacterOf(marker) {
+    const [first, ...rest] = [...marker.text];
+    const completions = [spelled(rest)];
+    if (marker.place === 'anywhere') {
+        for (let length = 1; length < rest.length; length++) {
+            completions.push(`${spelled(rest.slice(0, length))}${GAP}$`);
+        }
+    }
+    const lookahead = `(?=${GAP}(?:${completions.join('|')}))`;
+    const lead = marker.place === 'line-start' ? `^([^\\x21-\\x7e]*)` : '()';
+    return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu');
+}
+const NEUTRALISERS = MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
+function neutraliseMarkers(text) {
+    return NEUTRALISERS.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+}
+const ANYWHERE = MARKERS.map(marker => ({
+    marker,
+    pattern: new RegExp(spelled([...marker.text]), 'iu')
+}));
+function commandMarkerIn(value) {
+    return ANYWHERE.find(({ pattern }) => pattern.test(value))?.marker.text;
+}
+function holdsCommandMarker(value) {
+    return commandMarkerIn(value) !== undefined;
+}
+function describeMarker(marker) {
+    return `"${marker[0]}" followed by "${marker.slice(1)}"`;
+}
+function midLineMarkerIn(value) {
+    return ANYWHERE.find(({ marker, pattern }) => marker.place === 'anywhere' && pattern.test(value))
+        ?.marker.text;
+}
+
+
+/***/ }),
+
 /***/ 479:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -4403,11 +4818,12 @@ function isIsoTime(value) {
 /* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
 /* harmony export */   UC: () => (/* binding */ isWellFormed),
 /* harmony export */   UY: () => (/* binding */ redactCredentials),
+/* harmony export */   Vj: () => (/* binding */ printablePath),
 /* harmony export */   X5: () => (/* binding */ cleanText),
 /* harmony export */   g$: () => (/* binding */ printable)
 /* harmony export */ });
 /* unused harmony exports hasControlCharacter, hasLineBreak */
-/* harmony import */ var _workflow_command_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(251);
+/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(785);
 
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -4426,13 +4842,17 @@ function isWellFormed(value) {
     return value.isWellFormed();
 }
 function printable(value, max = 200) {
-    const escaped = (PRINTABLE_ASCII.test(value)
+    const flat = PRINTABLE_ASCII.test(value)
         ? value
-        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replaceAll(_workflow_command_js__WEBPACK_IMPORTED_MODULE_0__/* .LEGACY_COMMAND_MARKER */ .H, '\\u0023#[');
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const escaped = (0,_log_commands_js__WEBPACK_IMPORTED_MODULE_0__/* .neutraliseMarkers */ .GT)(flat);
     if (escaped.length <= max)
         return escaped;
     const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
     return `${escaped.slice(0, end)}...`;
+}
+function printablePath(path) {
+    return printable(path, 400);
 }
 function cleanText(value, max) {
     const redacted = redactCredentials(value);
@@ -4511,97 +4931,6 @@ function identifierProblem(value) {
 
 /***/ }),
 
-/***/ 251:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   H: () => (/* binding */ LEGACY_COMMAND_MARKER),
-/* harmony export */   e: () => (/* binding */ holdsCommandMarker)
-/* harmony export */ });
-const LEGACY_COMMAND_MARKER = '##[';
-function holdsCommandMarker(value) {
-    return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
-}
-
-
-/***/ }),
-
-/***/ 243:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   P2: () => (/* binding */ startTimeOf),
-/* harmony export */   fm: () => (/* binding */ isKeeper),
-/* harmony export */   iS: () => (/* binding */ lookUpProcess)
-/* harmony export */ });
-/* unused harmony exports lookUpInProc, lookUpWithPs */
-/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(421);
-/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-
-
-function lookUpProcess(pid) {
-    if (process.platform === 'linux')
-        return lookUpInProc(pid);
-    if (process.platform === 'win32') {
-        return { state: 'unknown', reason: 'Windows offers no start time to check the pid against' };
-    }
-    return lookUpWithPs(pid);
-}
-function lookUpInProc(pid, root = '/proc') {
-    let stat;
-    let cmdline;
-    try {
-        stat = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(`${root}/${pid}/stat`, 'utf8');
-        cmdline = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(`${root}/${pid}/cmdline`, 'utf8');
-    }
-    catch {
-        return { state: 'gone' };
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [state] = fields;
-    const startTime = fields[19];
-    if (state === 'Z' || state === 'X' || startTime === undefined)
-        return { state: 'gone' };
-    return { state: 'running', startTime, args: cmdline.split('\0').filter(Boolean).join(' ') };
-}
-function lookUpWithPs(pid) {
-    let output;
-    try {
-        output = (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.execFileSync)('ps', ['-ww', '-o', 'stat=,lstart=,args=', '-p', String(pid)], {
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            env: { LC_ALL: 'C' }
-        });
-    }
-    catch (error) {
-        if (error.status === 1)
-            return { state: 'gone' };
-        return { state: 'unknown', reason: `ps failed (${error.message.split('\n')[0]})` };
-    }
-    const words = output.trim().split(/\s+/);
-    if (words.length < 7)
-        return { state: 'gone' };
-    if (words[0].startsWith('Z'))
-        return { state: 'gone' };
-    return {
-        state: 'running',
-        startTime: words.slice(1, 6).join(' '),
-        args: words.slice(6).join(' ')
-    };
-}
-function startTimeOf(pid, lookUp = lookUpProcess) {
-    const look = lookUp(pid);
-    return look.state === 'running' ? look.startTime : undefined;
-}
-function isKeeper(look, startTime, dir) {
-    return look.state === 'running' && look.startTime === startTime && look.args.endsWith(` ${dir}`);
-}
-
-
-/***/ }),
-
 /***/ 557:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -4647,6 +4976,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   Y_: () => (/* binding */ saveTunnel)
 });
 
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
 var owned_dir = __nccwpck_require__(897);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
@@ -4654,11 +4985,16 @@ var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/files.ts
 
 
+
 function isTunnelDir(dir, root) {
     return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
 }
+function isTunnelDirName(dir) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, (0,external_node_path_.dirname)((0,external_node_path_.resolve)(dir)), protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
 
 ;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
+
 
 const TUNNEL = 'tunnel';
 function saveTunnel(state, saved) {
@@ -4676,16 +5012,19 @@ function loadTunnel(state, tempRoot) {
         const { pid, dir, dirId, startTime } = saved;
         if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
             return undefined;
-        if (typeof dir !== 'string' || !isTunnelDir(dir, tempRoot))
+        if (typeof dir !== 'string' || !(0,external_node_path_.isAbsolute)(dir) || !isTunnelDirName(dir))
             return undefined;
         const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
-        return {
+        const tunnel = {
             pid,
             dir,
             ...(text(dirId) && { dirId: text(dirId) }),
             ...(text(startTime) && { startTime: text(startTime) }),
             started: saved.started === true
         };
+        if (isTunnelDir(dir, tempRoot))
+            return { saved: tunnel };
+        return { saved: tunnel, dirRefused: "it is not under this step's temp folder" };
     }
     catch {
         return undefined;
@@ -4708,10 +5047,10 @@ function loadTunnel(state, tempRoot) {
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(479);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(620);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(148);
-/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(344);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(148);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
 
 
 
@@ -4732,7 +5071,7 @@ function urlsFor(tunnel, target, label) {
     const urls = {};
     for (const entry of tunnel.entries) {
         const { user, host, port } = target;
-        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_3__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
+        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_5__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
         if (url === undefined)
             throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
         const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
@@ -4786,7 +5125,7 @@ function hostProblem(template, hostname) {
     return undefined;
 }
 function labelProblem(label) {
-    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(label, 70)}"`;
+    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(label, 70)}"`;
     if (label === '')
         return 'it has an empty label (two dots in a row, or a dot at its start)';
     if (label.length > 63)
@@ -4805,7 +5144,7 @@ function characterName(character) {
         return 'an underscore';
     if (character === '%')
         return 'a percent sign';
-    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_5__/* .printable */ .g$)(character, 12)}"`;
+    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(character, 12)}"`;
 }
 function noUrl(template, name, host, label) {
     const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
@@ -4813,7 +5152,7 @@ function noUrl(template, name, host, label) {
         : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
             ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
             : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
         `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
         `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
 }
@@ -4831,8 +5170,8 @@ function badHost(url, name, problem, target, label) {
             ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
             : from
                 ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
-                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
-    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_4__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_6__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
 }
 
 

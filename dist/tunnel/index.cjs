@@ -21435,17 +21435,77 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 291:
+/***/ 261:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = require("node:fs");
-;// CONCATENATED MODULE: ./core/text/workflow-command.ts
-const LEGACY_COMMAND_MARKER = '##[';
+;// CONCATENATED MODULE: ./core/text/log-commands.ts
+const LOG_COMMAND_MARKERS = {
+    'GitHub Actions': [
+        { text: '::', place: 'line-start' },
+        { text: '##[', place: 'anywhere' }
+    ],
+    'Azure Pipelines': [
+        { text: '##vso[', place: 'anywhere' },
+        { text: '##[', place: 'anywhere' }
+    ],
+    Buildkite: [
+        { text: '---', place: 'line-start' },
+        { text: '+++', place: 'line-start' },
+        { text: '~~~', place: 'line-start' },
+        { text: '^^^', place: 'line-start' }
+    ],
+    'GitLab CI': [
+        { text: 'section_start:', place: 'anywhere' },
+        { text: 'section_end:', place: 'anywhere' }
+    ],
+    Jenkins: [],
+    CircleCI: [],
+    'Bitbucket Pipelines': []
+};
+const MARKERS = Object.values(LOG_COMMAND_MARKERS).flat();
+const GAP = '[^\\x20-\\x7e]*';
+function escapedForRegExp(character) {
+    return character.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+function spelled(characters) {
+    return characters.map(escapedForRegExp).join(GAP);
+}
+function firstCharacterOf(marker) {
+    const [first, ...rest] = [...marker.text];
+    const completions = [spelled(rest)];
+    if (marker.place === 'anywhere') {
+        for (let length = 1; length < rest.length; length++) {
+            completions.push(`${spelled(rest.slice(0, length))}${GAP}$`);
+        }
+    }
+    const lookahead = `(?=${GAP}(?:${completions.join('|')}))`;
+    const lead = marker.place === 'line-start' ? `^([^\\x21-\\x7e]*)` : '()';
+    return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu');
+}
+const NEUTRALISERS = MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
+function neutraliseMarkers(text) {
+    return NEUTRALISERS.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+}
+const ANYWHERE = MARKERS.map(marker => ({
+    marker,
+    pattern: new RegExp(spelled([...marker.text]), 'iu')
+}));
+function commandMarkerIn(value) {
+    return ANYWHERE.find(({ pattern }) => pattern.test(value))?.marker.text;
+}
 function holdsCommandMarker(value) {
-    return value.includes(LEGACY_COMMAND_MARKER) || value.includes('::');
+    return commandMarkerIn(value) !== undefined;
+}
+function describeMarker(marker) {
+    return `"${marker[0]}" followed by "${marker.slice(1)}"`;
+}
+function midLineMarkerIn(value) {
+    return ANYWHERE.find(({ marker, pattern }) => marker.place === 'anywhere' && pattern.test(value))
+        ?.marker.text;
 }
 
 ;// CONCATENATED MODULE: ./core/text/printable.ts
@@ -21467,13 +21527,17 @@ function isWellFormed(value) {
     return value.isWellFormed();
 }
 function printable_printable(value, max = 200) {
-    const escaped = (PRINTABLE_ASCII.test(value)
+    const flat = PRINTABLE_ASCII.test(value)
         ? value
-        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)).replaceAll(LEGACY_COMMAND_MARKER, '\\u0023#[');
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const escaped = neutraliseMarkers(flat);
     if (escaped.length <= max)
         return escaped;
     const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
     return `${escaped.slice(0, end)}...`;
+}
+function printablePath(path) {
+    return printable_printable(path, 400);
 }
 function cleanText(value, max) {
     const redacted = redactCredentials(value);
@@ -22687,7 +22751,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(291)
+__nccwpck_require__(261)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 163;
-exports.ids = [163];
+exports.id = 934;
+exports.ids = [934];
 exports.modules = {
 
-/***/ 163:
+/***/ 934:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -19,6 +19,8 @@ __webpack_require__.d(__webpack_exports__, {
 var errors = __webpack_require__(519);
 // EXTERNAL MODULE: ./core/text/describe-error.ts
 var describe_error = __webpack_require__(436);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __webpack_require__(479);
 ;// CONCATENATED MODULE: ./core/host.ts
 const DEFAULT_TUNNEL_MAX_MINUTES = 60;
 
@@ -110,16 +112,14 @@ function isKeeper(look, startTime, dir) {
     return look.state === 'running' && look.startTime === startTime && look.args.endsWith(` ${dir}`);
 }
 
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __webpack_require__(479);
 ;// CONCATENATED MODULE: ./core/tunnel/start-failure.ts
 
-function describeStartFailure(outcome, logPath, tempRootName, hostKeyOption = 'tunnel-host-key') {
+function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
     if (outcome.type === 'ready')
         return 'The tunnel started.';
     const detail = (0,printable/* printable */.g$)(outcome.detail, 400);
     if (outcome.type === 'died') {
-        return `The tunnel did not start: ${detail}. Its log is ${logPath}; please report this with the log if it recurs.`;
+        return `The tunnel did not start: ${detail}. The last line of its log: ${(0,printable/* printable */.g$)(lastLogLine, 300)}. Please report this if it recurs.`;
     }
     switch (outcome.cause) {
         case 'host-key':
@@ -133,13 +133,54 @@ function describeStartFailure(outcome, logPath, tempRootName, hostKeyOption = 't
         case 'connect':
             return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
         case 'record':
-            return `The tunnel did not start: ${detail}, which the post step needs to stop it cleanly and say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`;
+            return `The tunnel did not start: ${detail}; without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`;
     }
 }
 
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __webpack_require__(557);
+;// CONCATENATED MODULE: ./core/tunnel/tunnel-dir.ts
+
+
+
+
+function removeTunnelDir(dir, dirId) {
+    if (dirId !== undefined) {
+        const check = (0,owned_dir/* checkOwnDirectory */.Ih)(dir, dirId);
+        if (!check.ours)
+            return check.missing ? undefined : check.reason;
+    }
+    const { logPath, statsPath, stopPath } = (0,protocol/* tunnelFiles */.yJ)(dir);
+    try {
+        for (const file of [logPath, statsPath, `${statsPath}.tmp`, stopPath]) {
+            (0,external_node_fs_.rmSync)(file, { force: true });
+        }
+        (0,external_node_fs_.rmdirSync)(dir);
+        return undefined;
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return undefined;
+        if (error.code === 'ENOTEMPTY') {
+            return 'it holds files the tunnel process did not write, so they were left as they are';
+        }
+        return (0,describe_error/* describeUnexpected */.V)(error);
+    }
+}
+function lastLogLine(dir) {
+    const { logPath } = (0,protocol/* tunnelFiles */.yJ)(dir);
+    try {
+        if (!(0,external_node_fs_.existsSync)(logPath))
+            return 'none';
+        return (0,external_node_fs_.readFileSync)(logPath, 'utf8').trim().split('\n').at(-1) || 'none';
+    }
+    catch {
+        return 'none';
+    }
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/launch.ts
+
 
 
 
@@ -170,7 +211,7 @@ function launchKeeper(options) {
         }
     }
     catch (error) {
-        removeTunnelDir(dir);
+        removeTunnelDir(dir, undefined);
         throw error;
     }
     const launched = child;
@@ -228,7 +269,9 @@ function launchKeeper(options) {
                 return { pid, dir, ...paths, fingerprint: outcome.fingerprint };
             }
             await killAndWait(launched);
-            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, paths.logPath, options.tempRootName, config.hostKeyOptionName));
+            const lastLine = lastLogLine(dir);
+            removeTunnelDir(dir, dirId);
+            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName));
         },
         async stopUnused() {
             if (used)
@@ -238,18 +281,6 @@ function launchKeeper(options) {
             removeTunnelDir(dir, dirId);
         }
     };
-}
-function removeTunnelDir(dir, dirId) {
-    if (dirId !== undefined && !(0,owned_dir/* checkOwnDirectory */.Ih)(dir, dirId).ours)
-        return;
-    const { logPath, statsPath, stopPath } = (0,protocol/* tunnelFiles */.yJ)(dir);
-    try {
-        for (const file of [logPath, statsPath, `${statsPath}.tmp`, stopPath])
-            (0,external_node_fs_.rmSync)(file, { force: true });
-        (0,external_node_fs_.rmdirSync)(dir);
-    }
-    catch {
-    }
 }
 function startTunnel(options) {
     return launchKeeper(options).start(options.config);
@@ -266,9 +297,134 @@ function killAndWait(child) {
 
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
 var saved_tunnel = __webpack_require__(462);
+;// CONCATENATED MODULE: ./core/tunnel/stop.ts
+
+
+
+
+
+async function stopTunnel(saved, options = {}) {
+    const { graceMs = protocol/* STOP_GRACE_MS */.Ts, now = Date.now, sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms)), lookUp = lookUpProcess, signal = (pid, name) => process.kill(pid, name) } = options;
+    const files = (0,protocol/* tunnelFiles */.yJ)(saved.dir);
+    const dir = options.dirRefused === undefined
+        ? (0,owned_dir/* checkOwnDirectory */.Ih)(saved.dir, saved.dirId)
+        : { ours: false, missing: false, reason: options.dirRefused };
+    const readRecord = () => (dir.ours ? readStats(files.statsPath, saved.pid) : undefined);
+    const before = readRecord();
+    const look = lookUp(saved.pid);
+    const gone = () => ({
+        state: 'gone',
+        ...(before && { stats: before }),
+        killed: false,
+        ...(saved.started && { died: describeEnd(before, dir.ours ? saved.dir : undefined) })
+    });
+    if (look.state === 'gone')
+        return gone();
+    if (look.state === 'unknown' || saved.startTime === undefined) {
+        const reason = look.state === 'unknown' ? look.reason : 'main could not read its start time';
+        return askWithoutProof(reason);
+    }
+    const startTime = saved.startTime;
+    const isOurs = () => isKeeper(lookUp(saved.pid), startTime, saved.dir);
+    if (!isKeeper(look, startTime, saved.dir))
+        return gone();
+    if (dir.ours)
+        askByFile(files.stopPath);
+    send(saved.pid, 'SIGTERM');
+    const deadline = now() + graceMs;
+    while (isOurs() && now() < deadline)
+        await sleep(100);
+    const killed = isOurs() && send(saved.pid, 'SIGKILL');
+    const killDeadline = now() + 1_000;
+    while (killed && isOurs() && now() < killDeadline)
+        await sleep(50);
+    const after = readRecord();
+    return {
+        state: 'stopped',
+        ...(after && { stats: after }),
+        killed,
+        ...(after?.endedAt !== undefined && { died: describeEnd(after, saved.dir) }),
+        ...(!dir.ours && { recordMissing: dir.reason })
+    };
+    function send(pid, name) {
+        try {
+            signal(pid, name);
+            return true;
+        }
+        catch {
+            return false;
+        }
+    }
+    async function askWithoutProof(why) {
+        if (before?.endedAt !== undefined)
+            return gone();
+        if (!saved.started) {
+            if (dir.ours)
+                askByFile(files.stopPath);
+            return { state: 'gone', killed: false };
+        }
+        if (!dir.ours) {
+            return { state: 'alive', killed: false, unproven: `${why}, and its directory ${dir.reason}` };
+        }
+        askByFile(files.stopPath);
+        const deadline = now() + graceMs;
+        const heeded = () => ['stopped', 'ended'].includes(readRecord()?.state ?? '');
+        while (!heeded() && now() < deadline)
+            await sleep(100);
+        const after = readRecord();
+        return {
+            state: heeded() ? 'stopped' : 'alive',
+            ...(after && { stats: after }),
+            killed: false,
+            ...(!heeded() && { unproven: `${why}, and it did not record a stop` })
+        };
+    }
+}
+function askByFile(stopPath) {
+    try {
+        (0,external_node_fs_.writeFileSync)(stopPath, 'stop\n', { flag: 'wx' });
+    }
+    catch {
+    }
+}
+function describeEnd(record, dir) {
+    const lastLine = dir ? lastLogLine(dir) : 'none';
+    if (record?.endedAt !== undefined) {
+        return { at: record.endedAt, reason: record.endReason ?? 'unknown' };
+    }
+    if (record !== undefined) {
+        return {
+            at: `some time after ${record.updatedAt}`,
+            reason: `it was ended from outside (its last log line: ${lastLine})`
+        };
+    }
+    return { at: 'an unknown time', reason: `it left no record (its last log line: ${lastLine})` };
+}
+function readStats(path, pid) {
+    try {
+        const stats = JSON.parse((0,external_node_fs_.readFileSync)(path, 'utf8'));
+        return stats.pid === pid ? stats : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function isProcessAlive(pid) {
+    try {
+        process.kill(pid, 0);
+        return true;
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+}
+
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
 var tunnel_urls = __webpack_require__(95);
 ;// CONCATENATED MODULE: ./core/tunnel/open.ts
+
+
+
 
 
 
@@ -297,6 +453,16 @@ function prepareTunnel(tunnel, host) {
             await keeper.stopUnused();
             if (!keeper.ready)
                 (0,saved_tunnel/* clearTunnel */.eO)(host.state);
+        },
+        close: async () => {
+            const saved = keeper.saved;
+            if (!keeper.ready || saved === undefined)
+                return;
+            const stopped = await stopTunnel({ ...saved, started: true });
+            if (stopped.state === 'alive')
+                return;
+            removeTunnelDir(saved.dir, saved.dirId);
+            (0,saved_tunnel/* clearTunnel */.eO)(host.state);
         }
     };
 }
@@ -329,7 +495,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     }
     for (const [name, url] of Object.entries(urls))
         log.info(`Exposed ${name}: ${url}`);
-    const where = `process ${started.pid}, log ${started.logPath}`;
+    const where = `process ${started.pid}, log ${(0,printable/* printablePath */.Vj)(started.logPath)}`;
     if (end.endAt === undefined)
         log.info(`The tunnel runs until the job ends (${where}).`);
     else {
@@ -339,11 +505,15 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     if (login.lifetimeNote)
         log.info(login.lifetimeNote);
     const first = Object.values(urls)[0];
-    writes.setOutput('url', first);
-    writes.setOutput('urls', JSON.stringify(urls));
+    writes.outputs.url = first;
+    writes.outputs.urls = JSON.stringify(urls);
     if (settings.exportEnv)
-        writes.exportVariable(`${settings.envPrefix}_TUNNEL_URL`, first);
-    writes.summaryTable('the tunnel URLs to the job summary', 'Tunnel URLs', ['Name', 'URL'], Object.entries(urls));
+        writes.variables[`${settings.envPrefix}_TUNNEL_URL`] = first;
+    writes.summary.push({
+        heading: 'Tunnel URLs',
+        columns: ['Name', 'URL'],
+        rows: Object.entries(urls)
+    });
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/stats-line.ts
@@ -374,158 +544,53 @@ function formatBytes(bytes) {
     return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/stop.ts
-
-
-
-
-async function stopTunnel(saved, options = {}) {
-    const { graceMs = protocol/* STOP_GRACE_MS */.Ts, now = Date.now, sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms)), lookUp = lookUpProcess, signal = (pid, name) => process.kill(pid, name) } = options;
-    const files = (0,protocol/* tunnelFiles */.yJ)(saved.dir);
-    const dir = (0,owned_dir/* checkOwnDirectory */.Ih)(saved.dir, saved.dirId);
-    const readRecord = () => (dir.ours ? readStats(files.statsPath, saved.pid) : undefined);
-    const before = readRecord();
-    const look = lookUp(saved.pid);
-    const gone = () => ({
-        ...(before && { stats: before }),
-        killed: false,
-        ...(saved.started && { died: describeEnd(before, dir.ours ? files.logPath : undefined) })
-    });
-    if (look.state === 'gone')
-        return gone();
-    if (look.state === 'unknown' || saved.startTime === undefined) {
-        const reason = look.state === 'unknown' ? look.reason : 'main could not read its start time';
-        return askWithoutProof(reason);
-    }
-    const startTime = saved.startTime;
-    const isOurs = () => isKeeper(lookUp(saved.pid), startTime, saved.dir);
-    if (!isKeeper(look, startTime, saved.dir))
-        return gone();
-    if (dir.ours)
-        askByFile(files.stopPath);
-    send(saved.pid, 'SIGTERM');
-    const deadline = now() + graceMs;
-    while (isOurs() && now() < deadline)
-        await sleep(100);
-    const killed = isOurs() && send(saved.pid, 'SIGKILL');
-    const after = readRecord();
-    return {
-        ...(after && { stats: after }),
-        killed,
-        ...(after?.endedAt !== undefined && { died: describeEnd(after, files.logPath) }),
-        ...(!dir.ours && { recordMissing: dir.reason })
-    };
-    function send(pid, name) {
-        try {
-            signal(pid, name);
-            return true;
-        }
-        catch {
-            return false;
-        }
-    }
-    async function askWithoutProof(why) {
-        if (before?.endedAt !== undefined)
-            return gone();
-        if (!saved.started) {
-            if (dir.ours)
-                askByFile(files.stopPath);
-            return { killed: false };
-        }
-        if (!dir.ours)
-            return { killed: false, unproven: `${why}, and its directory ${dir.reason}` };
-        askByFile(files.stopPath);
-        const deadline = now() + graceMs;
-        const heeded = () => ['stopped', 'ended'].includes(readRecord()?.state ?? '');
-        while (!heeded() && now() < deadline)
-            await sleep(100);
-        const after = readRecord();
-        return {
-            ...(after && { stats: after }),
-            killed: false,
-            ...(!heeded() && { unproven: `${why}, and it did not record a stop` })
-        };
-    }
-}
-function askByFile(stopPath) {
-    try {
-        (0,external_node_fs_.writeFileSync)(stopPath, 'stop\n', { flag: 'wx' });
-    }
-    catch {
-    }
-}
-function describeEnd(record, logPath) {
-    const lastLine = logPath ? lastLogLine(logPath) : 'none';
-    if (record?.endedAt !== undefined) {
-        return { at: record.endedAt, reason: record.endReason ?? 'unknown' };
-    }
-    if (record !== undefined) {
-        return {
-            at: `some time after ${record.updatedAt}`,
-            reason: `it was ended from outside (its last log line: ${lastLine})`
-        };
-    }
-    return { at: 'an unknown time', reason: `it left no record (its last log line: ${lastLine})` };
-}
-function readStats(path, pid) {
-    try {
-        const stats = JSON.parse((0,external_node_fs_.readFileSync)(path, 'utf8'));
-        return stats.pid === pid ? stats : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function lastLogLine(path) {
-    if (!(0,external_node_fs_.existsSync)(path))
-        return 'none';
-    const lines = (0,external_node_fs_.readFileSync)(path, 'utf8').trim().split('\n');
-    return lines.at(-1) || 'none';
-}
-function isProcessAlive(pid) {
-    try {
-        process.kill(pid, 0);
-        return true;
-    }
-    catch (error) {
-        return error.code === 'EPERM';
-    }
-}
-
 ;// CONCATENATED MODULE: ./core/tunnel/stop-saved.ts
 
 
 
 
 
-
-async function stopSavedTunnel({ state, tempRoot, tempRootName, log, clock }, options = {}) {
-    const saved = (0,saved_tunnel/* loadTunnel */.Lc)(state, tempRoot);
-    if (saved === undefined)
-        return;
+async function stopSavedTunnel({ saved, dirRefused }, { tempRootName, log, clock }, options = {}) {
+    let result;
     try {
-        const result = await stopTunnel(saved, options);
-        if (result.died) {
-            log.warning(`The tunnel process ended during the job, at ${(0,printable/* printable */.g$)(result.died.at, 60)}: ${(0,printable/* printable */.g$)(result.died.reason, 300)}. Its log is ${(0,protocol/* tunnelFiles */.yJ)(saved.dir).logPath}.`);
-        }
-        if (result.recordMissing) {
-            log.warning(`The tunnel process ${saved.pid} was stopped, but its directory ${saved.dir} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
-                `Check whether a step of the job deletes or replaces files in ${tempRootName}.`);
-        }
-        if (result.unproven) {
-            log.warning(`The tunnel process ${saved.pid} was asked to stop but not made to: ${result.unproven}, so no signal was sent in case the pid now belongs to another process. ` +
-                'If the tunnel URL still answers, end the process by hand; on a hosted runner the job end does it.');
-        }
-        if (result.killed) {
-            log.warning(`The tunnel process ${saved.pid} did not stop within 5 s of being asked, so it was killed.`);
-        }
-        if (result.stats) {
-            const endedAt = result.stats.endedAt ? Date.parse(result.stats.endedAt) : clock.now();
-            log.info(formatStatsLine(result.stats, endedAt));
-        }
+        result = await stopTunnel(saved, { ...options, ...(dirRefused && { dirRefused }) });
     }
     catch (error) {
-        log.warning(`Could not stop the tunnel process ${saved.pid}: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
+        log.warning(`Could not stop the tunnel process ${saved.pid}: ${(0,describe_error/* describeUnexpected */.V)(error)}. If the tunnel URL still answers, end the process by hand.`);
+        return { outcome: { status: 'alive' } };
+    }
+    report(result, saved, dirRefused !== undefined, { tempRootName, log, clock });
+    if (dirRefused !== undefined) {
+        log.warning(`The tunnel's folder ${(0,printable/* printablePath */.Vj)(saved.dir)} was left as it is: ${dirRefused} (${tempRootName}), so nothing in it was read or removed. ` +
+            `Check whether the runner gives each step its own ${tempRootName}; delete the folder by hand if it stays.`);
+        return { outcome: { status: result.state }, untidied: saved.dir };
+    }
+    if (result.state === 'alive')
+        return { outcome: { status: 'alive' } };
+    const refused = removeTunnelDir(saved.dir, saved.dirId);
+    if (refused === undefined)
+        return { outcome: { status: result.state } };
+    log.warning(`The tunnel's folder ${(0,printable/* printablePath */.Vj)(saved.dir)} was not removed: ${(0,printable/* printable */.g$)(refused, 200)}. Nothing runs in it; delete it by hand.`);
+    return { outcome: { status: result.state }, untidied: saved.dir };
+}
+function report(result, { pid, dir }, dirRefused, { tempRootName, log, clock }) {
+    if (result.died) {
+        log.warning(`The tunnel process ended during the job, at ${(0,printable/* printable */.g$)(result.died.at, 60)}: ${(0,printable/* printable */.g$)(result.died.reason, 300)}.`);
+    }
+    if (result.recordMissing && !dirRefused) {
+        log.warning(`The tunnel process ${pid} was stopped, but its directory ${(0,printable/* printablePath */.Vj)(dir)} could not be used (${result.recordMissing}), so its log and counters are lost. ` +
+            `Check whether a step of the job deletes or replaces files in ${tempRootName}.`);
+    }
+    if (result.unproven) {
+        log.warning(`The tunnel process ${pid} was asked to stop but not made to: ${result.unproven}, so no signal was sent in case the pid now belongs to another process. ` +
+            'If the tunnel URL still answers, end the process by hand; on a hosted runner the job end does it.');
+    }
+    if (result.killed) {
+        log.warning(`The tunnel process ${pid} did not stop within 5 s of being asked, so it was killed.`);
+    }
+    if (result.stats) {
+        const endedAt = result.stats.endedAt ? Date.parse(result.stats.endedAt) : clock.now();
+        log.info(formatStatsLine(result.stats, endedAt));
     }
 }
 
