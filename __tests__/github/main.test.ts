@@ -180,7 +180,7 @@ describe('main step, service errors', () => {
     [
       400,
       'BAD_REQUEST',
-      /rejected the request as invalid \(400 BAD_REQUEST\)\. The service said: ttl too big\. Check the inputs project, environment and ttl-minutes\./
+      /rejected the request as invalid \(400 BAD_REQUEST\)\. The service said: ttl too big\. Check input project, input environment and input ttl-minutes\./
     ],
     [
       401,
@@ -191,7 +191,7 @@ describe('main step, service errors', () => {
     [
       404,
       'NOT_FOUND',
-      /Project "web-shop" was not found, or base-url does not point at the credential service's API \(404 NOT_FOUND\).*register the project.*check that base-url is the service's address with its \/functions\/v1 path/
+      /Project "web-shop" was not found, or input base-url does not point at the credential service's API \(404 NOT_FOUND\).*register the project.*check that input base-url is the service's address with its \/functions\/v1 path/
     ]
   ]
   it.each(cases)('fails once, without retrying, on %i', async (status, code, message) => {
@@ -656,7 +656,7 @@ describe('main step, answers that used to break it', () => {
     nock(ORIGIN).post(PATH).reply(200, cut)
     const step = await run()
     expect(step.errors).toEqual([
-      'The credential service at https://credentials.example.test/functions/v1 sent an unusable answer to credential-provision: HTTP 200 with a body that is not JSON (60 bytes, not shown). Check that base-url points at the credential service (its path usually ends in /functions/v1).'
+      'The credential service at https://credentials.example.test/functions/v1 sent an unusable answer to credential-provision: HTTP 200 with a body that is not JSON (60 bytes, not shown). Check that input base-url points at the credential service (its path usually ends in /functions/v1).'
     ])
     expect(step.lines.filter(line => line.includes('tok_'))).toEqual([])
   })
@@ -720,7 +720,7 @@ describe('main step, gaps the property-based suite found', () => {
       .reply(301, { error: `=token ${TOKEN} refused` })
     const step = await run()
     expect(step.errors).toEqual([
-      'The credential service answered credential-provision with an unexpected status (301). The service said: =token *** refused. Check base-url.'
+      'The credential service answered credential-provision with an unexpected status (301). The service said: =token *** refused. Check input base-url.'
     ])
     expect(tokenParts(step.lines)).toEqual([])
   })

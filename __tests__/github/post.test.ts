@@ -225,7 +225,7 @@ describe('the service, not the runner clock, decides', () => {
     expect(step.failed).toBe(false)
     expect(step.warnings).toEqual([])
     expect(infoLines(step.lines)).toEqual([
-      'Could not revoke the tunnel token of user ab12c: The credential service rejected the request as invalid (400 BAD_REQUEST). The service said: bad. Check base-url. It should already have expired at 2026-11-23T10:00:00Z.'
+      'Could not revoke the tunnel token of user ab12c: The credential service rejected the request as invalid (400 BAD_REQUEST). The service said: bad. Check input base-url. It should already have expired at 2026-11-23T10:00:00Z.'
     ])
   })
 

@@ -66,7 +66,13 @@ export async function provision(host: Host): Promise<ProvisionOutcome> {
             `${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`
           )
         },
-        explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
+        explain: error =>
+          explainFailure(error, {
+            baseUrl,
+            project,
+            nowMs: clock.now(),
+            label: name => options.label(name)
+          }),
         tempRoot: host.tempRoot,
         tempRootName: host.tempRootName,
         run: host.run
@@ -82,7 +88,12 @@ export async function provision(host: Host): Promise<ProvisionOutcome> {
       message:
         error instanceof ExplainedError
           ? error.message
-          : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
+          : explainFailure(error, {
+              baseUrl,
+              project,
+              nowMs: clock.now(),
+              label: name => options.label(name)
+            })
     }
   }
 }

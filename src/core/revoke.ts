@@ -98,7 +98,7 @@ async function revokeRecordedCredential(
     const reason =
       error instanceof ExplainedError
         ? error.message
-        : explainFailure(error, { baseUrl, nowMs: clock.now() })
+        : explainFailure(error, { baseUrl, nowMs: clock.now(), label: name => options.label(name) })
     const weight = failOnRevokeError ? 'fail-step' : 'warning'
     // The credential option could not be read, so neither could what main saved for it.
     if (!saved) return failed(`Could not revoke what was provisioned: ${reason}`, weight, chosen)
