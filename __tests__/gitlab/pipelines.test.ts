@@ -1,11 +1,11 @@
 /**
  * GitLab pipelines run for real with gitlab-ci-local (shell executor): the component included by
  * its local path and by its component path, and the GitLab pipeline of docs/other-ci.md. Each job
- * installs the packed package with npx (offline), provisions from the local service, reaches a
- * local app through the exposed URL from its script, and revokes in after_script, whether the
- * script passes or fails. Afterwards the token is revoked in the service, no tunnel process is
- * left, no file of the credential stays in the project, and no secret is in gitlab-ci-local's
- * output or the logs it wrote.
+ * installs the packed package from a file:// URL, checked against its SHA-256, provisions from
+ * the local service, reaches a local app through the exposed URL from its script, and revokes in
+ * after_script, whether the script passes or fails. Afterwards the token is revoked in the
+ * service, no tunnel process is left, no file of the credential stays in the project, the
+ * package's folder is gone, and no secret is in gitlab-ci-local's output or the logs it wrote.
  */
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { stringify } from 'yaml'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { statusOf, useService } from '../e2e/helpers.js'
-import { packedTarball } from '../helpers/packed-cli.js'
+import { usePackedTarball } from '../helpers/packed-cli.js'
 import {
   ensureGitlabCiLocal,
   gitProject,
@@ -57,6 +57,7 @@ exit "$TEST_EXIT"
 const startApp = '#!/bin/sh\necho "the app listens"\n'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
+const packed = usePackedTarball()
 let app: Awaited<ReturnType<typeof startLocalApp>>
 let tarball: string
 let npmCache: string
@@ -69,7 +70,7 @@ const scratch = (prefix: string) => {
 
 beforeAll(async () => {
   ensureGitlabCiLocal()
-  tarball = packedTarball()
+  tarball = packed()
   npmCache = scratch('gitlab-npm-cache-')
   app = await startLocalApp("answer from the job's app")
 }, 180_000)
