@@ -12,6 +12,9 @@ export default {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: { isolatedModules: true } }]
   },
+  // Stops the run with one line naming any missing system package (curl, jq, OpenSSH, rsync),
+  // before tests that need one fail far from the cause.
+  globalSetup: '<rootDir>/scripts/system-packages.ts',
   testMatch: ['<rootDir>/__tests__/**/*.test.ts', '<rootDir>/service/__tests__/**/*.test.ts'],
   // `npm run mutate` copies the project into .stryker-tmp/ and writes reports/: never tests nor
   // modules of this run (a sandbox's package.json and sources would shadow the real ones).

@@ -4,10 +4,10 @@
  * `files` of package.json and nothing else, within 1 MB (1,000,000 bytes).
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { repoRoot } from '../scripts/runner.js'
-import { packedTarball } from './helpers/packed-cli.js'
+import { usePackedTarball } from './helpers/packed-cli.js'
 
 interface PackageJson {
   bin?: Record<string, string>
@@ -53,9 +53,11 @@ describe('package.json', () => {
   })
 })
 
+let packedAt = ''
 describe('the packed tarball', () => {
+  const packed = usePackedTarball()
   let tarball = ''
-  beforeAll(() => (tarball = packedTarball()), 120_000)
+  beforeAll(() => (tarball = packedAt = packed()))
 
   it('is at most 1 MB (1,000,000 bytes)', () => {
     expect(statSync(tarball).size).toBeLessThanOrEqual(1_000_000)
@@ -81,5 +83,14 @@ describe('the packed tarball', () => {
     // The action's own bundle is not the CLI's: it stays out of the package.
     expect(listed).toEqual(expect.arrayContaining(['dist/cli/index.cjs', 'dist/tunnel/index.cjs']))
     expect(listed).not.toContain('dist/index.cjs')
+  })
+})
+
+// Runs after the block above has ended: its tarball, and the folder it was packed in, are gone,
+// so a run of the tests leaves no packed tarball in the system's temp folder.
+describe('after the tests of the packed tarball', () => {
+  it('leaves neither the tarball nor its folder behind', () => {
+    expect(packedAt).not.toBe('')
+    expect(existsSync(dirname(packedAt))).toBe(false)
   })
 })

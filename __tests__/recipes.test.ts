@@ -219,6 +219,35 @@ describe('docs/other-ci.md', () => {
   )
 })
 
+describe('the CLI in README.md, docs/cli.md and docs/other-ci.md', () => {
+  const files = ['README.md', 'docs/cli.md', 'docs/other-ci.md']
+  const blocks = files.flatMap(file =>
+    [...readFileSync(join(root, file), 'utf8').matchAll(/^```[^\n]*\n([\s\S]*?)^```$/gm)].map(
+      ([, body]) => [file, body] as const
+    )
+  )
+  const cliBlocks = blocks.filter(([, body]) =>
+    /dist\/cli\/index\.cjs"? (provision|run)\b/.test(body)
+  )
+
+  it('never runs the tool with npx, which resolves the package again and prefers a copy in the checkout', () => {
+    expect(blocks.filter(([, body]) => /\bnpx\b/.test(body))).toEqual([])
+  })
+
+  it('installs the tarball pinned by its hash, checked before it is unpacked and run, in every CLI example', () => {
+    // GitLab, Jenkins, CircleCI, Azure Pipelines, Bitbucket and Buildkite, and docs/cli.md.
+    expect(cliBlocks.length).toBeGreaterThanOrEqual(7)
+    for (const [file, body] of cliBlocks) {
+      const check = body.indexOf('sha256sum -c')
+      const unpack = body.indexOf('tar -xzf')
+      const start = body.search(/index\.cjs"? (provision|run)\b/)
+      expect([file, check > -1 && check < unpack && unpack < start]).toEqual([file, true])
+      // The folder is new: a folder that exists already, with code in it, is refused.
+      expect([file, /mkdir -m 700|mktemp -d/.test(body)]).toEqual([file, true])
+    }
+  })
+})
+
 describe('provision', () => {
   it('writes the four variables of the credential the service issued, readable only by the owner', async () => {
     const vars = await provision({ SVC_ENVIRONMENT: 'staging', SVC_TTL_MINUTES: '15' })

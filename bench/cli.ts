@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { installPackedCli, packedTarball } from '../__tests__/helpers/packed-cli.js'
+import { installPackedCli, packTarball } from '../__tests__/helpers/packed-cli.js'
 import { repoRoot } from '../scripts/runner.js'
 import { change, pass } from './numbers.js'
 import type { BenchContext, BenchSection, Runtime } from './section.js'
@@ -102,7 +102,7 @@ function cliPairs(context: BenchContext, runtime: Runtime, bin: string): Promise
 export const cliSection: BenchSection = {
   name: 'the npm package: provision against the https floor, tarball size',
   async run(context) {
-    const tarball = packedTarball()
+    const tarball = packTarball(mkdtempSync(join(tmpdir(), 'packed-cli-')))
     const tarballBytes = statSync(tarball).size
     const installed = installPackedCli()
     const rows: Pairs[] = []

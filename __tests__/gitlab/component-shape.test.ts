@@ -50,9 +50,9 @@ describe('the GitLab component', () => {
     }
   })
 
-  it('requires only the script: everything else has a default', () => {
+  it('requires the script and the pinned package: everything else has a default', () => {
     const required = Object.entries(inputs).filter(([, input]) => input.default === undefined)
-    expect(required.map(([name]) => name)).toEqual(['script'])
+    expect(required.map(([name]) => name)).toEqual(['script', 'package-url', 'package-sha256'])
     expect(inputs.script.type).toBe('array')
   })
 
@@ -70,23 +70,88 @@ describe('the GitLab component', () => {
     expect(inputs.credential.options).toEqual(kinds.map(m => m[1]))
   })
 
-  it('has one job that provisions and loads first and revokes in after_script, with no API key input', () => {
+  describe('its one job', () => {
     const jobs = documents[1].toJS() as Record<string, Record<string, unknown>>
-    expect(Object.keys(jobs)).toEqual(['$[[ inputs.job-name ]]'])
     const job = Object.values(jobs)[0]
-    const before = job.before_script as string[]
-    expect(before[0]).toMatch(
-      /^npx --yes --package "\$TUNNEL_CREDENTIALS_PACKAGE" -- tunnel-credentials provision$/
-    )
-    expect(before[1]).toBe('set -a; . ./tunnel.env; set +a')
-    expect(job.after_script).toEqual([
-      'npx --yes --package "$TUNNEL_CREDENTIALS_PACKAGE" -- tunnel-credentials revoke'
-    ])
-    expect(job.script).toBe('$[[ inputs.script ]]')
-    expect(Object.keys(inputs).filter(name => /key$|token|secret/i.test(name))).toEqual([
-      'tunnel-host-key'
-    ])
-    expect(JSON.stringify(job.variables)).not.toContain('SVC_API_KEY')
+    const script = job.script as string[]
+    const afterScript = job.after_script as string[]
+    const lines = [...script, ...afterScript]
+
+    it('is named by job-name, and has no API key input', () => {
+      expect(Object.keys(jobs)).toEqual(['$[[ inputs.job-name ]]'])
+      expect(Object.keys(inputs).filter(name => /key$|token|secret/i.test(name))).toEqual([
+        'tunnel-host-key'
+      ])
+    })
+
+    it("provisions in script, so that a job of its name with a before_script keeps it, and the user's script comes last", () => {
+      expect(job.before_script).toBeUndefined()
+      const provision = script.findIndex(line => / provision /.test(line))
+      expect(provision).toBeGreaterThan(-1)
+      expect(script.slice(provision + 1)).toEqual([
+        'set -a; . ./tunnel.env; set +a',
+        'unset SVC_API_KEY SVC_INPUT_TUNNEL_TOKEN',
+        '$[[ inputs.script ]]'
+      ])
+    })
+
+    it('runs one installed file for provision and revoke, never npx nor a PATH lookup', () => {
+      const runs = lines.flatMap(line => [...line.matchAll(/node ("[^"]+") (provision|revoke)/g)])
+      expect(runs.map(([, file, command]) => [file, command])).toEqual([
+        ['"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'provision'],
+        ['"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'revoke']
+      ])
+      expect(lines.join('\n')).not.toMatch(/\bnpx\b|\bnpm\b|(^|\s)tunnel-credentials\s/)
+      // The same folder in both shells, checked by hash before anything is unpacked.
+      const folder = 'TUNNEL_CREDENTIALS="/tmp/tunnel-credentials-$CI_JOB_ID"'
+      expect([script[0], afterScript[0]]).toEqual([folder, folder])
+      const check = script.findIndex(line => line.includes('sha256sum -c'))
+      const unpack = script.findIndex(line => line.startsWith('tar '))
+      expect(check).toBeGreaterThan(-1)
+      expect(check).toBeLessThan(unpack)
+    })
+
+    it('gives every setting as a flag in single quotes, from an input whose regex keeps quotes out, never as a variable', () => {
+      expect(Object.keys(job.variables as object)).toEqual(['RUNNER_SCRIPT_TIMEOUT'])
+      const quoted = lines.flatMap(line => [...line.matchAll(/'\$\[\[ inputs\.([\w-]+) \]\]'/g)])
+      const names = new Set(quoted.map(([, name]) => name))
+      // Everything the CLI reads, and the package's source.
+      expect([...names].sort()).toEqual(
+        Object.keys(inputs)
+          .filter(
+            name =>
+              !['job-name', 'stage', 'image', 'timeout', 'script-timeout', 'script'].includes(name)
+          )
+          .sort()
+      )
+      for (const name of names) {
+        const { regex, options } = inputs[name]
+        const allowed = (value: string) =>
+          options ? options.includes(value) : new RegExp(regex ?? '').test(value)
+        expect([name, ["x'y", "'", "';id;'"].filter(allowed)]).toEqual([name, []])
+      }
+      // No input reaches the script unquoted, but the user's own commands.
+      const bare = lines.join('\n').replace(/'\$\[\[ inputs\.[\w-]+ \]\]'/g, '')
+      expect([...bare.matchAll(/\$\[\[ inputs\.([\w-]+)/g)].map(([, name]) => name)).toEqual([
+        'script'
+      ])
+    })
+
+    it('sets RUNNER_SCRIPT_TIMEOUT from script-timeout, below the default timeout', () => {
+      expect((job.variables as Record<string, string>).RUNNER_SCRIPT_TIMEOUT).toBe(
+        '$[[ inputs.script-timeout ]]'
+      )
+      const minutes = (text: string) =>
+        [...text.matchAll(/(\d+)([hms])/g)].reduce(
+          (sum, [, n, unit]) =>
+            sum + Number(n) * { h: 60, m: 1, s: 1 / 60 }[unit as 'h' | 'm' | 's'],
+          0
+        )
+      const timeout = String(inputs.timeout.default)
+      const scriptTimeout = String(inputs['script-timeout'].default)
+      expect(minutes(timeout) - minutes(scriptTimeout)).toBeGreaterThanOrEqual(10)
+      expect(new RegExp(inputs['script-timeout'].regex ?? '').test(scriptTimeout)).toBe(true)
+    })
   })
 
   it("is documented in docs/other-ci.md: one table row per input, with the input's default", () => {

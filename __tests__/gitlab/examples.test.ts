@@ -39,10 +39,14 @@ it('finds the examples: two in the README, two in docs/other-ci.md', () => {
 
 it.each(examples)('%s expands to the job with its inputs', (_name, example) => {
   // Read from this project's templates/, as GitLab reads a component of the project itself.
-  const here = example.replace(
-    /component: \S+\/tunnel-credentials@\S+/,
-    'component: $CI_SERVER_FQDN/$CI_PROJECT_PATH/tunnel-credentials@$CI_COMMIT_SHA'
-  )
+  // The placeholders the reader fills in: a commit of this repository and its tarball's hash.
+  const here = example
+    .replace(
+      /component: \S+\/tunnel-credentials@\S+/,
+      'component: $CI_SERVER_FQDN/$CI_PROJECT_PATH/tunnel-credentials@$CI_COMMIT_SHA'
+    )
+    .replaceAll('<commit>', 'c0ffee'.padEnd(40, '0'))
+    .replaceAll('<sha256>', 'ab'.repeat(32))
   const dir = gitProject({ '.gitlab-ci.yml': here, 'templates/tunnel-credentials.yml': component })
   dirs.push(dir)
   const preview = previewPipeline(dir)
@@ -52,16 +56,21 @@ it.each(examples)('%s expands to the job with its inputs', (_name, example) => {
     string,
     { script: string[]; variables: Record<string, string>; services?: unknown[] }
   >
-  const { include } = parse(example) as {
+  const { include } = parse(here) as {
     include: [{ inputs: Record<string, unknown> }]
   }
   const { inputs } = include[0]
   const name = String(inputs['job-name'] ?? 'integration-tests')
   const job = expanded[name]
-  expect(job.script).toEqual(inputs.script)
-  expect(job.variables.SVC_PROJECT).toBe(inputs.project)
-  expect(job.variables.SVC_BASE_URL).toBe(inputs['base-url'])
-  expect(job.variables.SVC_EXPOSE).toBe(inputs.expose ?? '')
+  // The user's commands come last, after the provisioning, in the same shell.
+  const script = inputs.script as string[]
+  expect(job.script.slice(-script.length)).toEqual(script)
+  // The inputs reach the CLI as flags, which no variable overrides.
+  const provision = job.script.find(line => / provision /.test(line)) ?? ''
+  expect(provision).toContain(`--project '${String(inputs.project)}'`)
+  expect(provision).toContain(`--base-url '${String(inputs['base-url'])}'`)
+  expect(provision).toContain(`--expose '${String(inputs.expose ?? '')}'`)
+  expect(job.script.join('\n')).toContain(`'${String(inputs['package-sha256'])}'`)
   const own = (parse(example) as Record<string, { services?: unknown[] }>)[name]
   if (own?.services) expect(job.services).toEqual(own.services)
 })

@@ -2,7 +2,8 @@
  * Runs GitLab pipelines on this machine with gitlab-ci-local (pinned, installed from the npm
  * registry into node_modules/.cache on first use, run on Node 24 as it requires) and the shell
  * executor: the jobs run with this machine's bash and Node, in a throwaway git project. The
- * package a job installs with npx is the packed tarball of this repository, installed offline.
+ * package a job installs is the packed tarball of this repository, given by a file:// URL and its
+ * real SHA-256 (packageInputs), so no registry is reached.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import {
@@ -14,6 +15,7 @@ import {
   rmSync,
   writeFileSync
 } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { stringify } from 'yaml'
@@ -45,7 +47,7 @@ export function ensureGitlabCiLocal(): string {
 }
 
 /**
- * A git project as gitlab-ci-local expects one (`*.sh` files executable): a commit, and an origin on a GitLab host (never
+ * A git project as gitlab-ci-local expects one (scripts, `#!` first, executable): a commit, and an origin on a GitLab host (never
  * contacted) that gives CI_SERVER_FQDN and CI_PROJECT_PATH, so that a component named
  * `$CI_SERVER_FQDN/$CI_PROJECT_PATH/NAME@$CI_COMMIT_SHA` is read from the project's templates/.
  */
@@ -53,7 +55,7 @@ export function gitProject(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'gitlab-project-'))
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
-    writeFileSync(join(dir, path), text, { mode: path.endsWith('.sh') ? 0o755 : 0o644 })
+    writeFileSync(join(dir, path), text, { mode: text.startsWith('#!') ? 0o755 : 0o644 })
   }
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
@@ -87,6 +89,11 @@ export function runPipeline(
     npmCache: string
     /** More environment for gitlab-ci-local, which the shell executor hands to the jobs. */
     env?: Record<string, string>
+    /**
+     * Variables given when the pipeline starts (`--variable`), as a user who may run pipelines
+     * gives them: in GitLab they win over the job's own variables and the project's settings.
+     */
+    pipelineVariables?: Record<string, string>
     timeoutMs?: number
   }
 ): Promise<PipelineRun> {
@@ -98,6 +105,9 @@ export function runPipeline(
   const args = [ensureGitlabCiLocal(), '--force-shell-executor', '--no-color']
   args.push('--no-json-schema-validation')
   args.push('--variables-file', variablesFile, '--home', home)
+  for (const [name, value] of Object.entries(options.pipelineVariables ?? {})) {
+    args.push('--variable', `${name}=${value}`)
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(ensureNode24(), args, {
       cwd: dir,
@@ -115,6 +125,17 @@ export function runPipeline(
       resolve({ code, output, stateFiles: readAll(join(dir, '.gitlab-ci-local')) })
     })
   })
+}
+
+/** The component's package inputs for a tarball on this machine: its file:// URL and its SHA-256. */
+export function packageInputs(tarball: string): {
+  'package-url': string
+  'package-sha256': string
+} {
+  return {
+    'package-url': `file://${tarball}`,
+    'package-sha256': createHash('sha256').update(readFileSync(tarball)).digest('hex')
+  }
 }
 
 /** The pipeline as gitlab-ci-local expands it (`--preview`: includes, inputs, merged jobs). */

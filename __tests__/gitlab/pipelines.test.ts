@@ -1,25 +1,28 @@
 /**
  * GitLab pipelines run for real with gitlab-ci-local (shell executor): the component included by
  * its local path and by its component path, and the GitLab pipeline of docs/other-ci.md. Each job
- * installs the packed package with npx (offline), provisions from the local service, reaches a
- * local app through the exposed URL from its script, and revokes in after_script, whether the
- * script passes or fails. Afterwards the token is revoked in the service, no tunnel process is
- * left, no file of the credential stays in the project, and no secret is in gitlab-ci-local's
- * output or the logs it wrote.
+ * installs the packed package from a file:// URL, checked against its SHA-256, provisions from
+ * the local service, reaches a local app through the exposed URL from its script, and revokes in
+ * after_script, whether the script passes or fails. Afterwards the token is revoked in the
+ * service, no tunnel process is left, no file of the credential stays in the project, the
+ * package's folder is gone, and no secret is in gitlab-ci-local's output or the logs it wrote.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parse, stringify } from 'yaml'
+import { stringify } from 'yaml'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { statusOf, useService } from '../e2e/helpers.js'
-import { packedTarball } from '../helpers/packed-cli.js'
+import { usePackedTarball } from '../helpers/packed-cli.js'
 import {
   ensureGitlabCiLocal,
   gitProject,
   leaksIn,
   isRunning,
+  packageInputs,
   processesWith,
   runPipeline,
   type PipelineRun
@@ -54,6 +57,7 @@ exit "$TEST_EXIT"
 const startApp = '#!/bin/sh\necho "the app listens"\n'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
+const packed = usePackedTarball()
 let app: Awaited<ReturnType<typeof startLocalApp>>
 let tarball: string
 let npmCache: string
@@ -66,7 +70,7 @@ const scratch = (prefix: string) => {
 
 beforeAll(async () => {
   ensureGitlabCiLocal()
-  tarball = packedTarball()
+  tarball = packed()
   npmCache = scratch('gitlab-npm-cache-')
   app = await startLocalApp("answer from the job's app")
 }, 180_000)
@@ -86,28 +90,40 @@ function lifetimeMinutes(user: string): number {
   return (Date.parse(issued?.expires_at ?? '') - Date.parse(issued?.created_at ?? '')) / 60_000
 }
 
+interface RunOptions {
+  /** The project's CI/CD variables, besides SVC_API_KEY and TEST_EXIT. */
+  variables?: Record<string, string>
+  /** Variables given when the pipeline starts, which win over the job's own. */
+  pipelineVariables?: Record<string, string>
+  /** More files of the project, besides the pipeline, the component and the two scripts. */
+  files?: Record<string, string>
+}
+
 /** Runs the pipeline in a fresh project and checks everything a job must leave behind. */
 async function runAndCheck(
   pipeline: string,
   outcome: Outcome,
-  variables: Record<string, string> = {}
-): Promise<PipelineRun & { user: string }> {
+  options: RunOptions = {}
+): Promise<PipelineRun & { user: string; sink: string; dir: string }> {
   const sink = scratch('gitlab-sink-')
   const dir = gitProject({
     '.gitlab-ci.yml': pipeline,
     'templates/tunnel-credentials.yml': component,
     'run-integration-tests.sh': runIntegrationTests,
-    'start-app.sh': startApp
+    'start-app.sh': startApp,
+    ...options.files
   })
   temps.push(dir)
   const apiKey = service().seed.provisionKey
+  const installsBefore = installFolders()
   const run = await runPipeline(dir, {
     npmCache,
     projectVariables: {
       SVC_API_KEY: apiKey,
       TEST_EXIT: outcome === 'passes' ? '0' : '3',
-      ...variables
+      ...options.variables
     },
+    ...(options.pipelineVariables && { pipelineVariables: options.pipelineVariables }),
     env: { TEST_SINK: sink }
   })
   // The script never ran: show what gitlab-ci-local said instead of a missing file.
@@ -145,8 +161,27 @@ async function runAndCheck(
   expect(isRunning(Number(tunnels[0][1]))).toBe(false)
   expect(readdirSync(dir).filter(name => /tunnel/.test(name) && !name.endsWith('.sh'))).toEqual([])
   expect(leaksIn(run, [apiKey, token])).toEqual([])
-  return { ...run, user }
+  // The package's folder outside the checkout is gone with the job.
+  expect(installFolders().filter(name => !installsBefore.includes(name))).toEqual([])
+  return { ...run, user, sink, dir }
 }
+
+/** The folders the component installs its package in, outside the checkout. */
+function installFolders(): string[] {
+  return readdirSync('/tmp').filter(name => name.startsWith('tunnel-credentials-'))
+}
+
+/** The component's inputs for this machine's service, app and packed package. */
+const componentInputs = (extra: Record<string, unknown> = {}) => ({
+  ...packageInputs(tarball),
+  project: service().seed.project,
+  'base-url': service().baseUrl,
+  'ttl-minutes': '20',
+  expose: `web=127.0.0.1:${app.port}`,
+  'url-template': urlTemplate(),
+  script: ['./run-integration-tests.sh'],
+  ...extra
+})
 
 describe('the component (templates/tunnel-credentials.yml)', () => {
   // Each include form once, one with a script that passes and one with a script that fails: a
@@ -163,52 +198,141 @@ describe('the component (templates/tunnel-credentials.yml)', () => {
   it.each(cases)(
     'included %s, whose script %s: provisions, reaches the exposed app, revokes in after_script',
     async (_how, outcome, include) => {
-      const pipeline = stringify({
-        include: [
-          {
-            ...include,
-            inputs: {
-              project: service().seed.project,
-              'base-url': service().baseUrl,
-              'ttl-minutes': '20',
-              expose: `web=127.0.0.1:${app.port}`,
-              'url-template': urlTemplate(),
-              package: tarball,
-              script: ['./run-integration-tests.sh']
-            }
-          }
-        ]
-      })
+      const pipeline = stringify({ include: [{ ...include, inputs: componentInputs() }] })
       const run = await runAndCheck(pipeline, outcome)
-      expect(run.output).toContain('tunnel-credentials provision')
+      expect(run.output).toContain('dist/cli/index.cjs" provision')
       // The inputs reached the CLI: the credential lives as long as ttl-minutes says.
-      const issued = service()
-        .tokens()
-        .find(t => t.tunnel_user === run.user)
-      const lifetime = Date.parse(issued?.expires_at ?? '') - Date.parse(issued?.created_at ?? '')
-      expect(lifetime).toBe(20 * 60_000)
+      expect(lifetimeMinutes(run.user)).toBe(20)
     },
     90_000
   )
+
+  it("keeps the key from the user's script, from pipeline variables and from the checkout's code, and provisions despite the job's own before_script", async () => {
+    // Whoever starts the pipeline may give variables, which win over the job's own: here they
+    // point the service's URL, and the settings the component used to read from variables,
+    // at a server that records what it is sent.
+    const decoyRequests: { url?: string; apiKey?: string | string[] }[] = []
+    const decoy = createServer((request, response) => {
+      decoyRequests.push({ url: request.url, apiKey: request.headers['x-api-key'] })
+      response.writeHead(500).end()
+    })
+    await new Promise<void>(resolve => decoy.listen(0, '127.0.0.1', resolve))
+    const decoyUrl = `http://127.0.0.1:${(decoy.address() as AddressInfo).port}/functions/v1`
+    // The package's file, which the script deletes: revoke then runs what provision installed.
+    const ownTarball = join(scratch('gitlab-package-'), 'package.tgz')
+    copyFileSync(tarball, ownTarball)
+    // A copy of the tool in the checkout, as `npx provision-tunnel-credentials@1` would run it.
+    const planted = `#!/usr/bin/env node
+require('fs').writeFileSync(process.env.TEST_SINK + '/planted-ran', String(process.env.SVC_API_KEY))
+`
+    const pipeline = stringify({
+      include: [
+        {
+          local: 'templates/tunnel-credentials.yml',
+          inputs: componentInputs({
+            ...packageInputs(ownTarball),
+            'package-url': `file://${ownTarball}`,
+            script: [
+              // Everything the script's shell holds, to a file outside the log.
+              'env > "$TEST_SINK/script-env"',
+              `rm "${ownTarball}"`,
+              './run-integration-tests.sh'
+            ]
+          })
+        }
+      ],
+      // A job of the component's name that sets its own before_script, which replaces any other.
+      'integration-tests': { before_script: ['./start-app.sh > "$TEST_SINK/before-script-ran"'] }
+    })
+    try {
+      const run = await runAndCheck(pipeline, 'passes', {
+        variables: { SVC_INPUT_TUNNEL_TOKEN: 'tok_existing_token_of_the_project' },
+        pipelineVariables: {
+          SVC_BASE_URL: decoyUrl,
+          SVC_PROJECT: 'another-project',
+          SVC_EXPOSE: '1',
+          SVC_TTL_MINUTES: '600',
+          SVC_REVOKE: 'false',
+          TUNNEL_CREDENTIALS_PACKAGE: 'provision-tunnel-credentials@1'
+        },
+        files: {
+          'node_modules/provision-tunnel-credentials/package.json': JSON.stringify({
+            name: 'provision-tunnel-credentials',
+            version: '1.99.0',
+            bin: { 'tunnel-credentials': 'cli.js' }
+          }),
+          'node_modules/provision-tunnel-credentials/cli.js': planted,
+          'node_modules/.bin/tunnel-credentials': planted
+        }
+      })
+      expect(decoyRequests).toEqual([])
+      expect(existsSync(join(run.sink, 'planted-ran'))).toBe(false)
+      expect(existsSync(join(run.sink, 'before-script-ran'))).toBe(true)
+      const names = readFileSync(join(run.sink, 'script-env'), 'utf8')
+        .split('\n')
+        .map(line => line.slice(0, line.indexOf('=')))
+      expect(names).toEqual(expect.arrayContaining(['SVC_TUNNEL_TOKEN', 'SVC_TUNNEL_URL']))
+      expect(names.filter(name => /^SVC_(API_KEY|INPUT_TUNNEL_TOKEN)$/.test(name))).toEqual([])
+      // The component's settings, not the pipeline's variables: its project, its TTL.
+      expect(lifetimeMinutes(run.user)).toBe(20)
+    } finally {
+      decoy.close()
+    }
+  }, 90_000)
+
+  it('refuses a package whose hash is not the pinned one, before anything runs with the key', async () => {
+    const sink = scratch('gitlab-sink-')
+    const installsBefore = installFolders()
+    const dir = gitProject({
+      '.gitlab-ci.yml': stringify({
+        include: [
+          {
+            local: 'templates/tunnel-credentials.yml',
+            inputs: componentInputs({ 'package-sha256': '0'.repeat(64) })
+          }
+        ]
+      }),
+      'templates/tunnel-credentials.yml': component,
+      'run-integration-tests.sh': runIntegrationTests
+    })
+    temps.push(dir)
+    const issuedBefore = service().tokens().length
+    const run = await runPipeline(dir, {
+      npmCache,
+      projectVariables: { SVC_API_KEY: service().seed.provisionKey, TEST_EXIT: '0' },
+      env: { TEST_SINK: sink }
+    })
+    expect(run.output).toMatch(/FAIL\s+integration-tests/)
+    expect(existsSync(join(sink, 'credential'))).toBe(false)
+    expect(service().tokens()).toHaveLength(issuedBefore)
+    expect(service().requests().length).toBe(0)
+    expect(installFolders().filter(name => !installsBefore.includes(name))).toEqual([])
+  }, 90_000)
 })
 
 describe('the GitLab pipeline of docs/other-ci.md', () => {
   // The failing script: everything a passing one shows, and after_script on a failed job too.
   it.each(['fails'] as Outcome[])(
-    'whose script %s: provisions, reaches the exposed app, revokes in after_script',
+    'whose script %s: installs the pinned package, provisions, reaches the exposed app, revokes in after_script',
     async outcome => {
       const pipeline = cliPipeline('gitlab')
-      expect(pipeline).toContain('npx --yes provision-tunnel-credentials@1 ')
-      // The project's CI/CD variables take precedence over the pipeline's, as in GitLab.
-      // npx takes a bare path for a command to run, so the tarball is given as a file: spec.
-      const packed = pipeline.replaceAll('provision-tunnel-credentials@1', `file:${tarball}`)
-      const { user } = await runAndCheck(packed, outcome, {
-        SVC_BASE_URL: service().baseUrl,
-        SVC_PROJECT: service().seed.project,
-        SVC_EXPOSE: String(app.port),
-        SVC_URL_TEMPLATE: urlTemplate()
+      const archive =
+        'https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/archive/<commit>.tar.gz'
+      expect(pipeline).toContain(archive)
+      expect(pipeline).not.toMatch(/\bnpx\b/)
+      // The example's values, for this machine's: the package, the service, the project, the app.
+      const { 'package-url': url, 'package-sha256': sha256 } = packageInputs(tarball)
+      const local = pipeline
+        .replaceAll(archive, url)
+        .replaceAll("--proto '=https'", "--proto '=file'")
+        .replaceAll("'<sha256>'", `'${sha256}'`)
+        .replaceAll('https://api.example.com/functions/v1', service().baseUrl)
+        .replaceAll('--project my-app', `--project ${service().seed.project}`)
+        .replaceAll('--expose 3000', `--expose ${app.port}`)
+      const { user } = await runAndCheck(local, outcome, {
+        variables: { SVC_URL_TEMPLATE: urlTemplate() }
       })
-      expect(lifetimeMinutes(user)).toBe(Number(parse(pipeline).variables.SVC_TTL_MINUTES))
+      expect(lifetimeMinutes(user)).toBe(Number(/--ttl-minutes (\d+)/.exec(pipeline)?.[1]))
     },
     90_000
   )

@@ -1,19 +1,16 @@
 /**
  * The npm package as users get it: `npm pack` of the repository (the committed dist/), installed
- * into an empty folder with the network off. Made once per Jest worker.
+ * into an empty folder with the network off. Every tarball is packed into a folder its user
+ * removes, so that no run leaves one in the system's temp folder.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { npmInvocation, repoRoot } from '../../scripts/node24.js'
 
-let tarball: string | undefined
-
-/** The absolute path of the package's tarball, packed once per worker. */
-export function packedTarball(): string {
-  if (tarball !== undefined) return tarball
-  const destination = mkdtempSync(join(tmpdir(), 'packed-cli-'))
+/** Packs the package into `destination` (an existing folder) and returns the tarball's path. */
+export function packTarball(destination: string): string {
   const npm = npmInvocation()
   execFileSync(
     npm.file,
@@ -21,16 +18,37 @@ export function packedTarball(): string {
     { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] }
   )
   const [name] = readdirSync(destination).filter(file => file.endsWith('.tgz'))
-  tarball = join(destination, name)
-  return tarball
+  return join(destination, name)
 }
 
 /**
- * Installs the tarball into a fresh folder, offline and with an empty npm cache: the package
- * has no dependency to fetch. Returns the folder and its `tunnel-credentials` link.
+ * The tarball for the tests of the calling file or describe block: packed before them, and
+ * removed, with its folder, after them.
+ */
+export function usePackedTarball(): () => string {
+  let tarball: string | undefined
+  beforeAll(() => {
+    tarball = packTarball(mkdtempSync(join(tmpdir(), 'packed-cli-')))
+  }, 120_000)
+  afterAll(() => {
+    if (tarball !== undefined) rmSync(dirname(tarball), { recursive: true, force: true })
+  })
+  return () => {
+    if (tarball === undefined) throw new Error('the packed tarball is made in beforeAll')
+    return tarball
+  }
+}
+
+/**
+ * Installs the package into a fresh folder, offline and with an empty npm cache: the package
+ * has no dependency to fetch. The tarball is packed inside that folder, so removing the folder
+ * removes everything. Returns the folder and its `tunnel-credentials` link.
  */
 export function installPackedCli(): { dir: string; bin: string } {
   const dir = mkdtempSync(join(tmpdir(), 'installed-cli-'))
+  const packed = join(dir, '.packed')
+  mkdirSync(packed)
+  const tarball = packTarball(packed)
   const npm = npmInvocation()
   execFileSync(
     npm.file,
@@ -44,7 +62,7 @@ export function installPackedCli(): { dir: string; bin: string } {
       '--no-package-lock',
       '--cache',
       join(dir, '.npm-cache'),
-      packedTarball()
+      tarball
     ],
     { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] }
   )
