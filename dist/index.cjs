@@ -2361,19 +2361,19 @@ const RATE_LIMITS = {
     'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
 };
 const INVALID_REQUEST_HINTS = {
-    'credential-provision': 'Check the inputs project, environment and ttl-minutes.',
-    'create-ephemeral-token': 'Check base-url.',
-    'revoke-token': 'Check base-url.',
-    'keys-upload': 'Check the client-id input; if it is right, the service may not accept ed25519 keys.',
-    'user-keys-list': 'Check base-url.',
-    'revoke-ssh-key': 'Check base-url.'
+    'credential-provision': label => `Check ${label('project')}, ${label('environment')} and ${label('ttl-minutes')}.`,
+    'create-ephemeral-token': label => `Check ${label('base-url')}.`,
+    'revoke-token': label => `Check ${label('base-url')}.`,
+    'keys-upload': label => `Check ${label('client-id')}; if it is right, the service may not accept ed25519 keys.`,
+    'user-keys-list': label => `Check ${label('base-url')}.`,
+    'revoke-ssh-key': label => `Check ${label('base-url')}.`
 };
 const FORBIDDEN_HINTS = {
     'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
-    'create-ephemeral-token': 'Check base-url.',
+    'create-ephemeral-token': 'Check the base URL of the credential service.',
     'revoke-token': 'Use a key of the account that owns the token.',
     'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
-    'user-keys-list': 'Use the api-key that uploaded the key.',
+    'user-keys-list': 'Use the API key that uploaded the key.',
     'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
 };
 function explainFailure(error, context) {
@@ -2384,7 +2384,7 @@ function explainFailure(error, context) {
     }
     if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
-        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (input max-attempts).`;
+        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (${labelOf(context)('max-attempts')}).`;
     }
     if (error instanceof ServiceError)
         return explainServiceError(error, context);
@@ -2395,39 +2395,43 @@ function retryTime(nowMs, retryAfterSeconds) {
     return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
 }
 function explainServiceError(error, context) {
+    const label = labelOf(context);
     const said = error.serviceMessage
         ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
         : '';
     switch (error.kind) {
         case 'network':
-            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check base-url, the runner's network, and the https_proxy / no_proxy settings.`;
+            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check ${label('base-url')}, the runner's network, and the https_proxy / no_proxy settings.`;
         case 'timeout':
-            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (input timeout-seconds).`;
+            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (${label('timeout-seconds')}).`;
         case 'bad-response':
-            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that base-url points at the credential service (its path usually ends in /functions/v1).`;
+            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that ${label('base-url')} points at the credential service (its path usually ends in /functions/v1).`;
         case 'http':
             break;
     }
     const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
     switch (error.status) {
         case 400:
-            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint]}`;
+            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint](label)}`;
         case 401:
             return `The API key was rejected (${status}).${said} Check that the API key given is a current one: it exists, is not revoked and has not expired.`;
         case 403:
             return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
             return error.endpoint === 'credential-provision'
-                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or base-url does not point at the credential service's API (${status}).${said} ` +
-                    `Check the project input (the project's slug), or register the project first; and check that base-url is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
-                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check base-url.`;
+                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
+                    `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
+                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
             return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
     }
     if (error.status !== undefined && error.status >= 500) {
         return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
     }
-    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check base-url.`;
+    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check ${label('base-url')}.`;
+}
+function labelOf(context) {
+    return context.label ?? (name => name);
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/key-name.ts
@@ -3233,7 +3237,12 @@ async function provision(host) {
                     }
                     log.info(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
                 },
-                explain: error => explainFailure(error, { baseUrl, project, nowMs: clock.now() }),
+                explain: error => explainFailure(error, {
+                    baseUrl,
+                    project,
+                    nowMs: clock.now(),
+                    label: name => options.label(name)
+                }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
                 run: host.run
@@ -3249,7 +3258,12 @@ async function provision(host) {
             status: 'failed',
             message: error instanceof errors/* ExplainedError */.h
                 ? error.message
-                : explainFailure(error, { baseUrl, project, nowMs: clock.now() })
+                : explainFailure(error, {
+                    baseUrl,
+                    project,
+                    nowMs: clock.now(),
+                    label: name => options.label(name)
+                })
         };
     }
 }
@@ -3380,7 +3394,7 @@ async function revokeRecordedCredential(host) {
     catch (error) {
         const reason = error instanceof errors/* ExplainedError */.h
             ? error.message
-            : explainFailure(error, { baseUrl, nowMs: clock.now() });
+            : explainFailure(error, { baseUrl, nowMs: clock.now(), label: name => options.label(name) });
         const weight = failOnRevokeError ? 'fail-step' : 'warning';
         if (!saved)
             return failed(`Could not revoke what was provisioned: ${reason}`, weight, chosen);
