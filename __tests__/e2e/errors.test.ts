@@ -22,7 +22,7 @@ describe.each([
   [
     '404',
     { project: 'no-such-project' },
-    /Project "no-such-project" was not found, or base-url does not point at the credential service's API \(404/
+    /Project "no-such-project" was not found, or input base-url does not point at the credential service's API \(404/
   ]
 ])('a %s answer', (_status, overrides: Record<string, string>, message) => {
   it('fails with one error, exports nothing, and is not retried', async () => {
