@@ -40,6 +40,8 @@ export interface MemoryHostOptions {
   now?: string
   /** Makes the hand-over throw this, as a host whose files cannot be written does. */
   handOverError?: Error
+  /** How messages name an option; `--name` unless given. */
+  label?: (name: string) => string
 }
 
 export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
@@ -52,7 +54,7 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
     saved: { ...given.state },
     options: {
       read: name => given.options?.[name] ?? action.inputs.get(name)?.default ?? '',
-      label: name => `--${name}`
+      label: given.label ?? (name => `--${name}`)
     },
     log: {
       info: message => void host.events.push(`info ${message}`),
