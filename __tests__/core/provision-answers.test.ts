@@ -5,7 +5,7 @@
  */
 import nock from 'nock'
 import { API_KEY, BASE_URL } from '../helpers/in-process-step.js'
-import { linesLeaking, provisionWith, type CoreStep } from '../helpers/memory-step.js'
+import { linesLeaking, provisionWith } from '../helpers/memory-step.js'
 import { useNock } from '../helpers/nock-lifecycle.js'
 
 const ORIGIN = 'https://credentials.example.test'
@@ -27,8 +27,6 @@ const INPUTS = { 'api-key': API_KEY, project: 'web-shop', 'base-url': BASE_URL }
 useNock(nock)
 
 const run = (inputs: Record<string, string> = INPUTS) => provisionWith(inputs)
-/** Every line of the step's log, and its failure. */
-const allLines = (step: CoreStep) => [...step.events, ...step.errors]
 
 describe('main, hostile or broken responses', () => {
   const hostile: [string, unknown, RegExp][] = [
@@ -163,7 +161,7 @@ describe('main, answers that used to break it', () => {
     expect(step.errors).toEqual([
       'The credential service at https://credentials.example.test/functions/v1 sent an unusable answer to credential-provision: HTTP 200 with a body that is not JSON (60 bytes, not shown). Check that input base-url points at the credential service (its path usually ends in /functions/v1).'
     ])
-    expect(allLines(step).filter(line => line.includes('tok_'))).toEqual([])
+    expect(step.lines.filter(line => line.includes('tok_'))).toEqual([])
   })
 
   it('hides credential-shaped runs in a short error body', async () => {
@@ -176,7 +174,7 @@ describe('main, answers that used to break it', () => {
       'Attempt 1 of 2 failed (HTTP 502 (body: {"token":"***","k":"***")); retrying in 0.8 s.'
     )
     expect(
-      allLines(step).filter(line => line.includes('tok_') || line.includes('ab12ab12'))
+      step.lines.filter(line => line.includes('tok_') || line.includes('ab12ab12'))
     ).toEqual([])
   })
 

@@ -15,6 +15,8 @@ export interface CoreStep extends MemoryHost {
   infos: string[]
   notices: string[]
   warnings: string[]
+  /** Every line of the log (info, notice, warning) in order, then the failure: never a mask. */
+  lines: string[]
   /** Every cell of every summary table. */
   cells: string[]
 }
@@ -39,6 +41,12 @@ function view(host: MemoryHost, failure?: string): CoreStep {
     infos: logLines(host, 'info'),
     notices: logLines(host, 'notice'),
     warnings: logLines(host, 'warning'),
+    lines: [
+      ...host.events
+        .filter(event => /^(info|notice|warning) /.test(event))
+        .map(event => event.slice(event.indexOf(' ') + 1)),
+      ...(failure === undefined ? [] : [failure])
+    ],
     cells: host.summaries.flatMap(table => table.rows.flat())
   })
 }
@@ -66,9 +74,7 @@ export async function revokeWith(
   return Object.assign(view(host), { outcome })
 }
 
-/** The log's lines, and the failure, that hold the secret, other than the mask that hides it. */
+/** The log's lines, and the failure, that hold the secret (the mask that hides it is no line). */
 export function linesLeaking(step: CoreStep, secret: string): string[] {
-  return [...step.events, ...step.errors].filter(
-    line => line.includes(secret) && line !== `mask ${secret}`
-  )
+  return step.lines.filter(line => line.includes(secret))
 }

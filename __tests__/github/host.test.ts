@@ -1,13 +1,25 @@
 /**
  * The GitHub host's one hand-over: what lands in GITHUB_ENV, GITHUB_OUTPUT and
- * GITHUB_STEP_SUMMARY, and what happens when the summary cannot be written.
+ * GITHUB_STEP_SUMMARY, and what happens when the summary or a runner file cannot be written.
  */
+// nock must patch http before @actions/http-client loads.
+import nock from 'nock'
+import { tmpdir } from 'node:os'
 import type { Credential } from '../../src/core/service/credential.js'
 import type { CommonSettings } from '../../src/core/settings/types.js'
 import { tokenObtained } from '../../src/core/kinds/token.js'
 import { writesFor } from '../../src/core/step-writes.js'
 import { githubHost } from '../../src/github/host.js'
-import { runInProcess } from '../helpers/in-process-step.js'
+import {
+  API_KEY,
+  BASE_URL,
+  fakeClock,
+  linesLeaking,
+  runInProcess
+} from '../helpers/in-process-step.js'
+import { useNock } from '../helpers/nock-lifecycle.js'
+
+const { runMain } = await import('../helpers/github-steps.js')
 
 const TOKEN = `tok_${'5eed'.repeat(12)}`
 
@@ -78,4 +90,37 @@ it('writes every variable, output and summary table in one hand-over', async () 
   expect(Object.keys(step.outputs).at(-1)).toBe('url')
   expect(step.outputs.url).toBe('https://web-ab12c.tunnel.example.test')
   expect(step.summary.match(/<h3>Tunnel (credentials|URLs)<\/h3>/g)).toHaveLength(2)
+})
+
+describe('main, when the runner files cannot be written', () => {
+  const ORIGIN = 'https://credentials.example.test'
+  const CREDENTIAL = {
+    token: TOKEN,
+    tunnel_user: 'ab12c',
+    client_id: 'client-77',
+    expires_at: '2026-11-23T11:00:00Z',
+    ttl_minutes: 60,
+    tunnel_host: 'tunnel.example.test',
+    tunnel_port: 2223,
+    project_slug: 'web-shop'
+  }
+  useNock(nock)
+
+  it('revokes it when writing the runner files fails', async () => {
+    nock(ORIGIN).post('/functions/v1/credential-provision').reply(200, CREDENTIAL)
+    const revoke = nock(ORIGIN)
+      .post('/functions/v1/revoke-token', { tunnel_user: 'ab12c' })
+      .reply(204)
+    // A directory where the env file should be: appending to it fails.
+    const step = await runInProcess(
+      () => runMain(fakeClock()),
+      { 'api-key': API_KEY, project: 'web-shop', 'base-url': BASE_URL },
+      { env: { GITHUB_ENV: tmpdir() } }
+    )
+    expect(revoke.isDone()).toBe(true)
+    expect(step.failed).toBe(true)
+    expect(step.errors).toHaveLength(1)
+    expect(step.state.credential).toBe('')
+    expect(linesLeaking(step, TOKEN)).toEqual([])
+  })
 })
