@@ -1,15 +1,13 @@
+/**
+ * What post does with what main saved: it revokes by tunnel user, sends the API key only to the
+ * base-url option, says why when it does nothing, and returns a failure that a host reports as a
+ * warning, as information, or as a failed step where fail-on-revoke-error asks. Through the
+ * in-memory host; the GitHub host's mapping of these outcomes is __tests__/github/steps.test.ts.
+ */
 import nock from 'nock'
-import {
-  API_KEY,
-  BASE_URL,
-  fakeClock,
-  linesLeaking,
-  runInProcess
-} from '../helpers/in-process-step.js'
+import { API_KEY, BASE_URL } from '../helpers/in-process-step.js'
+import { linesLeaking, revokeWith } from '../helpers/memory-step.js'
 import { useNock } from '../helpers/nock-lifecycle.js'
-
-// nock must patch http before @actions/http-client loads.
-const { runPost } = await import('../helpers/github-steps.js')
 
 const ORIGIN = 'https://credentials.example.test'
 const REVOKE = '/functions/v1/revoke-token'
@@ -22,17 +20,30 @@ const INPUTS = { 'api-key': API_KEY, project: 'web-shop', 'base-url': BASE_URL }
 
 useNock(nock)
 
-function runPostWith(
+/**
+ * Post on what `saved` records, with its outcome shown where a host shows it: a failure by its
+ * report (a failed step, a warning or information), and a record of another kind as a warning.
+ */
+async function post(
   saved: Record<string, unknown> | null = SAVED,
   inputs: Record<string, string> = INPUTS,
-  clock = fakeClock('2026-11-23T10:30:00Z')
+  now = '2026-11-23T10:30:00Z',
+  state: Record<string, string> = saved ? { credential: JSON.stringify(saved) } : {}
 ) {
-  const state: Record<string, string> = { isPost: 'true' }
-  if (saved) state.credential = JSON.stringify(saved)
-  return runInProcess(() => runPost(clock), inputs, { state })
+  const step = await revokeWith(inputs, state, { now })
+  const { credential, kindMismatch } = step.outcome
+  const failure = credential.status === 'failed' ? credential : undefined
+  const reported = (report: string) => (failure?.report === report ? [failure.message] : [])
+  const mismatch = kindMismatch === undefined ? [] : [kindMismatch]
+  return Object.assign(step, {
+    failed: failure?.report === 'fail-step',
+    errors: reported('fail-step'),
+    warnings: [...step.warnings, ...mismatch, ...reported('warning')],
+    infos: [...step.infos, ...reported('info')],
+    lines: [...step.lines, ...mismatch, ...(failure ? [failure.message] : [])]
+  })
 }
 
-const infoLines = (lines: string[]) => lines.filter(line => !line.startsWith('::'))
 
 it('revokes by tunnel user with the API key from the input', async () => {
   let sentBody: unknown
@@ -41,21 +52,21 @@ it('revokes by tunnel user with the API key from the input', async () => {
   })
     .post(REVOKE, body => ((sentBody = body), true))
     .reply(200, { success: true })
-  const step = await runPostWith()
+  const step = await post()
   expect(scope.isDone()).toBe(true)
   expect(sentBody).toEqual({ tunnel_user: 'ab12c' })
   expect(step.failed).toBe(false)
-  expect(step.lines[0]).toBe(`::add-mask::${API_KEY}`)
-  expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+  expect(step.events[0]).toBe(`mask ${API_KEY}`)
+  expect(step.infos).toEqual(['Revoked the tunnel token of user ab12c.'])
   expect(linesLeaking(step, API_KEY)).toEqual([])
 })
 
 it('treats 404 as already gone', async () => {
   nock(ORIGIN).post(REVOKE).reply(404, { error: 'not found', code: 'NOT_FOUND' })
-  const step = await runPostWith()
+  const step = await post()
   expect(step.failed).toBe(false)
   expect(step.warnings).toEqual([])
-  expect(infoLines(step.lines)).toEqual([
+  expect(step.infos).toEqual([
     'The tunnel token of user ab12c was already revoked or has expired (404); nothing left to do.'
   ])
 })
@@ -86,50 +97,23 @@ describe('does nothing, and says why, when', () => {
     ]
   ]
   it.each(cases)('%s', async (_name, saved, inputs, message) => {
-    const step = await runPostWith(saved, inputs)
+    const step = await post(saved, inputs)
     expect(step.failed).toBe(false)
     expect(step.warnings).toEqual([])
-    expect(infoLines(step.lines)).toEqual([message])
+    expect(step.infos).toEqual([message])
   })
 
   it('the saved state is unreadable', async () => {
-    const step = await runInProcess(() => runPost(fakeClock()), INPUTS, {
-      state: { isPost: 'true', credential: '{not json' }
-    })
-    expect(infoLines(step.lines)).toEqual([])
+    const step = await post(null, INPUTS, '2026-11-23T10:00:00Z', { credential: '{not json' })
+    expect(step.infos).toEqual([])
     expect(step.warnings).toEqual([UNREADABLE_STATE])
   })
 })
 
 describe('when revoking fails for good', () => {
-  it('warns with the expiry and exits 0 after retrying 5xx', async () => {
-    const scope = nock(ORIGIN)
-      .post(REVOKE)
-      .times(3)
-      .reply(500, { error: 'boom', code: 'INTERNAL_ERROR' })
-    const clock = fakeClock('2026-11-23T10:30:00Z')
-    const step = await runPostWith(SAVED, INPUTS, clock)
-    expect(scope.isDone()).toBe(true)
-    expect(clock.sleeps).toHaveLength(2)
-    expect(step.failed).toBe(false)
-    expect(step.warnings).toEqual([
-      "Could not revoke the tunnel token of user ab12c: The credential service failed (500 INTERNAL_ERROR). The service said: boom. This is on the service's side; re-run the job later. Gave up after 3 attempts (input max-attempts). It expires by itself at 2026-11-23T11:00:00Z."
-    ])
-  })
-
-  it('fails the step with fail-on-revoke-error', async () => {
-    nock(ORIGIN).post(REVOKE).reply(401, { error: 'bad key', code: 'UNAUTHORIZED' })
-    const step = await runPostWith(SAVED, { ...INPUTS, 'fail-on-revoke-error': 'true' })
-    expect(step.failed).toBe(true)
-    expect(step.errors).toHaveLength(1)
-    expect(step.errors[0]).toMatch(
-      /^Could not revoke the tunnel token of user ab12c: The API key was rejected \(401 UNAUTHORIZED\)/
-    )
-  })
-
   it('does not retry 403, and names the owner rule', async () => {
     const scope = nock(ORIGIN).post(REVOKE).reply(403, { error: 'not yours', code: 'FORBIDDEN' })
-    const step = await runPostWith()
+    const step = await post()
     expect(scope.isDone()).toBe(true)
     expect(step.warnings[0]).toMatch(
       /not allowed to do this \(403 FORBIDDEN\).*Use a key of the account that owns the token/
@@ -137,7 +121,7 @@ describe('when revoking fails for good', () => {
   })
 
   it('warns when the api-key input is empty in post', async () => {
-    const step = await runPostWith(SAVED, { ...INPUTS, 'api-key': '' })
+    const step = await post(SAVED, { ...INPUTS, 'api-key': '' })
     expect(step.warnings).toEqual([
       'Could not revoke the tunnel token of user ab12c: input api-key is empty when revoking, so the revoke request cannot be authenticated. It expires by itself at 2026-11-23T11:00:00Z.'
     ])
@@ -146,19 +130,19 @@ describe('when revoking fails for good', () => {
   it('says the expiry is unknown when the service gave none', async () => {
     nock(ORIGIN).post(REVOKE).reply(400, { error: 'bad', code: 'BAD_REQUEST' })
     const { expiresAt: _unused, ...noExpiry } = SAVED
-    const step = await runPostWith(noExpiry)
+    const step = await post(noExpiry)
     expect(step.warnings[0]).toMatch(/Its expiry is unknown\.$/)
   })
 
   it('warns, sending nothing, when the credential input cannot be read', async () => {
-    const step = await runPostWith(SAVED, { ...INPUTS, credential: 'gold' })
+    const step = await post(SAVED, { ...INPUTS, credential: 'gold' })
     expect(step.warnings).toEqual([
       'Could not revoke what was provisioned: Input credential is "gold": expected one of cicd, free, auto, ssh-key or existing.'
     ])
   })
 
   it('warns on a post-step input that cannot be read', async () => {
-    const step = await runPostWith(SAVED, { ...INPUTS, 'max-attempts': 'many' })
+    const step = await post(SAVED, { ...INPUTS, 'max-attempts': 'many' })
     expect(step.warnings[0]).toMatch(/Input max-attempts is "many"/)
   })
 })
@@ -169,7 +153,7 @@ describe('saved state is not trusted', () => {
     const scope = nock(ORIGIN, { reqheaders: { 'x-api-key': API_KEY } })
       .post(REVOKE, { tunnel_user: 'ab12c' })
       .reply(200, { success: true })
-    const step = await runPostWith({
+    const step = await post({
       ...SAVED,
       baseUrl: 'http://attacker.example.test/functions/v1'
     })
@@ -182,7 +166,7 @@ describe('saved state is not trusted', () => {
   })
 
   it('validates the base-url input as main does, and sends nothing when it is bad', async () => {
-    const step = await runPostWith(SAVED, { ...INPUTS, 'base-url': 'http://attacker.example.test' })
+    const step = await post(SAVED, { ...INPUTS, 'base-url': 'http://attacker.example.test' })
     expect(step.failed).toBe(false)
     expect(step.warnings).toHaveLength(1)
     expect(step.warnings[0]).toMatch(
@@ -191,19 +175,19 @@ describe('saved state is not trusted', () => {
   })
 
   it('ignores a saved tunnel user that could start a log line', async () => {
-    const step = await runPostWith({ ...SAVED, tunnelUser: 'ab12c\n::stop-commands::x' })
+    const step = await post({ ...SAVED, tunnelUser: 'ab12c\n::stop-commands::x' })
     expect(step.lines.filter(line => line.startsWith('::stop-commands'))).toEqual([])
     expect(step.warnings).toEqual([UNREADABLE_STATE])
   })
 
   it('escapes a saved expiry that holds a line break', async () => {
-    const step = await runPostWith(
+    const step = await post(
       { ...SAVED, expiresAt: '2026\n::stop-commands::x' },
       { ...INPUTS, revoke: 'false' }
     )
-    expect(step.lines).toEqual([
-      `::add-mask::${API_KEY}`,
-      'Not revoking tunnel user ab12c: input revoke is false. It expires by itself at 2026\\u000a::stop-commands::x.'
+    expect(step.events).toEqual([
+      `mask ${API_KEY}`,
+      'info Not revoking tunnel user ab12c: input revoke is false. It expires by itself at 2026\\u000a::stop-commands::x.'
     ])
   })
 })
@@ -211,29 +195,16 @@ describe('saved state is not trusted', () => {
 describe('the service, not the runner clock, decides', () => {
   it('sends the revoke for a token whose expiry has passed by the runner clock', async () => {
     const scope = nock(ORIGIN).post(REVOKE).reply(200, { success: true })
-    const step = await runPostWith({ ...SAVED, expiresAt: '2026-11-23T10:00:00Z' })
+    const step = await post({ ...SAVED, expiresAt: '2026-11-23T10:00:00Z' })
     expect(scope.isDone()).toBe(true)
-    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
-  })
-
-  it('reports a failure on a token that should already have expired as information', async () => {
-    nock(ORIGIN).post(REVOKE).reply(400, { error: 'bad', code: 'BAD_REQUEST' })
-    const step = await runPostWith(
-      { ...SAVED, expiresAt: '2026-11-23T10:00:00Z' },
-      { ...INPUTS, 'fail-on-revoke-error': 'true' }
-    )
-    expect(step.failed).toBe(false)
-    expect(step.warnings).toEqual([])
-    expect(infoLines(step.lines)).toEqual([
-      'Could not revoke the tunnel token of user ab12c: The credential service rejected the request as invalid (400 BAD_REQUEST). The service said: bad. Check input base-url. It should already have expired at 2026-11-23T10:00:00Z.'
-    ])
+    expect(step.infos).toEqual(['Revoked the tunnel token of user ab12c.'])
   })
 
   it('does not skip a cicd credential because the state calls it free', async () => {
     const scope = nock(ORIGIN).post(REVOKE).reply(200, { success: true })
-    const step = await runPostWith({ ...SAVED, kind: 'free' })
+    const step = await post({ ...SAVED, kind: 'free' })
     expect(scope.isDone()).toBe(true)
-    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+    expect(step.infos).toEqual(['Revoked the tunnel token of user ab12c.'])
   })
 })
 
@@ -244,16 +215,16 @@ describe('any 2xx is a successful revoke', () => {
     ['200 with a body that is not JSON', 200, 'OK']
   ])('%s', async (_name, status, body) => {
     nock(ORIGIN).post(REVOKE).reply(status, body)
-    const step = await runPostWith()
+    const step = await post()
     expect(step.warnings).toEqual([])
-    expect(infoLines(step.lines)).toEqual(['Revoked the tunnel token of user ab12c.'])
+    expect(step.infos).toEqual(['Revoked the tunnel token of user ab12c.'])
   })
 })
 
 describe('big numbers', () => {
   it('warns, and does not fail the job, on a retry_after of 1e13', async () => {
     nock(ORIGIN).post(REVOKE).reply(429, { error: 'limit', code: 'RATE_LIMIT', retry_after: 1e13 })
-    const step = await runPostWith()
+    const step = await post()
     expect(step.failed).toBe(false)
     expect(step.warnings).toHaveLength(1)
     expect(step.warnings[0]).toMatch(/It asks to wait 10000000000000 s.*re-run the job later\./)
@@ -265,7 +236,7 @@ it("hides a credential the service echoes in a failed revoke's error and code, o
     .post(REVOKE)
     .times(3)
     .reply(503, { error: `X-API-Key ${API_KEY} is not allowed`, code: 'tok_3f9a8b7c6d5e4f3a2b1c' })
-  const step = await runPostWith()
+  const step = await post()
   expect(step.failed).toBe(false)
   expect(step.lines).toContain(
     'Attempt 1 of 3 failed (HTTP 503 ***: X-API-Key *** is not allowed); retrying in 0.8 s.'
@@ -279,8 +250,8 @@ it("hides a credential the service echoes in a failed revoke's error and code, o
 
 it('prints a saved tunnel user holding ##[ escaped, so the runner does not obey it', async () => {
   nock(ORIGIN).post(REVOKE, { tunnel_user: 'ab12c##[add-mask]x' }).reply(200, { success: true })
-  const step = await runPostWith({ ...SAVED, tunnelUser: 'ab12c##[add-mask]x' })
-  expect(infoLines(step.lines)).toEqual([
+  const step = await post({ ...SAVED, tunnelUser: 'ab12c##[add-mask]x' })
+  expect(step.infos).toEqual([
     'Revoked the tunnel token of user ab12c\\u0023#[add-mask]x.'
   ])
   expect(step.lines.filter(line => line.includes('##['))).toEqual([])
