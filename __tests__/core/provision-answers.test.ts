@@ -173,9 +173,9 @@ describe('main, answers that used to break it', () => {
     expect(step.infos).toContain(
       'Attempt 1 of 2 failed (HTTP 502 (body: {"token":"***","k":"***")); retrying in 0.8 s.'
     )
-    expect(
-      step.lines.filter(line => line.includes('tok_') || line.includes('ab12ab12'))
-    ).toEqual([])
+    expect(step.lines.filter(line => line.includes('tok_') || line.includes('ab12ab12'))).toEqual(
+      []
+    )
   })
 
   it.each([

@@ -79,8 +79,7 @@ describe('main, a credential issued and then refused', () => {
 
 describe('main, gaps the property-based suite found', () => {
   const legacyCommands = (lines: string[]) => lines.filter(line => line.includes('##['))
-  const tokenParts = (lines: string[]) =>
-    lines.filter(line => /tok_|3f9a8b7c|b7c6d5e4/.test(line))
+  const tokenParts = (lines: string[]) => lines.filter(line => /tok_|3f9a8b7c|b7c6d5e4/.test(line))
 
   it("hides a token the service echoes in a non-2xx answer's error", async () => {
     nock(ORIGIN)

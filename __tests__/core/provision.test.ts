@@ -1,7 +1,7 @@
 /**
  * What main does, through the in-memory host: against the local credential service, with no
- * runner emulation. The GitHub host's own tests run the same steps as the runner does
- * (__tests__/github/main.test.ts).
+ * runner emulation. Against a stubbed service: provision-request, -answers, -inputs, -unusable
+ * and -expose; the GitHub host's own tests are in __tests__/github.
  */
 import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,7 +1,7 @@
 /**
  * What post does, through the in-memory host: it revokes what main saved, and returns what
  * happened; a failure weighs as a warning unless fail-on-revoke-error asks for a failed step. The
- * GitHub host's own tests run the same step as the runner does (__tests__/github/post.test.ts).
+ * GitHub host's mapping of these outcomes is tested in __tests__/github/steps.test.ts.
  */
 import { useLocalService } from '../helpers/core-step.js'
 import { provision } from '../../src/core/provision.js'

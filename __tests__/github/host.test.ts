@@ -4,7 +4,12 @@
  */
 // nock must patch http before @actions/http-client loads.
 import nock from 'nock'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startLocalApp } from '../../scripts/openssh.js'
+import { startCredentialService, type RunningService } from '../../service/server.js'
 import type { Credential } from '../../src/core/service/credential.js'
 import type { CommonSettings } from '../../src/core/settings/types.js'
 import { tokenObtained } from '../../src/core/kinds/token.js'
@@ -19,7 +24,7 @@ import {
 } from '../helpers/in-process-step.js'
 import { useNock } from '../helpers/nock-lifecycle.js'
 
-const { runMain } = await import('../helpers/github-steps.js')
+const { runMain, runPost } = await import('../helpers/github-steps.js')
 
 const TOKEN = `tok_${'5eed'.repeat(12)}`
 
@@ -90,6 +95,57 @@ it('writes every variable, output and summary table in one hand-over', async () 
   expect(Object.keys(step.outputs).at(-1)).toBe('url')
   expect(step.outputs.url).toBe('https://web-ab12c.tunnel.example.test')
   expect(step.summary.match(/<h3>Tunnel (credentials|URLs)<\/h3>/g)).toHaveLength(2)
+})
+
+describe('main with expose, when the job summary cannot be written', () => {
+  let service: RunningService
+  let app: Awaited<ReturnType<typeof startLocalApp>>
+  let runnerTemp: string
+  beforeAll(async () => {
+    service = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
+    app = await startLocalApp('answer from the local app')
+    runnerTemp = mkdtempSync(join(tmpdir(), 'host-test-'))
+  })
+  afterAll(async () => {
+    await app.close()
+    await service.close()
+    rmSync(runnerTemp, { recursive: true, force: true })
+  })
+  // The keeper runs detached from its TypeScript source (tsx).
+  const launch = {
+    scriptPath: fileURLToPath(new URL('../../src/core/tunnel/keeper/main.ts', import.meta.url)),
+    execArgv: ['--import', 'tsx']
+  }
+  const inputs = (extra: Record<string, string> = {}) => ({
+    'api-key': service.seed.provisionKey,
+    project: service.seed.project,
+    'base-url': service.baseUrl,
+    'url-template': `http://{name}-{user}.localhost:${service.tunnel!.frontPort}`,
+    'timeout-seconds': '5',
+    ...extra
+  })
+  const env = () => ({ RUNNER_TEMP: runnerTemp })
+  const post = (state: Record<string, string>) =>
+    runInProcess(() => runPost(), inputs(), { state, env: env() })
+
+  it('keeps the tunnel and its outputs when the job summary cannot be written', async () => {
+    // A directory where the summary file should be: appending to it fails with EISDIR.
+    const step = await runInProcess(
+      () => runMain(undefined, launch),
+      inputs({ expose: `web=${app.port}` }),
+      { env: { ...env(), GITHUB_STEP_SUMMARY: runnerTemp } }
+    )
+    expect(step.errors).toEqual([])
+    expect(step.warnings).toEqual([
+      expect.stringMatching(/^Could not write the job summary: .*EISDIR/)
+    ])
+    expect(step.outputs.url).toMatch(/^http:\/\/web-/)
+    const after = await post(step.state)
+    expect(after.warnings).toEqual([])
+    expect(after.lines).toContain(
+      `Revoked the tunnel token of user ${step.outputs['tunnel-user']}.`
+    )
+  }, 30_000)
 })
 
 describe('main, when the runner files cannot be written', () => {

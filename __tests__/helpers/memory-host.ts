@@ -38,10 +38,14 @@ export interface MemoryHostOptions {
   tunnelProcess?: TunnelProcessLaunch
   /** The fake clock's time. */
   now?: string
+  /** A clock of the test's own instead of the fake one, e.g. one that really waits. */
+  clock?: ReturnType<typeof fakeClock>
   /** Makes the hand-over throw this, as a host whose files cannot be written does. */
   handOverError?: Error
   /** How messages name an option; `--name` unless given. */
   label?: (name: string) => string
+  /** How messages name the temp root; `--work-dir` unless given. */
+  tempRootName?: string
 }
 
 export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
@@ -79,9 +83,9 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
       load: name => host.saved[name] ?? ''
     },
     tempRoot: given.tempRoot ?? mkdtempSync(join(tmpdir(), 'memory-host-')),
-    tempRootName: '--work-dir',
+    tempRootName: given.tempRootName ?? '--work-dir',
     run: { repository: 'octo/web-shop', runId: '42', runAttempt: '1' },
-    clock: fakeClock(given.now),
+    clock: given.clock ?? fakeClock(given.now),
     tunnelProcess: () => {
       if (!given.tunnelProcess) throw new Error('this memory host starts no tunnel process')
       return given.tunnelProcess

@@ -21,7 +21,8 @@ export interface CoreStep extends MemoryHost {
   cells: string[]
 }
 
-const inputLabel = (name: string): string => `input ${name}`
+/** Options named as the action names its inputs. */
+export const inputLabel = (name: string): string => `input ${name}`
 const temps: string[] = []
 
 afterAll(() => {
@@ -34,7 +35,8 @@ function hostWith(options: Record<string, string>, more: MemoryHostOptions): Mem
   return host
 }
 
-function view(host: MemoryHost, failure?: string): CoreStep {
+/** The host as a step's user sees it, with the step's failure if it failed. */
+export function stepOf(host: MemoryHost, failure?: string): CoreStep {
   return Object.assign(host, {
     failed: failure !== undefined,
     errors: failure === undefined ? [] : [failure],
@@ -59,10 +61,14 @@ export async function provisionWith(
   const { provision } = await import('../../src/core/provision.js')
   const host = hostWith(options, more)
   const outcome = await provision(host)
-  return view(host, outcome.status === 'failed' ? outcome.message : undefined)
+  return stepOf(host, outcome.status === 'failed' ? outcome.message : undefined)
 }
 
-/** Post: revoke what `state` records, with these options. */
+/**
+ * Post: revoke what `state` records, with these options. Its outcome is shown where a host shows
+ * it: a failure by its report (a failed step, a warning, or information), and a record of
+ * another kind as a warning.
+ */
 export async function revokeWith(
   options: Record<string, string>,
   state: Record<string, string>,
@@ -71,7 +77,18 @@ export async function revokeWith(
   const { revoke } = await import('../../src/core/revoke.js')
   const host = hostWith(options, { ...more, state })
   const outcome = await revoke(host)
-  return Object.assign(view(host), { outcome })
+  const step = stepOf(host)
+  const failure = outcome.credential.status === 'failed' ? outcome.credential : undefined
+  const reported = (report: string) => (failure?.report === report ? [failure.message] : [])
+  const mismatch = outcome.kindMismatch === undefined ? [] : [outcome.kindMismatch]
+  return Object.assign(step, {
+    outcome,
+    failed: failure?.report === 'fail-step',
+    errors: reported('fail-step'),
+    warnings: [...step.warnings, ...mismatch, ...reported('warning')],
+    infos: [...step.infos, ...reported('info')],
+    lines: [...step.lines, ...mismatch, ...(failure ? [failure.message] : [])]
+  })
 }
 
 /** The log's lines, and the failure, that hold the secret (the mask that hides it is no line). */
