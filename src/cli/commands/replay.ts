@@ -61,13 +61,13 @@ export async function replayCommand(args: string[], terminal: Terminal): Promise
       )
       continue
     }
-    const cannot = whyNotReplayable(recorded)
+    const { outgoing, withheld } = outgoingFor(recorded, options.to)
+    const cannot = whyNotReplayable(recorded, outgoing.target)
     if (cannot !== undefined) {
       counts.notReplayed++
       terminal.stdout(`${head}  NOT REPLAYED: ${cannot}`)
       continue
     }
-    const { outgoing, withheld } = outgoingFor(recorded, options.to)
     const result = await sendRequest(options.to, outgoing, options.timeoutMs)
     if (result.type === 'refused') {
       terminal.stderr(
@@ -150,10 +150,15 @@ function select(all: HarRequest[], options: ReplayArguments): HarRequest[] {
 }
 
 /** Why the request cannot be sent as the app first got it; undefined when it can. */
-function whyNotReplayable(recorded: HarRequest): string | undefined {
+function whyNotReplayable(recorded: HarRequest, target: string): string | undefined {
   if (recorded.body?.incomplete !== undefined) return recorded.body.incomplete
   const upgrade = recorded.headers.some(([name]) => name.toLowerCase() === 'upgrade')
   if (upgrade || recorded.status === 101) return 'an Upgrade (WebSocket) handshake is not replayed'
+  // Node writes a target's characters above 0x7f as single bytes: one a HAR holds as decoded
+  // text (UTF-8, say) would reach the app as other bytes than it first got.
+  if (!/^[\x21-\x7e]+$/.test(target)) {
+    return 'its path holds characters outside printable ASCII, which cannot be sent as recorded'
+  }
   return undefined
 }
 
