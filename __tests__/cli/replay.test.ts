@@ -302,6 +302,17 @@ describe('bodies that are not whole, and requests that never reached the app', (
     expect(ran.stdout.filter(line => /^#\d+ .*skipped/.test(line))).toHaveLength(4)
   })
 
+  it('a method Node would change (none at all, or lower case) is not replayed as another', async () => {
+    const file = harFile([
+      entry({ method: '', url: '/no-method' }),
+      entry({ method: 'put', url: '/lower' }),
+      entry({ url: '/after' })
+    ])
+    const ran = await replay([file, '--to', appUrl])
+    expect(arrived.map(r => `${r.method} ${r.target}`)).toEqual(['GET /after'])
+    expect(ran.code).toBe(1)
+  })
+
   it('a WebSocket handshake is not replayed as a plain GET', async () => {
     const file = harFile([
       entry({ url: '/socket', status: 101, headers: [['Upgrade', 'websocket']] })
@@ -329,7 +340,7 @@ describe('filters', () => {
         postData: { text: 'c', mimeType: 'x' }
       }),
       entry({
-        method: 'put',
+        method: 'PUT',
         url: '/webhooks-old/d',
         bodySize: 1,
         postData: { text: 'd', mimeType: 'x' }

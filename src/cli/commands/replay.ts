@@ -152,6 +152,11 @@ function select(all: HarRequest[], options: ReplayArguments): HarRequest[] {
 /** Why the request cannot be sent as the app first got it; undefined when it can. */
 function whyNotReplayable(recorded: HarRequest, target: string): string | undefined {
   if (recorded.body?.incomplete !== undefined) return recorded.body.incomplete
+  // node:http sends GET for no method and upper-cases any other: the app would get another one.
+  if (recorded.method === '') return 'it has no method'
+  if (recorded.method !== recorded.method.toUpperCase()) {
+    return 'its method is not in upper case, and Node sends methods only in upper case'
+  }
   const upgrade = recorded.headers.some(([name]) => name.toLowerCase() === 'upgrade')
   if (upgrade || recorded.status === 101) return 'an Upgrade (WebSocket) handshake is not replayed'
   // Node writes a target's characters above 0x7f as single bytes: one a HAR holds as decoded
