@@ -4,6 +4,7 @@
  * what a CI log reader would make of the lines printed.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -11,6 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { main } from '../../src/cli/index.js'
 import { commandsObeyedIn } from '../helpers/log-readers.js'
+import { makeThrowawayCertificate } from '../../scripts/throwaway-certificate.js'
 
 interface Arrived {
   method: string
@@ -266,6 +268,30 @@ describe('replay sends the recorded requests', () => {
     expect(ran.code).toBe(1)
     expect(ran.stderr).toHaveLength(1)
     expect(ran.stderr[0]).toMatch(/--to/)
+  })
+})
+
+describe('--to https', () => {
+  it("names --to's host in TLS, not the recorded Host, and a certificate it cannot trust is a failure", async () => {
+    const certificate = makeThrowawayCertificate()
+    const names: (string | undefined)[] = []
+    const tlsApp = createTlsServer({
+      key: certificate.key,
+      cert: certificate.cert,
+      SNICallback: (name, done) => (names.push(name), done(null, undefined))
+    })
+    tlsApp.on('tlsClientError', () => undefined)
+    await new Promise<void>(resolve => tlsApp.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (tlsApp.address() as AddressInfo).port
+      const file = harFile([entry({ url: '/', headers: [['Host', PUBLIC_HOST]] })])
+      const ran = await replay([file, '--to', `https://localhost:${port}`])
+      expect(names).toEqual(['localhost'])
+      expect(ran.code).toBe(1)
+    } finally {
+      await new Promise(resolve => tlsApp.close(resolve))
+      certificate.remove()
+    }
   })
 })
 

@@ -5,6 +5,7 @@
  */
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { isIP } from 'node:net'
 
 export interface OutgoingRequest {
   method: string
@@ -32,16 +33,19 @@ export function sendRequest(
   timeoutMs: number
 ): Promise<SendResult> {
   const send = to.protocol === 'https:' ? httpsRequest : httpRequest
+  const hostname = to.hostname.replace(/^\[|\]$/g, '')
   let request: ClientRequest
   try {
     request = send({
       protocol: to.protocol,
-      hostname: to.hostname.replace(/^\[|\]$/g, ''),
+      hostname,
       port: to.port === '' ? undefined : Number(to.port),
       method: outgoing.method,
       path: outgoing.target,
       headers: outgoing.headers.flat(),
       setHost: false,
+      // TLS names --to's host, never the recorded Host (the public tunnel's name).
+      ...(to.protocol === 'https:' && isIP(hostname) === 0 && { servername: hostname }),
       // A connection per request: one the app closed mid-way cannot spoil the next request.
       agent: false
     })
