@@ -110,9 +110,9 @@ describe('parseArguments: flag values', () => {
 
 describe('parseArguments: usage errors', () => {
   it.each([
-    [[], 'Name a command: provision, revoke or run.'],
-    [['--project', 'web'], 'Name a command: provision, revoke or run.'],
-    [['provison'], '"provison" is not a command: use provision, revoke or run.'],
+    [[], 'Name a command: provision, revoke, run or replay.'],
+    [['--project', 'web'], 'Name a command: provision, revoke, run or replay.'],
+    [['provison'], '"provison" is not a command: use provision, revoke, run or replay.'],
     [['provision', 'revoke'], '"revoke" is not expected after "provision".'],
     [['run'], 'run needs the command to start after "--", e.g. run -- ./deploy.sh'],
     [['run', '--'], 'run needs the command to start after "--", e.g. run -- ./deploy.sh'],
@@ -121,8 +121,8 @@ describe('parseArguments: usage errors', () => {
       'An argument is not expected after "run": put the command after "--", e.g. run -- ./deploy.sh'
     ],
     [['provision', '--revoke', 'hunter2'], 'An argument is not expected after "provision".'],
-    [['deploy'], 'An argument is not a command: use provision, revoke or run.'],
-    [['revok'], '"revok" is not a command: use provision, revoke or run.'],
+    [['deploy'], 'An argument is not a command: use provision, revoke, run or replay.'],
+    [['revok'], '"revok" is not a command: use provision, revoke, run or replay.'],
     [['provision', '--', 'make'], 'provision starts no command; only run takes one after "--".'],
     [['revoke', '--'], 'revoke starts no command; only run takes one after "--".'],
     [['provision', '--project'], '--project needs a value.'],
@@ -182,7 +182,7 @@ describe('parseArguments: usage errors', () => {
     }
     expect(usageError(['provision', '--token=hunter2'])).toBe('"--token" is not an option.')
     expect(usageError(['provision', SECRET])).toBe('An argument is not expected after "provision".')
-    expect(usageError([SECRET])).toBe('An argument is not a command: use provision, revoke or run.')
+    expect(usageError([SECRET])).toBe('An argument is not a command: use provision, revoke, run or replay.')
     expect(usageError(['provision', `--${SECRET}`])).toBe('An argument is not an option.')
   })
 

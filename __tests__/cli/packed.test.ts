@@ -4,7 +4,7 @@
  * exit codes, the env file and its mode, URLs that answer, tokens revoked, no process left, and
  * no secret in anything the CLI prints.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { ensureNode24 } from '../../scripts/runner.js'
 import { statusOf, useService } from '../e2e/helpers.js'
@@ -103,6 +103,32 @@ describe.each([
     expect(existsSync(join(job.work(), '.tunnel-credentials.json'))).toBe(false)
     expect((await fetchUrl(service(), url)).status).toBe(502)
     expectNoSecretPrinted(ran, [service().seed.provisionKey])
+  })
+
+  it('replay sends the requests of a HAR to the app, with no variable at all, and compares statuses', async () => {
+    const request = (method: string, path: string, text?: string) => ({
+      request: {
+        method,
+        url: `https://web-u1.tunnel.example${path}`,
+        headers: [{ name: 'Host', value: '127.0.0.1' }],
+        bodySize: text?.length ?? 0,
+        ...(text !== undefined && { postData: { mimeType: 'text/plain', text } })
+      },
+      response: { status: 200 }
+    })
+    const har = {
+      log: { version: '1.2', entries: [request('GET', '/'), request('POST', '/hook', 'x')] }
+    }
+    writeFileSync(join(job.work(), 'requests.har'), JSON.stringify(har))
+    const to = `http://127.0.0.1:${job.app().port}`
+    const ran = await job.cli(
+      ['replay', 'requests.har', '--to', to],
+      { PATH: '/usr/bin:/bin' },
+      node()
+    )
+    expect(ran.stderr).toBe('')
+    expect(ran.code).toBe(0)
+    expect(ran.stdout.split('\n').filter(line => /^#\d .* OK$/.test(line))).toHaveLength(2)
   })
 
   it('run keeps the API key from every process the command can read (run, the tunnel, its own) and still revokes', async () => {

@@ -1,6 +1,7 @@
 /**
  * The command line, parsed without a library: three commands, `--name value` flags, and the
- * command `run` starts. Usage errors never repeat a value, since a value typed in the wrong
+ * command `run` starts; `replay`, which takes none of those options, parses its own
+ * (replay-arguments.ts). Usage errors never repeat a value, since a value typed in the wrong
  * place may be a secret.
  */
 import {
@@ -18,6 +19,8 @@ export type CommandName = (typeof COMMANDS)[number]
 export type ParsedArguments =
   | { type: 'help' }
   | { type: 'version' }
+  /** `replay`'s own arguments, after the word: it shares no option with the other commands. */
+  | { type: 'replay'; args: string[] }
   | {
       type: 'command'
       command: CommandName
@@ -35,6 +38,7 @@ export function parseArguments(argv: string[]): ParsedArguments {
   const commandLine = dashes === -1 ? [] : argv.slice(dashes + 1)
   if (own.includes('--help') || own.includes('-h')) return { type: 'help' }
   if (own.includes('--version') || own.includes('-V')) return { type: 'version' }
+  if (argv[0] === 'replay') return { type: 'replay', args: argv.slice(1) }
 
   let command: CommandName | undefined
   const flags = new Map<FlagName, string>()
@@ -69,7 +73,8 @@ export function parseArguments(argv: string[]): ParsedArguments {
     }
     flags.set(name, value)
   }
-  if (command === undefined) throw new UsageError('Name a command: provision, revoke or run.')
+  if (command === undefined)
+    throw new UsageError('Name a command: provision, revoke, run or replay.')
   if (command === 'run' && commandLine.length === 0) {
     throw new UsageError('run needs the command to start after "--", e.g. run -- ./deploy.sh')
   }
@@ -81,9 +86,12 @@ export function parseArguments(argv: string[]): ParsedArguments {
 
 function commandNamed(word: string): CommandName {
   const command = COMMANDS.find(name => name === word)
+  if (word === 'replay') {
+    throw new UsageError('replay comes first: tunnel-credentials replay FILE.har --to URL')
+  }
   if (command === undefined) {
     throw new UsageError(
-      `${describePositional(word)} is not a command: use provision, revoke or run.`
+      `${describePositional(word)} is not a command: use provision, revoke, run or replay.`
     )
   }
   return command

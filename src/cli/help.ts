@@ -13,6 +13,10 @@ export const HELP_TEXT = `Usage:
       Provision, run COMMAND with the variables in its environment (no variables file), then
       stop and revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit
       code.
+  tunnel-credentials replay FILE.har --to URL [--index 1,3-5] [--method POST] [--path /PREFIX]
+      Send the requests of a HAR (the request log) again to URL, in order, and print each
+      status beside the recorded one; exit 1 when a status class differs. Reads no variable.
+      Example: tunnel-credentials replay requests.har --to http://127.0.0.1:3000 --path /webhooks/
   tunnel-credentials --help | --version
 
 Every option can also be set by its variable, SVC_ and the name in upper snake case

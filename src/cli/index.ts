@@ -6,6 +6,7 @@ import { describeUnexpected } from '../core/text/describe-error.js'
 import { parseArguments, UsageError } from './arguments.js'
 import { provisionCommand } from './commands/provision.js'
 import { revokeCommand } from './commands/revoke.js'
+import { replayCommand } from './commands/replay.js'
 import { runCommand } from './commands/run.js'
 import { HELP_TEXT, VERSION_TEXT } from './help.js'
 import type { Terminal } from './host.js'
@@ -15,16 +16,29 @@ export async function main(
   env: NodeJS.ProcessEnv,
   terminal: Terminal
 ): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArguments(argv)
-  } catch (error) {
+  const usageError = (error: unknown): number => {
     if (!(error instanceof UsageError)) throw error
     terminal.stderr(`Usage error: ${error.message} See tunnel-credentials --help.`)
     return 2
   }
+  let parsed
+  try {
+    parsed = parseArguments(argv)
+  } catch (error) {
+    return usageError(error)
+  }
   if (parsed.type === 'help') return (terminal.stdout(HELP_TEXT.trimEnd()), 0)
   if (parsed.type === 'version') return (terminal.stdout(VERSION_TEXT), 0)
+  if (parsed.type === 'replay') {
+    // No input object: replay reads no variable, so it cannot send or print one.
+    return await replayCommand(parsed.args, terminal).catch(error => {
+      if (error instanceof UsageError) return usageError(error)
+      terminal.stderr(
+        `Error: unexpected error in replay: ${describeUnexpected(error)}. This is a bug in tunnel-credentials; please report it with this output.`
+      )
+      return 1
+    })
+  }
   const input = { flags: parsed.flags, env, terminal }
   try {
     if (parsed.command === 'provision') return await provisionCommand(input)
