@@ -9,6 +9,8 @@
 import { createReadStream } from 'node:fs'
 import { appendFile, rename, rm, writeFile } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
+import { FileSink } from './file-sink.js'
+import { envelopeBytes, harEnvelope, type DropCounts } from './har-envelope.js'
 import {
   harEntryOf,
   holdsBody,
@@ -20,7 +22,6 @@ import type { RequestRecord } from './record.js'
 import { makeRedactor, type RedactionPolicy, type Redactor } from './redact.js'
 import { ENTRY_SEPARATOR, planDrops, type SpooledEntry } from './size-cap.js'
 import { RequestTally } from './tally.js'
-import { FileSink } from './file-sink.js'
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 export const DEFAULT_DEBOUNCE_MS = 500
@@ -41,7 +42,7 @@ export interface HarWriterOptions {
   maxBytes?: number
   /** The least time between two rebuilds. */
   debounceMs?: number
-  /** A file that could not be written: one line naming it and the cause (first of a kind only). */
+  /** A file that could not be written: one line naming it and the cause (not twice in a row). */
   onError?: (message: string) => void
 }
 
@@ -55,12 +56,14 @@ export class HarWriter {
   private readonly redact: Redactor
   private readonly maxBytes: number
   private readonly debounceMs: number
-  /** Entries in the spool, oldest first, then those of the rebuild under way. */
+  private readonly entriesBudget: number
+  /** Entries in the spool, oldest first; their marks (drop, strip) wait for the next rebuild. */
   private spooled: SpooledEntry[] = []
   private pending: Pending[] = []
   private pendingBytes = 0
-  private droppedBodies = 0
-  private droppedEntries = 0
+  /** Drops written in the file, and drops marked since (written by the next rebuild). */
+  private written: DropCounts = { bodies: 0, entries: 0 }
+  private marked: DropCounts = { bodies: 0, entries: 0 }
   private timer: ReturnType<typeof setTimeout> | undefined
   private running: Promise<void> | undefined
   private lastRebuildMs = 0
@@ -71,19 +74,20 @@ export class HarWriter {
     this.redact = makeRedactor(options.redaction)
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
     this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS
+    this.entriesBudget = this.maxBytes - envelopeBytes(options.creatorVersion, this.maxBytes)
   }
 
   /** Starts an empty log: the HAR file exists and is valid once this resolves. */
   static async open(options: HarWriterOptions): Promise<HarWriter> {
     const writer = new HarWriter(options)
     await writeFile(options.spoolPath, '', { mode: PRIVATE_FILE })
-    await writer.rebuild()
+    await writer.startRebuild()
     return writer
   }
 
-  /** Bodies and entries dropped so far to keep the file under its cap. */
-  get dropped(): { bodies: number; entries: number } {
-    return { bodies: this.droppedBodies, entries: this.droppedEntries }
+  /** Bodies and entries dropped from the file so far to keep it under its cap. */
+  get dropped(): DropCounts {
+    return { ...this.written }
   }
 
   /** Takes one request; never throws and never waits. The file follows within the debounce. */
@@ -95,12 +99,10 @@ export class HarWriter {
       const entry = harEntryOf(redacted, this.options.publicBaseUrl)
       const line = JSON.stringify(entry)
       const size = Buffer.byteLength(line)
-      const bareSize = holdsBody(entry)
-        ? Buffer.byteLength(JSON.stringify(withoutBodies(entry)))
-        : size
-      this.pending.push({ line, spooled: { size, bareSize } })
+      const bare = holdsBody(entry) ? Buffer.byteLength(JSON.stringify(withoutBodies(entry))) : size
+      this.pending.push({ line, spooled: { size, bareSize: bare } })
       this.pendingBytes += size
-      this.dropPendingPastMemoryBound()
+      if (this.pendingBytes > 2 * this.maxBytes) this.dropPendingNow()
       this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay())
     } catch (error) {
       this.report(`could not log a request (${(error as Error).message})`)
@@ -124,14 +126,24 @@ export class HarWriter {
   }
 
   /**
-   * A flood that outruns the disk must not grow memory: past twice the cap waiting, the oldest
-   * waiting entries go (the rebuild under way would have dropped them under the cap anyway).
+   * A flood that outruns the disk must not grow memory: what the cap will drop anyway is decided
+   * now, over the spool and the waiting records alike (so the order holds: the oldest bodies,
+   * then the oldest entries), and the waiting records lose their part at once. The spool's part
+   * is planned on copies: a rebuild may be reading it, and the next one plans the same again.
    */
-  private dropPendingPastMemoryBound(): void {
-    while (this.pendingBytes > 2 * this.maxBytes && this.pending.length > 1) {
-      this.pendingBytes -= this.pending.shift()!.spooled.size
-      this.droppedEntries++
+  private dropPendingNow(): void {
+    const spooled = this.spooled.map(entry => ({ ...entry }))
+    planDrops([...spooled, ...this.pending.map(item => item.spooled)], this.entriesBudget)
+    for (const item of this.pending) {
+      if (item.spooled.drop) this.marked.entries++
+      if (!item.spooled.stripBodies) continue
+      this.marked.bodies++
+      item.line = stripBodies(item.line)
+      item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line)
+      item.spooled.stripBodies = undefined
     }
+    this.pending = this.pending.filter(item => !item.spooled.drop)
+    this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0)
   }
 
   /** Rebuilds wait at least the debounce, and twice the last rebuild's time on a slow disk. */
@@ -140,7 +152,8 @@ export class HarWriter {
   }
 
   private schedule(delayMs: number): void {
-    if (this.timer || this.running) return
+    if (this.running || (this.timer && delayMs > 0)) return
+    if (this.timer) clearTimeout(this.timer)
     this.timer = setTimeout(() => {
       this.timer = undefined
       void this.startRebuild()
@@ -152,7 +165,8 @@ export class HarWriter {
   private startRebuild(): Promise<void> {
     this.running = this.rebuild().finally(() => {
       this.running = undefined
-      if (this.pending.length > 0 && !this.closed) this.schedule(this.delay())
+      if (this.pending.length === 0 || this.closed) return
+      this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay())
     })
     return this.running
   }
@@ -169,10 +183,12 @@ export class HarWriter {
     this.pendingBytes = 0
     const inSpool = this.spooled.length
     const entries = [...this.spooled, ...batch.map(item => item.spooled)]
-    const planned = planDrops(entries, this.maxBytes - this.envelopeBytes())
+    const planned = planDrops(entries, this.entriesBudget)
+    this.marked.bodies += planned.bodies
+    this.marked.entries += planned.entries
     const dropped = {
-      bodies: this.droppedBodies + planned.bodies,
-      entries: this.droppedEntries + planned.entries
+      bodies: this.written.bodies + this.marked.bodies,
+      entries: this.written.entries + this.marked.entries
     }
     const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies)
     const { harPath, spoolPath } = this.options
@@ -182,7 +198,7 @@ export class HarWriter {
     const appended: string[] = []
     const stripped: [SpooledEntry, number][] = []
     try {
-      const { prefix, suffix } = this.envelope(dropped)
+      const { prefix, suffix } = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped)
       await har.write(prefix)
       let first = true
       const emit = async (line: string, entry: SpooledEntry, fromSpool: boolean): Promise<void> => {
@@ -196,7 +212,7 @@ export class HarWriter {
       }
       let index = 0
       if (input) {
-        // Lines past those counted (none, unless the spool was written to by someone else) are skipped.
+        // Lines past those counted (none, unless someone else wrote to the spool) are skipped.
         for await (const line of createInterface({ input, crlfDelay: Infinity })) {
           if (index < inSpool) await emit(line, entries[index++], true)
         }
@@ -214,10 +230,10 @@ export class HarWriter {
       input?.destroy()
       await har.abandon()
       await spool?.abandon()
-      for (const entry of entries) entry.drop = entry.stripBodies = undefined
+      // The marks stay: the next rebuild carries them out, with these records again.
+      this.spooled = entries.slice(0, inSpool)
       this.pending = [...batch, ...this.pending]
       this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0)
-      this.spooled.length = inSpool
       const { code, message } = error as NodeJS.ErrnoException
       this.report(`could not write the request log ${harPath} (${code ?? message})`)
       return
@@ -229,8 +245,8 @@ export class HarWriter {
       entry.stripBodies = undefined
     }
     this.spooled = entries.filter(entry => !entry.drop)
-    this.droppedBodies = dropped.bodies
-    this.droppedEntries = dropped.entries
+    this.written = dropped
+    this.marked = { bodies: 0, entries: 0 }
     this.lastError = undefined
     await this.writeTally()
   }
@@ -245,31 +261,6 @@ export class HarWriter {
       const { code, message } = error as NodeJS.ErrnoException
       this.report(`could not write the request counts ${tallyPath} (${code ?? message})`)
     }
-  }
-
-  /** The file around the entries, which says how many bodies and entries were dropped. */
-  private envelope({ bodies, entries }: { bodies: number; entries: number }): {
-    prefix: string
-    suffix: string
-  } {
-    const log = {
-      version: '1.2',
-      creator: { name: 'tunnel-credentials', version: this.options.creatorVersion },
-      comment:
-        `Requests through the tunnel, redacted as the log-headers and log-bodies options say. ` +
-        `To stay under ${this.maxBytes} bytes, ${bodies} bodies and ${entries} entries were dropped, oldest first.`,
-      _dropped: { bodies, entries },
-      _maxBytes: this.maxBytes
-    }
-    const head = JSON.stringify({ log })
-    return { prefix: `${head.slice(0, -2)},"entries":[\n`, suffix: '\n]}}\n' }
-  }
-
-  /** The envelope's bytes with room for any count of drops to come. */
-  private envelopeBytes(): number {
-    const widest = Number.MAX_SAFE_INTEGER
-    const { prefix, suffix } = this.envelope({ bodies: widest, entries: widest })
-    return Buffer.byteLength(prefix) + Buffer.byteLength(suffix)
   }
 
   private report(message: string): void {
