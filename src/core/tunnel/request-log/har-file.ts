@@ -1,0 +1,276 @@
+/**
+ * The request log: a HAR 1.2 file that is valid at any moment after it is opened, so that an
+ * upload step that runs while the tunnel still serves gets a file that opens. Records are
+ * redacted, turned into entries and appended to a spool (one JSON line each, in the tunnel's
+ * folder); on a debounce, and at close, the HAR is rebuilt from the spool by streaming into a new
+ * file renamed over the old. Memory holds a few numbers per kept entry and the records of the
+ * last moments, never the log; the forwarding code only ever calls record(), which does no I/O.
+ */
+import { createReadStream } from 'node:fs'
+import { appendFile, rename, rm, writeFile } from 'node:fs/promises'
+import { createInterface } from 'node:readline'
+import { FileSink } from './file-sink.js'
+import { envelopeBytes, harEnvelope, type DropCounts } from './har-envelope.js'
+import {
+  harEntryOf,
+  holdsBody,
+  withoutBodies,
+  type HarEntry,
+  type PublicBaseUrl
+} from './har-entry.js'
+import type { RequestRecord } from './record.js'
+import { makeRedactor, type RedactionPolicy, type Redactor } from './redact.js'
+import { ENTRY_SEPARATOR, planDrops, type SpooledEntry } from './size-cap.js'
+import { RequestTally } from './tally.js'
+
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+export const DEFAULT_DEBOUNCE_MS = 500
+const PRIVATE_FILE = 0o600
+
+export interface HarWriterOptions {
+  /** The HAR file (the `request-log` output). */
+  harPath: string
+  /** The spool, in the tunnel's own folder; removed at close. */
+  spoolPath: string
+  /** Where the tally for the summary is written with each rebuild (tally.ts), if anywhere. */
+  tallyPath?: string
+  publicBaseUrl: PublicBaseUrl
+  /** The tool's version, for the HAR's creator. */
+  creatorVersion: string
+  redaction: RedactionPolicy
+  /** The file's size cap in bytes. */
+  maxBytes?: number
+  /** The least time between two rebuilds. */
+  debounceMs?: number
+  /** A file that could not be written: one line naming it and the cause (not twice in a row). */
+  onError?: (message: string) => void
+}
+
+interface Pending {
+  line: string
+  spooled: SpooledEntry
+}
+
+export class HarWriter {
+  readonly tally = new RequestTally()
+  private readonly redact: Redactor
+  private readonly maxBytes: number
+  private readonly debounceMs: number
+  private readonly entriesBudget: number
+  /** Entries in the spool, oldest first; their marks (drop, strip) wait for the next rebuild. */
+  private spooled: SpooledEntry[] = []
+  private pending: Pending[] = []
+  private pendingBytes = 0
+  /** Drops written in the file, and drops marked since (written by the next rebuild). */
+  private written: DropCounts = { bodies: 0, entries: 0 }
+  private marked: DropCounts = { bodies: 0, entries: 0 }
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private running: Promise<void> | undefined
+  private lastRebuildMs = 0
+  private closed = false
+  private lastError: string | undefined
+
+  private constructor(private readonly options: HarWriterOptions) {
+    this.redact = makeRedactor(options.redaction)
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+    this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS
+    this.entriesBudget = this.maxBytes - envelopeBytes(options.creatorVersion, this.maxBytes)
+  }
+
+  /** Starts an empty log: the HAR file exists and is valid once this resolves. */
+  static async open(options: HarWriterOptions): Promise<HarWriter> {
+    const writer = new HarWriter(options)
+    await writeFile(options.spoolPath, '', { mode: PRIVATE_FILE })
+    await writer.startRebuild()
+    return writer
+  }
+
+  /** Bodies and entries dropped from the file so far to keep it under its cap. */
+  get dropped(): DropCounts {
+    return { ...this.written }
+  }
+
+  /** Takes one request; never throws and never waits. The file follows within the debounce. */
+  record(record: RequestRecord): void {
+    if (this.closed) return
+    try {
+      const redacted = this.redact(record)
+      this.tally.add(redacted)
+      const entry = harEntryOf(redacted, this.options.publicBaseUrl)
+      const line = JSON.stringify(entry)
+      const size = Buffer.byteLength(line)
+      const bare = holdsBody(entry) ? Buffer.byteLength(JSON.stringify(withoutBodies(entry))) : size
+      this.pending.push({ line, spooled: { size, bareSize: bare } })
+      this.pendingBytes += size
+      if (this.pendingBytes > 2 * this.maxBytes) this.dropPendingNow()
+      this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay())
+    } catch (error) {
+      this.report(`could not log a request (${(error as Error).message})`)
+    }
+  }
+
+  /** Writes everything recorded so far into the file. */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    while (this.running) await this.running
+    await this.startRebuild()
+  }
+
+  /** The final file, then no more: later records are ignored, and the spool is removed. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.flush()
+    await rm(this.options.spoolPath, { force: true }).catch(() => undefined)
+  }
+
+  /**
+   * A flood that outruns the disk must not grow memory: what the cap will drop anyway is decided
+   * now, over the spool and the waiting records alike (so the order holds: the oldest bodies,
+   * then the oldest entries), and the waiting records lose their part at once. The spool's part
+   * is planned on copies: a rebuild may be reading it, and the next one plans the same again.
+   */
+  private dropPendingNow(): void {
+    const spooled = this.spooled.map(entry => ({ ...entry }))
+    planDrops([...spooled, ...this.pending.map(item => item.spooled)], this.entriesBudget)
+    for (const item of this.pending) {
+      if (item.spooled.drop) this.marked.entries++
+      if (!item.spooled.stripBodies) continue
+      this.marked.bodies++
+      item.line = stripBodies(item.line)
+      item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line)
+      item.spooled.stripBodies = undefined
+    }
+    this.pending = this.pending.filter(item => !item.spooled.drop)
+    this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0)
+  }
+
+  /** Rebuilds wait at least the debounce, and twice the last rebuild's time on a slow disk. */
+  private delay(): number {
+    return Math.max(this.debounceMs, 2 * this.lastRebuildMs)
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.running || (this.timer && delayMs > 0)) return
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      void this.startRebuild()
+    }, delayMs)
+    // The log never keeps the process alive: close() writes what is left.
+    this.timer.unref()
+  }
+
+  private startRebuild(): Promise<void> {
+    this.running = this.rebuild().finally(() => {
+      this.running = undefined
+      if (this.pending.length === 0 || this.closed) return
+      this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay())
+    })
+    return this.running
+  }
+
+  /**
+   * One pass over the spool writes the new HAR, and a compacted spool when entries or bodies
+   * went. The state changes only once the files are in place: after a failure (a full disk), the
+   * next rebuild starts again from the files as they are, with the records it could not write.
+   */
+  private async rebuild(): Promise<void> {
+    const started = Date.now()
+    const batch = this.pending
+    this.pending = []
+    this.pendingBytes = 0
+    const inSpool = this.spooled.length
+    const entries = [...this.spooled, ...batch.map(item => item.spooled)]
+    const planned = planDrops(entries, this.entriesBudget)
+    this.marked.bodies += planned.bodies
+    this.marked.entries += planned.entries
+    const dropped = {
+      bodies: this.written.bodies + this.marked.bodies,
+      entries: this.written.entries + this.marked.entries
+    }
+    const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies)
+    const { harPath, spoolPath } = this.options
+    const har = new FileSink(`${harPath}.${process.pid}.tmp`, PRIVATE_FILE)
+    const spool = compact ? new FileSink(`${spoolPath}.tmp`, PRIVATE_FILE) : undefined
+    const input = inSpool > 0 ? createReadStream(spoolPath) : undefined
+    const appended: string[] = []
+    const stripped: [SpooledEntry, number][] = []
+    try {
+      const { prefix, suffix } = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped)
+      await har.write(prefix)
+      let first = true
+      const emit = async (line: string, entry: SpooledEntry, fromSpool: boolean): Promise<void> => {
+        if (entry.drop) return
+        const kept = entry.stripBodies ? stripBodies(line) : line
+        if (entry.stripBodies) stripped.push([entry, Buffer.byteLength(kept)])
+        await har.write(first ? kept : `${ENTRY_SEPARATOR}${kept}`)
+        first = false
+        if (spool) await spool.write(`${kept}\n`)
+        else if (!fromSpool) appended.push(`${kept}\n`)
+      }
+      let index = 0
+      if (input) {
+        // Lines past those counted (none, unless someone else wrote to the spool) are skipped.
+        for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+          if (index < inSpool) await emit(line, entries[index++], true)
+        }
+      }
+      for (const [offset, item] of batch.entries()) {
+        await emit(item.line, entries[inSpool + offset], false)
+      }
+      await har.write(suffix)
+      await har.end()
+      await spool?.end()
+      await rename(har.path, harPath)
+      if (spool) await rename(spool.path, spoolPath)
+      else if (appended.length > 0) await appendFile(spoolPath, appended.join(''))
+    } catch (error) {
+      input?.destroy()
+      await har.abandon()
+      await spool?.abandon()
+      // The marks stay: the next rebuild carries them out, with these records again.
+      this.spooled = entries.slice(0, inSpool)
+      this.pending = [...batch, ...this.pending]
+      this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0)
+      const { code, message } = error as NodeJS.ErrnoException
+      this.report(`could not write the request log ${harPath} (${code ?? message})`)
+      return
+    } finally {
+      this.lastRebuildMs = Date.now() - started
+    }
+    for (const [entry, size] of stripped) {
+      entry.size = entry.bareSize = size
+      entry.stripBodies = undefined
+    }
+    this.spooled = entries.filter(entry => !entry.drop)
+    this.written = dropped
+    this.marked = { bodies: 0, entries: 0 }
+    this.lastError = undefined
+    await this.writeTally()
+  }
+
+  private async writeTally(): Promise<void> {
+    const { tallyPath } = this.options
+    if (!tallyPath) return
+    try {
+      await writeFile(`${tallyPath}.tmp`, JSON.stringify(this.tally), { mode: PRIVATE_FILE })
+      await rename(`${tallyPath}.tmp`, tallyPath)
+    } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException
+      this.report(`could not write the request counts ${tallyPath} (${code ?? message})`)
+    }
+  }
+
+  private report(message: string): void {
+    if (message === this.lastError) return
+    this.lastError = message
+    this.options.onError?.(message)
+  }
+}
+
+/** A spooled line without its bodies. */
+function stripBodies(line: string): string {
+  return JSON.stringify(withoutBodies(JSON.parse(line) as HarEntry))
+}

@@ -1,0 +1,61 @@
+/**
+ * The HAR file's size cap: what to drop so that the file stays within its bytes. The oldest
+ * bodies go first, then the oldest entries, so the file keeps the most recent requests whole and
+ * every request it can. Only a few numbers per entry are kept in memory, and only for entries
+ * that are kept: their count is bounded by the cap, not by the number of requests.
+ */
+
+export interface SpooledEntry {
+  /** Bytes of its line in the HAR as it stands. */
+  size: number
+  /** Bytes of its line without bodies (equal to size when it has none). */
+  bareSize: number
+  /** Decided by planDrops: the entry goes. */
+  drop?: boolean
+  /** Decided by planDrops: its bodies go. */
+  stripBodies?: boolean
+}
+
+/** Between two entries in the file: `,\n`. */
+export const ENTRY_SEPARATOR = ',\n'
+
+/** Bytes of the entries' lines in the file, separators included. */
+export function entriesBytes(entries: readonly SpooledEntry[]): number {
+  const kept = entries.filter(entry => !entry.drop)
+  const lines = kept.reduce(
+    (total, entry) => total + (entry.stripBodies ? entry.bareSize : entry.size),
+    0
+  )
+  return lines + Math.max(0, kept.length - 1) * ENTRY_SEPARATOR.length
+}
+
+/**
+ * Marks what must go so that the entries fit in `budget` bytes: bodies from the oldest on, then
+ * entries from the oldest on. Returns how many bodies and entries it marked.
+ */
+export function planDrops(
+  entries: readonly SpooledEntry[],
+  budget: number
+): { bodies: number; entries: number } {
+  let total = entriesBytes(entries)
+  let bodies = 0
+  for (const entry of entries) {
+    if (total <= budget) break
+    if (entry.drop || entry.stripBodies || entry.bareSize === entry.size) continue
+    entry.stripBodies = true
+    total -= entry.size - entry.bareSize
+    bodies++
+  }
+  let dropped = 0
+  let kept = entries.filter(entry => !entry.drop).length
+  for (const entry of entries) {
+    if (total <= budget) break
+    if (entry.drop) continue
+    entry.drop = true
+    kept--
+    total -=
+      (entry.stripBodies ? entry.bareSize : entry.size) + (kept > 0 ? ENTRY_SEPARATOR.length : 0)
+    dropped++
+  }
+  return { bodies, entries: dropped }
+}
