@@ -182,7 +182,9 @@ describe('parseArguments: usage errors', () => {
     }
     expect(usageError(['provision', '--token=hunter2'])).toBe('"--token" is not an option.')
     expect(usageError(['provision', SECRET])).toBe('An argument is not expected after "provision".')
-    expect(usageError([SECRET])).toBe('An argument is not a command: use provision, revoke, run or replay.')
+    expect(usageError([SECRET])).toBe(
+      'An argument is not a command: use provision, revoke, run or replay.'
+    )
     expect(usageError(['provision', `--${SECRET}`])).toBe('An argument is not an option.')
   })
 

@@ -100,11 +100,14 @@ function bodyOf(request: unknown, entry: unknown, index: number): { body?: HarBo
   const declared = typeof bodySize === 'number' && bodySize > 0 ? bodySize : undefined
   const text = field(postData, 'text')
   if (typeof text !== 'string') {
-    if (declared === undefined) return {}
+    // A chunked body declares no size: its header alone says there was one.
+    // A size of 0 says there was none; an unknown size (-1) with a chunked body says there was one.
+    const sizeUnknown = typeof bodySize !== 'number' || bodySize < 0
+    if (declared === undefined && !(sizeUnknown && declaresChunkedBody(request))) return {}
     return {
       body: {
         bytes: Buffer.alloc(0),
-        incomplete: `its ${declared}-byte body was not recorded (record with log-bodies)`
+        incomplete: `its ${declared === undefined ? 'chunked' : `${declared}-byte`} body was not recorded (record with log-bodies)`
       }
     }
   }
@@ -127,6 +130,18 @@ function bodyOf(request: unknown, entry: unknown, index: number): { body?: HarBo
     }
   }
   return { body: { bytes } }
+}
+
+function declaresChunkedBody(request: unknown): boolean {
+  const headers = field(request, 'headers')
+  return (
+    Array.isArray(headers) &&
+    headers.some(
+      header =>
+        String(field(header, 'name')).toLowerCase() === 'transfer-encoding' &&
+        /chunked/i.test(String(field(header, 'value')))
+    )
+  )
 }
 
 /** `_tunnel` as an outcome word, or an object holding one. */

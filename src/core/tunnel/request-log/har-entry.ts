@@ -29,7 +29,14 @@ export interface HarEntry {
     cookies: []
     headers: HarHeader[]
     queryString: HarHeader[]
-    postData?: { mimeType: string; text: string; encoding?: 'base64'; comment?: string }
+    postData?: {
+      mimeType: string
+      text: string
+      encoding?: 'base64'
+      comment?: string
+      /** Set when the text is only the start of the body: a replay must not send it as whole. */
+      _truncated?: boolean
+    }
     headersSize: number
     bodySize: number
   }
@@ -78,7 +85,7 @@ export function harEntryOf(record: RequestRecord, publicBaseUrl: PublicBaseUrl):
       headers: requestHeaders,
       queryString: queryStringOf(record.target),
       headersSize: -1,
-      bodySize: record.requestBody && !cut.request ? record.requestBody.length : -1
+      bodySize: bodySizeOf(record.requestBody, cut.request, requestHeaders)
     },
     response: {
       status: record.status ?? 0,
@@ -89,7 +96,7 @@ export function harEntryOf(record: RequestRecord, publicBaseUrl: PublicBaseUrl):
       content: { size: record.responseBody?.length ?? 0, mimeType: mimeTypeOf(responseHeaders) },
       redirectURL: headerValue(responseHeaders, 'location') ?? '',
       headersSize: -1,
-      bodySize: record.responseBody && !cut.response ? record.responseBody.length : -1,
+      bodySize: bodySizeOf(record.responseBody, cut.response, responseHeaders),
       // Chrome's own field for the bytes on the wire, which its Size column shows.
       _transferSize: nonNegative(record.bytesOut)
     },
@@ -105,7 +112,7 @@ export function harEntryOf(record: RequestRecord, publicBaseUrl: PublicBaseUrl):
     entry.request.postData = {
       mimeType: mimeTypeOf(requestHeaders),
       ...bodyText(record.requestBody),
-      ...(cut.request ? { comment: cutComment(record.requestBody) } : {})
+      ...(cut.request ? { comment: cutComment(record.requestBody), _truncated: true } : {})
     }
   }
   if (record.responseBody && record.responseBody.length > 0) {
@@ -127,7 +134,15 @@ export function withoutBodies(entry: HarEntry): HarEntry {
   return {
     ...entry,
     request: postData
-      ? { ...request, postData: { mimeType: postData.mimeType, text: '', comment: BODY_DROPPED } }
+      ? {
+          ...request,
+          postData: {
+            mimeType: postData.mimeType,
+            text: '',
+            comment: BODY_DROPPED,
+            _truncated: true
+          }
+        }
       : request,
     response: {
       ...entry.response,
@@ -135,6 +150,20 @@ export function withoutBodies(entry: HarEntry): HarEntry {
         entry.response.content.text !== undefined ? { ...content, comment: BODY_DROPPED } : content
     }
   }
+}
+
+/**
+ * The body's size on the wire: the recorded body when it is whole, else what Content-Length
+ * declared, so a reader (replay) knows a body existed that the file does not hold; -1 unknown.
+ */
+function bodySizeOf(
+  body: Buffer | undefined,
+  cut: boolean,
+  headers: { name: string; value: string }[]
+): number {
+  if (body && !cut) return body.length
+  const declared = headerValue(headers, 'content-length')
+  return declared !== undefined && /^\d{1,15}$/.test(declared.trim()) ? Number(declared.trim()) : -1
 }
 
 function publicUrl(record: RequestRecord, publicBaseUrl: PublicBaseUrl): string {
