@@ -16,7 +16,7 @@ import { chooseRevokeKind, type RevokeKind } from './revoke-kind.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
 import { parseFailOnRevokeError } from './settings/common.js'
-import { readPostSettings } from './settings/read-post.js'
+import { readPostSettings } from './assembly/read-post.js'
 import { printable } from './text/printable.js'
 import { loadTunnel } from './tunnel/saved-tunnel.js'
 

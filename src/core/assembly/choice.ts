@@ -5,9 +5,9 @@
 import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
 import { KIND_NAMES } from '../kinds/registry.js'
-import { optionNamed } from './option-values.js'
+import { optionNamed } from '../settings/option-values.js'
 import { quote } from '../text/quote.js'
-import type { KindName } from './types.js'
+import type { KindName } from '../settings/types.js'
 
 export interface KindChoice {
   kind: KindName
