@@ -7,7 +7,7 @@
  */
 import { ExplainedError } from './errors.js'
 import type { Host } from './host.js'
-import type { SavedCredential } from './kinds/kind.js'
+import type { SavedCredential } from './kinds/registry.js'
 import { describeCredential, revokeSavedCredential } from './kinds/registry.js'
 import type { CredentialOutcome, RevokeOutcome, TunnelOutcome } from './outcome.js'
 import { hasSavedCredential, loadCredential, recordedKind } from './saved-credential.js'

@@ -1,5 +1,5 @@
 /** The URLs url-template forms: each must have a host name a browser can reach. */
-import type { MainSettings } from '../../../src/core/settings/types.js'
+import type { MainSettings } from '../../../src/core/kinds/registry.js'
 import { checkUrlsBeforeRequest, hostProblem, urlsFor } from '../../../src/core/tunnel/urls.js'
 
 const tunnel = (urlTemplate: string, names = ['web']) => ({

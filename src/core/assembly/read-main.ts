@@ -3,7 +3,7 @@ import { credentialKind } from '../kinds/registry.js'
 import { readKindChoice } from './choice.js'
 import { readCommonSettings } from '../settings/common.js'
 import { checkedOptions } from '../settings/input-text.js'
-import type { MainSettings } from '../settings/types.js'
+import type { MainSettings } from '../kinds/registry.js'
 
 /**
  * Every option main reads, checked before any request is sent: the kind, the options all kinds
