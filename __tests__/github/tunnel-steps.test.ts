@@ -20,6 +20,7 @@ import type { StopOptions } from '../../src/core/tunnel/stop.js'
 import { githubHost } from '../../src/github/host.js'
 import { bundledTunnelProcess } from '../../src/github/tunnel-process.js'
 import { directoryId as dirIdOf } from '../../src/core/owned-dir.js'
+import { DEFAULT_TRAFFIC } from '../../src/core/settings/traffic.js'
 import { runInProcess, linesLeaking } from '../helpers/in-process-step.js'
 
 const launch = {
@@ -468,7 +469,8 @@ describe('stopSavedTunnel', () => {
           {
             entries: [{ name: 'web', host: 'localhost', port: app.port }],
             hostKeyPins: [],
-            urlTemplate: template()
+            urlTemplate: template(),
+            ...DEFAULT_TRAFFIC
           },
           { ...githubHost(), tunnelProcess: () => ({ ...bundledTunnelProcess(), ...launch }) }
         )
