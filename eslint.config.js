@@ -45,6 +45,30 @@ export default tseslint.config(
     }
   },
   {
+    // The tunnel process outlives the step with the token in hand, and its bundle holds only what
+    // it imports: its protocol, the text helpers, the request log, node builtins and ssh2. Never
+    // option or credential parsing, nor any other part of the core.
+    files: ['src/core/tunnel/keeper/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(?!protocol\\.js$|request-log/|\\.\\./text/[\\w-]+\\.js$)',
+              message:
+                'The tunnel process imports only ../protocol.js, ../request-log/ and ../../text/ of the core.'
+            },
+            {
+              regex: '^(?!\\.|node:|ssh2(/|$))',
+              message: 'The tunnel process imports only node builtins (node:…) and ssh2.'
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
     // The core reads no environment or command line: the host gives it options, temp root and run.
     files: ['src/core/**/*.ts'],
     rules: {

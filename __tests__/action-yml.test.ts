@@ -4,6 +4,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { RunTarget, type ActionConfigInterface } from 'github-action-ts-run-api'
 import { parse } from 'yaml'
+import { optionsOf } from '../src/core/options/option-facts.js'
+import { OUTPUTS } from '../src/core/options/output-facts.js'
+import { actionYmlMismatches } from '../scripts/action-yml-facts.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -42,49 +45,40 @@ describe('action.yml', () => {
     expect(notStrings).toEqual([])
   })
 
-  it('has exactly the documented inputs and outputs', () => {
+  // The options' table (src/core/options/) is the one home of these facts: the CLI, the
+  // component, --help and the README are held to it as well.
+  it("has exactly the table's inputs and outputs, with its defaults and descriptions", () => {
+    expect(actionYmlMismatches(action)).toEqual([])
     expect(Object.keys(action.inputs).sort()).toEqual(
-      [
-        'api-key',
-        'project',
-        'environment',
-        'ttl-minutes',
-        'base-url',
-        'credential',
-        'revoke',
-        'fail-on-revoke-error',
-        'tunnel-host',
-        'tunnel-port',
-        'client-id',
-        'tunnel-token',
-        'tunnel-user',
-        'env-prefix',
-        'export-env',
-        'max-attempts',
-        'timeout-seconds',
-        'expose',
-        'url-template',
-        'tunnel-host-key'
-      ].sort()
+      optionsOf('action')
+        .map(option => option.name)
+        .sort()
     )
-    expect(Object.keys(action.outputs).sort()).toEqual(
-      [
-        'token',
-        'tunnel-user',
-        'client-id',
-        'tunnel-host',
-        'tunnel-port',
-        'expires-at',
-        'ttl-minutes',
-        'project-slug',
-        'key-id',
-        'key-fingerprint',
-        'key-file',
-        'credential',
-        'url',
-        'urls'
-      ].sort()
-    )
+    expect(Object.keys(action.outputs).sort()).toEqual(OUTPUTS.map(output => output.name).sort())
+  })
+
+  it('finds a difference from the table: an input too many, a default, a description, an output gone', () => {
+    const { urls: _urls, ...outputs } = action.outputs
+    const changed = {
+      ...action,
+      inputs: {
+        ...action.inputs,
+        stray: { description: 'x' },
+        protect: { ...action.inputs.protect, default: 'true' },
+        'log-bodies': { ...action.inputs['log-bodies'], description: 'Bodies.' }
+      },
+      outputs
+    }
+    expect(actionYmlMismatches(changed)).toHaveLength(4)
+  })
+
+  it('warns in the descriptions of log-bodies and log-headers that public repositories publish their logs', () => {
+    for (const name of ['log-bodies', 'log-headers']) {
+      expect([name, action.inputs[name].description]).toEqual([
+        name,
+        expect.stringContaining('public repositories are public')
+      ])
+    }
   })
 
   it('runs on node24 with a post step that always runs', () => {

@@ -1,14 +1,17 @@
 /**
- * Writes the inputs and outputs tables, generated from action.yml, into
+ * Checks action.yml against the options' table (src/core/options/), then writes the inputs and
+ * outputs tables, generated from action.yml, into
  * README.md between <!-- inputs:start -->/<!-- inputs:end --> and
  * <!-- outputs:start -->/<!-- outputs:end -->.
  *   npm run docs              rewrite README.md
  *   npm run docs -- --check   exit 1 when README.md differs from action.yml
+ * Either exits 1 when action.yml differs from the table (fix action.yml or the table by hand).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { format, resolveConfig, type Options } from 'prettier'
 import { parse } from 'yaml'
+import { actionYmlMismatches } from './action-yml-facts.js'
 
 type Entry = { description?: string; required?: boolean; default?: string }
 export type ActionMetadata = {
@@ -75,6 +78,11 @@ async function main(): Promise<void> {
   const check = process.argv.includes('--check')
   const readme = readFileSync('README.md', 'utf8')
   const actionYml = readFileSync('action.yml', 'utf8')
+  const mismatches = actionYmlMismatches(parse(actionYml) as ActionMetadata)
+  if (mismatches.length > 0) {
+    console.error(`action.yml differs from the options' table:\n  ${mismatches.join('\n  ')}`)
+    process.exit(1)
+  }
   const expected = await updateReadme(readme, actionYml, await readmePrettierOptions())
   if (expected === readme) {
     console.log('README.md tables match action.yml')

@@ -3,6 +3,6 @@ import { mutationRun } from './shared.mjs'
 
 export default mutationRun({
   name: 'settings',
-  mutate: ['src/core/settings/*.ts', '!src/core/settings/types.ts'],
-  tests: ['__tests__/core/settings/**/*.test.ts']
+  mutate: ['src/core/settings/*.ts', 'src/core/assembly/*.ts', '!src/core/settings/types.ts'],
+  tests: ['__tests__/core/settings/**/*.test.ts', '__tests__/core/assembly/**/*.test.ts']
 })

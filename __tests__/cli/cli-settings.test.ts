@@ -32,8 +32,28 @@ describe('readCliSettings: defaults and paths', () => {
     expect(settings()).toEqual({
       envFile: resolve('tunnel.env'),
       stateFile: resolve('.tunnel-credentials.json'),
+      requestLog: resolve('requests.har'),
       workDir: tmpdir()
     })
+  })
+
+  it('puts the request log beside the variables file, or where --request-log or SVC_REQUEST_LOG says', () => {
+    expect(settings({ 'variables-file': join(dir, 'job.env') }).requestLog).toBe(
+      join(dir, 'requests.har')
+    )
+    expect(settings({ 'request-log': join(dir, 'in.har') }).requestLog).toBe(join(dir, 'in.har'))
+    expect(settings({}, { SVC_REQUEST_LOG: join(dir, 'env.har') }).requestLog).toBe(
+      join(dir, 'env.har')
+    )
+  })
+
+  it('refuses a request log in a missing folder, at a folder, or at another file of its own', () => {
+    expect(refusal({ 'request-log': join(dir, 'gone', 'r.har') })).toContain('--request-log')
+    mkdirSync(join(dir, 'folder'))
+    expect(refusal({ 'request-log': join(dir, 'folder') })).toContain('--request-log')
+    expect(
+      refusal({ 'variables-file': join(dir, 'same'), 'request-log': join(dir, 'same') })
+    ).toContain('--request-log')
   })
 
   it('puts the state file beside the env file when only the env file is given', () => {
@@ -50,12 +70,14 @@ describe('readCliSettings: defaults and paths', () => {
         'variables-file': ` ${rel}/a.env `,
         'state-file': `${rel}/sub/../s.json`,
         'outputs-file': `${rel}/o.json`,
+        'request-log': ` ${rel}/r.har `,
         'work-dir': rel
       })
     ).toEqual({
       envFile: join(dir, 'a.env'),
       stateFile: join(dir, 's.json'),
       outputsFile: join(dir, 'o.json'),
+      requestLog: join(dir, 'r.har'),
       workDir: dir
     })
   })
@@ -65,6 +87,7 @@ describe('readCliSettings: defaults and paths', () => {
       SVC_VARIABLES_FILE: join(dir, 'v.env'),
       SVC_STATE_FILE: join(dir, 'v.json'),
       SVC_OUTPUTS_FILE: join(dir, 'out.json'),
+      SVC_REQUEST_LOG: join(dir, 'v.har'),
       SVC_WORK_DIR: dir,
       SVC_TUNNEL_MAX_MINUTES: '15'
     }
@@ -72,6 +95,7 @@ describe('readCliSettings: defaults and paths', () => {
       envFile: join(dir, 'v.env'),
       stateFile: join(dir, 'v.json'),
       outputsFile: join(dir, 'out.json'),
+      requestLog: join(dir, 'v.har'),
       workDir: dir,
       tunnelMaxMinutes: 15
     })

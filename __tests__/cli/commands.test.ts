@@ -183,6 +183,22 @@ describe('provision', () => {
     expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
   })
 
+  it('never replaces a file at the request log path that is not its own HAR: exit 1, nothing sent', async () => {
+    const notes = join(work, 'notes.har')
+    const text = '{"log": {"version": "1.2", "creator": {"name": "DevTools"}}}\n'
+    writeFileSync(notes, text)
+    const ran = await cli(['provision', '--request-log', notes])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.join('\n')).toContain(notes)
+    expect(service.requests()).toEqual([])
+    expect(readFileSync(notes, 'utf8')).toBe(text)
+    expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+    // One the tool wrote before is its own, and provision goes ahead.
+    writeFileSync(notes, '{"log":{"version":"1.2","creator":{"name":"tunnel-credentials"}}}\n')
+    expect((await cli(['provision', '--request-log', notes])).code).toBe(0)
+    expect((await cli(['revoke'])).code).toBe(0)
+  })
+
   it('never replaces a large file at the state path: provision and run exit 1, nothing sent', async () => {
     const big = `${'x'.repeat(70 * 1024)}\n`
     writeFileSync(stateFile(), big)

@@ -8,11 +8,14 @@ import { dirname, join, resolve } from 'node:path'
 import { ExplainedError } from '../core/errors.js'
 import type { OptionSource } from '../core/host.js'
 import { checkedOptions } from '../core/settings/input-text.js'
+import { optionDefault } from '../core/options/option-facts.js'
 import { optionNamed, readWholeNumber } from '../core/settings/option-values.js'
 import { printablePath } from '../core/text/printable.js'
 
-export const DEFAULT_ENV_FILE = 'tunnel.env'
-export const DEFAULT_STATE_FILE_NAME = '.tunnel-credentials.json'
+export const DEFAULT_ENV_FILE = optionDefault('variables-file')
+export const DEFAULT_STATE_FILE_NAME = optionDefault('state-file')
+/** The request log's name beside the variables file, when --request-log is not given. */
+export const DEFAULT_REQUEST_LOG_NAME = optionDefault('request-log')
 /** A week: far beyond any job, and still a bound. */
 const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60
 
@@ -20,6 +23,8 @@ export interface CliSettings {
   envFile: string
   stateFile: string
   outputsFile?: string
+  /** Where the tunnel writes its request log (a HAR file), with --expose. */
+  requestLog: string
   workDir: string
   tunnelMaxMinutes?: number
 }
@@ -38,23 +43,29 @@ export function readCliSettings(
     options.read('state-file').trim() || join(dirname(envFile), DEFAULT_STATE_FILE_NAME)
   )
   const outputsFile = options.read('outputs-file').trim()
+  const requestLog = resolve(
+    options.read('request-log').trim() || join(dirname(envFile), DEFAULT_REQUEST_LOG_NAME)
+  )
   const workDir = resolve(options.read('work-dir').trim() || tmpdir())
   if (!forRevoke) {
     requireDirectory(options, 'work-dir', workDir)
     requireDirectory(options, 'variables-file', dirname(envFile))
     requireDirectory(options, 'state-file', dirname(stateFile))
     if (outputsFile) requireDirectory(options, 'outputs-file', dirname(resolve(outputsFile)))
+    requireDirectory(options, 'request-log', dirname(requestLog))
   }
   refuseSharedFile(options, forRevoke, [
     ['variables-file', envFile],
     ['state-file', stateFile],
-    ...(outputsFile ? [['outputs-file', resolve(outputsFile)] as [string, string]] : [])
+    ...(outputsFile ? [['outputs-file', resolve(outputsFile)] as [string, string]] : []),
+    ['request-log', requestLog]
   ])
   const tunnelMaxMinutes = readWholeNumber(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES)
   return {
     envFile,
     stateFile,
     ...(outputsFile && { outputsFile: resolve(outputsFile) }),
+    requestLog,
     workDir,
     ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
   }
@@ -69,7 +80,7 @@ function refuseSharedFile(
   for (const [index, [name, path]] of files.entries()) {
     if (!forRevoke && existsSync(path) && statSync(path).isDirectory()) {
       throw new ExplainedError(
-        `${optionNamed(options, name)} is ${printablePath(path)}, which is a directory. Name a file, e.g. ${printablePath(join(path, name === 'variables-file' ? DEFAULT_ENV_FILE : `${name}.json`))}.`
+        `${optionNamed(options, name)} is ${printablePath(path)}, which is a directory. Name a file, e.g. ${printablePath(join(path, exampleFileName(name)))}.`
       )
     }
     const other = files.slice(0, index).find(([, earlier]) => earlier === path)
@@ -94,4 +105,11 @@ function requireDirectory(options: OptionSource, name: string, path: string): vo
       `${optionNamed(options, name)} ${what} ${printablePath(path)}, which is not an existing directory. Create it first, or choose another.`
     )
   }
+}
+
+/** A file name to suggest for an option that named a directory. */
+function exampleFileName(option: string): string {
+  if (option === 'variables-file') return DEFAULT_ENV_FILE
+  if (option === 'request-log') return DEFAULT_REQUEST_LOG_NAME
+  return `${option}.json`
 }

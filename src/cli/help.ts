@@ -1,4 +1,42 @@
+import { optionFacts } from '../core/options/option-facts.js'
 import { ACTION_VERSION } from '../core/version.js'
+import { ACTION_OPTIONS, CLI_OPTIONS } from './option-names.js'
+
+const WIDTH = 94
+const DESCRIPTION_COLUMN = 25
+
+/** `--name VALUE`, as the options' table shows the value. */
+function usage(name: string): string {
+  return `--${name} ${optionFacts(name)?.value ?? 'VALUE'}`
+}
+
+/** The action's options, as many to a line as fit; their descriptions are in the README. */
+function actionOptionsText(): string {
+  const lines: string[] = []
+  for (const item of ACTION_OPTIONS.map(usage)) {
+    const last = lines.length - 1
+    if (last >= 0 && lines[last].length + 3 + item.length <= WIDTH) lines[last] += `   ${item}`
+    else lines.push(`  ${item}`)
+  }
+  return lines.join('\n')
+}
+
+/** The CLI's own options, each with its description from the table, wrapped beside it. */
+function cliOptionsText(): string {
+  return CLI_OPTIONS.map(name => {
+    const head = `  ${usage(name)}`.padEnd(DESCRIPTION_COLUMN - 1)
+    const words = (optionFacts(name)?.description ?? '').split(' ')
+    const lines = [`${head} `]
+    for (const word of words) {
+      const last = lines.length - 1
+      const fresh = lines[last].length <= DESCRIPTION_COLUMN
+      if (!fresh && lines[last].length + 1 + word.length > WIDTH) {
+        lines.push(`${' '.repeat(DESCRIPTION_COLUMN)}${word}`)
+      } else lines[last] += fresh ? word : ` ${word}`
+    }
+    return lines.join('\n')
+  }).join('\n')
+}
 
 export const VERSION_TEXT = `tunnel-credentials ${ACTION_VERSION}`
 
@@ -27,22 +65,9 @@ Every option can also be set by its variable, SVC_ and the name in upper snake c
 so that the variables provision writes are never read back as options.
 
 Options (as the GitHub Action's inputs):
-  --credential auto|cicd|free|ssh-key|existing   --project SLUG   --environment NAME
-  --ttl-minutes N   --base-url URL   --expose web=3000,api=8080   --url-template TEMPLATE
-  --tunnel-host-key PIN   --client-id ID   --tunnel-host HOST   --tunnel-port PORT
-  --tunnel-user USER   --env-prefix PREFIX   --max-attempts N   --timeout-seconds N
-  --revoke true|false   --fail-on-revoke-error true|false
+${actionOptionsText()}
 CLI options:
-  --variables-file PATH  the variables, NAME='value' lines, mode 0600 (default tunnel.env;
-                         SVC_ENV_FILE, its earlier variable, still works). Not --env-file:
-                         Node reads that flag itself, before tunnel-credentials runs
-  --state-file PATH      what revoke needs, no secret (default .tunnel-credentials.json
-                         beside the variables file)
-  --outputs-file PATH    the action's outputs as one JSON object, mode 0600
-  --work-dir PATH        where key files and the tunnel's directory go (default: the
-                         system's temp directory)
-  --tunnel-max-minutes N the tunnel ends by itself after N minutes at most (default: the
-                         credential's lifetime, or 60 minutes for one without)
+${cliOptionsText()}
 
 Exit codes: 0 success; 1 failure (one line on stderr names the option at fault); 2 usage.
 Docs: https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/blob/main/docs/other-ci.md

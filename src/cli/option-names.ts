@@ -1,47 +1,26 @@
 /**
- * Every option the CLI accepts, and where each may come from. The action's inputs keep their
- * names (`--project`, `SVC_PROJECT`), so docs, messages and habits carry over between hosts.
+ * Every option the CLI accepts, and where each may come from, as the options' table
+ * (src/core/options/) lists them. The action's inputs keep their names (`--project`,
+ * `SVC_PROJECT`), so docs, messages and habits carry over between hosts.
  */
-
-/** The action's inputs that the CLI takes, by their input names. */
-export const ACTION_OPTIONS = [
-  'credential',
-  'project',
-  'environment',
-  'ttl-minutes',
-  'base-url',
-  'expose',
-  'url-template',
-  'tunnel-host-key',
-  'client-id',
-  'tunnel-host',
-  'tunnel-port',
-  'tunnel-user',
-  'env-prefix',
-  'max-attempts',
-  'timeout-seconds',
-  'revoke',
-  'fail-on-revoke-error'
-] as const
+import { optionsOf, SECRET_OPTION_NAMES } from '../core/options/option-facts.js'
 
 /**
- * Options only the CLI has: where its files go and how long a tunnel may live. None may be a
- * name Node takes for itself: Node reads some of its flags from the whole command line, also
- * after the script's name (see RETIRED_OPTIONS), before any code of the tool runs.
+ * The action's inputs that the CLI takes as flags, by their input names (secrets are read from
+ * their variables only: a command line is visible to every process on the machine and kept in
+ * shell history, so a flag for one is refused).
  */
-export const CLI_OPTIONS = [
-  'variables-file',
-  'state-file',
-  'outputs-file',
-  'work-dir',
-  'tunnel-max-minutes'
-] as const
+export const ACTION_OPTIONS: readonly string[] = optionsOf('cli')
+  .filter(option => option.hosts.includes('action') && !option.secret)
+  .map(option => option.name)
 
-/**
- * Secrets: read from the environment only. A command line is visible to every process on the
- * machine and kept in shell history, so a flag for one is refused.
- */
-export const SECRET_OPTIONS = ['api-key', 'tunnel-token'] as const
+/** Options only the CLI has: where its files go and how long a tunnel may live. */
+export const CLI_OPTIONS: readonly string[] = optionsOf('cli')
+  .filter(option => !option.hosts.includes('action'))
+  .map(option => option.name)
+
+/** Secrets: read from the environment only. */
+export const SECRET_OPTIONS: readonly string[] = SECRET_OPTION_NAMES
 
 /**
  * Names the CLI no longer takes, each with its successor. `--env-file` is Node's own flag: Node
@@ -56,12 +35,16 @@ export const RETIRED_OPTIONS: ReadonlyMap<string, FlagName> = new Map([
  * Variables still read under an earlier name, after the current one: SVC_ENV_FILE keeps
  * working (a variable is not on Node's command line, so it was never at risk).
  */
-export const EARLIER_VARIABLES: Partial<Record<FlagName, string>> = {
+export const EARLIER_VARIABLES: Readonly<Record<FlagName, string | undefined>> = {
   'variables-file': 'SVC_ENV_FILE'
 }
 
 /** Boolean flags that may be given bare (`--revoke` means `--revoke true`). */
-export const SWITCHES = new Set(['revoke', 'fail-on-revoke-error'])
+export const SWITCHES: ReadonlySet<string> = new Set(
+  optionsOf('cli')
+    .filter(option => option.switch === true)
+    .map(option => option.name)
+)
 
 /**
  * Inputs whose plain variable name would be one the CLI writes: after `. tunnel.env`, the
@@ -75,7 +58,8 @@ const RENAMED_VARIABLES: Record<string, string> = {
   'tunnel-token': 'SVC_INPUT_TUNNEL_TOKEN'
 }
 
-export type FlagName = (typeof ACTION_OPTIONS)[number] | (typeof CLI_OPTIONS)[number]
+/** A flag the CLI takes: an option of the table's that the CLI has, not a secret (isFlagName). */
+export type FlagName = string
 
 const FLAGS = new Set<string>([...ACTION_OPTIONS, ...CLI_OPTIONS])
 
@@ -84,7 +68,7 @@ export function isFlagName(name: string): name is FlagName {
 }
 
 export function isSecretOption(name: string): boolean {
-  return (SECRET_OPTIONS as readonly string[]).includes(name)
+  return SECRET_OPTIONS.includes(name)
 }
 
 /** `project` → `SVC_PROJECT`; `tunnel-host` → `SVC_INPUT_TUNNEL_HOST`. */

@@ -3,6 +3,7 @@
  * from variables only, and every message names the option where the user set it.
  */
 import type { OptionSource } from '../core/host.js'
+import { optionFacts } from '../core/options/option-facts.js'
 import {
   EARLIER_VARIABLES,
   isFlagName,
@@ -28,6 +29,8 @@ export function cliOptions(
     read: name => {
       if (flagged(name)) return flags.get(name as FlagName)!
       if (isFlagName(name) || isSecretOption(name)) return env[variableSetting(name)] ?? ''
+      // A name no host has is a slip in the code, not the user's: said loudly, never read as ''.
+      if (optionFacts(name) === undefined) throw new Error(`No option is named ${name}.`)
       // An action input the CLI has no option for (export-env): its default applies.
       return ''
     },

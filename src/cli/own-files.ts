@@ -3,7 +3,7 @@
  * the variables file, or its `package.json` as the outputs file, is refused before any request,
  * so no credential is made that could not be handed over, and revoke never deletes it later.
  */
-import { isStringRecord, pathTaken, readRegularFile } from './private-file.js'
+import { isStringRecord, pathTaken, readFileStart, readRegularFile } from './private-file.js'
 
 /** An outputs file this tool wrote: a JSON object of strings (it may hold the token). */
 export function isOwnOutputsFile(path: string): boolean {
@@ -14,6 +14,23 @@ export function isOwnOutputsFile(path: string): boolean {
   } catch {
     return false
   }
+}
+
+/** The HAR creator the tunnel's request log names (src/core/tunnel/request-log/ writes it). */
+export const REQUEST_LOG_CREATOR = 'tunnel-credentials'
+/** A HAR file's start, as the request log writes it: enough to know it is ours, read cheaply. */
+const OWN_HAR_START = new RegExp(
+  `^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`
+)
+const HAR_START_BYTES = 4096
+
+/**
+ * A request log this tool wrote: a HAR file whose creator is tunnel-credentials. Only its start is
+ * read: the log may be large, and the creator comes first in it.
+ */
+export function isOwnRequestLog(path: string): boolean {
+  const start = readFileStart(path, HAR_START_BYTES)
+  return start !== undefined && OWN_HAR_START.test(start)
 }
 
 /**

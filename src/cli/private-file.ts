@@ -5,9 +5,12 @@
 import { randomBytes } from 'node:crypto'
 import {
   closeSync,
+  constants,
+  fstatSync,
   lstatSync,
   openSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   writeSync
@@ -41,6 +44,23 @@ export function readRegularFile(path: string, maxBytes: number): string | undefi
   }
   if (!stats.isFile() || stats.size > maxBytes) return undefined
   return readFileSync(path, 'utf8')
+}
+
+/** The first `bytes` of a regular file (never through a link); undefined for anything else. */
+export function readFileStart(path: string, bytes: number): string | undefined {
+  let fd
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch {
+    return undefined
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined
+    const buffer = Buffer.alloc(bytes)
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** True when anything at all is at the path: a file, a folder, a link (even a broken one). */

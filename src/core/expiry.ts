@@ -5,12 +5,8 @@
  */
 import { printable } from './text/printable.js'
 
-/** True when the credential's expiry has passed at `nowMs`; unknown expiry counts as live. */
-export function hasExpired(expiresAt: string | undefined, nowMs: number): boolean {
-  if (!expiresAt) return false
-  const at = Date.parse(expiresAt)
-  return Number.isFinite(at) && at <= nowMs
-}
+// In the text helpers, since the tunnel process counts on it too and imports no more of the core.
+export { hasExpired } from './text/iso-time.js'
 
 /** " It expires by itself at …", or nothing when the expiry is unknown; the time comes from state. */
 export function expiryNote(saved: { expiresAt?: string }): string {

@@ -2,6 +2,7 @@
  * What main does, in order: mask, read the options, start the tunnel process with `expose`, obtain
  * the credential, and hand it over (variables, outputs, summary, the tunnel), all or nothing.
  */
+import { SECRET_OPTION_NAMES } from './options/option-facts.js'
 import { ExplainedError } from './errors.js'
 import type { Host } from './host.js'
 import { obtainCredential } from './kinds/registry.js'
@@ -9,7 +10,7 @@ import type { ProvisionOutcome } from './outcome.js'
 import { clearCredential, saveCredential } from './saved-credential.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
-import { readMainSettings } from './settings/read-main.js'
+import { readMainSettings } from './assembly/read-main.js'
 import { withPrintableSummary, writesFor } from './step-writes.js'
 import { describeUnexpected } from './text/describe-error.js'
 import { printable } from './text/printable.js'
@@ -19,7 +20,7 @@ import { checkUrlsBeforeRequest } from './tunnel/urls.js'
 export async function provision(host: Host): Promise<ProvisionOutcome> {
   const { options, log, clock, state } = host
   // Before anything can print, so not even an error message can show a key or token.
-  host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean))
+  host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean))
   let baseUrl = printable(options.read('base-url'))
   let project: string | undefined
   try {

@@ -8,7 +8,7 @@
  */
 import type { OptionSource } from './host.js'
 import { credentialKind } from './kinds/registry.js'
-import { readPostKind } from './settings/read-post.js'
+import { readPostKind } from './assembly/read-post.js'
 import type { KindName } from './settings/types.js'
 
 export interface RevokeKind {

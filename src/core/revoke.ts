@@ -5,9 +5,10 @@
  * names what to revoke: where the key goes and whether to revoke come from the options, as in
  * main, and which kind it is from the record, checked against them (revoke-kind.ts).
  */
+import { SECRET_OPTION_NAMES } from './options/option-facts.js'
 import { ExplainedError } from './errors.js'
 import type { Host } from './host.js'
-import type { SavedCredential } from './kinds/kind.js'
+import type { SavedCredential } from './kinds/registry.js'
 import { describeCredential, revokeSavedCredential } from './kinds/registry.js'
 import type { CredentialOutcome, RevokeOutcome, TunnelOutcome } from './outcome.js'
 import { hasSavedCredential, loadCredential, recordedKind } from './saved-credential.js'
@@ -16,7 +17,7 @@ import { chooseRevokeKind, type RevokeKind } from './revoke-kind.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
 import { parseFailOnRevokeError } from './settings/common.js'
-import { readPostSettings } from './settings/read-post.js'
+import { readPostSettings } from './assembly/read-post.js'
 import { printable } from './text/printable.js'
 import { loadTunnel } from './tunnel/saved-tunnel.js'
 
@@ -25,7 +26,7 @@ const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it w
 /** The post step. Never throws for a failure it expects: the outcome says what happened. */
 export async function revoke(host: Host): Promise<RevokeOutcome> {
   const { options } = host
-  host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean))
+  host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean))
   // The tunnel first: it holds a connection with the credential, which revoking would cut anyway.
   const { tunnel, untidied } = await stopRecordedTunnel(host)
   const { credential, kindMismatch } = await revokeRecordedCredential(host)

@@ -6,13 +6,14 @@
  * revoke.
  */
 import type { SavedState } from './host.js'
-import type { SavedCredential } from './kinds/kind.js'
+import type { SavedRecord } from './kinds/kind.js'
+import type { SavedCredential } from './kinds/registry.js'
 import { KIND_NAMES, readSavedCredential } from './kinds/registry.js'
 import type { KindName } from './settings/types.js'
 
 const CREDENTIAL = 'credential'
 
-export function saveCredential(state: SavedState, saved: SavedCredential): void {
+export function saveCredential(state: SavedState, saved: SavedRecord): void {
   state.save(CREDENTIAL, JSON.stringify(saved))
 }
 
@@ -41,7 +42,7 @@ export function loadCredential(state: SavedState, kind: KindName): SavedCredenti
 export function recordedKind(state: SavedState): KindName | undefined {
   try {
     const { kind } = JSON.parse(state.load(CREDENTIAL)) as { kind?: unknown }
-    return (KIND_NAMES as unknown[]).includes(kind) ? (kind as KindName) : undefined
+    return (KIND_NAMES as readonly unknown[]).includes(kind) ? (kind as KindName) : undefined
   } catch {
     return undefined
   }

@@ -5,7 +5,7 @@ import {
   KIND_NAMES,
   readSavedCredential
 } from '../../../src/core/kinds/registry.js'
-import { readMainSettings } from '../../../src/core/settings/read-main.js'
+import { readMainSettings } from '../../../src/core/assembly/read-main.js'
 
 const options = (values: Record<string, string>) => ({
   read: (name: string) => values[name] ?? '',

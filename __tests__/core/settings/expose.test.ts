@@ -200,7 +200,10 @@ describe('readTunnelSettings', () => {
     ).toEqual({
       entries: [{ name: 'app', host: 'localhost', port: 8080 }],
       urlTemplate: 'http://{name}.{host}',
-      hostKeyPins: [{ fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' }]
+      hostKeyPins: [{ fingerprint: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' }],
+      requestLog: { enabled: true, bodyBytes: 0, headers: 'redacted' },
+      protect: false,
+      proveUrl: true
     })
   })
 })

@@ -2,8 +2,8 @@
  * The inputs that guard the runner's files and log, and the edges of the numeric inputs, read as
  * the main and post steps read them: each case checks the exact value or message a user sees.
  */
-import { readMainSettings } from '../../../src/core/settings/read-main.js'
-import { readPostSettings } from '../../../src/core/settings/read-post.js'
+import { readMainSettings } from '../../../src/core/assembly/read-main.js'
+import { readPostSettings } from '../../../src/core/assembly/read-post.js'
 import { readBaseUrl } from '../../../src/core/settings/common.js'
 import { optionsFrom as reader } from '../../helpers/options.js'
 

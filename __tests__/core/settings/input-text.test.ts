@@ -1,4 +1,4 @@
-import { readMainSettings } from '../../../src/core/settings/read-main.js'
+import { readMainSettings } from '../../../src/core/assembly/read-main.js'
 import { optionsFrom as reader } from '../../helpers/options.js'
 
 describe('readMainSettings, the raw text of every input', () => {

@@ -19,6 +19,7 @@ import { stopSavedTunnel } from '../../../src/core/tunnel/stop-saved.js'
 import { isProcessAlive, type StopOptions } from '../../../src/core/tunnel/stop.js'
 import { memoryHost, type MemoryHostOptions } from '../../helpers/memory-host.js'
 import { inputLabel, stepOf } from '../../helpers/memory-step.js'
+import { DEFAULT_TRAFFIC } from '../../../src/core/settings/traffic.js'
 
 const launch = {
   scriptPath: fileURLToPath(new URL('../../../src/core/tunnel/keeper/main.ts', import.meta.url)),
@@ -195,7 +196,8 @@ describe('stopSavedTunnel', () => {
       {
         entries: [{ name: 'web', host: 'localhost', port: app.port }],
         hostKeyPins: [],
-        urlTemplate: 'http://{name}-{user}.localhost:9'
+        urlTemplate: 'http://{name}-{user}.localhost:9',
+        ...DEFAULT_TRAFFIC
       },
       main
     )

@@ -1,11 +1,13 @@
 /** The URLs url-template forms: each must have a host name a browser can reach. */
-import type { MainSettings } from '../../../src/core/settings/types.js'
+import type { MainSettings } from '../../../src/core/kinds/registry.js'
+import { DEFAULT_TRAFFIC } from '../../../src/core/settings/traffic.js'
 import { checkUrlsBeforeRequest, hostProblem, urlsFor } from '../../../src/core/tunnel/urls.js'
 
 const tunnel = (urlTemplate: string, names = ['web']) => ({
   entries: names.map(name => ({ name, host: 'localhost', port: 3000 })),
   urlTemplate,
-  hostKeyPins: []
+  hostKeyPins: [],
+  ...DEFAULT_TRAFFIC
 })
 
 describe('hostProblem', () => {

@@ -12,7 +12,7 @@ import { readCliSettings, type CliSettings } from '../cli-settings.js'
 import { cliHost, type Terminal } from '../host.js'
 import { cliOptions } from '../options.js'
 import { isOwnEnvFile } from '../env-file.js'
-import { foreignFileAmong, isOwnOutputsFile } from '../own-files.js'
+import { foreignFileAmong, isOwnOutputsFile, isOwnRequestLog } from '../own-files.js'
 import { claimStateFile, type fileState } from '../state-file.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { printablePath } from '../../core/text/printable.js'
@@ -147,7 +147,8 @@ export function claimFiles(
   const foreign = writesVariables
     ? foreignFileAmong([
         { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
-        { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile }
+        { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile },
+        { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog }
       ])
     : undefined
   if (foreign !== undefined) {

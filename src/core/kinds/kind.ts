@@ -1,16 +1,16 @@
 import type { OptionSource, RunIdentity, StepLog } from '../host.js'
 import type { CredentialService } from '../service/client.js'
+import type { KnownUser, UserOption } from '../settings/login-options.js'
 import type { CommonSettings, KindName, PostSettings } from '../settings/types.js'
-import type { credentialKinds } from './registry.js'
 
-export type { StepLog }
+export type { KnownUser, StepLog, UserOption }
 
 /**
  * A credential kind is a strategy that owns all of itself: it reads its own options, obtains its
  * credential (main), says what to publish, reads back what it saved, and revokes (post). Adding
  * a kind touches its module, the registry's table and action.yml; main and post only route.
  */
-export interface CredentialKind<Settings extends KindSettings, Saved extends { kind: string }> {
+export interface CredentialKind<Settings extends KindSettings, Saved extends SavedRecord> {
   /**
    * Reads and checks this kind's options, after the ones every kind shares. `auto` is true when
    * `credential: auto` chose it. Throws an ExplainedError that names the option at fault.
@@ -27,7 +27,7 @@ export interface CredentialKind<Settings extends KindSettings, Saved extends { k
    * Obtains the credential and publishes it (context.publish). Saves what post needs before
    * anything can fail halfway, and revokes at once a credential it cannot hand over.
    */
-  obtain(settings: Settings, context: ObtainContext): Promise<Obtained>
+  obtain(settings: Settings, context: ObtainContext<Saved>): Promise<Obtained>
   /**
    * Post: what main saved, read field by field from state anyone could write (the kind written
    * in it is not trusted); undefined when anything it needs is missing or malformed.
@@ -56,32 +56,22 @@ export interface KindSettings extends CommonSettings {
   knownUser?: KnownUser
 }
 
-/** A tunnel user named by an option, and which. */
-export interface KnownUser {
-  name: string
-  from: UserOption
+/**
+ * What main saves for post, as the contract sees it: each kind saves its own shape (its Saved
+ * type; the union is the registry's SavedCredential), nothing secret.
+ */
+export interface SavedRecord {
+  kind: KindName
 }
 
-/** The option a tunnel user comes from, for the advice when a URL built from it cannot work. */
-export interface UserOption {
-  /** As the host names it: `input client-id`, `--client-id`. */
-  label: string
-  /** False when the user cannot be changed on its own: a token belongs to its user. */
-  changeable: boolean
-}
-
-/** What main saves for post, one shape per kind. Nothing secret: no token, no key. */
-export type SavedCredential = NonNullable<
-  ReturnType<(typeof credentialKinds)[KindName]['readSaved']>
->
-
-export interface ObtainContext {
+/** `Saved`: the shape the kind saves for post. */
+export interface ObtainContext<Saved extends SavedRecord = SavedRecord> {
   /** The service client, built only by kinds that call the service. */
   service(): CredentialService
   log: StepLog
   /** Registers secrets with the runner's masker before they could reach any line of the log. */
   mask(secrets: string[]): void
-  save(saved: SavedCredential): void
+  save(saved: Saved): void
   /** Main revoked at once what it saved: nothing is left for post. */
   clearSaved(): void
   /**

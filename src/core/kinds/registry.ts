@@ -1,15 +1,8 @@
-import type { KindName, MainSettings } from '../settings/types.js'
+import { KIND_NAMES, type KindName } from '../settings/kind-names.js'
 import { cicdKind } from './cicd.js'
 import { existingKind } from './existing.js'
 import { freeKind } from './free.js'
-import type {
-  CredentialKind,
-  ObtainContext,
-  Obtained,
-  RevokeContext,
-  RevokedAs,
-  SavedCredential
-} from './kind.js'
+import type { CredentialKind, ObtainContext, Obtained, RevokeContext, RevokedAs } from './kind.js'
 import { sshKeyKind } from './ssh-key.js'
 
 /**
@@ -21,10 +14,18 @@ export const credentialKinds = {
   free: freeKind,
   'ssh-key': sshKeyKind,
   existing: existingKind
-}
+} satisfies Record<KindName, unknown>
 
-/** The kinds' names, in the table's order (the order messages list them in). */
-export const KIND_NAMES = Object.keys(credentialKinds) as KindName[]
+/** The kinds' names, in the order messages list them (the registry's test holds it to the table's). */
+export { KIND_NAMES }
+
+/** Everything the main step needs, read and checked in one place before any request is sent. */
+export type MainSettings = ReturnType<(typeof credentialKinds)[KindName]['readSettings']>
+
+/** What main saves for post, one shape per kind. Nothing secret: no token, no key. */
+export type SavedCredential = NonNullable<
+  ReturnType<(typeof credentialKinds)[KindName]['readSaved']>
+>
 
 /**
  * The kind of that name, seen through what every kind shares. TypeScript cannot tie a name to its

@@ -1,5 +1,5 @@
 import type { Obtained } from './kind.js'
-import type { SshKeySettings } from './ssh-key.js'
+import type { SshKeySettings } from './ssh-key-settings.js'
 import type { UploadedKey } from './uploaded-key.js'
 
 /** What an uploaded key publishes: the key file's path, never a token, and where it logs in. */

@@ -8,7 +8,6 @@ import { readBaseUrl } from '../settings/common.js'
 import { readApiKey, readSelfNamedLogin, type SelfNamedLogin } from '../settings/login-options.js'
 import { capitalised, optionNamed } from '../settings/option-values.js'
 import { quote } from '../text/quote.js'
-import type { CommonSettings } from '../settings/types.js'
 import { keyNameFor } from './key-name.js'
 import {
   createKeyFolder,
@@ -21,26 +20,16 @@ import {
 import { expiryNote } from '../expiry.js'
 import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
 import { revokeUnused } from './revoke-unused.js'
-import type { CredentialKind, KnownUser, RevokeContext, StepLog } from './kind.js'
+import type { CredentialKind, RevokeContext, StepLog } from './kind.js'
+import type { SshKeySettings } from './ssh-key-settings.js'
+
+export type { SshKeySettings }
 import { sshKeyObtained } from './ssh-key-obtained.js'
 import { readSavedSshKey, type SavedSshKey } from './ssh-key-saved.js'
 import { generateSshKeyPair } from './ssh-key-pair.js'
 import { parseUploadedKey, sameFingerprint } from './uploaded-key.js'
 import { KEY_LIFETIME_DAYS, uploadKeySettled } from './upload-key.js'
 import { revokeByHand, revokeKeyRecords } from './key-records.js'
-
-/** An SSH key made on the runner and uploaded with keys-upload. */
-export interface SshKeySettings extends CommonSettings {
-  kind: 'ssh-key'
-  apiKey: string
-  /** The tunnel user an uploaded key logs in as; sent as client_id. */
-  clientId: string
-  baseUrl: string
-  // The upload answer carries no host, so the workflow names it.
-  tunnelHost: string
-  tunnelPort: number
-  knownUser: KnownUser
-}
 
 /**
  * An SSH key per run: made on the runner, its public half uploaded, its private half kept in a

@@ -79,7 +79,7 @@ export function acceptIssuedToken(
   raw: unknown,
   kind: SavedToken['kind'],
   settings: Overrides & { baseUrl: string },
-  { log, save }: Pick<ObtainContext, 'log' | 'save'>
+  { log, save }: Pick<ObtainContext<SavedToken>, 'log' | 'save'>
 ): Credential {
   const credential = parseCredential(raw, settings)
   if (credential.portDefaulted) {

@@ -1,7 +1,7 @@
 import { ExplainedError } from '../errors.js'
 import { AttemptsExhausted, RetryAfterTooLong } from '../service/retry.js'
 import { ServiceError, type CredentialService } from '../service/client.js'
-import type { SshKeySettings } from './ssh-key.js'
+import type { SshKeySettings } from './ssh-key-settings.js'
 import type { ObtainContext } from './kind.js'
 import { revokeByHand, revokeKeyRecords } from './key-records.js'
 import type { SshKeyPair } from './ssh-key-pair.js'

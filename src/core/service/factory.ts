@@ -1,7 +1,12 @@
 import type { Clock } from '../clock.js'
 import type { StepLog } from '../host.js'
-import type { HttpSettings } from '../settings/types.js'
 import { CredentialService } from './client.js'
+
+/** How the service is asked: attempts per request, and the time limit of one. */
+export interface HttpSettings {
+  maxAttempts: number
+  timeoutSeconds: number
+}
 
 /**
  * The service client as both steps use it: their clock, their retry settings, and each retry told

@@ -13,9 +13,10 @@ import { capitalised } from './option-values.js'
 import { describeMarker, midLineMarkerIn } from '../text/log-commands.js'
 import { fingerprintOf, keyTypeOf } from '../text/fingerprint.js'
 import type { ExposeEntry, HostKeyPin } from '../tunnel/protocol.js'
+import { readTrafficSettings, type TrafficSettings } from './traffic.js'
 
 /** What the tunnel needs from the inputs; absent when `expose` is empty. */
-export interface TunnelSettings {
+export interface TunnelSettings extends TrafficSettings {
   entries: ExposeEntry[]
   urlTemplate: string
   /** Trusted host keys; empty: accept the first key seen and say which one. */
@@ -265,6 +266,7 @@ export function readTunnelSettings(options: OptionSource): TunnelSettings | unde
   const label = (name: string) => options.label(name)
   const urlTemplate = parseUrlTemplate(options.read('url-template'), label)
   const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label)
+  const traffic = readTrafficSettings(options)
   const entries = parseExpose(options.read('expose'), label)
-  return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins }
+  return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins, ...traffic }
 }

@@ -3,6 +3,7 @@
  * silently drop tabs and line breaks, so a value can pass them and still carry a line break into
  * the log, an output or GITHUB_ENV, where the runner reads it as a workflow command.
  */
+import { SECRET_OPTION_NAMES } from '../options/option-facts.js'
 import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
 import { optionNamed } from './option-values.js'
@@ -11,7 +12,7 @@ import { quote } from '../text/quote.js'
 /** Inputs that are lists, one item a line: each line is checked as a single-line input. */
 const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key'])
 /** Inputs that are secrets: an error names the input and never shows any of its value. */
-const SECRET_INPUTS = new Set(['api-key', 'tunnel-token'])
+const SECRET_INPUTS: ReadonlySet<string> = new Set(SECRET_OPTION_NAMES)
 
 // C0 and C1 controls and DEL; the line and paragraph separators; bidirectional controls, which
 // make a line read differently from what it holds; lone surrogates, which UTF-8 cannot carry.

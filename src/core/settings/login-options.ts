@@ -5,7 +5,6 @@
 import { ExplainedError } from '../errors.js'
 import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import type { OptionSource } from '../host.js'
-import type { KnownUser } from '../kinds/kind.js'
 import { hasUnsafeCharacter } from '../text/printable.js'
 import { holdsSecret } from '../service/answer-secrets.js'
 import { isBareHost } from '../text/validators.js'
@@ -14,6 +13,20 @@ import { optionNamed, readWholeNumber } from './option-values.js'
 import { quote } from '../text/quote.js'
 
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i
+
+/** A tunnel user named by an option, and which. */
+export interface KnownUser {
+  name: string
+  from: UserOption
+}
+
+/** The option a tunnel user comes from, for the advice when a URL built from it cannot work. */
+export interface UserOption {
+  /** As the host names it: `input client-id`, `--client-id`. */
+  label: string
+  /** False when the user cannot be changed on its own: a token belongs to its user. */
+  changeable: boolean
+}
 
 /** The API key of a kind that needs one; an error never quotes it. */
 export function readApiKey(options: OptionSource, kind: string): string {

@@ -1,13 +1,13 @@
 /**
  * What the steps read from their options, once checked. The kinds' own settings are declared in
- * their modules; MainSettings is whichever of them the `credential` option picks.
+ * their modules; MainSettings (kinds/registry.ts) is whichever of them the `credential` option picks.
  */
 import type { OptionSource } from '../host.js'
-import type { credentialKinds } from '../kinds/registry.js'
+import type { HttpSettings } from '../service/factory.js'
 import type { TunnelSettings } from './expose.js'
+import type { KindName } from './kind-names.js'
 
-/** The credential kinds, by their `credential` option value: the keys of the registry's table. */
-export type KindName = keyof typeof credentialKinds
+export type { HttpSettings, KindName }
 
 /** What every kind's main step reads, whatever it obtains. */
 export interface CommonSettings {
@@ -22,14 +22,6 @@ export interface CommonSettings {
   /** How a message names an option where the user sets it (`input revoke`, `--revoke`). */
   optionLabel: OptionSource['label']
 }
-
-export interface HttpSettings {
-  maxAttempts: number
-  timeoutSeconds: number
-}
-
-/** Everything the main step needs, read and checked in one place before any request is sent. */
-export type MainSettings = ReturnType<(typeof credentialKinds)[KindName]['readSettings']>
 
 /** What the post step reads from its options; saved state only names what to revoke. */
 export interface PostSettings {

@@ -9,7 +9,7 @@ import type { TunnelLogin } from '../kinds/kind.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import { printablePath } from '../text/printable.js'
 import type { TunnelSettings } from '../settings/expose.js'
-import type { MainSettings } from '../settings/types.js'
+import type { MainSettings } from '../kinds/registry.js'
 import { keeperEnd } from './end-time.js'
 import { launchKeeper, type LaunchedKeeper } from './launch.js'
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
@@ -100,6 +100,9 @@ async function openTunnel(
       : { privateKeyPath: login.secret.path }),
     entries: tunnel.entries,
     hostKeyPins: tunnel.hostKeyPins,
+    requestLog: tunnel.requestLog,
+    protect: tunnel.protect,
+    proveUrl: tunnel.proveUrl,
     ...(login.expiresAt && { expiresAt: login.expiresAt }),
     attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
     maxAttempts: settings.http.maxAttempts,

@@ -25,6 +25,24 @@ export interface HostKeyPin {
   keyType?: string
 }
 
+/** What the keeper records of each request it forwards (`log-requests`, `log-bodies`, `log-headers`). */
+export interface RequestLogConfig {
+  enabled: boolean
+  /** Each body is cut at this many bytes; 0 keeps none. */
+  bodyBytes: number
+  /** `redacted`: the values of credential headers and of query parameters read REDACTED. */
+  headers: 'redacted' | 'unredacted'
+}
+
+/** The options' defaults (src/core/options/): a log without bodies, redacted, no gate, proof on. */
+export const DEFAULT_REQUEST_LOG: RequestLogConfig = {
+  enabled: true,
+  bodyBytes: 0,
+  headers: 'redacted'
+}
+export const DEFAULT_PROTECT = false
+export const DEFAULT_PROVE_URL = true
+
 /** What main sends the keeper over IPC (never on its command line or in its environment). */
 export interface KeeperConfig {
   host: string
@@ -51,6 +69,12 @@ export interface KeeperConfig {
    * `--tunnel-host-key`): the keeper has no option labels of its own. Default `tunnel-host-key`.
    */
   hostKeyOptionName?: string
+  /** The request log; DEFAULT_REQUEST_LOG when absent. */
+  requestLog?: RequestLogConfig
+  /** The gate on every entry (`protect`); DEFAULT_PROTECT when absent. */
+  protect?: boolean
+  /** Prove each formed URL reaches this keeper (`prove-url`); DEFAULT_PROVE_URL when absent. */
+  proveUrl?: boolean
   /** Bounds one attempt: connect, authenticate, and every forward accepted. */
   attemptTimeoutMs: number
   /** Attempts before the first ready; later reconnects go on while the credential is valid. */

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net'
 import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
 import { ExplainedError } from '../errors.js'
-import type { MainSettings } from '../settings/types.js'
+import type { MainSettings } from '../kinds/registry.js'
 import type { TunnelLogin, UserOption } from '../kinds/kind.js'
 import { printable } from '../text/printable.js'
 import { quote } from '../text/quote.js'

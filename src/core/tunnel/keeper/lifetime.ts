@@ -3,7 +3,7 @@
  * process it watches is gone (KeeperConfig.endAt and watchPid). Only hosts where no runner ends
  * leftover processes set them; without them the keeper runs until it is stopped.
  */
-import { hasExpired } from '../../expiry.js'
+import { hasExpired } from '../../text/iso-time.js'
 import type { KeeperConfig } from '../protocol.js'
 
 /** Whether a process runs under `pid`: EPERM means it does, only under another user. */

@@ -1,5 +1,5 @@
-import { readPostSettings } from '../../../src/core/settings/read-post.js'
-import { readMainSettings } from '../../../src/core/settings/read-main.js'
+import { readPostSettings } from '../../../src/core/assembly/read-post.js'
+import { readMainSettings } from '../../../src/core/assembly/read-main.js'
 import { optionsFrom as reader } from '../../helpers/options.js'
 
 const KEY = `sk_${'ab'.repeat(32)}`

@@ -1,9 +1,9 @@
 import type { OptionSource } from '../host.js'
 import { credentialKind } from '../kinds/registry.js'
 import { readKindChoice } from './choice.js'
-import { readCommonSettings } from './common.js'
-import { checkedOptions } from './input-text.js'
-import type { MainSettings } from './types.js'
+import { readCommonSettings } from '../settings/common.js'
+import { checkedOptions } from '../settings/input-text.js'
+import type { MainSettings } from '../kinds/registry.js'
 
 /**
  * Every option main reads, checked before any request is sent: the kind, the options all kinds

@@ -1,4 +1,4 @@
-import { readKindChoice } from '../../../src/core/settings/choice.js'
+import { readKindChoice } from '../../../src/core/assembly/choice.js'
 import { optionsFrom } from '../../helpers/options.js'
 
 describe('readKindChoice', () => {

@@ -4,10 +4,10 @@
  */
 import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
-import { KIND_NAMES } from '../kinds/registry.js'
-import { optionNamed } from './option-values.js'
+import { KIND_NAMES } from '../settings/kind-names.js'
+import { optionNamed } from '../settings/option-values.js'
 import { quote } from '../text/quote.js'
-import type { KindName } from './types.js'
+import type { KindName } from '../settings/types.js'
 
 export interface KindChoice {
   kind: KindName
@@ -20,7 +20,8 @@ export function readKindChoice(options: OptionSource): KindChoice {
   const value = raw.trim().toLowerCase() || 'cicd'
   const apiKey = options.read('api-key').trim()
   if (value === 'auto') return { kind: apiKey ? 'cicd' : 'free', auto: true }
-  if ((KIND_NAMES as string[]).includes(value)) return { kind: value as KindName, auto: false }
+  if ((KIND_NAMES as readonly string[]).includes(value))
+    return { kind: value as KindName, auto: false }
   // As action.yml lists them: auto right after cicd and free, the two kinds it picks between.
   const choices = [...KIND_NAMES.slice(0, 2), 'auto', ...KIND_NAMES.slice(2)]
   throw new ExplainedError(

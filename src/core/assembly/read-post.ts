@@ -1,9 +1,9 @@
 import type { OptionSource } from '../host.js'
 import { credentialKind } from '../kinds/registry.js'
 import { readKindChoice } from './choice.js'
-import { parseFailOnRevokeError, readBaseUrl, readHttpSettings } from './common.js'
-import { readBoolean } from './option-values.js'
-import type { KindName, PostSettings } from './types.js'
+import { parseFailOnRevokeError, readBaseUrl, readHttpSettings } from '../settings/common.js'
+import { readBoolean } from '../settings/option-values.js'
+import type { KindName, PostSettings } from '../settings/types.js'
 
 /** `kind`: the one the record is revoked as (revoke-kind.ts); the options' own by default. */
 export function readPostSettings(

@@ -1,0 +1,57 @@
+/**
+ * The options only the command-line host has: where its files go, and how long a tunnel may live
+ * (see option-facts.ts). None may be a name Node takes for itself: Node reads some of its flags
+ * from the whole command line, also after the script's name, before any code of the tool runs
+ * (src/cli/option-names.ts keeps the retired ones). Their defaults are file names; the state
+ * file and the request log go beside the variables file (src/cli/cli-settings.ts).
+ */
+import type { OptionFacts } from './option-shape.js'
+
+const cliOnly = (
+  name: string,
+  value: string,
+  defaultValue: string,
+  description: string
+): OptionFacts => ({
+  name,
+  hosts: ['cli'],
+  default: defaultValue,
+  kinds: 'all',
+  secret: false,
+  value,
+  description
+})
+
+export const CLI_ONLY_OPTIONS: readonly OptionFacts[] = [
+  cliOnly(
+    'variables-file',
+    'PATH',
+    'tunnel.env',
+    "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"
+  ),
+  cliOnly(
+    'state-file',
+    'PATH',
+    '.tunnel-credentials.json',
+    'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'
+  ),
+  cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
+  cliOnly(
+    'work-dir',
+    'PATH',
+    '',
+    "where key files and the tunnel's directory go (default: the system's temp directory)"
+  ),
+  cliOnly(
+    'tunnel-max-minutes',
+    'N',
+    '',
+    "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"
+  ),
+  cliOnly(
+    'request-log',
+    'PATH',
+    'requests.har',
+    'with --expose, the request log, a HAR file (default requests.har beside the variables file)'
+  )
+]
