@@ -289,6 +289,298 @@ class ExplainedError extends Error {
 
 /***/ }),
 
+/***/ 493:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  w$: () => (/* binding */ SECRET_OPTION_NAMES),
+  Z8: () => (/* binding */ optionDefault)
+});
+
+// UNUSED EXPORTS: OPTIONS, optionFacts, optionsOf
+
+;// CONCATENATED MODULE: ./core/options/cli-options.ts
+const cliOnly = (name, value, defaultValue, description) => ({
+    name,
+    hosts: ['cli'],
+    default: defaultValue,
+    kinds: 'all',
+    secret: false,
+    value,
+    description
+});
+const CLI_ONLY_OPTIONS = [
+    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"),
+    cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
+    cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
+    cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
+    cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
+];
+
+;// CONCATENATED MODULE: ./core/options/credential-options.ts
+const CREDENTIAL_OPTIONS = [
+    {
+        name: 'credential',
+        hosts: ['action', 'cli', 'component'],
+        default: 'cicd',
+        kinds: 'all',
+        secret: false,
+        value: 'auto|cicd|free|ssh-key|existing',
+        description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
+    },
+    {
+        name: 'api-key',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['cicd', 'ssh-key'],
+        secret: true,
+        value: 'KEY',
+        description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
+    },
+    {
+        name: 'project',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'SLUG',
+        description: 'Project slug the credential is provisioned for. Required when `credential` is `cicd`.'
+    },
+    {
+        name: 'environment',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'NAME',
+        description: 'Environment name sent to the service (for example `staging`). Not sent when empty.'
+    },
+    {
+        name: 'ttl-minutes',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'N',
+        description: "Lifetime of the credential in minutes, a positive whole number. When empty the service's default applies. Not for `ssh-key`, which is refused with it, since the service counts a key's lifetime in whole days; the key is uploaded for 1 day and revoked in post."
+    },
+    {
+        name: 'base-url',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd', 'free', 'ssh-key'],
+        secret: false,
+        value: 'URL',
+        description: 'Base URL of the credential service. Required unless `credential` is `existing`, which sends no request. A URL with an empty path gets `/functions/v1` appended. Must be https; http is accepted only for loopback hosts.'
+    },
+    {
+        name: 'revoke',
+        hosts: ['action', 'cli'],
+        default: 'true',
+        kinds: ['cicd', 'ssh-key'],
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'Revoke the token or SSH key in the post step when the job ends.'
+    },
+    {
+        name: 'fail-on-revoke-error',
+        hosts: ['action', 'cli'],
+        default: 'false',
+        kinds: ['cicd', 'ssh-key'],
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'Fail the post step when revoking fails for good, instead of warning.'
+    },
+    {
+        name: 'tunnel-host',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'HOST',
+        description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
+    },
+    {
+        name: 'tunnel-port',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PORT',
+        description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
+    },
+    {
+        name: 'client-id',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['ssh-key'],
+        secret: false,
+        value: 'ID',
+        description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
+    },
+    {
+        name: 'tunnel-token',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['existing'],
+        secret: true,
+        value: 'TOKEN',
+        description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
+    },
+    {
+        name: 'tunnel-user',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['existing'],
+        secret: false,
+        value: 'USER',
+        description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
+    },
+    {
+        name: 'env-prefix',
+        hosts: ['action', 'cli'],
+        default: 'SVC',
+        kinds: 'all',
+        secret: false,
+        value: 'PREFIX',
+        description: 'Prefix of the exported variables (`[A-Z][A-Z0-9_]*`); `SVC` exports `SVC_TUNNEL_TOKEN` and so on.'
+    },
+    {
+        name: 'export-env',
+        hosts: ['action'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        description: 'Export the variables to later steps (`<PREFIX>_TUNNEL_TOKEN`, or `<PREFIX>_TUNNEL_KEY_FILE` for `ssh-key`, with `_USER`, `_HOST` and `_PORT`). When false only the outputs are set.'
+    },
+    {
+        name: 'max-attempts',
+        hosts: ['action', 'cli'],
+        default: '3',
+        kinds: 'all',
+        secret: false,
+        value: 'N',
+        description: 'Attempts per request (1 to 10) on network errors, timeouts, 429 and 5xx answers. With `expose`, also the attempts to open the tunnel.'
+    },
+    {
+        name: 'timeout-seconds',
+        hosts: ['action', 'cli'],
+        default: '30',
+        kinds: 'all',
+        secret: false,
+        value: 'N',
+        description: 'Time limit of one HTTP attempt, in seconds (1 to 600). With `expose`, also of one attempt to connect, log in and have every forward accepted.'
+    }
+];
+
+;// CONCATENATED MODULE: ./core/options/tunnel-options.ts
+const TUNNEL_OPTIONS = [
+    {
+        name: 'expose',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'web=3000,api=8080',
+        description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
+    },
+    {
+        name: 'url-template',
+        hosts: ['action', 'cli', 'component'],
+        default: 'https://{name}-{user}.{host}',
+        kinds: 'all',
+        secret: false,
+        value: 'TEMPLATE',
+        description: "How an exposed entry's public URL is formed, from `{name}`, `{user}`, `{host}` (tunnel host) and `{port}` (tunnel port). Must give an http(s) URL."
+    },
+    {
+        name: 'tunnel-host-key',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PIN',
+        description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
+    },
+    {
+        name: 'log-requests',
+        hosts: ['action', 'cli', 'component'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        description: 'With `expose`, record every request through the tunnel (time, entry, client address, method, path, status, duration, bytes each way) in a HAR file, the output `request-log`, and in the job summary. `false`: no log, and without `protect` connections are piped raw, as fast as before.'
+    },
+    {
+        name: 'log-bodies',
+        hosts: ['action', 'cli', 'component'],
+        default: '0',
+        kinds: 'all',
+        secret: false,
+        value: 'BYTES',
+        description: "With `expose` and the log on, keep each request's and answer's body in the log, cut at this many bytes; `0` keeps none. Job summaries and artifacts of public repositories are public: bodies may hold passwords, tokens and personal data."
+    },
+    {
+        name: 'log-headers',
+        hosts: ['action', 'cli', 'component'],
+        default: 'redacted',
+        kinds: 'all',
+        secret: false,
+        value: 'redacted|unredacted',
+        description: 'With `expose` and the log on, `redacted` replaces the values of `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-Api-Key` headers and of query parameters with `REDACTED`; `unredacted` keeps them. Job summaries and artifacts of public repositories are public: keep `redacted` there.'
+    },
+    {
+        name: 'protect',
+        hosts: ['action', 'cli', 'component'],
+        default: 'false',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: "With `expose`, put a per-run secret in front of every entry: a request without it gets 401 from the tunnel and never reaches the app. The secret and the forms that carry it are the outputs `protect-secret`, `protect-header`, `protect-urls` and `protect-webhook-urls`; `url` and `urls` stay free of it. Not authentication of the app's users; the tunnel server still sees every request."
+    },
+    {
+        name: 'prove-url',
+        hosts: ['action', 'cli', 'component'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'With `expose`, prove before the step ends that each public URL reaches this tunnel: a request from the runner with a per-run nonce, answered by the tunnel without touching the app. A URL that does not fails the step. `false` for runners that cannot reach their own public URL.'
+    }
+];
+
+;// CONCATENATED MODULE: ./core/options/option-facts.ts
+
+
+
+const OPTIONS = [
+    ...CREDENTIAL_OPTIONS,
+    ...TUNNEL_OPTIONS,
+    ...CLI_ONLY_OPTIONS
+];
+const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
+function optionFacts(name) {
+    return BY_NAME.get(name);
+}
+function optionsOf(host) {
+    return OPTIONS.filter(option => option.hosts.includes(host));
+}
+const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+function optionDefault(name) {
+    return BY_NAME.get(name)?.default ?? '';
+}
+
+
+/***/ }),
+
 /***/ 897:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -525,23 +817,72 @@ function invalid(what) {
 
 /***/ }),
 
-/***/ 148:
+/***/ 249:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   J1: () => (/* binding */ formatUrl),
-/* harmony export */   ij: () => (/* binding */ readTunnelSettings)
-/* harmony export */ });
-/* unused harmony exports DEFAULT_URL_TEMPLATE, parseExpose, parseUrlTemplate, parseHostKeyPins */
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(344);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(785);
-/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(196);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  J1: () => (/* binding */ formatUrl),
+  ij: () => (/* binding */ readTunnelSettings)
+});
+
+// UNUSED EXPORTS: DEFAULT_URL_TEMPLATE, parseExpose, parseHostKeyPins, parseUrlTemplate
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(30);
+// EXTERNAL MODULE: ./core/text/validators.ts
+var validators = __nccwpck_require__(45);
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(519);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(620);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(344);
+// EXTERNAL MODULE: ./core/text/log-commands.ts
+var log_commands = __nccwpck_require__(785);
+// EXTERNAL MODULE: ./core/text/fingerprint.ts
+var fingerprint = __nccwpck_require__(196);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
+var option_facts = __nccwpck_require__(493);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+;// CONCATENATED MODULE: ./core/settings/traffic.ts
+
+
+
+
+
+const LONGEST_LOGGED_BODY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_TRAFFIC = {
+    requestLog: protocol/* DEFAULT_REQUEST_LOG */.BM,
+    protect: protocol/* DEFAULT_PROTECT */.SJ,
+    proveUrl: protocol/* DEFAULT_PROVE_URL */.Fe
+};
+const HEADER_CHOICES = ['redacted', 'unredacted'];
+function readTrafficSettings(options) {
+    const enabled = (0,option_values/* readBoolean */.Vf)(options, 'log-requests', (0,option_facts/* optionDefault */.Z8)('log-requests') === 'true');
+    const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
+        Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
+    return {
+        requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
+        protect: (0,option_values/* readBoolean */.Vf)(options, 'protect', (0,option_facts/* optionDefault */.Z8)('protect') === 'true'),
+        proveUrl: (0,option_values/* readBoolean */.Vf)(options, 'prove-url', (0,option_facts/* optionDefault */.Z8)('prove-url') === 'true')
+    };
+}
+function readHeaderChoice(options) {
+    const raw = options.read('log-headers');
+    const value = raw.trim().toLowerCase() || (0,option_facts/* optionDefault */.Z8)('log-headers');
+    const choice = HEADER_CHOICES.find(known => known === value);
+    if (choice !== undefined)
+        return choice;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'log-headers')} is ${(0,quote/* quote */.h)(raw)}: expected redacted or unredacted.`);
+}
+
+;// CONCATENATED MODULE: ./core/settings/expose.ts
+
 
 
 
@@ -564,7 +905,7 @@ function parseExpose(raw, label) {
     const seen = new Set();
     for (const entry of entries) {
         if (seen.has(entry.name)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
         }
         seen.add(entry.name);
     }
@@ -593,7 +934,7 @@ function parseTarget(target, entry) {
         return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
     const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
     if (bracketed) {
-        if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(bracketed[1]) !== 6) {
+        if ((0,external_node_net_.isIP)(bracketed[1]) !== 6) {
             throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
         }
         return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
@@ -604,10 +945,10 @@ function parseTarget(target, entry) {
     if (!host || !/^\d+$/.test(port)) {
         throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
     }
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 6) {
+    if ((0,external_node_net_.isIP)(host) === 6) {
         throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
     }
-    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
+    if (!(0,validators/* isBareHost */.jY)(host)) {
         throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
     }
     return { host, port: parsePort(port, entry) };
@@ -635,7 +976,7 @@ function naming(optionLabel, partName, parse) {
     catch (error) {
         if (!(error instanceof PartProblem))
             throw error;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(error.part)}: ${error.needs}.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(optionLabel)} has the ${partName} ${(0,quote/* quote */.h)(error.part)}: ${error.needs}.`);
     }
 }
 function entryError(entry, needs) {
@@ -645,12 +986,12 @@ function parseUrlTemplate(raw, label) {
     const template = raw.trim() || DEFAULT_URL_TEMPLATE;
     for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
         if (!PLACEHOLDERS.includes(inner)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
         }
     }
-    const marker = (0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__/* .midLineMarkerIn */ .U6)(template);
+    const marker = (0,log_commands/* midLineMarkerIn */.U6)(template);
     if (marker !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it holds ${(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__/* .describeMarker */ .M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it holds ${(0,log_commands/* describeMarker */.M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
     }
     const sample = formatUrl(template, {
         name: 'app',
@@ -659,13 +1000,13 @@ function parseUrlTemplate(raw, label) {
         port: 22
     });
     if (sample === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
     }
     return template;
 }
 function formatUrl(template, values) {
     const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .hasUnsafeCharacter */ .QR)(text))
+    if ((0,printable/* hasUnsafeCharacter */.QR)(text))
         return undefined;
     try {
         const url = new URL(text);
@@ -710,10 +1051,10 @@ function parseKnownHostsLine(line) {
     }
     const blob = Buffer.from(encoded, 'base64');
     if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__/* .keyTypeOf */ .z)(blob) !== type) {
+        (0,fingerprint/* keyTypeOf */.z)(blob) !== type) {
         throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
     }
-    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__/* .fingerprintOf */ .a)(blob), keyType: type };
+    return { fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob), keyType: type };
 }
 const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
 function pinError(line, needs) {
@@ -723,8 +1064,9 @@ function readTunnelSettings(options) {
     const label = (name) => options.label(name);
     const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
     const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
+    const traffic = readTrafficSettings(options);
     const entries = parseExpose(options.read('expose'), label);
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
+    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins, ...traffic };
 }
 
 
@@ -861,11 +1203,18 @@ function keyTypeOf(blob) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   d: () => (/* binding */ isIsoTime)
+/* harmony export */   d: () => (/* binding */ isIsoTime),
+/* harmony export */   o: () => (/* binding */ hasExpired)
 /* harmony export */ });
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 function isIsoTime(value) {
     return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
+}
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
 }
 
 
@@ -1073,7 +1422,10 @@ function identifierProblem(value) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BM: () => (/* binding */ DEFAULT_REQUEST_LOG),
+/* harmony export */   Fe: () => (/* binding */ DEFAULT_PROVE_URL),
 /* harmony export */   J4: () => (/* binding */ readyWaitMs),
+/* harmony export */   SJ: () => (/* binding */ DEFAULT_PROTECT),
 /* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles)
@@ -1082,6 +1434,13 @@ function identifierProblem(value) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
 
+const DEFAULT_REQUEST_LOG = {
+    enabled: true,
+    bodyBytes: 0,
+    headers: 'redacted'
+};
+const DEFAULT_PROTECT = false;
+const DEFAULT_PROVE_URL = true;
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelFiles(dir) {
     return {
@@ -1187,7 +1546,7 @@ function loadTunnel(state, tempRoot) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
 /* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
 /* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(148);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(249);
 /* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
 
 
@@ -1470,7 +1829,7 @@ __nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(927);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(312);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(53);
 
 
 
@@ -1536,7 +1895,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 312:
+/***/ 53:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1548,8 +1907,13 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
 var core = __nccwpck_require__(391);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
+var option_facts = __nccwpck_require__(493);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
+;// CONCATENATED MODULE: ./core/settings/kind-names.ts
+const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
+
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
 var answer_secrets = __nccwpck_require__(570);
 // EXTERNAL MODULE: ./core/service/answer-fields.ts
@@ -1572,8 +1936,8 @@ function issuedCredential(raw) {
 
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
-// EXTERNAL MODULE: ./core/settings/expose.ts
-var expose = __nccwpck_require__(148);
+// EXTERNAL MODULE: ./core/settings/expose.ts + 1 modules
+var expose = __nccwpck_require__(249);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
 var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
@@ -1729,14 +2093,11 @@ function readSelfNamedLogin(options, login, secrets = []) {
     return { knownUser, ...requireTunnelServer(server, options, login.kind, login.whyTheHost) };
 }
 
+// EXTERNAL MODULE: ./core/text/iso-time.ts
+var iso_time = __nccwpck_require__(87);
 ;// CONCATENATED MODULE: ./core/expiry.ts
 
-function hasExpired(expiresAt, nowMs) {
-    if (!expiresAt)
-        return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at <= nowMs;
-}
+
 function expiryNote(saved) {
     return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
 }
@@ -2658,8 +3019,6 @@ function uint32(value) {
     return bytes;
 }
 
-// EXTERNAL MODULE: ./core/text/iso-time.ts
-var iso_time = __nccwpck_require__(87);
 ;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
 
 
@@ -2992,13 +3351,14 @@ function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
 
 
 
+
 const credentialKinds = {
     cicd: cicdKind,
     free: freeKind,
     'ssh-key': sshKeyKind,
     existing: existingKind
 };
-const KIND_NAMES = Object.keys(credentialKinds);
+
 function credentialKind(kind) {
     return credentialKinds[kind];
 }
@@ -3065,7 +3425,7 @@ function createService(baseUrl, http, clock, log) {
     });
 }
 
-;// CONCATENATED MODULE: ./core/settings/choice.ts
+;// CONCATENATED MODULE: ./core/assembly/choice.ts
 
 
 
@@ -3086,8 +3446,9 @@ function readKindChoice(options) {
 
 
 
+
 const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
-const SECRET_INPUTS = new Set(['api-key', 'tunnel-token']);
+const SECRET_INPUTS = new Set(option_facts/* SECRET_OPTION_NAMES */.w$);
 const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -3141,7 +3502,7 @@ function describeCharacter(text, at) {
     return `a bidirectional text control (${hex})`;
 }
 
-;// CONCATENATED MODULE: ./core/settings/read-main.ts
+;// CONCATENATED MODULE: ./core/assembly/read-main.ts
 
 
 
@@ -3197,9 +3558,10 @@ var urls = __nccwpck_require__(95);
 
 
 
+
 async function provision(host) {
     const { options, log, clock, state } = host;
-    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
@@ -3275,7 +3637,7 @@ function listExported(names, prefix) {
     return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
 }
 
-;// CONCATENATED MODULE: ./core/settings/read-post.ts
+;// CONCATENATED MODULE: ./core/assembly/read-post.ts
 
 
 
@@ -3333,10 +3695,11 @@ var saved_tunnel = __nccwpck_require__(462);
 
 
 
+
 const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
 async function revoke(host) {
     const { options } = host;
-    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     const { tunnel, untidied } = await stopRecordedTunnel(host);
     const { credential, kindMismatch } = await revokeRecordedCredential(host);
     return { tunnel, credential, ...(kindMismatch && { kindMismatch }), untidied };
@@ -3400,7 +3763,7 @@ async function revokeRecordedCredential(host) {
             return failed(`Could not revoke what was provisioned: ${reason}`, weight, chosen);
         const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
         const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-        if (hasExpired(expiresAt, clock.now())) {
+        if ((0,iso_time/* hasExpired */.o)(expiresAt, clock.now())) {
             const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
             return failed(`${message}${note}`, 'info', chosen);
         }

@@ -279,7 +279,7 @@ exports.debug = debug; // for test
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(778);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(950);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -292,7 +292,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 778:
+/***/ 950:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -303,41 +303,26 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./core/text/describe-error.ts
 var describe_error = __nccwpck_require__(436);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
+var option_facts = __nccwpck_require__(493);
 ;// CONCATENATED MODULE: ./cli/option-names.ts
-const ACTION_OPTIONS = [
-    'credential',
-    'project',
-    'environment',
-    'ttl-minutes',
-    'base-url',
-    'expose',
-    'url-template',
-    'tunnel-host-key',
-    'client-id',
-    'tunnel-host',
-    'tunnel-port',
-    'tunnel-user',
-    'env-prefix',
-    'max-attempts',
-    'timeout-seconds',
-    'revoke',
-    'fail-on-revoke-error'
-];
-const CLI_OPTIONS = [
-    'variables-file',
-    'state-file',
-    'outputs-file',
-    'work-dir',
-    'tunnel-max-minutes'
-];
-const SECRET_OPTIONS = ['api-key', 'tunnel-token'];
+
+const ACTION_OPTIONS = (0,option_facts/* optionsOf */.cz)('cli')
+    .filter(option => option.hosts.includes('action') && !option.secret)
+    .map(option => option.name);
+const CLI_OPTIONS = (0,option_facts/* optionsOf */.cz)('cli')
+    .filter(option => !option.hosts.includes('action'))
+    .map(option => option.name);
+const SECRET_OPTIONS = option_facts/* SECRET_OPTION_NAMES */.w$;
 const RETIRED_OPTIONS = new Map([
     ['env-file', 'variables-file']
 ]);
 const EARLIER_VARIABLES = {
     'variables-file': 'SVC_ENV_FILE'
 };
-const SWITCHES = new Set(['revoke', 'fail-on-revoke-error']);
+const SWITCHES = new Set((0,option_facts/* optionsOf */.cz)('cli')
+    .filter(option => option.switch === true)
+    .map(option => option.name));
 const RENAMED_VARIABLES = {
     'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
     'tunnel-port': 'SVC_INPUT_TUNNEL_PORT',
@@ -368,6 +353,8 @@ function parseArguments(argv) {
         return { type: 'help' };
     if (own.includes('--version') || own.includes('-V'))
         return { type: 'version' };
+    if (argv[0] === 'replay')
+        return { type: 'replay', args: argv.slice(1) };
     let command;
     const flags = new Map();
     for (let index = 0; index < own.length; index++) {
@@ -402,7 +389,7 @@ function parseArguments(argv) {
         flags.set(name, value);
     }
     if (command === undefined)
-        throw new UsageError('Name a command: provision, revoke or run.');
+        throw new UsageError('Name a command: provision, revoke, run or replay.');
     if (command === 'run' && commandLine.length === 0) {
         throw new UsageError('run needs the command to start after "--", e.g. run -- ./deploy.sh');
     }
@@ -413,8 +400,11 @@ function parseArguments(argv) {
 }
 function commandNamed(word) {
     const command = COMMANDS.find(name => name === word);
+    if (word === 'replay') {
+        throw new UsageError('replay comes first: tunnel-credentials replay FILE.har --to URL');
+    }
     if (command === undefined) {
-        throw new UsageError(`${describePositional(word)} is not a command: use provision, revoke or run.`);
+        throw new UsageError(`${describePositional(word)} is not a command: use provision, revoke, run or replay.`);
     }
     return command;
 }
@@ -458,6 +448,9 @@ function describeWord(word) {
 
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
+;// CONCATENATED MODULE: ./core/settings/kind-names.ts
+const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
+
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
 var answer_secrets = __nccwpck_require__(570);
 // EXTERNAL MODULE: ./core/service/answer-fields.ts
@@ -480,8 +473,8 @@ function issuedCredential(raw) {
 
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
-// EXTERNAL MODULE: ./core/settings/expose.ts
-var expose = __nccwpck_require__(148);
+// EXTERNAL MODULE: ./core/settings/expose.ts + 1 modules
+var expose = __nccwpck_require__(249);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
 var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
@@ -637,14 +630,11 @@ function readSelfNamedLogin(options, login, secrets = []) {
     return { knownUser, ...requireTunnelServer(server, options, login.kind, login.whyTheHost) };
 }
 
+// EXTERNAL MODULE: ./core/text/iso-time.ts
+var iso_time = __nccwpck_require__(87);
 ;// CONCATENATED MODULE: ./core/expiry.ts
 
-function hasExpired(expiresAt, nowMs) {
-    if (!expiresAt)
-        return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at <= nowMs;
-}
+
 function expiryNote(saved) {
     return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
 }
@@ -2375,8 +2365,6 @@ function uint32(value) {
     return bytes;
 }
 
-// EXTERNAL MODULE: ./core/text/iso-time.ts
-var iso_time = __nccwpck_require__(87);
 ;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
 
 
@@ -2709,13 +2697,14 @@ function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
 
 
 
+
 const credentialKinds = {
     cicd: cicdKind,
     free: freeKind,
     'ssh-key': sshKeyKind,
     existing: existingKind
 };
-const KIND_NAMES = Object.keys(credentialKinds);
+
 function credentialKind(kind) {
     return credentialKinds[kind];
 }
@@ -2782,7 +2771,7 @@ function createService(baseUrl, http, clock, log) {
     });
 }
 
-;// CONCATENATED MODULE: ./core/settings/choice.ts
+;// CONCATENATED MODULE: ./core/assembly/choice.ts
 
 
 
@@ -2803,8 +2792,9 @@ function readKindChoice(options) {
 
 
 
+
 const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
-const SECRET_INPUTS = new Set(['api-key', 'tunnel-token']);
+const SECRET_INPUTS = new Set(option_facts/* SECRET_OPTION_NAMES */.w$);
 const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -2858,7 +2848,7 @@ function describeCharacter(text, at) {
     return `a bidirectional text control (${hex})`;
 }
 
-;// CONCATENATED MODULE: ./core/settings/read-main.ts
+;// CONCATENATED MODULE: ./core/assembly/read-main.ts
 
 
 
@@ -2914,9 +2904,10 @@ var urls = __nccwpck_require__(95);
 
 
 
+
 async function provision(host) {
     const { options, log, clock, state } = host;
-    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
@@ -3024,6 +3015,24 @@ function readRegularFile(path, maxBytes) {
     if (!stats.isFile() || stats.size > maxBytes)
         return undefined;
     return (0,external_node_fs_.readFileSync)(path, 'utf8');
+}
+function readFileStart(path, bytes) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(path, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        if (!(0,external_node_fs_.fstatSync)(fd).isFile())
+            return undefined;
+        const buffer = Buffer.alloc(bytes);
+        return buffer.subarray(0, (0,external_node_fs_.readSync)(fd, buffer, 0, bytes, 0)).toString('utf8');
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
 }
 function pathTaken(path) {
     try {
@@ -3348,14 +3357,17 @@ function maskingLine(ci, hidden) {
 
 
 
-const DEFAULT_ENV_FILE = 'tunnel.env';
-const DEFAULT_STATE_FILE_NAME = '.tunnel-credentials.json';
+
+const DEFAULT_ENV_FILE = (0,option_facts/* optionDefault */.Z8)('variables-file');
+const DEFAULT_STATE_FILE_NAME = (0,option_facts/* optionDefault */.Z8)('state-file');
+const DEFAULT_REQUEST_LOG_NAME = (0,option_facts/* optionDefault */.Z8)('request-log');
 const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60;
 function readCliSettings(raw, { forRevoke = false } = {}) {
     const options = checkedOptions(raw);
     const envFile = (0,external_node_path_.resolve)(options.read('variables-file').trim() || DEFAULT_ENV_FILE);
     const stateFile = (0,external_node_path_.resolve)(options.read('state-file').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_STATE_FILE_NAME));
     const outputsFile = options.read('outputs-file').trim();
+    const requestLog = (0,external_node_path_.resolve)(options.read('request-log').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_REQUEST_LOG_NAME));
     const workDir = (0,external_node_path_.resolve)(options.read('work-dir').trim() || (0,external_node_os_namespaceObject.tmpdir)());
     if (!forRevoke) {
         requireDirectory(options, 'work-dir', workDir);
@@ -3363,17 +3375,20 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
         requireDirectory(options, 'state-file', (0,external_node_path_.dirname)(stateFile));
         if (outputsFile)
             requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
+        requireDirectory(options, 'request-log', (0,external_node_path_.dirname)(requestLog));
     }
     refuseSharedFile(options, forRevoke, [
         ['variables-file', envFile],
         ['state-file', stateFile],
-        ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : [])
+        ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : []),
+        ['request-log', requestLog]
     ]);
     const tunnelMaxMinutes = (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES);
     return {
         envFile,
         stateFile,
         ...(outputsFile && { outputsFile: (0,external_node_path_.resolve)(outputsFile) }),
+        requestLog,
         workDir,
         ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
     };
@@ -3381,7 +3396,7 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
 function refuseSharedFile(options, forRevoke, files) {
     for (const [index, [name, path]] of files.entries()) {
         if (!forRevoke && (0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.statSync)(path).isDirectory()) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,printable/* printablePath */.Vj)((0,external_node_path_.join)(path, name === 'variables-file' ? DEFAULT_ENV_FILE : `${name}.json`))}.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,printable/* printablePath */.Vj)((0,external_node_path_.join)(path, exampleFileName(name)))}.`);
         }
         const other = files.slice(0, index).find(([, earlier]) => earlier === path);
         if (other !== undefined) {
@@ -3400,6 +3415,13 @@ function requireDirectory(options, name, path) {
         const what = name === 'work-dir' ? 'is' : 'is in';
         throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${(0,printable/* printablePath */.Vj)(path)}, which is not an existing directory. Create it first, or choose another.`);
     }
+}
+function exampleFileName(option) {
+    if (option === 'variables-file')
+        return DEFAULT_ENV_FILE;
+    if (option === 'request-log')
+        return DEFAULT_REQUEST_LOG_NAME;
+    return `${option}.json`;
 }
 
 ;// CONCATENATED MODULE: ./core/clock.ts
@@ -3478,6 +3500,7 @@ function printSummary(terminal, tables) {
 
 ;// CONCATENATED MODULE: ./cli/options.ts
 
+
 function cliOptions(flags, env) {
     const flagged = (name) => isFlagName(name) && flags.has(name);
     const variableSetting = (name) => {
@@ -3493,6 +3516,8 @@ function cliOptions(flags, env) {
                 return flags.get(name);
             if (isFlagName(name) || isSecretOption(name))
                 return env[variableSetting(name)] ?? '';
+            if ((0,option_facts/* optionFacts */.Ds)(name) === undefined)
+                throw new Error(`No option is named ${name}.`);
             return '';
         },
         label: name => {
@@ -3520,6 +3545,13 @@ function isOwnOutputsFile(path) {
     catch {
         return false;
     }
+}
+const REQUEST_LOG_CREATOR = 'tunnel-credentials';
+const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
+const HAR_START_BYTES = 4096;
+function isOwnRequestLog(path) {
+    const start = readFileStart(path, HAR_START_BYTES);
+    return start !== undefined && OWN_HAR_START.test(start);
 }
 function foreignFileAmong(files) {
     for (const { option, path, isOwn } of files) {
@@ -3617,7 +3649,8 @@ function claimFiles(settings, host, { writesVariables }) {
     const foreign = writesVariables
         ? foreignFileAmong([
             { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
-            { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile }
+            { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile },
+            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog }
         ])
         : undefined;
     if (foreign !== undefined) {
@@ -3692,7 +3725,7 @@ function shellPath(path) {
     return /^[A-Za-z0-9_./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
-;// CONCATENATED MODULE: ./core/settings/read-post.ts
+;// CONCATENATED MODULE: ./core/assembly/read-post.ts
 
 
 
@@ -3750,10 +3783,11 @@ var saved_tunnel = __nccwpck_require__(462);
 
 
 
+
 const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
 async function revoke(host) {
     const { options } = host;
-    host.mask([options.read('api-key'), options.read('tunnel-token')].filter(Boolean));
+    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     const { tunnel, untidied } = await stopRecordedTunnel(host);
     const { credential, kindMismatch } = await revokeRecordedCredential(host);
     return { tunnel, credential, ...(kindMismatch && { kindMismatch }), untidied };
@@ -3817,7 +3851,7 @@ async function revokeRecordedCredential(host) {
             return failed(`Could not revoke what was provisioned: ${reason}`, weight, chosen);
         const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
         const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-        if (hasExpired(expiresAt, clock.now())) {
+        if ((0,iso_time/* hasExpired */.o)(expiresAt, clock.now())) {
             const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
             return failed(`${message}${note}`, 'info', chosen);
         }
@@ -3889,6 +3923,464 @@ function removeFiles(host, settings) {
     if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
         (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
     }
+}
+
+;// CONCATENATED MODULE: ./cli/har-read.ts
+const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'unreachable', 'not-http', 'proof']);
+class HarError extends Error {
+}
+function readHar(text) {
+    let parsed;
+    try {
+        parsed = JSON.parse(text);
+    }
+    catch {
+        throw new HarError('is not JSON');
+    }
+    const entries = field(field(parsed, 'log'), 'entries');
+    if (!Array.isArray(entries))
+        throw new HarError('has no log.entries list: it is not a HAR file');
+    return entries.map((entry, position) => readEntry(entry, position + 1));
+}
+function readEntry(entry, index) {
+    const request = field(entry, 'request');
+    const method = field(request, 'method');
+    const url = field(request, 'url');
+    if (typeof method !== 'string' || typeof url !== 'string') {
+        throw new HarError(`entry ${index} has no request method or url`);
+    }
+    const status = field(field(entry, 'response'), 'status');
+    const outcome = tunnelOutcome(field(entry, '_tunnel'));
+    return {
+        index,
+        method,
+        target: targetOf(url),
+        headers: headersOf(field(request, 'headers'), index),
+        ...bodyOf(request, entry, index),
+        ...(typeof status === 'number' && Number.isInteger(status) && { status }),
+        ...(outcome !== undefined && TUNNEL_OWN_OUTCOMES.has(outcome) && { tunnelOutcome: outcome })
+    };
+}
+function targetOf(url) {
+    const withoutOrigin = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '');
+    const target = withoutOrigin.split('#')[0];
+    if (target === '')
+        return '/';
+    return target.startsWith('/') || target === '*' ? target : `/${target}`;
+}
+function headersOf(headers, index) {
+    if (headers === undefined)
+        return [];
+    if (!Array.isArray(headers))
+        throw new HarError(`entry ${index} has request headers that are not a list`);
+    return headers.map(header => {
+        const name = field(header, 'name');
+        const value = field(header, 'value');
+        if (typeof name !== 'string' || typeof value !== 'string') {
+            throw new HarError(`entry ${index} has a request header without a name or value`);
+        }
+        return [name, value];
+    });
+}
+function bodyOf(request, entry, index) {
+    const postData = field(request, 'postData');
+    const bodySize = field(request, 'bodySize');
+    const declared = typeof bodySize === 'number' && bodySize > 0 ? bodySize : undefined;
+    const text = field(postData, 'text');
+    if (typeof text !== 'string') {
+        const sizeUnknown = typeof bodySize !== 'number' || bodySize < 0;
+        if (declared === undefined && !(sizeUnknown && declaresChunkedBody(request)))
+            return {};
+        return {
+            body: {
+                bytes: Buffer.alloc(0),
+                incomplete: `its ${declared === undefined ? 'chunked' : `${declared}-byte`} body was not recorded (record with log-bodies)`
+            }
+        };
+    }
+    const encoding = field(postData, 'encoding');
+    if (encoding !== undefined && encoding !== 'base64') {
+        throw new HarError(`entry ${index} has a body in an encoding other than base64`);
+    }
+    const bytes = encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
+    const marked = field(postData, '_truncated') === true ||
+        field(request, '_truncated') === true ||
+        field(field(field(entry, '_tunnel'), 'bodyTruncated'), 'request') === true;
+    if (marked || (declared !== undefined && declared > bytes.length)) {
+        const of = declared !== undefined ? ` of ${declared}` : '';
+        return {
+            body: {
+                bytes,
+                incomplete: `its body was cut at ${bytes.length}${of} bytes in the HAR (record with a larger log-bodies)`
+            }
+        };
+    }
+    return { body: { bytes } };
+}
+function declaresChunkedBody(request) {
+    const headers = field(request, 'headers');
+    return (Array.isArray(headers) &&
+        headers.some(header => String(field(header, 'name')).toLowerCase() === 'transfer-encoding' &&
+            /chunked/i.test(String(field(header, 'value')))));
+}
+function tunnelOutcome(value) {
+    if (typeof value === 'string')
+        return value;
+    const outcome = field(value, 'outcome');
+    return typeof outcome === 'string' ? outcome : undefined;
+}
+function field(value, name) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return undefined;
+    return Object.prototype.hasOwnProperty.call(value, name)
+        ? value[name]
+        : undefined;
+}
+
+;// CONCATENATED MODULE: ./cli/replay-arguments.ts
+
+const REPLAY_FLAGS = ['to', 'index', 'method', 'path', 'timeout-seconds'];
+const DEFAULT_TIMEOUT_SECONDS = 30;
+function parseReplayArguments(argv) {
+    const files = [];
+    const flags = new Map();
+    for (let index = 0; index < argv.length; index++) {
+        const token = argv[index];
+        if (!token.startsWith('--')) {
+            files.push(token);
+            continue;
+        }
+        const equals = token.indexOf('=');
+        const name = (equals === -1 ? token : token.slice(0, equals)).slice(2);
+        const flag = REPLAY_FLAGS.find(known => known === name);
+        if (flag === undefined) {
+            const shown = /^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(name) ? `"--${name}"` : 'An argument';
+            throw new UsageError(`${shown} is not an option of replay: use --to, --index, --method, --path or --timeout-seconds.`);
+        }
+        if (flags.has(flag))
+            throw new UsageError(`--${flag} is given twice.`);
+        const value = equals === -1 ? argv[++index] : token.slice(equals + 1);
+        if (value === undefined || (equals === -1 && value.startsWith('--'))) {
+            throw new UsageError(`--${flag} needs a value.`);
+        }
+        flags.set(flag, value);
+    }
+    if (files.length !== 1) {
+        throw new UsageError('replay takes one HAR file: replay FILE.har --to http://127.0.0.1:3000');
+    }
+    const to = flags.get('to');
+    if (to === undefined) {
+        throw new UsageError('replay needs --to, the app to send to, e.g. --to http://127.0.0.1:3000');
+    }
+    return {
+        harFile: files[0],
+        to: parseTo(to),
+        ...optional('indexes', flags.get('index'), parseIndexes),
+        ...optional('methods', flags.get('method'), parseMethods),
+        ...optional('pathPrefix', flags.get('path'), parsePathPrefix),
+        timeoutMs: parseTimeout(flags.get('timeout-seconds')) * 1000
+    };
+}
+function optional(key, value, parse) {
+    return value === undefined ? {} : { [key]: parse(value) };
+}
+function parseTo(value) {
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new UsageError('--to is not a URL: give the app as http://HOST:PORT, e.g. http://127.0.0.1:3000');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new UsageError('--to must be an http:// or https:// URL, e.g. http://127.0.0.1:3000');
+    }
+    if (url.username !== '' || url.password !== '') {
+        throw new UsageError('--to must not hold a user or password: a command line is visible to other processes.');
+    }
+    if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
+        throw new UsageError('--to must not hold a query or fragment: the recorded query is sent.');
+    }
+    return url;
+}
+function parseIndexes(value) {
+    const indexes = new Set();
+    for (const part of value.split(',')) {
+        const range = /^(\d{1,7})(?:-(\d{1,7}))?$/.exec(part.trim());
+        const first = Number(range?.[1]);
+        const last = range?.[2] === undefined ? first : Number(range[2]);
+        if (range === null || first < 1 || last < first) {
+            throw new UsageError('--index takes entry numbers from 1 and ranges, e.g. --index 1,3-5');
+        }
+        for (let index = first; index <= last; index++)
+            indexes.add(index);
+    }
+    return indexes;
+}
+function parseMethods(value) {
+    const methods = value.split(',').map(method => method.trim().toUpperCase());
+    if (methods.some(method => !/^[A-Z][A-Z-]{0,19}$/.test(method))) {
+        throw new UsageError('--method takes HTTP methods, e.g. --method POST or --method POST,PUT');
+    }
+    return new Set(methods);
+}
+function parsePathPrefix(value) {
+    if (!value.startsWith('/')) {
+        throw new UsageError('--path takes the start of a path, beginning with "/", e.g. --path /webhooks/');
+    }
+    return value;
+}
+function parseTimeout(value) {
+    if (value === undefined)
+        return DEFAULT_TIMEOUT_SECONDS;
+    const seconds = /^\d{1,4}(\.\d{1,3})?$/.test(value) ? Number(value) : NaN;
+    if (!(seconds > 0 && seconds <= 3600)) {
+        throw new UsageError('--timeout-seconds takes a number of seconds above 0, at most 3600.');
+    }
+    return seconds;
+}
+
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = require("node:https");
+;// CONCATENATED MODULE: ./cli/replay-send.ts
+
+
+
+const BODY_GRACE_MS = 2000;
+function sendRequest(to, outgoing, timeoutMs) {
+    const send = to.protocol === 'https:' ? external_node_https_namespaceObject.request : external_node_http_namespaceObject.request;
+    const hostname = to.hostname.replace(/^\[|\]$/g, '');
+    let request;
+    try {
+        request = send({
+            protocol: to.protocol,
+            hostname,
+            port: to.port === '' ? undefined : Number(to.port),
+            method: outgoing.method,
+            path: outgoing.target,
+            headers: outgoing.headers.flat(),
+            setHost: false,
+            ...(to.protocol === 'https:' && (0,external_node_net_.isIP)(hostname) === 0 && { servername: hostname }),
+            agent: false
+        });
+    }
+    catch (error) {
+        return Promise.resolve({ type: 'unsendable', cause: codeOf(error) });
+    }
+    return new Promise(resolve => {
+        let settled = false;
+        const finish = (result) => {
+            if (settled)
+                return;
+            settled = true;
+            clearTimeout(timer);
+            request.destroy();
+            resolve(result);
+        };
+        const timer = setTimeout(() => finish({ type: 'failed', cause: `no answer within ${timeoutMs / 1000} s` }), timeoutMs);
+        request.on('response', (response) => {
+            const result = { type: 'answered', status: response.statusCode ?? 0 };
+            clearTimeout(timer);
+            const grace = setTimeout(() => finish(result), Math.min(BODY_GRACE_MS, timeoutMs));
+            response.on('end', () => (clearTimeout(grace), finish(result)));
+            response.on('error', () => (clearTimeout(grace), finish(result)));
+            response.resume();
+        });
+        request.on('error', error => {
+            const code = codeOf(error);
+            finish(code === 'ECONNREFUSED' ? { type: 'refused' } : { type: 'failed', cause: code });
+        });
+        request.end(outgoing.body);
+    });
+}
+function codeOf(error) {
+    const code = error.code;
+    return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'an error';
+}
+
+;// CONCATENATED MODULE: ./cli/commands/replay.ts
+
+
+
+
+
+
+const MAX_HAR_BYTES = 512 * 1024 * 1024;
+const NOT_FORWARDED = new Set([
+    'connection',
+    'keep-alive',
+    'te',
+    'trailer',
+    'transfer-encoding',
+    'upgrade',
+    'content-length'
+]);
+const REDACTED = 'REDACTED';
+const TUNNEL_OUTCOMES = {
+    refused: "refused by the tunnel's gate",
+    unreachable: 'the app was not listening',
+    'not-http': 'not HTTP',
+    proof: "the tunnel's own proof of the URL"
+};
+async function replayCommand(args, terminal) {
+    const options = parseReplayArguments(args);
+    const all = loadHar(options.harFile);
+    const selected = replay_select(all, options);
+    const file = (0,printable/* printablePath */.Vj)(options.harFile);
+    if (all.length === 0)
+        return (terminal.stdout(`${file} holds no requests.`), 0);
+    if (selected.length === 0) {
+        terminal.stderr(`Error: none of the ${all.length} requests in ${file} matches --index, --method and --path.`);
+        return 1;
+    }
+    terminal.stdout(`Replaying ${selected.length} of ${all.length} requests from ${file} to ${(0,printable/* printable */.g$)(options.to.href)}`);
+    const counts = { ok: 0, diff: 0, skipped: 0, notReplayed: 0 };
+    for (const recorded of selected) {
+        const head = `#${recorded.index} ${(0,printable/* printable */.g$)(recorded.method || '-', 20)} ${(0,printable/* printable */.g$)(recorded.target || '-')}`;
+        if (recorded.tunnelOutcome !== undefined) {
+            counts.skipped++;
+            terminal.stdout(`${head}  skipped: ${TUNNEL_OUTCOMES[recorded.tunnelOutcome]}, it never reached the app`);
+            continue;
+        }
+        const { outgoing, withheld } = outgoingFor(recorded, options.to);
+        const cannot = whyNotReplayable(recorded, outgoing.target);
+        if (cannot !== undefined) {
+            counts.notReplayed++;
+            terminal.stdout(`${head}  NOT REPLAYED: ${cannot}`);
+            continue;
+        }
+        const result = await sendRequest(options.to, outgoing, options.timeoutMs);
+        if (result.type === 'refused') {
+            terminal.stderr(`Error: nothing accepts connections at ${(0,printable/* printable */.g$)(options.to.host)} (--to): start the app, or give its address with --to.`);
+            return 1;
+        }
+        if (result.type === 'unsendable') {
+            counts.notReplayed++;
+            terminal.stdout(`${head}  NOT REPLAYED: Node cannot send it as recorded (${result.cause})`);
+            continue;
+        }
+        const replayed = result.type === 'answered' ? result.status : 0;
+        const same = statusClass(replayed) === statusClass(recorded.status ?? 0);
+        counts[same ? 'ok' : 'diff']++;
+        const shown = result.type === 'answered' ? String(result.status) : `no answer (${result.cause})`;
+        const note = withheld.length > 0 ? `  (not sent, redacted: ${(0,printable/* printable */.g$)(withheld.join(', '))})` : '';
+        terminal.stdout(`${head}  ${recorded.status || '-'} -> ${shown}  ${same ? 'OK' : 'DIFF'}${note}`);
+    }
+    return report(terminal, counts);
+}
+function report(terminal, { ok, diff, skipped, notReplayed }) {
+    terminal.stdout(`Replayed ${ok + diff}: ${ok} OK, ${diff} DIFF; ${notReplayed} not replayed; ${skipped} skipped (never reached the app).`);
+    if (diff === 0 && notReplayed === 0)
+        return 0;
+    const parts = [
+        ...(diff > 0 ? [`${diff} got another status class than recorded`] : []),
+        ...(notReplayed > 0 ? [`${notReplayed} could not be replayed as recorded`] : [])
+    ];
+    terminal.stderr(`Error: ${parts.join(' and ')}; see the DIFF and NOT REPLAYED lines above.`);
+    return 1;
+}
+function loadHar(path) {
+    const shown = (0,printable/* printablePath */.Vj)(path);
+    let text;
+    try {
+        if ((0,external_node_fs_.statSync)(path).size > MAX_HAR_BYTES)
+            throw new UsageError(`${shown} is larger than 512 MiB.`);
+        text = (0,external_node_fs_.readFileSync)(path, 'utf8');
+    }
+    catch (error) {
+        if (error instanceof UsageError)
+            throw error;
+        const code = error.code;
+        throw new UsageError(`${shown} cannot be read (${typeof code === 'string' ? code : 'error'}): name a HAR file.`);
+    }
+    try {
+        return readHar(text);
+    }
+    catch (error) {
+        if (!(error instanceof HarError))
+            throw error;
+        throw new UsageError(`${shown} ${error.message}.`);
+    }
+}
+function replay_select(all, options) {
+    const past = [...(options.indexes ?? [])].find(index => index > all.length);
+    if (past !== undefined) {
+        throw new UsageError(`--index ${past} is past the last entry of the HAR (${all.length}).`);
+    }
+    return all.filter(request => (options.indexes === undefined || options.indexes.has(request.index)) &&
+        (options.methods === undefined || options.methods.has(request.method.toUpperCase())) &&
+        (options.pathPrefix === undefined || request.target.startsWith(options.pathPrefix)));
+}
+function whyNotReplayable(recorded, target) {
+    if (recorded.body?.incomplete !== undefined)
+        return recorded.body.incomplete;
+    if (recorded.method === '')
+        return 'it has no method';
+    if (recorded.method !== recorded.method.toUpperCase()) {
+        return 'its method is not in upper case, and Node sends methods only in upper case';
+    }
+    const upgrade = recorded.headers.some(([name]) => name.toLowerCase() === 'upgrade');
+    if (upgrade || recorded.status === 101)
+        return 'an Upgrade (WebSocket) handshake is not replayed';
+    if (!/^[\x21-\x7e]+$/.test(target)) {
+        return 'its path holds characters outside printable ASCII, which cannot be sent as recorded';
+    }
+    return undefined;
+}
+function outgoingFor(recorded, to) {
+    const withheld = [];
+    const connectionListed = new Set(recorded.headers
+        .filter(([name]) => name.toLowerCase() === 'connection')
+        .flatMap(([, value]) => value.split(',').map(option => option.trim().toLowerCase())));
+    const headers = recorded.headers.filter(([name, value]) => {
+        const lower = name.toLowerCase();
+        if (NOT_FORWARDED.has(lower) || lower.startsWith('proxy-') || lower.startsWith(':'))
+            return false;
+        if (connectionListed.has(lower))
+            return false;
+        if (value === REDACTED)
+            return (withheld.push(name), false);
+        return true;
+    });
+    if (!headers.some(([name]) => name.toLowerCase() === 'host'))
+        headers.unshift(['Host', to.host]);
+    const body = recorded.body?.bytes ?? Buffer.alloc(0);
+    const hadLength = recorded.headers.some(([name]) => ['content-length', 'transfer-encoding'].includes(name.toLowerCase()));
+    if (body.length > 0 || hadLength || !/^(GET|HEAD|DELETE|OPTIONS|TRACE)$/i.test(recorded.method)) {
+        headers.push(['Content-Length', String(body.length)]);
+    }
+    const { target, dropped } = withoutRedactedQuery(recorded.target);
+    withheld.push(...dropped.map(name => `query ${name}`));
+    const prefix = to.pathname.replace(/\/$/, '');
+    return {
+        outgoing: {
+            method: recorded.method,
+            target: target === '*' && prefix !== '' ? prefix : `${prefix}${target}`,
+            headers,
+            body
+        },
+        withheld
+    };
+}
+function withoutRedactedQuery(target) {
+    const question = target.indexOf('?');
+    if (question === -1)
+        return { target, dropped: [] };
+    const dropped = [];
+    const kept = target
+        .slice(question + 1)
+        .split('&')
+        .filter(pair => {
+        const equals = pair.indexOf('=');
+        if (equals === -1 || pair.slice(equals + 1) !== REDACTED)
+            return true;
+        return (dropped.push(pair.slice(0, equals)), false);
+    });
+    const path = target.slice(0, question);
+    return { target: kept.length > 0 ? `${path}?${kept.join('&')}` : path, dropped };
+}
+function statusClass(status) {
+    return Math.floor(status / 100);
 }
 
 ;// CONCATENATED MODULE: ./cli/own-environment.ts
@@ -4067,6 +4559,41 @@ function startError(error) {
 
 ;// CONCATENATED MODULE: ./cli/help.ts
 
+
+
+const WIDTH = 94;
+const DESCRIPTION_COLUMN = 25;
+function usage(name) {
+    return `--${name} ${(0,option_facts/* optionFacts */.Ds)(name)?.value ?? 'VALUE'}`;
+}
+function actionOptionsText() {
+    const lines = [];
+    for (const item of ACTION_OPTIONS.map(usage)) {
+        const last = lines.length - 1;
+        if (last >= 0 && lines[last].length + 3 + item.length <= WIDTH)
+            lines[last] += `   ${item}`;
+        else
+            lines.push(`  ${item}`);
+    }
+    return lines.join('\n');
+}
+function cliOptionsText() {
+    return CLI_OPTIONS.map(name => {
+        const head = `  ${usage(name)}`.padEnd(DESCRIPTION_COLUMN - 1);
+        const words = ((0,option_facts/* optionFacts */.Ds)(name)?.description ?? '').split(' ');
+        const lines = [`${head} `];
+        for (const word of words) {
+            const last = lines.length - 1;
+            const fresh = lines[last].length <= DESCRIPTION_COLUMN;
+            if (!fresh && lines[last].length + 1 + word.length > WIDTH) {
+                lines.push(`${' '.repeat(DESCRIPTION_COLUMN)}${word}`);
+            }
+            else
+                lines[last] += fresh ? word : ` ${word}`;
+        }
+        return lines.join('\n');
+    }).join('\n');
+}
 const VERSION_TEXT = `tunnel-credentials ${ACTION_VERSION}`;
 const HELP_TEXT = `Usage:
   tunnel-credentials provision [options]
@@ -4079,6 +4606,10 @@ const HELP_TEXT = `Usage:
       Provision, run COMMAND with the variables in its environment (no variables file), then
       stop and revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit
       code.
+  tunnel-credentials replay FILE.har --to URL [--index 1,3-5] [--method POST] [--path /PREFIX]
+      Send the requests of a HAR (the request log) again to URL, in order, and print each
+      status beside the recorded one; exit 1 when a status class differs. Reads no variable.
+      Example: tunnel-credentials replay requests.har --to http://127.0.0.1:3000 --path /webhooks/
   tunnel-credentials --help | --version
 
 Every option can also be set by its variable, SVC_ and the name in upper snake case
@@ -4089,22 +4620,9 @@ Every option can also be set by its variable, SVC_ and the name in upper snake c
 so that the variables provision writes are never read back as options.
 
 Options (as the GitHub Action's inputs):
-  --credential auto|cicd|free|ssh-key|existing   --project SLUG   --environment NAME
-  --ttl-minutes N   --base-url URL   --expose web=3000,api=8080   --url-template TEMPLATE
-  --tunnel-host-key PIN   --client-id ID   --tunnel-host HOST   --tunnel-port PORT
-  --tunnel-user USER   --env-prefix PREFIX   --max-attempts N   --timeout-seconds N
-  --revoke true|false   --fail-on-revoke-error true|false
+${actionOptionsText()}
 CLI options:
-  --variables-file PATH  the variables, NAME='value' lines, mode 0600 (default tunnel.env;
-                         SVC_ENV_FILE, its earlier variable, still works). Not --env-file:
-                         Node reads that flag itself, before tunnel-credentials runs
-  --state-file PATH      what revoke needs, no secret (default .tunnel-credentials.json
-                         beside the variables file)
-  --outputs-file PATH    the action's outputs as one JSON object, mode 0600
-  --work-dir PATH        where key files and the tunnel's directory go (default: the
-                         system's temp directory)
-  --tunnel-max-minutes N the tunnel ends by itself after N minutes at most (default: the
-                         credential's lifetime, or 60 minutes for one without)
+${cliOptionsText()}
 
 Exit codes: 0 success; 1 failure (one line on stderr names the option at fault); 2 usage.
 Docs: https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/blob/main/docs/other-ci.md
@@ -4117,21 +4635,33 @@ Docs: https://github.com/provision-tunnel-credentials/provision-tunnel-credentia
 
 
 
+
 async function main(argv, env, terminal) {
+    const usageError = (error) => {
+        if (!(error instanceof UsageError))
+            throw error;
+        terminal.stderr(`Usage error: ${error.message} See tunnel-credentials --help.`);
+        return 2;
+    };
     let parsed;
     try {
         parsed = parseArguments(argv);
     }
     catch (error) {
-        if (!(error instanceof UsageError))
-            throw error;
-        terminal.stderr(`Usage error: ${error.message} See tunnel-credentials --help.`);
-        return 2;
+        return usageError(error);
     }
     if (parsed.type === 'help')
         return (terminal.stdout(HELP_TEXT.trimEnd()), 0);
     if (parsed.type === 'version')
         return (terminal.stdout(VERSION_TEXT), 0);
+    if (parsed.type === 'replay') {
+        return await replayCommand(parsed.args, terminal).catch(error => {
+            if (error instanceof UsageError)
+                return usageError(error);
+            terminal.stderr(`Error: unexpected error in replay: ${(0,describe_error/* describeUnexpected */.V)(error)}. This is a bug in tunnel-credentials; please report it with this output.`);
+            return 1;
+        });
+    }
     const input = { flags: parsed.flags, env, terminal };
     try {
         if (parsed.command === 'provision')
@@ -4160,6 +4690,300 @@ class ExplainedError extends Error {
         super(message);
         this.name = 'ExplainedError';
     }
+}
+
+
+/***/ }),
+
+/***/ 493:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  w$: () => (/* binding */ SECRET_OPTION_NAMES),
+  Z8: () => (/* binding */ optionDefault),
+  Ds: () => (/* binding */ optionFacts),
+  cz: () => (/* binding */ optionsOf)
+});
+
+// UNUSED EXPORTS: OPTIONS
+
+;// CONCATENATED MODULE: ./core/options/cli-options.ts
+const cliOnly = (name, value, defaultValue, description) => ({
+    name,
+    hosts: ['cli'],
+    default: defaultValue,
+    kinds: 'all',
+    secret: false,
+    value,
+    description
+});
+const CLI_ONLY_OPTIONS = [
+    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"),
+    cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
+    cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
+    cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
+    cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
+];
+
+;// CONCATENATED MODULE: ./core/options/credential-options.ts
+const CREDENTIAL_OPTIONS = [
+    {
+        name: 'credential',
+        hosts: ['action', 'cli', 'component'],
+        default: 'cicd',
+        kinds: 'all',
+        secret: false,
+        value: 'auto|cicd|free|ssh-key|existing',
+        description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
+    },
+    {
+        name: 'api-key',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['cicd', 'ssh-key'],
+        secret: true,
+        value: 'KEY',
+        description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
+    },
+    {
+        name: 'project',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'SLUG',
+        description: 'Project slug the credential is provisioned for. Required when `credential` is `cicd`.'
+    },
+    {
+        name: 'environment',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'NAME',
+        description: 'Environment name sent to the service (for example `staging`). Not sent when empty.'
+    },
+    {
+        name: 'ttl-minutes',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'N',
+        description: "Lifetime of the credential in minutes, a positive whole number. When empty the service's default applies. Not for `ssh-key`, which is refused with it, since the service counts a key's lifetime in whole days; the key is uploaded for 1 day and revoked in post."
+    },
+    {
+        name: 'base-url',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd', 'free', 'ssh-key'],
+        secret: false,
+        value: 'URL',
+        description: 'Base URL of the credential service. Required unless `credential` is `existing`, which sends no request. A URL with an empty path gets `/functions/v1` appended. Must be https; http is accepted only for loopback hosts.'
+    },
+    {
+        name: 'revoke',
+        hosts: ['action', 'cli'],
+        default: 'true',
+        kinds: ['cicd', 'ssh-key'],
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'Revoke the token or SSH key in the post step when the job ends.'
+    },
+    {
+        name: 'fail-on-revoke-error',
+        hosts: ['action', 'cli'],
+        default: 'false',
+        kinds: ['cicd', 'ssh-key'],
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'Fail the post step when revoking fails for good, instead of warning.'
+    },
+    {
+        name: 'tunnel-host',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'HOST',
+        description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
+    },
+    {
+        name: 'tunnel-port',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PORT',
+        description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
+    },
+    {
+        name: 'client-id',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['ssh-key'],
+        secret: false,
+        value: 'ID',
+        description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
+    },
+    {
+        name: 'tunnel-token',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['existing'],
+        secret: true,
+        value: 'TOKEN',
+        description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
+    },
+    {
+        name: 'tunnel-user',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['existing'],
+        secret: false,
+        value: 'USER',
+        description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
+    },
+    {
+        name: 'env-prefix',
+        hosts: ['action', 'cli'],
+        default: 'SVC',
+        kinds: 'all',
+        secret: false,
+        value: 'PREFIX',
+        description: 'Prefix of the exported variables (`[A-Z][A-Z0-9_]*`); `SVC` exports `SVC_TUNNEL_TOKEN` and so on.'
+    },
+    {
+        name: 'export-env',
+        hosts: ['action'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        description: 'Export the variables to later steps (`<PREFIX>_TUNNEL_TOKEN`, or `<PREFIX>_TUNNEL_KEY_FILE` for `ssh-key`, with `_USER`, `_HOST` and `_PORT`). When false only the outputs are set.'
+    },
+    {
+        name: 'max-attempts',
+        hosts: ['action', 'cli'],
+        default: '3',
+        kinds: 'all',
+        secret: false,
+        value: 'N',
+        description: 'Attempts per request (1 to 10) on network errors, timeouts, 429 and 5xx answers. With `expose`, also the attempts to open the tunnel.'
+    },
+    {
+        name: 'timeout-seconds',
+        hosts: ['action', 'cli'],
+        default: '30',
+        kinds: 'all',
+        secret: false,
+        value: 'N',
+        description: 'Time limit of one HTTP attempt, in seconds (1 to 600). With `expose`, also of one attempt to connect, log in and have every forward accepted.'
+    }
+];
+
+;// CONCATENATED MODULE: ./core/options/tunnel-options.ts
+const TUNNEL_OPTIONS = [
+    {
+        name: 'expose',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'web=3000,api=8080',
+        description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
+    },
+    {
+        name: 'url-template',
+        hosts: ['action', 'cli', 'component'],
+        default: 'https://{name}-{user}.{host}',
+        kinds: 'all',
+        secret: false,
+        value: 'TEMPLATE',
+        description: "How an exposed entry's public URL is formed, from `{name}`, `{user}`, `{host}` (tunnel host) and `{port}` (tunnel port). Must give an http(s) URL."
+    },
+    {
+        name: 'tunnel-host-key',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PIN',
+        description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
+    },
+    {
+        name: 'log-requests',
+        hosts: ['action', 'cli', 'component'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        description: 'With `expose`, record every request through the tunnel (time, entry, client address, method, path, status, duration, bytes each way) in a HAR file, the output `request-log`, and in the job summary. `false`: no log, and without `protect` connections are piped raw, as fast as before.'
+    },
+    {
+        name: 'log-bodies',
+        hosts: ['action', 'cli', 'component'],
+        default: '0',
+        kinds: 'all',
+        secret: false,
+        value: 'BYTES',
+        description: "With `expose` and the log on, keep each request's and answer's body in the log, cut at this many bytes; `0` keeps none. Job summaries and artifacts of public repositories are public: bodies may hold passwords, tokens and personal data."
+    },
+    {
+        name: 'log-headers',
+        hosts: ['action', 'cli', 'component'],
+        default: 'redacted',
+        kinds: 'all',
+        secret: false,
+        value: 'redacted|unredacted',
+        description: 'With `expose` and the log on, `redacted` replaces the values of `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-Api-Key` headers and of query parameters with `REDACTED`; `unredacted` keeps them. Job summaries and artifacts of public repositories are public: keep `redacted` there.'
+    },
+    {
+        name: 'protect',
+        hosts: ['action', 'cli', 'component'],
+        default: 'false',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: "With `expose`, put a per-run secret in front of every entry: a request without it gets 401 from the tunnel and never reaches the app. The secret and the forms that carry it are the outputs `protect-secret`, `protect-header`, `protect-urls` and `protect-webhook-urls`; `url` and `urls` stay free of it. Not authentication of the app's users; the tunnel server still sees every request."
+    },
+    {
+        name: 'prove-url',
+        hosts: ['action', 'cli', 'component'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'With `expose`, prove before the step ends that each public URL reaches this tunnel: a request from the runner with a per-run nonce, answered by the tunnel without touching the app. A URL that does not fails the step. `false` for runners that cannot reach their own public URL.'
+    }
+];
+
+;// CONCATENATED MODULE: ./core/options/option-facts.ts
+
+
+
+const OPTIONS = [
+    ...CREDENTIAL_OPTIONS,
+    ...TUNNEL_OPTIONS,
+    ...CLI_ONLY_OPTIONS
+];
+const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
+function optionFacts(name) {
+    return BY_NAME.get(name);
+}
+function optionsOf(host) {
+    return OPTIONS.filter(option => option.hosts.includes(host));
+}
+const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+function optionDefault(name) {
+    return BY_NAME.get(name)?.default ?? '';
 }
 
 
@@ -4401,23 +5225,72 @@ function invalid(what) {
 
 /***/ }),
 
-/***/ 148:
+/***/ 249:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   J1: () => (/* binding */ formatUrl),
-/* harmony export */   ij: () => (/* binding */ readTunnelSettings)
-/* harmony export */ });
-/* unused harmony exports DEFAULT_URL_TEMPLATE, parseExpose, parseUrlTemplate, parseHostKeyPins */
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(45);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
-/* harmony import */ var _option_values_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(344);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(785);
-/* harmony import */ var _text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(196);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  J1: () => (/* binding */ formatUrl),
+  ij: () => (/* binding */ readTunnelSettings)
+});
+
+// UNUSED EXPORTS: DEFAULT_URL_TEMPLATE, parseExpose, parseHostKeyPins, parseUrlTemplate
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(30);
+// EXTERNAL MODULE: ./core/text/validators.ts
+var validators = __nccwpck_require__(45);
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(519);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(620);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(344);
+// EXTERNAL MODULE: ./core/text/log-commands.ts
+var log_commands = __nccwpck_require__(785);
+// EXTERNAL MODULE: ./core/text/fingerprint.ts
+var fingerprint = __nccwpck_require__(196);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
+var option_facts = __nccwpck_require__(493);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+;// CONCATENATED MODULE: ./core/settings/traffic.ts
+
+
+
+
+
+const LONGEST_LOGGED_BODY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_TRAFFIC = {
+    requestLog: protocol/* DEFAULT_REQUEST_LOG */.BM,
+    protect: protocol/* DEFAULT_PROTECT */.SJ,
+    proveUrl: protocol/* DEFAULT_PROVE_URL */.Fe
+};
+const HEADER_CHOICES = ['redacted', 'unredacted'];
+function readTrafficSettings(options) {
+    const enabled = (0,option_values/* readBoolean */.Vf)(options, 'log-requests', (0,option_facts/* optionDefault */.Z8)('log-requests') === 'true');
+    const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
+        Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
+    return {
+        requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
+        protect: (0,option_values/* readBoolean */.Vf)(options, 'protect', (0,option_facts/* optionDefault */.Z8)('protect') === 'true'),
+        proveUrl: (0,option_values/* readBoolean */.Vf)(options, 'prove-url', (0,option_facts/* optionDefault */.Z8)('prove-url') === 'true')
+    };
+}
+function readHeaderChoice(options) {
+    const raw = options.read('log-headers');
+    const value = raw.trim().toLowerCase() || (0,option_facts/* optionDefault */.Z8)('log-headers');
+    const choice = HEADER_CHOICES.find(known => known === value);
+    if (choice !== undefined)
+        return choice;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'log-headers')} is ${(0,quote/* quote */.h)(raw)}: expected redacted or unredacted.`);
+}
+
+;// CONCATENATED MODULE: ./core/settings/expose.ts
+
 
 
 
@@ -4440,7 +5313,7 @@ function parseExpose(raw, label) {
     const seen = new Set();
     for (const entry of entries) {
         if (seen.has(entry.name)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
         }
         seen.add(entry.name);
     }
@@ -4469,7 +5342,7 @@ function parseTarget(target, entry) {
         return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
     const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
     if (bracketed) {
-        if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(bracketed[1]) !== 6) {
+        if ((0,external_node_net_.isIP)(bracketed[1]) !== 6) {
             throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
         }
         return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
@@ -4480,10 +5353,10 @@ function parseTarget(target, entry) {
     if (!host || !/^\d+$/.test(port)) {
         throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
     }
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 6) {
+    if ((0,external_node_net_.isIP)(host) === 6) {
         throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
     }
-    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_1__/* .isBareHost */ .jY)(host)) {
+    if (!(0,validators/* isBareHost */.jY)(host)) {
         throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
     }
     return { host, port: parsePort(port, entry) };
@@ -4511,7 +5384,7 @@ function naming(optionLabel, partName, parse) {
     catch (error) {
         if (!(error instanceof PartProblem))
             throw error;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(optionLabel)} has the ${partName} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(error.part)}: ${error.needs}.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(optionLabel)} has the ${partName} ${(0,quote/* quote */.h)(error.part)}: ${error.needs}.`);
     }
 }
 function entryError(entry, needs) {
@@ -4521,12 +5394,12 @@ function parseUrlTemplate(raw, label) {
     const template = raw.trim() || DEFAULT_URL_TEMPLATE;
     for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
         if (!PLACEHOLDERS.includes(inner)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
         }
     }
-    const marker = (0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__/* .midLineMarkerIn */ .U6)(template);
+    const marker = (0,log_commands/* midLineMarkerIn */.U6)(template);
     if (marker !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it holds ${(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_6__/* .describeMarker */ .M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it holds ${(0,log_commands/* describeMarker */.M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
     }
     const sample = formatUrl(template, {
         name: 'app',
@@ -4535,13 +5408,13 @@ function parseUrlTemplate(raw, label) {
         port: 22
     });
     if (sample === undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${(0,_option_values_js__WEBPACK_IMPORTED_MODULE_5__/* .capitalised */ .Iu)(label('url-template'))} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
     }
     return template;
 }
 function formatUrl(template, values) {
     const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .hasUnsafeCharacter */ .QR)(text))
+    if ((0,printable/* hasUnsafeCharacter */.QR)(text))
         return undefined;
     try {
         const url = new URL(text);
@@ -4586,10 +5459,10 @@ function parseKnownHostsLine(line) {
     }
     const blob = Buffer.from(encoded, 'base64');
     if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__/* .keyTypeOf */ .z)(blob) !== type) {
+        (0,fingerprint/* keyTypeOf */.z)(blob) !== type) {
         throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
     }
-    return { fingerprint: (0,_text_fingerprint_js__WEBPACK_IMPORTED_MODULE_7__/* .fingerprintOf */ .a)(blob), keyType: type };
+    return { fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob), keyType: type };
 }
 const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
 function pinError(line, needs) {
@@ -4599,8 +5472,9 @@ function readTunnelSettings(options) {
     const label = (name) => options.label(name);
     const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
     const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
+    const traffic = readTrafficSettings(options);
     const entries = parseExpose(options.read('expose'), label);
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins };
+    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins, ...traffic };
 }
 
 
@@ -4737,11 +5611,18 @@ function keyTypeOf(blob) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   d: () => (/* binding */ isIsoTime)
+/* harmony export */   d: () => (/* binding */ isIsoTime),
+/* harmony export */   o: () => (/* binding */ hasExpired)
 /* harmony export */ });
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 function isIsoTime(value) {
     return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
+}
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
 }
 
 
@@ -4949,7 +5830,10 @@ function identifierProblem(value) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BM: () => (/* binding */ DEFAULT_REQUEST_LOG),
+/* harmony export */   Fe: () => (/* binding */ DEFAULT_PROVE_URL),
 /* harmony export */   J4: () => (/* binding */ readyWaitMs),
+/* harmony export */   SJ: () => (/* binding */ DEFAULT_PROTECT),
 /* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles)
@@ -4958,6 +5842,13 @@ function identifierProblem(value) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
 
+const DEFAULT_REQUEST_LOG = {
+    enabled: true,
+    bodyBytes: 0,
+    headers: 'redacted'
+};
+const DEFAULT_PROTECT = false;
+const DEFAULT_PROVE_URL = true;
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelFiles(dir) {
     return {
@@ -5063,7 +5954,7 @@ function loadTunnel(state, tempRoot) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
 /* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
 /* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(148);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(249);
 /* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
 
 

@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 261:
+/***/ 919:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21526,7 +21526,7 @@ function hasLineBreak(value) {
 function isWellFormed(value) {
     return value.isWellFormed();
 }
-function printable_printable(value, max = 200) {
+function printable(value, max = 200) {
     const flat = PRINTABLE_ASCII.test(value)
         ? value
         : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -21537,7 +21537,7 @@ function printable_printable(value, max = 200) {
     return `${escaped.slice(0, end)}...`;
 }
 function printablePath(path) {
-    return printable_printable(path, 400);
+    return printable(path, 400);
 }
 function cleanText(value, max) {
     const redacted = redactCredentials(value);
@@ -21546,7 +21546,7 @@ function cleanText(value, max) {
         : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
         .replace(/\s+/g, ' ')
         .trim();
-    return printable_printable(flat, max);
+    return printable(flat, max);
 }
 const CREDENTIAL_SHAPED = [
     /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
@@ -21782,6 +21782,13 @@ const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 const external_node_path_namespaceObject = require("node:path");
 ;// CONCATENATED MODULE: ./core/tunnel/protocol.ts
 
+const DEFAULT_REQUEST_LOG = {
+    enabled: true,
+    bodyBytes: 0,
+    headers: 'redacted'
+};
+const DEFAULT_PROTECT = false;
+const DEFAULT_PROVE_URL = true;
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelFiles(dir) {
     return {
@@ -22206,16 +22213,16 @@ async function requestForwards(client, context) {
     return results.find(result => !result.ok) ?? { ok: true };
 }
 
-;// CONCATENATED MODULE: ./core/expiry.ts
-
+;// CONCATENATED MODULE: ./core/text/iso-time.ts
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+function isIsoTime(value) {
+    return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
+}
 function hasExpired(expiresAt, nowMs) {
     if (!expiresAt)
         return false;
     const at = Date.parse(expiresAt);
     return Number.isFinite(at) && at <= nowMs;
-}
-function expiryNote(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${printable(saved.expiresAt, 40)}.` : '';
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/lifetime.ts
@@ -22751,7 +22758,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(261)
+__nccwpck_require__(919)
 
 module.exports = __webpack_exports__;
 /******/ })()
