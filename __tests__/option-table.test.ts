@@ -13,6 +13,7 @@ import { cliOptions } from '../src/cli/options.js'
 import { isFlagName, isSecretOption, variableFor } from '../src/cli/option-names.js'
 import { OPTIONS, optionsOf } from '../src/core/options/option-facts.js'
 import { OUTPUTS, SECRET_OUTPUT_NAMES } from '../src/core/options/output-facts.js'
+import { REPLAY_FLAGS } from '../src/cli/replay-arguments.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const component = parseAllDocuments(
@@ -124,7 +125,13 @@ describe('the CLI, by the table', () => {
       expect([option.name, HELP_TEXT.includes(shown)]).toEqual([option.name, true])
     }
     const flags = new Set([...HELP_TEXT.matchAll(/--([a-z][a-z-]+)/g)].map(([, name]) => name))
-    const known = new Set([...OPTIONS.map(o => o.name), 'help', 'version', 'env-file'])
+    const known = new Set([
+      ...OPTIONS.map(o => o.name),
+      ...REPLAY_FLAGS,
+      'help',
+      'version',
+      'env-file'
+    ])
     expect([...flags].filter(name => !known.has(name))).toEqual([])
   })
 })

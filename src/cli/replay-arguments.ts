@@ -17,7 +17,8 @@ export interface ReplayArguments {
   timeoutMs: number
 }
 
-const REPLAY_FLAGS = ['to', 'index', 'method', 'path', 'timeout-seconds'] as const
+/** replay's own flags: they take no SVC_ variable, so the options table does not hold them. */
+export const REPLAY_FLAGS = ['to', 'index', 'method', 'path', 'timeout-seconds'] as const
 type ReplayFlag = (typeof REPLAY_FLAGS)[number]
 
 const DEFAULT_TIMEOUT_SECONDS = 30
