@@ -1273,16 +1273,45 @@ function firstCharacterOf(marker) {
     const lead = marker.place === 'line-start' ? `^([^\\x21-\\x7e]*)` : '()';
     return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu');
 }
-const NEUTRALISERS = MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
-function neutraliseMarkers(text) {
-    return NEUTRALISERS.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+let neutralisers;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function mayHoldMarker(text) {
+    if (!PRINTABLE_ASCII.test(text))
+        return true;
+    const lower = text.toLowerCase();
+    const start = lower.replace(/^ +/, '');
+    return MARKERS.some(({ text: marker, place }) => {
+        if (place === 'line-start')
+            return start.startsWith(marker);
+        if (lower.includes(marker))
+            return true;
+        for (let length = 2; length < marker.length; length++) {
+            if (lower.endsWith(marker.slice(0, length)))
+                return true;
+        }
+        return false;
+    });
 }
-const ANYWHERE = MARKERS.map(marker => ({
-    marker,
-    pattern: new RegExp(spelled([...marker.text]), 'iu')
-}));
+function neutraliseMarkers(text) {
+    if (!mayHoldMarker(text))
+        return text;
+    neutralisers ??= MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
+    return neutralisers.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+}
+let anywhere;
+function markersIn(value) {
+    if (PRINTABLE_ASCII.test(value)) {
+        const lower = value.toLowerCase();
+        return MARKERS.filter(({ text }) => lower.includes(text));
+    }
+    anywhere ??= MARKERS.map(marker => ({
+        marker,
+        pattern: new RegExp(spelled([...marker.text]), 'iu')
+    }));
+    return anywhere.filter(({ pattern }) => pattern.test(value)).map(({ marker }) => marker);
+}
 function commandMarkerIn(value) {
-    return ANYWHERE.find(({ pattern }) => pattern.test(value))?.marker.text;
+    return markersIn(value)[0]?.text;
 }
 function holdsCommandMarker(value) {
     return commandMarkerIn(value) !== undefined;
@@ -1291,8 +1320,7 @@ function describeMarker(marker) {
     return `"${marker[0]}" followed by "${marker.slice(1)}"`;
 }
 function midLineMarkerIn(value) {
-    return ANYWHERE.find(({ marker, pattern }) => marker.place === 'anywhere' && pattern.test(value))
-        ?.marker.text;
+    return markersIn(value).find(marker => marker.place === 'anywhere')?.text;
 }
 
 

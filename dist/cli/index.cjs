@@ -274,73 +274,15 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 456:
-/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
-
-__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-__nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(950);
-
-const terminal = {
-    stdout: (line) => process.stdout.write(`${line}\n`),
-    stderr: (line) => process.stderr.write(`${line}\n`)
-};
-process.exitCode = await (0,_index_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, terminal);
-
-__webpack_async_result__();
-} catch(e) { __webpack_async_result__(e); } }, 1);
-
-/***/ }),
-
-/***/ 950:
+/***/ 693:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  i: () => (/* binding */ main)
-});
-
-// EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __nccwpck_require__(436);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(493);
-;// CONCATENATED MODULE: ./cli/option-names.ts
-
-const ACTION_OPTIONS = (0,option_facts/* optionsOf */.cz)('cli')
-    .filter(option => option.hosts.includes('action') && !option.secret)
-    .map(option => option.name);
-const CLI_OPTIONS = (0,option_facts/* optionsOf */.cz)('cli')
-    .filter(option => !option.hosts.includes('action'))
-    .map(option => option.name);
-const SECRET_OPTIONS = option_facts/* SECRET_OPTION_NAMES */.w$;
-const RETIRED_OPTIONS = new Map([
-    ['env-file', 'variables-file']
-]);
-const EARLIER_VARIABLES = {
-    'variables-file': 'SVC_ENV_FILE'
-};
-const SWITCHES = new Set((0,option_facts/* optionsOf */.cz)('cli')
-    .filter(option => option.switch === true)
-    .map(option => option.name));
-const RENAMED_VARIABLES = {
-    'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
-    'tunnel-port': 'SVC_INPUT_TUNNEL_PORT',
-    'tunnel-user': 'SVC_INPUT_TUNNEL_USER',
-    'tunnel-token': 'SVC_INPUT_TUNNEL_TOKEN'
-};
-const FLAGS = new Set([...ACTION_OPTIONS, ...CLI_OPTIONS]);
-function isFlagName(name) {
-    return FLAGS.has(name);
-}
-function isSecretOption(name) {
-    return SECRET_OPTIONS.includes(name);
-}
-function variableFor(name) {
-    return RENAMED_VARIABLES[name] ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
-}
-
-;// CONCATENATED MODULE: ./cli/arguments.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   We: () => (/* binding */ parseArguments),
+/* harmony export */   eb: () => (/* binding */ UsageError)
+/* harmony export */ });
+/* unused harmony export COMMANDS */
+/* harmony import */ var _option_names_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(301);
 
 const COMMANDS = ['provision', 'revoke', 'run'];
 class UsageError extends Error {
@@ -373,7 +315,7 @@ function parseArguments(argv) {
         let value = inline;
         if (value === undefined) {
             const next = own[index + 1];
-            if (SWITCHES.has(name)) {
+            if (_option_names_js__WEBPACK_IMPORTED_MODULE_0__/* .SWITCHES */ .Xj.has(name)) {
                 if (next !== undefined && /^(true|false)$/i.test(next))
                     value = own[++index];
                 else
@@ -412,14 +354,14 @@ function splitFlag(token) {
     const equals = token.indexOf('=');
     const flag = equals === -1 ? token : token.slice(0, equals);
     const name = flag.replace(/^--/, '');
-    if (isSecretOption(name)) {
-        throw new UsageError(`${flag} is refused: a secret on the command line is visible to every process on the machine and kept in shell history. Set the variable ${variableFor(name)} instead.`);
+    if ((0,_option_names_js__WEBPACK_IMPORTED_MODULE_0__/* .isSecretOption */ .Et)(name)) {
+        throw new UsageError(`${flag} is refused: a secret on the command line is visible to every process on the machine and kept in shell history. Set the variable ${(0,_option_names_js__WEBPACK_IMPORTED_MODULE_0__/* .variableFor */ .S_)(name)} instead.`);
     }
-    const successor = flag.startsWith('--') ? RETIRED_OPTIONS.get(name) : undefined;
+    const successor = flag.startsWith('--') ? _option_names_js__WEBPACK_IMPORTED_MODULE_0__/* .RETIRED_OPTIONS */ .N5.get(name) : undefined;
     if (successor !== undefined) {
-        throw new UsageError(`${flag} is now --${successor}: Node reads ${flag} itself, before tunnel-credentials runs, so it cannot be an option of the tool. Use --${successor}, or the variable ${variableFor(successor)}.`);
+        throw new UsageError(`${flag} is now --${successor}: Node reads ${flag} itself, before tunnel-credentials runs, so it cannot be an option of the tool. Use --${successor}, or the variable ${(0,_option_names_js__WEBPACK_IMPORTED_MODULE_0__/* .variableFor */ .S_)(successor)}.`);
     }
-    if (!flag.startsWith('--') || !isFlagName(name)) {
+    if (!flag.startsWith('--') || !(0,_option_names_js__WEBPACK_IMPORTED_MODULE_0__/* .isFlagName */ .aA)(name)) {
         throw new UsageError(`${describeWord(flag)} is not an option.`);
     }
     return equals === -1 ? { name } : { name, inline: token.slice(equals + 1) };
@@ -446,6 +388,42 @@ function describeWord(word) {
     return /^-{0,2}[A-Za-z][A-Za-z0-9-]{0,39}$/.test(word) ? `"${word}"` : 'An argument';
 }
 
+
+/***/ }),
+
+/***/ 456:
+/***/ ((module, __webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+__nccwpck_require__.r(__webpack_exports__);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(512);
+
+const terminal = {
+    stdout: (line) => process.stdout.write(`${line}\n`),
+    stderr: (line) => process.stderr.write(`${line}\n`)
+};
+process.exitCode = await (0,_index_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2), process.env, terminal);
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 512:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  i: () => (/* binding */ main)
+});
+
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __nccwpck_require__(436);
+// EXTERNAL MODULE: ./cli/arguments.ts
+var cli_arguments = __nccwpck_require__(693);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
+var option_facts = __nccwpck_require__(493);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
 ;// CONCATENATED MODULE: ./core/settings/kind-names.ts
@@ -990,8 +968,8 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
     return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = require("node:http");
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(67);
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(611);
 var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
@@ -2007,7 +1985,7 @@ async function exchange(http, endpoint, method, url, payload, headers, now) {
 const unbracketIpv6Host = {
     prepareRequest(options) {
         const host = options.host;
-        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_namespaceObject.Agent) {
+        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_.Agent) {
             options.host = host.slice(1, -1);
         }
     },
@@ -3498,14 +3476,16 @@ function printSummary(terminal, tables) {
     }
 }
 
+// EXTERNAL MODULE: ./cli/option-names.ts
+var option_names = __nccwpck_require__(301);
 ;// CONCATENATED MODULE: ./cli/options.ts
 
 
 function cliOptions(flags, env) {
-    const flagged = (name) => isFlagName(name) && flags.has(name);
+    const flagged = (name) => (0,option_names/* isFlagName */.aA)(name) && flags.has(name);
     const variableSetting = (name) => {
-        const earlier = isFlagName(name) ? EARLIER_VARIABLES[name] : undefined;
-        const own = variableFor(name);
+        const earlier = (0,option_names/* isFlagName */.aA)(name) ? option_names/* EARLIER_VARIABLES */.BM[name] : undefined;
+        const own = (0,option_names/* variableFor */.S_)(name);
         return env[own] === undefined && earlier !== undefined && env[earlier] !== undefined
             ? earlier
             : own;
@@ -3514,7 +3494,7 @@ function cliOptions(flags, env) {
         read: name => {
             if (flagged(name))
                 return flags.get(name);
-            if (isFlagName(name) || isSecretOption(name))
+            if ((0,option_names/* isFlagName */.aA)(name) || (0,option_names/* isSecretOption */.Et)(name))
                 return env[variableSetting(name)] ?? '';
             if ((0,option_facts/* optionFacts */.Ds)(name) === undefined)
                 throw new Error(`No option is named ${name}.`);
@@ -3523,9 +3503,9 @@ function cliOptions(flags, env) {
         label: name => {
             if (flagged(name))
                 return `--${name}`;
-            if (isSecretOption(name))
-                return variableFor(name);
-            if (!isFlagName(name))
+            if ((0,option_names/* isSecretOption */.Et)(name))
+                return (0,option_names/* variableFor */.S_)(name);
+            if (!(0,option_names/* isFlagName */.aA)(name))
                 return name;
             const variable = variableSetting(name);
             return env[variable] !== undefined ? variable : `--${name}`;
@@ -3925,469 +3905,11 @@ function removeFiles(host, settings) {
     }
 }
 
-;// CONCATENATED MODULE: ./cli/har-read.ts
-const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'unreachable', 'not-http', 'proof']);
-class HarError extends Error {
-}
-function readHar(text) {
-    let parsed;
-    try {
-        parsed = JSON.parse(text);
-    }
-    catch {
-        throw new HarError('is not JSON');
-    }
-    const entries = field(field(parsed, 'log'), 'entries');
-    if (!Array.isArray(entries))
-        throw new HarError('has no log.entries list: it is not a HAR file');
-    return entries.map((entry, position) => readEntry(entry, position + 1));
-}
-function readEntry(entry, index) {
-    const request = field(entry, 'request');
-    const method = field(request, 'method');
-    const url = field(request, 'url');
-    if (typeof method !== 'string' || typeof url !== 'string') {
-        throw new HarError(`entry ${index} has no request method or url`);
-    }
-    const status = field(field(entry, 'response'), 'status');
-    const outcome = tunnelOutcome(field(entry, '_tunnel'));
-    return {
-        index,
-        method,
-        target: targetOf(url),
-        headers: headersOf(field(request, 'headers'), index),
-        ...bodyOf(request, entry, index),
-        ...(typeof status === 'number' && Number.isInteger(status) && { status }),
-        ...(outcome !== undefined && TUNNEL_OWN_OUTCOMES.has(outcome) && { tunnelOutcome: outcome })
-    };
-}
-function targetOf(url) {
-    const withoutOrigin = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '');
-    const target = withoutOrigin.split('#')[0];
-    if (target === '')
-        return '/';
-    return target.startsWith('/') || target === '*' ? target : `/${target}`;
-}
-function headersOf(headers, index) {
-    if (headers === undefined)
-        return [];
-    if (!Array.isArray(headers))
-        throw new HarError(`entry ${index} has request headers that are not a list`);
-    return headers.map(header => {
-        const name = field(header, 'name');
-        const value = field(header, 'value');
-        if (typeof name !== 'string' || typeof value !== 'string') {
-            throw new HarError(`entry ${index} has a request header without a name or value`);
-        }
-        return [name, value];
-    });
-}
-function bodyOf(request, entry, index) {
-    const postData = field(request, 'postData');
-    const bodySize = field(request, 'bodySize');
-    const declared = typeof bodySize === 'number' && bodySize > 0 ? bodySize : undefined;
-    const text = field(postData, 'text');
-    if (typeof text !== 'string') {
-        const sizeUnknown = typeof bodySize !== 'number' || bodySize < 0;
-        if (declared === undefined && !(sizeUnknown && declaresChunkedBody(request)))
-            return {};
-        return {
-            body: {
-                bytes: Buffer.alloc(0),
-                incomplete: `its ${declared === undefined ? 'chunked' : `${declared}-byte`} body was not recorded (record with log-bodies)`
-            }
-        };
-    }
-    const encoding = field(postData, 'encoding');
-    if (encoding !== undefined && encoding !== 'base64') {
-        throw new HarError(`entry ${index} has a body in an encoding other than base64`);
-    }
-    const bytes = encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
-    const marked = field(postData, '_truncated') === true ||
-        field(request, '_truncated') === true ||
-        field(field(field(entry, '_tunnel'), 'bodyTruncated'), 'request') === true;
-    if (marked || (declared !== undefined && declared > bytes.length)) {
-        const of = declared !== undefined ? ` of ${declared}` : '';
-        return {
-            body: {
-                bytes,
-                incomplete: `its body was cut at ${bytes.length}${of} bytes in the HAR (record with a larger log-bodies)`
-            }
-        };
-    }
-    return { body: { bytes } };
-}
-function declaresChunkedBody(request) {
-    const headers = field(request, 'headers');
-    return (Array.isArray(headers) &&
-        headers.some(header => String(field(header, 'name')).toLowerCase() === 'transfer-encoding' &&
-            /chunked/i.test(String(field(header, 'value')))));
-}
-function tunnelOutcome(value) {
-    if (typeof value === 'string')
-        return value;
-    const outcome = field(value, 'outcome');
-    return typeof outcome === 'string' ? outcome : undefined;
-}
-function field(value, name) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return undefined;
-    return Object.prototype.hasOwnProperty.call(value, name)
-        ? value[name]
-        : undefined;
-}
-
-;// CONCATENATED MODULE: ./cli/replay-arguments.ts
-
-const REPLAY_FLAGS = ['to', 'index', 'method', 'path', 'timeout-seconds'];
-const DEFAULT_TIMEOUT_SECONDS = 30;
-function parseReplayArguments(argv) {
-    const files = [];
-    const flags = new Map();
-    for (let index = 0; index < argv.length; index++) {
-        const token = argv[index];
-        if (!token.startsWith('--')) {
-            files.push(token);
-            continue;
-        }
-        const equals = token.indexOf('=');
-        const name = (equals === -1 ? token : token.slice(0, equals)).slice(2);
-        const flag = REPLAY_FLAGS.find(known => known === name);
-        if (flag === undefined) {
-            const shown = /^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(name) ? `"--${name}"` : 'An argument';
-            throw new UsageError(`${shown} is not an option of replay: use --to, --index, --method, --path or --timeout-seconds.`);
-        }
-        if (flags.has(flag))
-            throw new UsageError(`--${flag} is given twice.`);
-        const value = equals === -1 ? argv[++index] : token.slice(equals + 1);
-        if (value === undefined || (equals === -1 && value.startsWith('--'))) {
-            throw new UsageError(`--${flag} needs a value.`);
-        }
-        flags.set(flag, value);
-    }
-    if (files.length !== 1) {
-        throw new UsageError('replay takes one HAR file: replay FILE.har --to http://127.0.0.1:3000');
-    }
-    const to = flags.get('to');
-    if (to === undefined) {
-        throw new UsageError('replay needs --to, the app to send to, e.g. --to http://127.0.0.1:3000');
-    }
-    return {
-        harFile: files[0],
-        to: parseTo(to),
-        ...optional('indexes', flags.get('index'), parseIndexes),
-        ...optional('methods', flags.get('method'), parseMethods),
-        ...optional('pathPrefix', flags.get('path'), parsePathPrefix),
-        timeoutMs: parseTimeout(flags.get('timeout-seconds')) * 1000
-    };
-}
-function optional(key, value, parse) {
-    return value === undefined ? {} : { [key]: parse(value) };
-}
-function parseTo(value) {
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new UsageError('--to is not a URL: give the app as http://HOST:PORT, e.g. http://127.0.0.1:3000');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new UsageError('--to must be an http:// or https:// URL, e.g. http://127.0.0.1:3000');
-    }
-    if (url.username !== '' || url.password !== '') {
-        throw new UsageError('--to must not hold a user or password: a command line is visible to other processes.');
-    }
-    if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) {
-        throw new UsageError('--to must not hold a query or fragment: the recorded query is sent.');
-    }
-    return url;
-}
-function parseIndexes(value) {
-    const indexes = new Set();
-    for (const part of value.split(',')) {
-        const range = /^(\d{1,7})(?:-(\d{1,7}))?$/.exec(part.trim());
-        const first = Number(range?.[1]);
-        const last = range?.[2] === undefined ? first : Number(range[2]);
-        if (range === null || first < 1 || last < first) {
-            throw new UsageError('--index takes entry numbers from 1 and ranges, e.g. --index 1,3-5');
-        }
-        for (let index = first; index <= last; index++)
-            indexes.add(index);
-    }
-    return indexes;
-}
-function parseMethods(value) {
-    const methods = value.split(',').map(method => method.trim().toUpperCase());
-    if (methods.some(method => !/^[A-Z][A-Z-]{0,19}$/.test(method))) {
-        throw new UsageError('--method takes HTTP methods, e.g. --method POST or --method POST,PUT');
-    }
-    return new Set(methods);
-}
-function parsePathPrefix(value) {
-    if (!value.startsWith('/')) {
-        throw new UsageError('--path takes the start of a path, beginning with "/", e.g. --path /webhooks/');
-    }
-    return value;
-}
-function parseTimeout(value) {
-    if (value === undefined)
-        return DEFAULT_TIMEOUT_SECONDS;
-    const seconds = /^\d{1,4}(\.\d{1,3})?$/.test(value) ? Number(value) : NaN;
-    if (!(seconds > 0 && seconds <= 3600)) {
-        throw new UsageError('--timeout-seconds takes a number of seconds above 0, at most 3600.');
-    }
-    return seconds;
-}
-
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = require("node:https");
-;// CONCATENATED MODULE: ./cli/replay-send.ts
-
-
-
-const BODY_GRACE_MS = 2000;
-function sendRequest(to, outgoing, timeoutMs) {
-    const send = to.protocol === 'https:' ? external_node_https_namespaceObject.request : external_node_http_namespaceObject.request;
-    const hostname = to.hostname.replace(/^\[|\]$/g, '');
-    let request;
-    try {
-        request = send({
-            protocol: to.protocol,
-            hostname,
-            port: to.port === '' ? undefined : Number(to.port),
-            method: outgoing.method,
-            path: outgoing.target,
-            headers: outgoing.headers.flat(),
-            setHost: false,
-            ...(to.protocol === 'https:' && (0,external_node_net_.isIP)(hostname) === 0 && { servername: hostname }),
-            agent: false
-        });
-    }
-    catch (error) {
-        return Promise.resolve({ type: 'unsendable', cause: codeOf(error) });
-    }
-    return new Promise(resolve => {
-        let settled = false;
-        const finish = (result) => {
-            if (settled)
-                return;
-            settled = true;
-            clearTimeout(timer);
-            request.destroy();
-            resolve(result);
-        };
-        const timer = setTimeout(() => finish({ type: 'failed', cause: `no answer within ${timeoutMs / 1000} s` }), timeoutMs);
-        request.on('response', (response) => {
-            const result = { type: 'answered', status: response.statusCode ?? 0 };
-            clearTimeout(timer);
-            const grace = setTimeout(() => finish(result), Math.min(BODY_GRACE_MS, timeoutMs));
-            response.on('end', () => (clearTimeout(grace), finish(result)));
-            response.on('error', () => (clearTimeout(grace), finish(result)));
-            response.resume();
-        });
-        request.on('error', error => {
-            const code = codeOf(error);
-            finish(code === 'ECONNREFUSED' ? { type: 'refused' } : { type: 'failed', cause: code });
-        });
-        request.end(outgoing.body);
-    });
-}
-function codeOf(error) {
-    const code = error.code;
-    return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'an error';
-}
-
-;// CONCATENATED MODULE: ./cli/commands/replay.ts
-
-
-
-
-
-
-const MAX_HAR_BYTES = 512 * 1024 * 1024;
-const NOT_FORWARDED = new Set([
-    'connection',
-    'keep-alive',
-    'te',
-    'trailer',
-    'transfer-encoding',
-    'upgrade',
-    'content-length'
-]);
-const REDACTED = 'REDACTED';
-const TUNNEL_OUTCOMES = {
-    refused: "refused by the tunnel's gate",
-    unreachable: 'the app was not listening',
-    'not-http': 'not HTTP',
-    proof: "the tunnel's own proof of the URL"
-};
-async function replayCommand(args, terminal) {
-    const options = parseReplayArguments(args);
-    const all = loadHar(options.harFile);
-    const selected = replay_select(all, options);
-    const file = (0,printable/* printablePath */.Vj)(options.harFile);
-    if (all.length === 0)
-        return (terminal.stdout(`${file} holds no requests.`), 0);
-    if (selected.length === 0) {
-        terminal.stderr(`Error: none of the ${all.length} requests in ${file} matches --index, --method and --path.`);
-        return 1;
-    }
-    terminal.stdout(`Replaying ${selected.length} of ${all.length} requests from ${file} to ${(0,printable/* printable */.g$)(options.to.href)}`);
-    const counts = { ok: 0, diff: 0, skipped: 0, notReplayed: 0 };
-    for (const recorded of selected) {
-        const head = `#${recorded.index} ${(0,printable/* printable */.g$)(recorded.method || '-', 20)} ${(0,printable/* printable */.g$)(recorded.target || '-')}`;
-        if (recorded.tunnelOutcome !== undefined) {
-            counts.skipped++;
-            terminal.stdout(`${head}  skipped: ${TUNNEL_OUTCOMES[recorded.tunnelOutcome]}, it never reached the app`);
-            continue;
-        }
-        const { outgoing, withheld } = outgoingFor(recorded, options.to);
-        const cannot = whyNotReplayable(recorded, outgoing.target);
-        if (cannot !== undefined) {
-            counts.notReplayed++;
-            terminal.stdout(`${head}  NOT REPLAYED: ${cannot}`);
-            continue;
-        }
-        const result = await sendRequest(options.to, outgoing, options.timeoutMs);
-        if (result.type === 'refused') {
-            terminal.stderr(`Error: nothing accepts connections at ${(0,printable/* printable */.g$)(options.to.host)} (--to): start the app, or give its address with --to.`);
-            return 1;
-        }
-        if (result.type === 'unsendable') {
-            counts.notReplayed++;
-            terminal.stdout(`${head}  NOT REPLAYED: Node cannot send it as recorded (${result.cause})`);
-            continue;
-        }
-        const replayed = result.type === 'answered' ? result.status : 0;
-        const same = statusClass(replayed) === statusClass(recorded.status ?? 0);
-        counts[same ? 'ok' : 'diff']++;
-        const shown = result.type === 'answered' ? String(result.status) : `no answer (${result.cause})`;
-        const note = withheld.length > 0 ? `  (not sent, redacted: ${(0,printable/* printable */.g$)(withheld.join(', '))})` : '';
-        terminal.stdout(`${head}  ${recorded.status || '-'} -> ${shown}  ${same ? 'OK' : 'DIFF'}${note}`);
-    }
-    return report(terminal, counts);
-}
-function report(terminal, { ok, diff, skipped, notReplayed }) {
-    terminal.stdout(`Replayed ${ok + diff}: ${ok} OK, ${diff} DIFF; ${notReplayed} not replayed; ${skipped} skipped (never reached the app).`);
-    if (diff === 0 && notReplayed === 0)
-        return 0;
-    const parts = [
-        ...(diff > 0 ? [`${diff} got another status class than recorded`] : []),
-        ...(notReplayed > 0 ? [`${notReplayed} could not be replayed as recorded`] : [])
-    ];
-    terminal.stderr(`Error: ${parts.join(' and ')}; see the DIFF and NOT REPLAYED lines above.`);
-    return 1;
-}
-function loadHar(path) {
-    const shown = (0,printable/* printablePath */.Vj)(path);
-    let text;
-    try {
-        if ((0,external_node_fs_.statSync)(path).size > MAX_HAR_BYTES)
-            throw new UsageError(`${shown} is larger than 512 MiB.`);
-        text = (0,external_node_fs_.readFileSync)(path, 'utf8');
-    }
-    catch (error) {
-        if (error instanceof UsageError)
-            throw error;
-        const code = error.code;
-        throw new UsageError(`${shown} cannot be read (${typeof code === 'string' ? code : 'error'}): name a HAR file.`);
-    }
-    try {
-        return readHar(text);
-    }
-    catch (error) {
-        if (!(error instanceof HarError))
-            throw error;
-        throw new UsageError(`${shown} ${error.message}.`);
-    }
-}
-function replay_select(all, options) {
-    const past = [...(options.indexes ?? [])].find(index => index > all.length);
-    if (past !== undefined) {
-        throw new UsageError(`--index ${past} is past the last entry of the HAR (${all.length}).`);
-    }
-    return all.filter(request => (options.indexes === undefined || options.indexes.has(request.index)) &&
-        (options.methods === undefined || options.methods.has(request.method.toUpperCase())) &&
-        (options.pathPrefix === undefined || request.target.startsWith(options.pathPrefix)));
-}
-function whyNotReplayable(recorded, target) {
-    if (recorded.body?.incomplete !== undefined)
-        return recorded.body.incomplete;
-    if (recorded.method === '')
-        return 'it has no method';
-    if (recorded.method !== recorded.method.toUpperCase()) {
-        return 'its method is not in upper case, and Node sends methods only in upper case';
-    }
-    const upgrade = recorded.headers.some(([name]) => name.toLowerCase() === 'upgrade');
-    if (upgrade || recorded.status === 101)
-        return 'an Upgrade (WebSocket) handshake is not replayed';
-    if (!/^[\x21-\x7e]+$/.test(target)) {
-        return 'its path holds characters outside printable ASCII, which cannot be sent as recorded';
-    }
-    return undefined;
-}
-function outgoingFor(recorded, to) {
-    const withheld = [];
-    const connectionListed = new Set(recorded.headers
-        .filter(([name]) => name.toLowerCase() === 'connection')
-        .flatMap(([, value]) => value.split(',').map(option => option.trim().toLowerCase())));
-    const headers = recorded.headers.filter(([name, value]) => {
-        const lower = name.toLowerCase();
-        if (NOT_FORWARDED.has(lower) || lower.startsWith('proxy-') || lower.startsWith(':'))
-            return false;
-        if (connectionListed.has(lower))
-            return false;
-        if (value === REDACTED)
-            return (withheld.push(name), false);
-        return true;
-    });
-    if (!headers.some(([name]) => name.toLowerCase() === 'host'))
-        headers.unshift(['Host', to.host]);
-    const body = recorded.body?.bytes ?? Buffer.alloc(0);
-    const hadLength = recorded.headers.some(([name]) => ['content-length', 'transfer-encoding'].includes(name.toLowerCase()));
-    if (body.length > 0 || hadLength || !/^(GET|HEAD|DELETE|OPTIONS|TRACE)$/i.test(recorded.method)) {
-        headers.push(['Content-Length', String(body.length)]);
-    }
-    const { target, dropped } = withoutRedactedQuery(recorded.target);
-    withheld.push(...dropped.map(name => `query ${name}`));
-    const prefix = to.pathname.replace(/\/$/, '');
-    return {
-        outgoing: {
-            method: recorded.method,
-            target: target === '*' && prefix !== '' ? prefix : `${prefix}${target}`,
-            headers,
-            body
-        },
-        withheld
-    };
-}
-function withoutRedactedQuery(target) {
-    const question = target.indexOf('?');
-    if (question === -1)
-        return { target, dropped: [] };
-    const dropped = [];
-    const kept = target
-        .slice(question + 1)
-        .split('&')
-        .filter(pair => {
-        const equals = pair.indexOf('=');
-        if (equals === -1 || pair.slice(equals + 1) !== REDACTED)
-            return true;
-        return (dropped.push(pair.slice(0, equals)), false);
-    });
-    const path = target.slice(0, question);
-    return { target: kept.length > 0 ? `${path}?${kept.join('&')}` : path, dropped };
-}
-function statusClass(status) {
-    return Math.floor(status / 100);
-}
-
 ;// CONCATENATED MODULE: ./cli/own-environment.ts
 
 
 
-const SECRET_VARIABLES = SECRET_OPTIONS.map(variableFor);
+const SECRET_VARIABLES = option_names/* SECRET_OPTIONS */.C.map(option_names/* variableFor */.S_);
 function keepSecretsFromCommand(input, own = thisProcess()) {
     const cleared = clearSecretsFromOwnEnvironment(input.env, own);
     if ('error' in cleared)
@@ -4533,8 +4055,8 @@ async function runCommand(given, commandLine) {
 }
 function childEnvironment(env, variables) {
     const result = { ...env, ...variables };
-    delete result[variableFor('api-key')];
-    delete result[variableFor('tunnel-token')];
+    delete result[(0,option_names/* variableFor */.S_)('api-key')];
+    delete result[(0,option_names/* variableFor */.S_)('tunnel-token')];
     return result;
 }
 function runChild(commandLine, env, started, terminal) {
@@ -4568,7 +4090,7 @@ function usage(name) {
 }
 function actionOptionsText() {
     const lines = [];
-    for (const item of ACTION_OPTIONS.map(usage)) {
+    for (const item of option_names/* ACTION_OPTIONS */.wE.map(usage)) {
         const last = lines.length - 1;
         if (last >= 0 && lines[last].length + 3 + item.length <= WIDTH)
             lines[last] += `   ${item}`;
@@ -4578,7 +4100,7 @@ function actionOptionsText() {
     return lines.join('\n');
 }
 function cliOptionsText() {
-    return CLI_OPTIONS.map(name => {
+    return option_names/* CLI_OPTIONS */.EH.map(name => {
         const head = `  ${usage(name)}`.padEnd(DESCRIPTION_COLUMN - 1);
         const words = ((0,option_facts/* optionFacts */.Ds)(name)?.description ?? '').split(' ');
         const lines = [`${head} `];
@@ -4635,17 +4157,16 @@ Docs: https://github.com/provision-tunnel-credentials/provision-tunnel-credentia
 
 
 
-
 async function main(argv, env, terminal) {
     const usageError = (error) => {
-        if (!(error instanceof UsageError))
+        if (!(error instanceof cli_arguments/* UsageError */.eb))
             throw error;
         terminal.stderr(`Usage error: ${error.message} See tunnel-credentials --help.`);
         return 2;
     };
     let parsed;
     try {
-        parsed = parseArguments(argv);
+        parsed = (0,cli_arguments/* parseArguments */.We)(argv);
     }
     catch (error) {
         return usageError(error);
@@ -4655,8 +4176,9 @@ async function main(argv, env, terminal) {
     if (parsed.type === 'version')
         return (terminal.stdout(VERSION_TEXT), 0);
     if (parsed.type === 'replay') {
+        const { replayCommand } = await __nccwpck_require__.e(/* import() */ 508).then(__nccwpck_require__.bind(__nccwpck_require__, 508));
         return await replayCommand(parsed.args, terminal).catch(error => {
-            if (error instanceof UsageError)
+            if (error instanceof cli_arguments/* UsageError */.eb)
                 return usageError(error);
             terminal.stderr(`Error: unexpected error in replay: ${(0,describe_error/* describeUnexpected */.V)(error)}. This is a bug in tunnel-credentials; please report it with this output.`);
             return 1;
@@ -4674,6 +4196,58 @@ async function main(argv, env, terminal) {
         terminal.stderr(`Error: unexpected error in ${parsed.command}: ${(0,describe_error/* describeUnexpected */.V)(error)}. This is a bug in tunnel-credentials; please report it with this output.`);
         return 1;
     }
+}
+
+
+/***/ }),
+
+/***/ 301:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BM: () => (/* binding */ EARLIER_VARIABLES),
+/* harmony export */   C: () => (/* binding */ SECRET_OPTIONS),
+/* harmony export */   EH: () => (/* binding */ CLI_OPTIONS),
+/* harmony export */   Et: () => (/* binding */ isSecretOption),
+/* harmony export */   N5: () => (/* binding */ RETIRED_OPTIONS),
+/* harmony export */   S_: () => (/* binding */ variableFor),
+/* harmony export */   Xj: () => (/* binding */ SWITCHES),
+/* harmony export */   aA: () => (/* binding */ isFlagName),
+/* harmony export */   wE: () => (/* binding */ ACTION_OPTIONS)
+/* harmony export */ });
+/* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(493);
+
+const ACTION_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
+    .filter(option => option.hosts.includes('action') && !option.secret)
+    .map(option => option.name);
+const CLI_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
+    .filter(option => !option.hosts.includes('action'))
+    .map(option => option.name);
+const SECRET_OPTIONS = _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .SECRET_OPTION_NAMES */ .w$;
+const RETIRED_OPTIONS = new Map([
+    ['env-file', 'variables-file']
+]);
+const EARLIER_VARIABLES = {
+    'variables-file': 'SVC_ENV_FILE'
+};
+const SWITCHES = new Set((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
+    .filter(option => option.switch === true)
+    .map(option => option.name));
+const RENAMED_VARIABLES = {
+    'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
+    'tunnel-port': 'SVC_INPUT_TUNNEL_PORT',
+    'tunnel-user': 'SVC_INPUT_TUNNEL_USER',
+    'tunnel-token': 'SVC_INPUT_TUNNEL_TOKEN'
+};
+const FLAGS = new Set([...ACTION_OPTIONS, ...CLI_OPTIONS]);
+function isFlagName(name) {
+    return FLAGS.has(name);
+}
+function isSecretOption(name) {
+    return SECRET_OPTIONS.includes(name);
+}
+function variableFor(name) {
+    return RENAMED_VARIABLES[name] ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
 }
 
 
@@ -5681,16 +5255,45 @@ function firstCharacterOf(marker) {
     const lead = marker.place === 'line-start' ? `^([^\\x21-\\x7e]*)` : '()';
     return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu');
 }
-const NEUTRALISERS = MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
-function neutraliseMarkers(text) {
-    return NEUTRALISERS.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+let neutralisers;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function mayHoldMarker(text) {
+    if (!PRINTABLE_ASCII.test(text))
+        return true;
+    const lower = text.toLowerCase();
+    const start = lower.replace(/^ +/, '');
+    return MARKERS.some(({ text: marker, place }) => {
+        if (place === 'line-start')
+            return start.startsWith(marker);
+        if (lower.includes(marker))
+            return true;
+        for (let length = 2; length < marker.length; length++) {
+            if (lower.endsWith(marker.slice(0, length)))
+                return true;
+        }
+        return false;
+    });
 }
-const ANYWHERE = MARKERS.map(marker => ({
-    marker,
-    pattern: new RegExp(spelled([...marker.text]), 'iu')
-}));
+function neutraliseMarkers(text) {
+    if (!mayHoldMarker(text))
+        return text;
+    neutralisers ??= MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
+    return neutralisers.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+}
+let anywhere;
+function markersIn(value) {
+    if (PRINTABLE_ASCII.test(value)) {
+        const lower = value.toLowerCase();
+        return MARKERS.filter(({ text }) => lower.includes(text));
+    }
+    anywhere ??= MARKERS.map(marker => ({
+        marker,
+        pattern: new RegExp(spelled([...marker.text]), 'iu')
+    }));
+    return anywhere.filter(({ pattern }) => pattern.test(value)).map(({ marker }) => marker);
+}
 function commandMarkerIn(value) {
-    return ANYWHERE.find(({ pattern }) => pattern.test(value))?.marker.text;
+    return markersIn(value)[0]?.text;
 }
 function holdsCommandMarker(value) {
     return commandMarkerIn(value) !== undefined;
@@ -5699,8 +5302,7 @@ function describeMarker(marker) {
     return `"${marker[0]}" followed by "${marker.slice(1)}"`;
 }
 function midLineMarkerIn(value) {
-    return ANYWHERE.find(({ marker, pattern }) => marker.place === 'anywhere' && pattern.test(value))
-        ?.marker.text;
+    return markersIn(value).find(marker => marker.place === 'anywhere')?.text;
 }
 
 
@@ -6135,6 +5737,20 @@ module.exports = require("node:crypto");
 /***/ ((module) => {
 
 module.exports = require("node:fs");
+
+/***/ }),
+
+/***/ 67:
+/***/ ((module) => {
+
+module.exports = require("node:http");
+
+/***/ }),
+
+/***/ 708:
+/***/ ((module) => {
+
+module.exports = require("node:https");
 
 /***/ }),
 

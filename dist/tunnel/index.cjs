@@ -21486,16 +21486,45 @@ function firstCharacterOf(marker) {
     const lead = marker.place === 'line-start' ? `^([^\\x21-\\x7e]*)` : '()';
     return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu');
 }
-const NEUTRALISERS = MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
-function neutraliseMarkers(text) {
-    return NEUTRALISERS.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+let neutralisers;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function mayHoldMarker(text) {
+    if (!PRINTABLE_ASCII.test(text))
+        return true;
+    const lower = text.toLowerCase();
+    const start = lower.replace(/^ +/, '');
+    return MARKERS.some(({ text: marker, place }) => {
+        if (place === 'line-start')
+            return start.startsWith(marker);
+        if (lower.includes(marker))
+            return true;
+        for (let length = 2; length < marker.length; length++) {
+            if (lower.endsWith(marker.slice(0, length)))
+                return true;
+        }
+        return false;
+    });
 }
-const ANYWHERE = MARKERS.map(marker => ({
-    marker,
-    pattern: new RegExp(spelled([...marker.text]), 'iu')
-}));
+function neutraliseMarkers(text) {
+    if (!mayHoldMarker(text))
+        return text;
+    neutralisers ??= MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
+    return neutralisers.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+}
+let anywhere;
+function markersIn(value) {
+    if (PRINTABLE_ASCII.test(value)) {
+        const lower = value.toLowerCase();
+        return MARKERS.filter(({ text }) => lower.includes(text));
+    }
+    anywhere ??= MARKERS.map(marker => ({
+        marker,
+        pattern: new RegExp(spelled([...marker.text]), 'iu')
+    }));
+    return anywhere.filter(({ pattern }) => pattern.test(value)).map(({ marker }) => marker);
+}
 function commandMarkerIn(value) {
-    return ANYWHERE.find(({ pattern }) => pattern.test(value))?.marker.text;
+    return markersIn(value)[0]?.text;
 }
 function holdsCommandMarker(value) {
     return commandMarkerIn(value) !== undefined;
@@ -21504,21 +21533,20 @@ function describeMarker(marker) {
     return `"${marker[0]}" followed by "${marker.slice(1)}"`;
 }
 function midLineMarkerIn(value) {
-    return ANYWHERE.find(({ marker, pattern }) => marker.place === 'anywhere' && pattern.test(value))
-        ?.marker.text;
+    return markersIn(value).find(marker => marker.place === 'anywhere')?.text;
 }
 
 ;// CONCATENATED MODULE: ./core/text/printable.ts
 
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const printable_PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 function hasUnsafeCharacter(value) {
-    if (PRINTABLE_ASCII.test(value))
+    if (printable_PRINTABLE_ASCII.test(value))
         return value.includes(' ');
     return /[\s\p{Cc}\p{Cf}]/u.test(value);
 }
 function hasControlCharacter(value) {
-    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
+    return !printable_PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
 }
 function hasLineBreak(value) {
     return /[\r\n\u0085\u2028\u2029]/.test(value);
@@ -21527,7 +21555,7 @@ function isWellFormed(value) {
     return value.isWellFormed();
 }
 function printable(value, max = 200) {
-    const flat = PRINTABLE_ASCII.test(value)
+    const flat = printable_PRINTABLE_ASCII.test(value)
         ? value
         : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
     const escaped = neutraliseMarkers(flat);
@@ -21541,7 +21569,7 @@ function printablePath(path) {
 }
 function cleanText(value, max) {
     const redacted = redactCredentials(value);
-    const flat = (PRINTABLE_ASCII.test(redacted)
+    const flat = (printable_PRINTABLE_ASCII.test(redacted)
         ? redacted
         : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
         .replace(/\s+/g, ' ')

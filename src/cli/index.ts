@@ -6,7 +6,6 @@ import { describeUnexpected } from '../core/text/describe-error.js'
 import { parseArguments, UsageError } from './arguments.js'
 import { provisionCommand } from './commands/provision.js'
 import { revokeCommand } from './commands/revoke.js'
-import { replayCommand } from './commands/replay.js'
 import { runCommand } from './commands/run.js'
 import { HELP_TEXT, VERSION_TEXT } from './help.js'
 import type { Terminal } from './host.js'
@@ -31,6 +30,8 @@ export async function main(
   if (parsed.type === 'version') return (terminal.stdout(VERSION_TEXT), 0)
   if (parsed.type === 'replay') {
     // No input object: replay reads no variable, so it cannot send or print one.
+    // Loaded only for replay: provision, revoke and run start without its code.
+    const { replayCommand } = await import('./commands/replay.js')
     return await replayCommand(parsed.args, terminal).catch(error => {
       if (error instanceof UsageError) return usageError(error)
       terminal.stderr(

@@ -3,7 +3,8 @@ import {
   commandMarkerIn,
   holdsCommandMarker,
   LOG_COMMAND_MARKERS,
-  midLineMarkerIn
+  midLineMarkerIn,
+  neutraliseMarkers
 } from '../../../src/core/text/log-commands.js'
 import { printable } from '../../../src/core/text/printable.js'
 import { commandsObeyedIn } from '../../helpers/log-readers.js'
@@ -98,6 +99,40 @@ describe('printable against every reader', () => {
         expect(commandsObeyedIn([shown, `  ${shown}`, `Error: ${shown}`])).toEqual([])
       }),
       { seed: 20261124, numRuns: 3000 }
+    )
+  })
+
+  it('answers the same for printable ASCII through its fast path as through the patterns', () => {
+    // A trailing non-ASCII character sends the same text through the patterns, and changes
+    // nothing a marker needs: a marker cut short at the end may be followed by a gap.
+    const piece = fc.constantFrom(
+      '#',
+      '##',
+      '[',
+      'vso',
+      'VSO',
+      ':',
+      '::',
+      '-',
+      '+',
+      '~',
+      '^',
+      ' ',
+      'section_',
+      'SECTION_START:',
+      'section_end:',
+      'a.b]',
+      'x',
+      '---'
+    )
+    const ascii = fc.array(piece, { maxLength: 10 }).map(pieces => pieces.join(''))
+    fc.assert(
+      fc.property(ascii, value => {
+        expect(`${neutraliseMarkers(value)}\u00e9`).toBe(neutraliseMarkers(`${value}\u00e9`))
+        expect(commandMarkerIn(value)).toBe(commandMarkerIn(`${value}\u00e9`))
+        expect(midLineMarkerIn(value)).toBe(midLineMarkerIn(`${value}\u00e9`))
+      }),
+      { seed: 20261126, numRuns: 3000 }
     )
   })
 })

@@ -79,7 +79,31 @@ function firstCharacterOf(marker: LogMarker): RegExp {
   return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu')
 }
 
-const NEUTRALISERS = MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }))
+// Built on first need: a Unicode, case-folding pattern costs V8 a fraction of a millisecond to
+// compile, and nearly every value a step prints is printable ASCII that holds no marker at all.
+let neutralisers: { marker: LogMarker; pattern: RegExp }[] | undefined
+
+// Stryker disable next-line Regex: a fast path only; the property tests compare it with the patterns
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+
+/**
+ * Whether printable-ASCII `text` may hold a marker, which the patterns then find: with no
+ * character outside printable ASCII no gap can hide one, so a plain case-blind search decides.
+ */
+function mayHoldMarker(text: string): boolean {
+  if (!PRINTABLE_ASCII.test(text)) return true
+  const lower = text.toLowerCase()
+  const start = lower.replace(/^ +/, '')
+  return MARKERS.some(({ text: marker, place }) => {
+    if (place === 'line-start') return start.startsWith(marker)
+    if (lower.includes(marker)) return true
+    // Cut short at the end, two characters or more, as firstCharacterOf finds it.
+    for (let length = 2; length < marker.length; length++) {
+      if (lower.endsWith(marker.slice(0, length))) return true
+    }
+    return false
+  })
+}
 
 /**
  * `text` with the first character of every marker written as a \uXXXX escape, so that the text
@@ -87,7 +111,9 @@ const NEUTRALISERS = MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(
  * marker is looked for where the text begins.
  */
 export function neutraliseMarkers(text: string): string {
-  return NEUTRALISERS.reduce(
+  if (!mayHoldMarker(text)) return text
+  neutralisers ??= MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }))
+  return neutralisers.reduce(
     (result, { pattern }) =>
       result.replace(
         pattern,
@@ -98,14 +124,24 @@ export function neutraliseMarkers(text: string): string {
   )
 }
 
-const ANYWHERE = MARKERS.map(marker => ({
-  marker,
-  pattern: new RegExp(spelled([...marker.text]), 'iu')
-}))
+let anywhere: { marker: LogMarker; pattern: RegExp }[] | undefined
+
+/** Each marker with every character, in any case and with gaps, found anywhere in `value`. */
+function markersIn(value: string): LogMarker[] {
+  if (PRINTABLE_ASCII.test(value)) {
+    const lower = value.toLowerCase()
+    return MARKERS.filter(({ text }) => lower.includes(text))
+  }
+  anywhere ??= MARKERS.map(marker => ({
+    marker,
+    pattern: new RegExp(spelled([...marker.text]), 'iu')
+  }))
+  return anywhere.filter(({ pattern }) => pattern.test(value)).map(({ marker }) => marker)
+}
 
 /** The first marker `value` holds anywhere (a line-start one too), or undefined. */
 export function commandMarkerIn(value: string): string | undefined {
-  return ANYWHERE.find(({ pattern }) => pattern.test(value))?.marker.text
+  return markersIn(value)[0]?.text
 }
 
 /** True when `value` holds a marker of any system anywhere: a value printed as it is must not. */
@@ -123,6 +159,5 @@ export function describeMarker(marker: string): string {
 
 /** The first marker that a reader obeys in the middle of a line that `value` holds, or undefined. */
 export function midLineMarkerIn(value: string): string | undefined {
-  return ANYWHERE.find(({ marker, pattern }) => marker.place === 'anywhere' && pattern.test(value))
-    ?.marker.text
+  return markersIn(value).find(marker => marker.place === 'anywhere')?.text
 }
