@@ -10,11 +10,13 @@ import { connect as connectTcp, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ExposeEntry } from '../../protocol.js'
 import type { ForwardContext } from '../forwarded-connection.js'
-import { Exchange } from './exchange.js'
+import type { Exchange } from './exchange.js'
 import { FramingError, MessageReader, type BodyFraming } from './framing.js'
-import type { HttpHooks, RequestHead } from './hooks.js'
-import { malformedAnswer, serializeAnswer, unreachableAnswer } from './own-answers.js'
+import type { HttpHooks } from './hooks.js'
+import { serializeAnswer, unreachableAnswer } from './own-answers.js'
+import { decideRequest, malformedRequest } from './request-decision.js'
 import * as rules from './rules.js'
+import { closeGently, endChannel, pauseUntilDrained } from './streams.js'
 
 /** The longest request or answer head read: larger than any server's default (Node's 16 KiB). */
 export const MAX_HEAD_BYTES = 64 * 1024
@@ -79,13 +81,10 @@ export class HttpConnection {
       else if (!this.closing) this.app.end()
     })
     channel.on('error', () => this.app?.destroy())
+    // As on the raw path: what is still on its way to the app is not cut.
     channel.on('close', () => {
       this.recordAll()
-      const app = this.app
-      if (app === undefined) return
-      // As on the raw path: what is still on its way to the app is not cut.
-      if (app.writableLength === 0) app.destroy()
-      else app.end(() => app.destroy())
+      if (this.app !== undefined) closeGently(this.app)
     })
     this.fromClient(first, false)
     channel.resume()
@@ -102,40 +101,22 @@ export class HttpConnection {
   }
 
   private requestHead(bytes: Buffer): BodyFraming {
-    const head = rules.parseHead(bytes)
-    const line = rules.parseRequestLine(head.startLine)
-    const framing = rules.requestFraming(head.headers)
-    const request: RequestHead = {
-      entry: this.entry.name,
-      client: this.client,
-      ...line,
-      headers: head.headers
-    }
-    const exchange = new Exchange(request, bytes.length, this.hooks.captureBodyBytes ?? 0)
+    const { exchange, framing, toApp } = decideRequest(
+      bytes,
+      this.entry.name,
+      this.client,
+      this.hooks
+    )
     this.receiving = exchange
     this.queue.push(exchange)
-    const decision = this.hooks.decide?.(request) ?? 'forward'
-    if (typeof decision === 'object' && 'answer' in decision) {
-      exchange.answerLocally(
-        serializeAnswer(decision.answer),
-        decision.answer.status,
-        decision.outcome
-      )
-      this.stopReading()
-      this.writeOwnAnswer()
-      return { kind: 'none' }
+    if (toApp !== undefined) {
+      this.toApp(toApp)
+      return framing
     }
-    let out = bytes
-    if (typeof decision === 'object') {
-      const { target = line.target, removeHeaders = [] } = decision.forward
-      out = rules.rewriteHead(head, line, target, removeHeaders)
-      const removed = new Set(removeHeaders.map(name => name.toLowerCase()))
-      const headers = head.headers.filter(([name]) => !removed.has(name.toLowerCase()))
-      exchange.request = { ...request, target, headers }
-    }
-    exchange.switches = rules.asksToSwitch(line.method, head.headers)
-    this.toApp(out)
-    return framing
+    // Answered here: the connection ends after it, so no later request goes unseen.
+    this.stopReading()
+    this.writeOwnAnswer()
+    return { kind: 'none' }
   }
 
   private requestEnd(): void {
@@ -232,23 +213,7 @@ export class HttpConnection {
   private unreadable(error: unknown): void {
     const cutBody = this.receiving !== undefined && this.receiving.forwarded
     if (!(error instanceof FramingError) || cutBody) return this.destroyBoth()
-    const exchange = new Exchange(
-      {
-        entry: this.entry.name,
-        client: this.client,
-        method: '',
-        target: '',
-        httpVersion: '',
-        headers: []
-      },
-      0,
-      0
-    )
-    exchange.answerLocally(
-      serializeAnswer(malformedAnswer(error.status, error.message)),
-      error.status,
-      'not-http'
-    )
+    const exchange = malformedRequest(this.entry.name, this.client, error)
     this.queue.push(exchange)
     this.stopReading()
     this.writeOwnAnswer()
@@ -307,33 +272,19 @@ export class HttpConnection {
 
   private toApp(bytes: Buffer): void {
     const app = this.app ?? this.connectApp()
-    if (!app.write(bytes)) this.wait(this.channel, app)
+    // Once closing, the client's further bytes are not read: the channel stays paused.
+    if (!app.write(bytes)) pauseUntilDrained(this.channel, app, () => !this.closing)
   }
 
   private toClient(bytes: Buffer): void {
-    if (!this.channel.write(bytes)) this.wait(this.app!, this.channel)
-  }
-
-  /** Backpressure: `reader` stops until `writer` has sent what it holds. */
-  private wait(reader: Duplex, writer: Duplex): void {
-    if (reader.isPaused()) return
-    reader.pause()
-    writer.once('drain', () => {
-      if (!this.closing || reader === this.app) reader.resume()
-    })
+    if (!this.channel.write(bytes)) pauseUntilDrained(this.app!, this.channel, () => true)
   }
 
   /** Ends the connection gently: each side gets what was written to it first. */
   private endBoth(): void {
     this.closing = true
-    const { channel } = this
     this.app?.end()
-    if (channel.writableEnded) return
-    channel.end()
-    // ssh2 sends EOF on end(); CLOSE only when told, once every byte has gone out.
-    const close = () => (channel as Duplex & { close?: () => void }).close?.()
-    if (channel.writableFinished) close()
-    else channel.once('finish', close)
+    endChannel(this.channel)
   }
 
   private destroyBoth(): void {
