@@ -132,7 +132,7 @@ describe('the HTTP layer', () => {
     client.socket.destroy()
   })
 
-  it('delivers a 50 MiB download intact', async () => {
+  it('delivers a 50 MiB download intact to a reader that starts late', async () => {
     const digest = await new Promise<string>((resolve, reject) => {
       const req = request(
         {
@@ -144,6 +144,9 @@ describe('the HTTP layer', () => {
         },
         res => {
           const parts: Buffer[] = []
+          // A slow reader first: the SSH window fills and the layer must hold the app back.
+          res.pause()
+          setTimeout(() => res.resume(), 500)
           res.on('data', (part: Buffer) => parts.push(part))
           res.on('end', () => resolve(sha256(Buffer.concat(parts))))
           res.on('error', reject)

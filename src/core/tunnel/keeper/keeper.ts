@@ -24,7 +24,6 @@ import { KeeperLifetime } from './lifetime.js'
 
 /** The stop file is looked for, and the record written when due, this often. */
 const TICK_MS = STOP_FILE_CHECK_MS
-
 export class Keeper {
   private readonly stats: KeeperStats
   private client: Client | undefined
