@@ -122,6 +122,8 @@ export function rewriteHead(
   target: string,
   removeHeaders: string[]
 ): Buffer {
+  // A space or line break in a hook's target would change what the app reads as the request.
+  if (!/^[\x21-\x7e\x80-\xff]+$/.test(target)) throw new Error('a rewritten target is malformed')
   const removed = new Set(removeHeaders.map(name => name.toLowerCase()))
   const kept = head.lines.filter((_, index) => !removed.has(head.headers[index][0].toLowerCase()))
   const text = [`${line.method} ${target} ${line.httpVersion}`, ...kept, '', ''].join('\r\n')
