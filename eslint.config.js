@@ -49,6 +49,7 @@ export default tseslint.config(
     // it imports: its protocol, the text helpers, the request log, node builtins and ssh2. Never
     // option or credential parsing, nor any other part of the core.
     files: ['src/core/tunnel/keeper/**'],
+    ignores: ['src/core/tunnel/keeper/http/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -56,6 +57,28 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^\\.\\./(?!protocol\\.js$|request-log/|\\.\\./text/[\\w-]+\\.js$)',
+              message:
+                'The tunnel process imports only ../protocol.js, ../request-log/ and ../../text/ of the core.'
+            },
+            {
+              regex: '^(?!\\.|node:|ssh2(/|$))',
+              message: 'The tunnel process imports only node builtins (node:…) and ssh2.'
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
+    // The same boundary, one folder down: the HTTP layer may also use the keeper's own modules.
+    files: ['src/core/tunnel/keeper/http/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./\\.\\./(?!protocol\\.js$|request-log/|\\.\\./text/[\\w-]+\\.js$)',
               message:
                 'The tunnel process imports only ../protocol.js, ../request-log/ and ../../text/ of the core.'
             },

@@ -12,6 +12,7 @@ import { ed25519KeyPair } from '../../service/__tests__/helpers/ed25519.js'
 import { fingerprintOf } from '../../src/core/text/fingerprint.js'
 import { Keeper } from '../../src/core/tunnel/keeper/keeper.js'
 import type { KeeperIo } from '../../src/core/tunnel/keeper/io.js'
+import type { HttpHooks } from '../../src/core/tunnel/keeper/http/hooks.js'
 import type { KeeperConfig, KeeperReport, KeeperStats } from '../../src/core/tunnel/protocol.js'
 
 const cleanups: Array<() => void | Promise<void>> = []
@@ -187,7 +188,8 @@ export interface RunningKeeper {
 export function runKeeper(
   port: number,
   overrides: Partial<KeeperConfig> = {},
-  io: Partial<KeeperIo> = {}
+  io: Partial<KeeperIo> = {},
+  http?: HttpHooks
 ): RunningKeeper {
   const dir = mkdtempSync(join(tmpdir(), 'keeper-stand-in-'))
   const config: KeeperConfig = {
@@ -206,13 +208,17 @@ export function runKeeper(
   }
   let reported: (report: KeeperReport) => void = () => undefined
   const report = new Promise<KeeperReport>(resolve => (reported = resolve))
-  const keeper = new Keeper(config, {
-    report: r => reported(r),
-    now: () => Date.now(),
-    random: () => 0,
-    pid: 4343,
-    ...io
-  })
+  const keeper = new Keeper(
+    config,
+    {
+      report: r => reported(r),
+      now: () => Date.now(),
+      random: () => 0,
+      pid: 4343,
+      ...io
+    },
+    http
+  )
   const done = keeper.run()
   cleanups.push(async () => {
     keeper.stop()

@@ -20,6 +20,7 @@ import { isoTime, tokenStatus, type TokenRecord, type TokenStore } from '../toke
 import { ForwardTable } from './forwards.js'
 import { createFront, type Front, type FrontRoute } from './front.js'
 import { generateHostKey, writeKnownHosts, type KnownHostsFile } from './host-key.js'
+import { openRawPort, type RawPort } from './raw-port.js'
 
 /** Where both servers listen: the stand-in has public, fixed credentials and stays local. */
 export const TUNNEL_LISTEN_HOST = '127.0.0.1'
@@ -68,6 +69,11 @@ export interface RunningTunnel {
    * Returns how many logged-in sessions it ended.
    */
   dropSessions(): number
+  /**
+   * A plain TCP port whose connections reach forward `name` of `user` as channels, bytes
+   * unchanged (the front passes only HTTP); closed with the server.
+   */
+  rawPort(name: string, user: string): Promise<number>
   /** Open forwards, as the front routes them. */
   forwards(): Array<{ user: string; name: string; host: string }>
   /** Authenticated connections still open. */
@@ -328,6 +334,7 @@ export async function startTunnelServer(
     }
   }
   const front: Front = createFront(route)
+  const rawPorts: RawPort[] = []
 
   const timer = setInterval(() => {
     for (const session of sessions) {
@@ -370,6 +377,11 @@ export async function startTunnelServer(
         for (const socket of sockets) socket.destroy()
         return dropped
       },
+      rawPort: async (name, user) => {
+        const raw = await openRawPort(TUNNEL_LISTEN_HOST, () => route(`${name}-${user}.localhost`))
+        rawPorts.push(raw)
+        return raw.port
+      },
       forwards: () =>
         table.all().map(({ user, name, label }) => ({ user, name, host: `${label}.localhost` })),
       sessions: () =>
@@ -390,6 +402,7 @@ export async function startTunnelServer(
           await Promise.all([
             new Promise<void>(resolve => listener.close(() => resolve())),
             new Promise<void>(resolve => front.server.close(() => resolve())),
+            ...rawPorts.map(raw => raw.close()),
             (() => {
               for (const socket of sockets) socket.destroy()
               front.destroyConnections()

@@ -1,11 +1,17 @@
 /**
- * One connection the tunnel server opened on a forward: piped to its entry's local `HOST:PORT`.
- * The order in which the two sides are closed is what keeps large answers whole; see below.
+ * One connection the tunnel server opened on a forward, handed to a handler for its protocol:
+ * the raw pipe (raw-pipe.ts) when nothing needs to read HTTP (no request log, gate or proof),
+ * or else, when its first bytes are an HTTP/1.x request line, the HTTP layer (http/*).
  */
 import { connect as connectTcp, type LookupFunction, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ClientChannel, TcpConnectionDetails } from 'ssh2'
 import type { ExposeEntry } from '../protocol.js'
+import { clientAddress, type HttpHooks } from './http/hooks.js'
+import { HttpConnection, MAX_HEAD_BYTES } from './http/http-connection.js'
+import { serializeAnswer, unreachableAnswer } from './http/own-answers.js'
+import { sniffRequestLine, type Sniffed } from './http/sniff.js'
+import { pipeRaw } from './raw-pipe.js'
 
 /** What serving a connection needs from the keeper: its entries, counters and bookkeeping. */
 export interface ForwardContext {
@@ -18,6 +24,8 @@ export interface ForwardContext {
   localError(entry: ExposeEntry, code: string): void
   /** Open streams, destroyed when the keeper leaves. */
   track(stream: Duplex | Socket): void
+  /** What reads HTTP (request log, gate, proof); absent: every connection is piped raw. */
+  http?: HttpHooks
 }
 
 export function serveForwarded(
@@ -28,52 +36,107 @@ export function serveForwarded(
 ): void {
   const entry = context.entries.find(e => e.name === details.destIP.toLowerCase())
   if (entry === undefined) return reject()
-  // No Nagle delay: small answers go out at once, as through OpenSSH. The host is looked up
-  // at most once a second (lookup-cache.ts), not once per connection.
-  const local = connectTcp({
-    host: entry.host,
-    port: entry.port,
-    noDelay: true,
-    lookup: context.lookup
+  const hooks = context.http
+  if (hooks === undefined) return serveRaw(entry, accept, context)
+  const channel = accept()
+  context.track(channel)
+  const client = clientAddress(details.srcIP, details.srcPort)
+  readFirstBytes(channel, context, (sniffed, first) => {
+    if (sniffed === 'http') {
+      return new HttpConnection(channel, entry, client, context, hooks).start(first)
+    }
+    const record = (outcome: 'not-http' | 'refused' | 'unreachable') =>
+      hooks.record?.({
+        startedAt: Date.now(),
+        entry: entry.name,
+        ...(client !== undefined && { client }),
+        method: '',
+        target: '',
+        httpVersion: '',
+        requestHeaders: [],
+        responseHeaders: [],
+        durationMs: 0,
+        bytesIn: first.length,
+        bytesOut: 0,
+        outcome
+      })
+    // With the gate on, bytes it cannot read never reach the app: they might be a request.
+    if (!hooks.passNotHttp) {
+      record('refused')
+      return channel.close()
+    }
+    const local = connectLocal(entry, context)
+    let connected = false
+    local.once('connect', () => {
+      connected = true
+      record('not-http')
+      local.write(first)
+      pipeRaw(channel, local, context)
+    })
+    local.on('error', error => {
+      if (!connected) {
+        context.localError(entry, (error as NodeJS.ErrnoException).code ?? error.message)
+        record('unreachable')
+        channel.close()
+      } else channel.destroy()
+    })
   })
+}
+
+/** The raw path, as fast as a pipe: the app is connected first, the channel accepted after. */
+function serveRaw(entry: ExposeEntry, accept: () => ClientChannel, context: ForwardContext): void {
+  const local = connectLocal(entry, context)
   let channel: ClientChannel | undefined
   local.once('connect', () => {
     channel = accept()
-    context.served()
-    context.track(local)
-    context.track(channel)
-    channel.on('data', (chunk: Buffer) => context.bytes('bytesIn', chunk.length))
-    local.on('data', (chunk: Buffer) => context.bytes('bytesOut', chunk.length))
-    // Each side's end reaches the other through pipe, after its data. A side that closes
-    // must not cut what is still on its way: ssh2's destroy() closes the channel at once
-    // and drops data that waits for the SSH window, which truncated large answers.
-    channel.on('error', () => local.destroy())
-    channel.on('close', () => {
-      if (local.writableLength === 0) local.destroy()
-      else local.end(() => local.destroy())
-    })
-    local.on('close', () => {
-      const opened = channel!
-      if (opened.writableFinished) opened.close()
-      else opened.once('finish', () => opened.close())
-    })
-    channel.pipe(local).pipe(channel)
-    // The app ended its side (after pipe has ended the channel, which sent EOF): with nothing
-    // left to send, close the channel now, so EOF and CLOSE leave in one write instead of two
-    // (the 'close' above comes a turn later). The local socket does not stay half-open (Node's
-    // default), so nothing could come back on it anyway; data still on its way to the app is
-    // not cut (the channel's 'close' above ends the local socket gently).
-    local.once('end', () => {
-      if (channel!.writableLength === 0) channel!.close()
-    })
+    pipeRaw(channel, local, context)
   })
   local.on('error', error => {
-    if (channel === undefined) {
-      // The app is not listening (yet): this one connection fails, the tunnel stays up.
-      context.localError(entry, (error as NodeJS.ErrnoException).code ?? error.message)
-      reject()
-    } else {
+    if (channel !== undefined) {
       channel.destroy()
+      return
     }
+    // The app is not listening (yet): this one connection fails, the tunnel stays up. Only
+    // this path, which no working connection takes, reads the client's first bytes, to answer
+    // a request with the 502 page instead of an unexplained drop.
+    const code = (error as NodeJS.ErrnoException).code ?? error.message
+    context.localError(entry, code)
+    const refused = accept()
+    context.track(refused)
+    readFirstBytes(refused, context, sniffed => {
+      if (sniffed === 'http') {
+        refused.end(serializeAnswer(unreachableAnswer(entry, code)))
+        refused.once('finish', () => refused.close())
+      } else refused.close()
+    })
+  })
+}
+
+function connectLocal(entry: ExposeEntry, context: ForwardContext): Socket {
+  // No Nagle delay: small answers go out at once, as through OpenSSH. The host is looked up
+  // at most once a second (lookup-cache.ts), not once per connection.
+  return connectTcp({ host: entry.host, port: entry.port, noDelay: true, lookup: context.lookup })
+}
+
+/** Reads until the first bytes tell HTTP from the rest; the channel is left paused. */
+function readFirstBytes(
+  channel: ClientChannel,
+  context: ForwardContext,
+  decided: (sniffed: Exclude<Sniffed, 'more'>, first: Buffer) => void
+): void {
+  let first: Buffer = Buffer.alloc(0)
+  const onData = (chunk: Buffer): void => {
+    context.bytes('bytesIn', chunk.length)
+    first = first.length === 0 ? chunk : Buffer.concat([first, chunk])
+    const sniffed = sniffRequestLine(first, MAX_HEAD_BYTES)
+    if (sniffed === 'more') return
+    channel.pause()
+    channel.off('data', onData)
+    decided(sniffed, first)
+  }
+  channel.on('data', onData)
+  // A client that leaves before it says anything: nothing to serve.
+  channel.once('end', () => {
+    if (channel.listeners('data').includes(onData)) channel.close()
   })
 }

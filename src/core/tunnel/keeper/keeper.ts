@@ -1,11 +1,9 @@
 /**
- * The tunnel keeper: one SSH connection to the tunnel server that holds a remote forward per
- * `expose` entry, pipes every connection the server opens on a forward to that entry's local
- * `HOST:PORT`, and reconnects when the connection drops. It runs in the detached process that
- * keeper/main.ts starts; the logic is here, apart from process wiring, so tests run it in-process.
- * Its parts: reconnect.ts (when to connect), ssh-attempt.ts (one attempt, host keys checked),
- * forwarded-connection.ts (one forwarded connection), record.ts and log.ts (files); what it
- * shares with main and post is in ../protocol.ts.
+ * The tunnel keeper: one SSH connection holding a remote forward per `expose` entry; each
+ * connection on a forward goes to the entry's `HOST:PORT` (forwarded-connection.ts: raw, or
+ * through the HTTP layer when `httpHooks` need it), and it reconnects when the connection drops.
+ * It runs in the process keeper/main.ts starts; tests run this logic in-process. Its parts:
+ * reconnect.ts, ssh-attempt.ts, record.ts and log.ts; shared with main and post: ../protocol.ts.
  */
 import { existsSync } from 'node:fs'
 import type { Socket } from 'node:net'
@@ -14,6 +12,7 @@ import type Client from 'ssh2/lib/client.js'
 import { cleanText } from '../../text/printable.js'
 import { serveForwarded, type ForwardContext } from './forwarded-connection.js'
 import { HostKeyTrust } from './host-keys.js'
+import type { HttpHooks } from './http/hooks.js'
 import { KeeperLog, LocalErrorSummary } from './log.js'
 import { COLLECT_EVERY_BYTES, type KeeperIo } from './io.js'
 import { STOP_FILE_CHECK_MS, type KeeperConfig, type KeeperStats } from '../protocol.js'
@@ -25,7 +24,6 @@ import { KeeperLifetime } from './lifetime.js'
 
 /** The stop file is looked for, and the record written when due, this often. */
 const TICK_MS = STOP_FILE_CHECK_MS
-
 export class Keeper {
   private readonly stats: KeeperStats
   private client: Client | undefined
@@ -49,7 +47,8 @@ export class Keeper {
 
   constructor(
     private readonly config: KeeperConfig,
-    private readonly io: KeeperIo
+    private readonly io: KeeperIo,
+    private readonly httpHooks?: HttpHooks
   ) {
     this.stats = {
       pid: io.pid,
@@ -203,6 +202,7 @@ export class Keeper {
     return {
       entries: this.config.entries,
       lookup: this.lookup,
+      http: this.httpHooks,
       served: () => {
         this.stats.connections += 1
         this.record.changed()
