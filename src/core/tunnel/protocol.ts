@@ -34,6 +34,19 @@ export interface RequestLogConfig {
   headers: 'redacted' | 'unredacted'
 }
 
+/** The request log's files: the HAR the user reads, and the keeper's working files beside it. */
+export interface RequestLogFiles {
+  /** The HAR 1.2 file (the `request-log` output); valid at any moment once the keeper is ready. */
+  harPath: string
+  /** Entries waiting to be written into the HAR; in the tunnel's folder, removed at the end. */
+  spoolPath: string
+  /** Counts and the latest rows for the summary (request-log/tally.ts), in the tunnel's folder. */
+  tallyPath: string
+}
+
+/** The path the URL proof asks for; the nonce follows. No app is asked for it. */
+export const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/'
+
 /** The options' defaults (src/core/options/): a log without bodies, redacted, no gate, proof on. */
 export const DEFAULT_REQUEST_LOG: RequestLogConfig = {
   enabled: true,
@@ -75,6 +88,21 @@ export interface KeeperConfig {
   protect?: boolean
   /** Prove each formed URL reaches this keeper (`prove-url`); DEFAULT_PROVE_URL when absent. */
   proveUrl?: boolean
+  /**
+   * The gate's per-run secret, made by main with a CSPRNG; present exactly when `protect` is on.
+   * Only ever sent here, over IPC: never in the state, a log line, a command line or the HAR.
+   */
+  gateSecret?: string
+  /**
+   * The proof's per-run key, made by main with a CSPRNG; present exactly when `proveUrl` is on.
+   * A request for PROOF_PATH_PREFIX + nonce is answered by the keeper itself, with
+   * proofAnswer(proofKey, entry, nonce), which no other server can compute.
+   */
+  proofKey?: string
+  /** Where the request log goes: the HAR, and the spool and tally beside it; with requestLog on. */
+  requestLogFiles?: RequestLogFiles
+  /** Each entry's public base URL (`https://web-u1.host`), for the HAR's request URLs. */
+  publicUrls?: Record<string, string>
   /** Bounds one attempt: connect, authenticate, and every forward accepted. */
   attemptTimeoutMs: number
   /** Attempts before the first ready; later reconnects go on while the credential is valid. */
@@ -111,6 +139,16 @@ export interface KeeperStats {
   /** Set when the keeper ended on its own, before post asked it to stop. */
   endedAt?: string
   endReason?: string
+  /** When the tunnel was down and why, and each entry's app outages; absent from older keepers. */
+  timeline?: TunnelTimeline
+}
+
+/** What the keeper saw during the job, for one line in post's summary and at the CLI's revoke. */
+export interface TunnelTimeline {
+  /** Each time the SSH connection was down after the first ready (ISO times; `to` absent: still down). */
+  down: { from: string; to?: string; reason: string }[]
+  /** Per entry: total and longest time its app could not be reached, and the first forward that worked. */
+  apps: Record<string, { unreachableMs: number; longestMs: number; firstForwardAt?: string }>
 }
 
 /**
