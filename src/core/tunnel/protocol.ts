@@ -4,6 +4,7 @@
  * (stats file) post reads, where those files are, and the timing each side counts on from the
  * other. The keeper's bundle holds this file and nothing of option or credential parsing.
  */
+import { createHmac } from 'node:crypto'
 import { join } from 'node:path'
 
 /** One forward: the server serves `name`; the runner reaches the app at `host:port`. */
@@ -46,6 +47,14 @@ export interface RequestLogFiles {
 
 /** The path the URL proof asks for; the nonce follows. No app is asked for it. */
 export const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/'
+
+/**
+ * The keeper's answer to a proof request: only a process that holds the run's proofKey can give
+ * it, so a server that echoes whatever it is sent cannot pass for this tunnel.
+ */
+export function proofAnswer(proofKey: string, entry: string, nonce: string): string {
+  return createHmac('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex')
+}
 
 /** The options' defaults (src/core/options/): a log without bodies, redacted, no gate, proof on. */
 export const DEFAULT_REQUEST_LOG: RequestLogConfig = {
