@@ -17,15 +17,18 @@ import { pipeRaw } from './raw-pipe.js'
 export interface ForwardContext {
   entries: ExposeEntry[]
   lookup: LookupFunction
-  /** A connection reached its local app. */
-  served(): void
+  /** A connection reached its entry's local app. */
+  served(entry: ExposeEntry): void
   bytes(field: 'bytesIn' | 'bytesOut', count: number): void
   /** The local app could not be reached: `code` is the OS error code (ECONNREFUSED, …). */
   localError(entry: ExposeEntry, code: string): void
   /** Open streams, destroyed when the keeper leaves. */
   track(stream: Duplex | Socket): void
-  /** What reads HTTP (request log, gate, proof); absent: every connection is piped raw. */
-  http?: HttpHooks
+  /**
+   * What reads HTTP (request log, gate, proof) on a new connection to `entry`; absent, or
+   * undefined for that entry: the connection is piped raw.
+   */
+  http?(entry: ExposeEntry): HttpHooks | undefined
 }
 
 export function serveForwarded(
@@ -36,7 +39,7 @@ export function serveForwarded(
 ): void {
   const entry = context.entries.find(e => e.name === details.destIP.toLowerCase())
   if (entry === undefined) return reject()
-  const hooks = context.http
+  const hooks = context.http?.(entry)
   if (hooks === undefined) return serveRaw(entry, accept, context)
   const channel = accept()
   context.track(channel)
@@ -71,7 +74,7 @@ export function serveForwarded(
       connected = true
       record('not-http')
       local.write(first)
-      pipeRaw(channel, local, context)
+      pipeRaw(channel, local, entry, context)
     })
     local.on('error', error => {
       if (!connected) {
@@ -89,7 +92,7 @@ function serveRaw(entry: ExposeEntry, accept: () => ClientChannel, context: Forw
   let channel: ClientChannel | undefined
   local.once('connect', () => {
     channel = accept()
-    pipeRaw(channel, local, context)
+    pipeRaw(channel, local, entry, context)
   })
   local.on('error', error => {
     if (channel !== undefined) {

@@ -230,7 +230,7 @@ export class HttpConnection {
     this.context.track(app)
     app.once('connect', () => {
       this.appConnected = true
-      this.context.served()
+      this.context.served(this.entry)
     })
     app.on('data', (chunk: Buffer) => {
       this.context.bytes('bytesOut', chunk.length)
