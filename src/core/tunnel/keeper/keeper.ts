@@ -188,7 +188,7 @@ export class Keeper {
       if (this.stopping) return await this.finish()
       this.traffic.timeline.connectionLost(reason)
       this.setState('reconnecting')
-      this.log(`Connection lost (${reason}); reconnecting`)
+      this.log(`Connection lost; reconnecting (${reason})`)
       const outcome = await reconnect(this.loop())
       if (outcome.type === 'stopped') return await this.finish()
       if (outcome.type === 'end') return await this.end(outcome.reason)
