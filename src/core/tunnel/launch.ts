@@ -166,7 +166,8 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
             waitMs
           )
           launched.once('message', (report: KeeperReport) => resolve(report))
-          if (launched.connected) launched.send({
+          if (launched.connected)
+            launched.send({
               ...config,
               ...paths,
               toolVersion: ACTION_VERSION

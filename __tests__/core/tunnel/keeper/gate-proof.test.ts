@@ -225,12 +225,27 @@ describe('the request log', () => {
     expect(JSON.stringify(tally)).toContain('/two')
     // The spool is the keeper's working file: gone at the end.
     expect(() => readFileSync(join(dir, 'requests.spool'))).toThrow()
-    expect(tunnel.keeper.log()).toContain('requests.har')
   })
 
   it('exists, valid and empty, as soon as the keeper is ready', async () => {
     await start(logFiles())
     const har = await readValidHar(join(dir, 'requests.har'))
     expect(har.log.entries).toEqual([])
+  })
+
+  it('that cannot be written does not stop the tunnel, and is said once in its log', async () => {
+    const missing = join(dir, 'missing', 'requests.har')
+    const tunnel = await start({
+      ...logFiles(),
+      requestLogFiles: { ...logFiles().requestLogFiles!, harPath: missing }
+    })
+    expect(await send(tunnel, '/still')).toMatch(/^HTTP\/1\.1 200 /)
+    expect(await send(tunnel, '/served')).toMatch(/^HTTP\/1\.1 200 /)
+    await stopped(tunnel)
+    const lines = tunnel.keeper
+      .log()
+      .split('\n')
+      .filter(line => line.includes(missing))
+    expect(lines).toHaveLength(1)
   })
 })

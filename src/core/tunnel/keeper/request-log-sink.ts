@@ -5,7 +5,7 @@
  * and tally. A log that cannot be written never ends the tunnel: each distinct failure is one
  * line in the keeper's log.
  */
-import { printable, printablePath } from '../../text/printable.js'
+import { printable } from '../../text/printable.js'
 import { HarWriter } from '../request-log/har-file.js'
 import type { RequestRecord } from '../request-log/record.js'
 import type { KeeperConfig } from '../protocol.js'
@@ -42,8 +42,7 @@ export class RequestLogSink {
         harPath: files.harPath,
         spoolPath: files.spoolPath,
         tallyPath: files.tallyPath,
-        publicBaseUrl: entry =>
-          Object.hasOwn(publicUrls, entry) ? publicUrls[entry] : undefined,
+        publicBaseUrl: entry => (Object.hasOwn(publicUrls, entry) ? publicUrls[entry] : undefined),
         creatorVersion: config.toolVersion ?? 'unknown',
         redaction: {
           headers: config.requestLog?.headers ?? 'redacted',
@@ -52,7 +51,6 @@ export class RequestLogSink {
         },
         onError: message => this.failed(message)
       })
-      this.log(`Request log: ${printablePath(files.harPath)}`)
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException
       this.failed(

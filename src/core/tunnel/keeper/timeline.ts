@@ -119,7 +119,7 @@ export class Timeline {
  * reset), or the server closing it. Text from or about the server is made printable.
  */
 export function whenClosed(client: Client): Promise<string> {
-  let reason = 'the tunnel server closed the connection'
+  let reason = 'the connection was closed by the tunnel server or the network'
   return new Promise(resolve => {
     client.on('error', (error: Error) => {
       reason = `the connection failed: ${cleanText(error.message, REASON_MAX)}`

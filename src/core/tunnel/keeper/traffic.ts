@@ -108,8 +108,7 @@ export class KeeperTraffic {
     return {
       entries: this.config.entries,
       lookup: this.lookup,
-      http: entry =>
-        this.rawOnceProven && this.proven.has(entry.name) ? undefined : this.hooks,
+      http: entry => (this.rawOnceProven && this.proven.has(entry.name) ? undefined : this.hooks),
       served: entry => {
         stats.connections += 1
         changed()
