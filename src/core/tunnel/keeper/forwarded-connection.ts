@@ -3,33 +3,15 @@
  * the raw pipe (raw-pipe.ts) when nothing needs to read HTTP (no request log, gate or proof),
  * or else, when its first bytes are an HTTP/1.x request line, the HTTP layer (http/*).
  */
-import { connect as connectTcp, type LookupFunction, type Socket } from 'node:net'
-import type { Duplex } from 'node:stream'
+import { connect as connectTcp, type Socket } from 'node:net'
 import type { ClientChannel, TcpConnectionDetails } from 'ssh2'
 import type { ExposeEntry } from '../protocol.js'
-import { clientAddress, type HttpHooks } from './http/hooks.js'
+import type { ForwardContext } from './forward-context.js'
+import { clientAddress } from './http/hooks.js'
 import { HttpConnection, MAX_HEAD_BYTES } from './http/http-connection.js'
 import { serializeAnswer, unreachableAnswer } from './http/own-answers.js'
 import { sniffRequestLine, type Sniffed } from './http/sniff.js'
 import { pipeRaw } from './raw-pipe.js'
-
-/** What serving a connection needs from the keeper: its entries, counters and bookkeeping. */
-export interface ForwardContext {
-  entries: ExposeEntry[]
-  lookup: LookupFunction
-  /** A connection reached its entry's local app. */
-  served(entry: ExposeEntry): void
-  bytes(field: 'bytesIn' | 'bytesOut', count: number): void
-  /** The local app could not be reached: `code` is the OS error code (ECONNREFUSED, …). */
-  localError(entry: ExposeEntry, code: string): void
-  /** Open streams, destroyed when the keeper leaves. */
-  track(stream: Duplex | Socket): void
-  /**
-   * What reads HTTP (request log, gate, proof) on a new connection to `entry`; absent, or
-   * undefined for that entry: the connection is piped raw.
-   */
-  http?(entry: ExposeEntry): HttpHooks | undefined
-}
 
 export function serveForwarded(
   details: TcpConnectionDetails,

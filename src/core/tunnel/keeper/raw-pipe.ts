@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net'
 import type { ClientChannel } from 'ssh2'
 import type { ExposeEntry } from '../protocol.js'
-import type { ForwardContext } from './forwarded-connection.js'
+import type { ForwardContext } from './forward-context.js'
 
 /** Pipes an accepted channel and a connected local socket into each other until both close. */
 export function pipeRaw(

@@ -19,7 +19,7 @@ import {
   type KeeperConfig,
   type KeeperStats
 } from '../protocol.js'
-import type { ForwardContext } from './forwarded-connection.js'
+import type { ForwardContext } from './forward-context.js'
 import { makeGate } from './gate.js'
 import type { HttpHooks } from './http/hooks.js'
 import { COLLECT_EVERY_BYTES } from './io.js'
