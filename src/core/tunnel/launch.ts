@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { ExplainedError } from '../errors.js'
 import type { TunnelProcessLaunch } from '../host.js'
 import { directoryId } from '../owned-dir.js'
+import { ACTION_VERSION } from '../version.js'
 import type { SavedTunnel } from './saved-tunnel.js'
 import { startTimeOf } from './identity.js'
 import { describeStartFailure, type StartOutcome } from './start-failure.js'
@@ -165,7 +166,12 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
             waitMs
           )
           launched.once('message', (report: KeeperReport) => resolve(report))
-          if (launched.connected) launched.send({ ...config, ...paths } satisfies KeeperConfig)
+          if (launched.connected)
+            launched.send({
+              ...config,
+              ...paths,
+              toolVersion: ACTION_VERSION
+            } satisfies KeeperConfig)
         })
       ])
       clearTimeout(timer)
