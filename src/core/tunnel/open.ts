@@ -40,6 +40,7 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
   let keeper: LaunchedKeeper
   // Read once: the keeper's end (set where no runner ends leftover processes) is computed from it.
   const launch = host.tunnelProcess()
+  const secrets = runSecrets(tunnel, host)
   try {
     keeper = launchKeeper({
       ...launch,
@@ -67,7 +68,7 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
   return {
     open: async (login, settings, writes) => {
       try {
-        await openTunnel(login, settings, tunnel, keeper, writes, host, launch.ends)
+        await openTunnel(login, settings, tunnel, keeper, writes, host, launch.ends, secrets)
       } catch (error) {
         // A tunnel that is up but unproven goes now: its credential is about to be revoked.
         await close()
@@ -83,6 +84,27 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
   }
 }
 
+/** The gate's secret and the proof's key of this run, each present when its option is on. */
+interface RunSecrets {
+  gateSecret?: string
+  proofKey?: string
+}
+
+/**
+ * Made before the credential is asked for and masked at once, so no line of the step can show
+ * them; they reach the keeper only over IPC, and the gate's only the step's outputs besides.
+ */
+function runSecrets(tunnel: TunnelSettings, host: Host): RunSecrets {
+  const gateSecret = tunnel.protect ? makeGateSecret() : undefined
+  const proofKey = tunnel.proveUrl ? randomBytes(32).toString('hex') : undefined
+  const masks = [
+    ...(gateSecret === undefined ? [] : gateMasks(gateSecret)),
+    ...(proofKey === undefined ? [] : [proofKey])
+  ]
+  if (masks.length > 0) host.mask(masks)
+  return { gateSecret, proofKey }
+}
+
 /**
  * Main: configure the launched keeper, wait for every forward, then add the URLs to `writes`,
  * which main hands over only once the whole step has succeeded.
@@ -93,14 +115,10 @@ async function openTunnel(
   tunnel: TunnelSettings,
   keeper: LaunchedKeeper,
   writes: FinalWrites,
-  { log, state, clock, mask }: Host,
-  ends: TunnelEnd | undefined
+  { log, state, clock }: Host,
+  ends: TunnelEnd | undefined,
+  { gateSecret, proofKey }: RunSecrets
 ): Promise<void> {
-  // Made and masked before anything prints; they reach the keeper only over IPC.
-  const gateSecret = tunnel.protect ? makeGateSecret() : undefined
-  if (gateSecret !== undefined) mask(gateMasks(gateSecret))
-  const proofKey = tunnel.proveUrl ? randomBytes(32).toString('hex') : undefined
-  if (proofKey !== undefined) mask([proofKey])
   // Before the keeper logs in: a URL that cannot work is no reason to open the tunnel.
   const urls = urlsFor(tunnel, targetOf(login), settings.optionLabel)
   const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ')
