@@ -63,7 +63,12 @@ async function openWith(ends: TunnelEnd | undefined) {
     })\n`
   )
   const host = memoryHost({
-    options: options({ expose: 'web=8080', 'url-template': 'http://{name}-{user}.localhost:9' }),
+    // The stand-in keeper answers no proof: what is tested here is the configuration it is sent.
+    options: options({
+      expose: 'web=8080',
+      'url-template': 'http://{name}-{user}.localhost:9',
+      'prove-url': 'false'
+    }),
     tempRoot: scratch(),
     now: '2026-11-23T10:00:00Z',
     tunnelProcess: {
