@@ -38,6 +38,21 @@ describe('dist/', () => {
     expect(readFileSync(join(repoRoot, 'dist/tunnel/index.cjs'), 'utf8')).not.toContain(text)
   })
 
+  // Every step loads dist/index.cjs whole; the tunnel's code belongs in the chunk that only steps
+  // with `expose` load, or in the tunnel process's own bundle (issue 23: start-up stays within
+  // 1.35x the floor). `npm run bench`'s start-up section checks at run time that a step without
+  // `expose` loads no chunk.
+  it.each(['./core/tunnel/request-log/', './core/tunnel/keeper/', 'node_modules/ssh2/'])(
+    "dist/index.cjs, which every step loads, holds no module of %s (the tunnel's code loads only with expose)",
+    dir => {
+      const modules = readFileSync(join(repoRoot, 'dist/index.cjs'), 'utf8')
+        .split('\n')
+        .filter(line => /^;?\/\/ (CONCATENATED|EXTERNAL) MODULE: /.test(line))
+      expect(modules.length).toBeGreaterThan(10)
+      expect(modules.filter(line => line.includes(dir))).toEqual([])
+    }
+  )
+
   it('holds no executable or native binary', () => {
     expect(findBinaries(join(repoRoot, 'dist'))).toEqual([])
   })

@@ -4,10 +4,14 @@
  * post step against bench/floor-revoke.cjs, alternating A B A B so that drift hits both alike.
  * Both sides do TLS against the same https service, and both are CommonJS files, as the runner
  * starts dist/index.cjs. Targets on the runner's Node only: at most 1.35x the floor, a line held
- * rather than a figure to trim further.
+ * rather than a figure to trim further. Once more each, with bench/loaded-files.cjs preloaded: a
+ * step without `expose` loads dist/index.cjs alone, never the chunk that holds the tunnel's code
+ * (its launch, request log, gate and URL proof), which steps with `expose` load.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { request } from 'node:https'
-import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
 import { repoRoot } from '../scripts/runner.js'
 import { change, median, ms, pass, round } from './numbers.js'
 import type { BenchContext, BenchSection, Runtime } from './section.js'
@@ -16,6 +20,7 @@ import { actionEntry, expectExported, expectRevoked, timeStep } from './step-pro
 const TARGETS = { mainRatio: 1.35, postRatio: 1.35 }
 const floorProvision = join(repoRoot, 'bench', 'floor-provision.cjs')
 const floorRevoke = join(repoRoot, 'bench', 'floor-revoke.cjs')
+const loadedFilesProbe = join(repoRoot, 'bench', 'loaded-files.cjs')
 
 export interface Pairs {
   node: string
@@ -133,6 +138,36 @@ function postPairs(context: BenchContext, runtime: Runtime): Promise<Pairs> {
   })
 }
 
+/** The files of dist/ that main and post without `expose` load, once each, on the runner's Node. */
+async function plainStepsLoad(context: BenchContext): Promise<string[]> {
+  const dist = dirname(actionEntry)
+  const dir = mkdtempSync(join(tmpdir(), 'bench-loaded-'))
+  const list = join(dir, 'loaded')
+  const loaded = new Set<string>()
+  try {
+    for (const step of ['main', 'post'] as const) {
+      const apiKey = context.nextApiKey()
+      const run = await timeStep({
+        node: context.runtimes[0].path,
+        script: actionEntry,
+        caFile: context.caFile,
+        inputs: stepInputs(context, apiKey),
+        ...(step === 'post' ? { state: await savedCredential(context, apiKey) } : {}),
+        preload: loadedFilesProbe,
+        env: { BENCH_LOADED_FILES: list }
+      })
+      if (step === 'main') expectExported(run, 'the main step (files loaded)')
+      else expectRevoked(run, 'the post step (files loaded)')
+      for (const file of readFileSync(list, 'utf8').split('\n')) {
+        if (file.startsWith(`${dist}/`)) loaded.add(relative(dist, file))
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return [...loaded].sort()
+}
+
 export function reportPairs(title: string, rows: Pairs[], target: number): string[] {
   const lines = ['', title, '                   step      floor   step/floor (median of pairs)']
   for (const row of rows) {
@@ -151,8 +186,10 @@ export const startupSection: BenchSection = {
     const post: Pairs[] = []
     for (const runtime of context.runtimes) main.push(await mainPairs(context, runtime))
     for (const runtime of context.runtimes) post.push(await postPairs(context, runtime))
+    const plainLoads = await plainStepsLoad(context)
+    const plainOk = plainLoads.length === 1 && plainLoads[0] === 'index.cjs'
     return {
-      results: { main, post },
+      results: { main, post, plainStepsLoad: plainLoads },
       targets: {
         mainRatio: {
           figure: `${main[0].ratio.toFixed(3)}x`,
@@ -163,11 +200,19 @@ export const startupSection: BenchSection = {
           figure: `${post[0].ratio.toFixed(3)}x`,
           limit: `<= ${TARGETS.postRatio}x`,
           pass: post[0].ratio <= TARGETS.postRatio
+        },
+        plainStepsLoad: {
+          figure: plainOk ? 'index.cjs' : `${plainLoads.length} files`,
+          limit: 'index.cjs',
+          pass: plainOk
         }
       },
       report: [
         ...reportPairs('main step vs floor-provision.cjs (medians)', main, TARGETS.mainRatio),
-        ...reportPairs('post step vs floor-revoke.cjs (medians)', post, TARGETS.postRatio)
+        ...reportPairs('post step vs floor-revoke.cjs (medians)', post, TARGETS.postRatio),
+        '',
+        `main and post without expose load from dist/: ${plainLoads.join(', ') || 'nothing'}` +
+          `  (only index.cjs: the tunnel's chunk stays out)  ${pass(plainOk)}`
       ],
       compare(previous) {
         const lines: string[] = []

@@ -30,6 +30,10 @@ export interface StepLaunch {
   caFile: string
   inputs: Record<string, string>
   state?: Record<string, string>
+  /** A file for `node --require` before the script (e.g. bench/loaded-files.cjs). */
+  preload?: string
+  /** Variables on top of the runner's. */
+  env?: Record<string, string>
 }
 
 function stepEnvironment(dir: string, launch: StepLaunch) {
@@ -47,7 +51,8 @@ function stepEnvironment(dir: string, launch: StepLaunch) {
     RUNNER_TEMP: temp,
     RUNNER_OS: 'Linux',
     NODE_EXTRA_CA_CERTS: launch.caFile,
-    ...files
+    ...files,
+    ...launch.env
   }
   for (const [name, spec] of definition.inputs) {
     if (spec.default !== undefined) env[inputVariableName(name)] = spec.default
@@ -63,7 +68,8 @@ export async function timeStep(launch: StepLaunch): Promise<StepRun> {
     const { env, workspace, files } = stepEnvironment(dir, launch)
     let stdout = ''
     const started = performance.now()
-    const child = spawn(launch.node, [launch.script], {
+    const preload = launch.preload === undefined ? [] : ['--require', launch.preload]
+    const child = spawn(launch.node, [...preload, launch.script], {
       cwd: workspace,
       env,
       stdio: ['ignore', 'pipe', 'pipe']

@@ -7,6 +7,8 @@
  * - The action with `expose: app=<port>`: its main step returns once the forward is accepted,
  *   leaving its tunnel keeper process running; the post step stops it and revokes.
  * Each `open()` runs a fresh job (its own RUNNER_TEMP and credential); `close()` ends it.
+ * The action runs with action.yml's defaults but for the inputs a client is given: the request
+ * log on (`log-requests: true`), and `prove-url` as the client says.
  */
 import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -27,8 +29,17 @@ export interface OpenTunnel {
   host: string
   /** The process that holds the SSH connection: its memory is what the job pays for. */
   pid: number
-  /** Stops the tunnel and revokes the credential; resolves with the post step's tunnel line, if any. */
-  close(): Promise<string | undefined>
+  /** The action's `request-log` output (the HAR's path), when main set one. */
+  requestLog?: string
+  /** Stops the tunnel and revokes the credential. */
+  close(): Promise<Closed>
+}
+
+export interface Closed {
+  /** The post step's tunnel line (the action only). */
+  postLine?: string
+  /** Requests in the HAR after post (the action with its request log on only). */
+  harEntries?: number
 }
 
 export interface TunnelClient {
@@ -180,7 +191,7 @@ export function openSshClient(context: ClientContext, label = 'main, ssh -f'): T
           pid,
           close: async () => {
             await cleanUp()
-            return undefined
+            return {}
           }
         }
       } catch (error) {
@@ -217,33 +228,56 @@ export function tunnelLineOf(post: StepResult): string | undefined {
   return post.lines.map(line => line.text).find(text => /\breconnects?\b/i.test(text))
 }
 
-export function actionClient(context: ClientContext, label = 'expose'): TunnelClient {
+/** How many requests the HAR at `path` holds; undefined when there is no such file or no HAR. */
+export function harEntryCount(path: string): number | undefined {
+  try {
+    const har = JSON.parse(readFileSync(path, 'utf8')) as { log?: { entries?: unknown[] } }
+    return har.log?.entries?.length
+  } catch {
+    return undefined
+  }
+}
+
+/** The action with `expose`; `inputs` on top of the credential's, e.g. `prove-url: false`. */
+export function actionClient(
+  context: ClientContext,
+  label: string,
+  inputs: Record<string, string> = {}
+): TunnelClient {
   const tunnel = context.service.tunnel!
   return {
     label,
     open: async appPort => {
       const job = new Job({ node: context.node, env: context.env })
       const started = performance.now()
-      const { main } = await job.uses({
+      const use = await job.uses({
         ...mainInputs(context),
         expose: `app=${appPort}`,
         'url-template': tunnel.urlTemplate,
-        'tunnel-host-key': tunnel.fingerprint
+        'tunnel-host-key': tunnel.fingerprint,
+        ...inputs
       })
       const readyMs = since(started)
+      const { main } = use
       try {
         expectSuccess(main, 'the main step with expose')
         const url = main.outputs.url
         if (!url) throw new Error(`bench: main set no url output:\n${renderLog(main)}`)
+        const requestLog = main.outputs['request-log'] || undefined
         return {
           readyMs,
           provisionMs: 0,
           host: new URL(url).hostname,
           pid: keeperPidFromState(main.state),
+          requestLog,
           close: async () => {
-            const [post] = await job.end()
+            // Post first, then the HAR (post's keeper has flushed it), then the job's end
+            // removes RUNNER_TEMP with the HAR in it.
+            const post = await use.post()
+            const harEntries = requestLog === undefined ? undefined : harEntryCount(requestLog)
+            await job.end()
             expectSuccess(post, 'the post step after expose')
-            return tunnelLineOf(post)
+            return { postLine: tunnelLineOf(post), harEntries }
           }
         }
       } catch (error) {

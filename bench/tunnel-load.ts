@@ -2,9 +2,11 @@
  * The load the tunnel benchmark puts through a tunnel: a local HTTP app (what a job exposes)
  * with a large and a small answer, and the requests that reach it through the stand-in's front.
  * Every request goes to 127.0.0.1:<front port> with the public host name in `Host`, as a
- * browser resolving `<name>-<user>.localhost` would send it.
+ * browser resolving `<name>-<user>.localhost` would send it. Three shapes of load: one request
+ * per new connection (latency), one large download (throughput), and many small requests over
+ * keep-alive connections in parallel (memory after many logged requests, 100 connections at once).
  */
-import { createServer, request } from 'node:http'
+import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 
@@ -118,4 +120,80 @@ export async function smallRequestTimes(
     times.push(answer.ms)
   }
   return times
+}
+
+export interface LoadOutcome {
+  /** Each answered request's time, ms, from sending it to its last byte. */
+  times: number[]
+  /** Requests that got no whole 200 answer (error, timeout, other status, short body). */
+  failures: number
+  /** The first failure's message, for the report. */
+  firstFailure?: string
+}
+
+/** One GET on a keep-alive agent: the time, or why it failed. */
+function getOnAgent(
+  agent: Agent,
+  frontPort: number,
+  host: string,
+  path: string
+): Promise<number | string> {
+  return new Promise(resolve => {
+    const started = performance.now()
+    const req = request(
+      { host: '127.0.0.1', port: frontPort, path, agent, headers: { host } },
+      res => {
+        let bytes = 0
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length))
+        res.on('error', error => resolve(error.message))
+        res.on('end', () =>
+          resolve(
+            res.statusCode === 200 && bytes === SMALL_ANSWER.length
+              ? performance.now() - started
+              : `answered ${res.statusCode} with ${bytes} bytes`
+          )
+        )
+      }
+    )
+    req.setTimeout(30_000, () => req.destroy(new Error('no answer in 30 s')))
+    req.on('error', error => resolve(error.message))
+    req.end()
+  })
+}
+
+/**
+ * `total` small GETs over `connections` keep-alive connections, all open at once: each
+ * connection sends its next request when the last one is answered, as a browser or an API test
+ * does. Paths are numbered from `firstIndex`, with a query, as the request log sees real ones.
+ */
+export async function keepAliveLoad(
+  frontPort: number,
+  host: string,
+  {
+    connections,
+    total,
+    firstIndex = 0
+  }: { connections: number; total: number; firstIndex?: number }
+): Promise<LoadOutcome> {
+  const outcome: LoadOutcome = { times: [], failures: 0 }
+  let next = 0
+  const worker = async (): Promise<void> => {
+    // One agent per worker with one socket: `connections` connections, each reused.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      while (next < total) {
+        const index = firstIndex + next++
+        const result = await getOnAgent(agent, frontPort, host, `/small/${index}?n=${index}`)
+        if (typeof result === 'number') outcome.times.push(result)
+        else {
+          outcome.failures += 1
+          outcome.firstFailure ??= result
+        }
+      }
+    } finally {
+      agent.destroy()
+    }
+  }
+  await Promise.all(Array.from({ length: connections }, worker))
+  return outcome
 }
