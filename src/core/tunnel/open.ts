@@ -12,6 +12,7 @@ import type { TunnelSettings } from '../settings/expose.js'
 import type { MainSettings } from '../kinds/registry.js'
 import { keeperEnd } from './end-time.js'
 import { launchKeeper, type LaunchedKeeper } from './launch.js'
+import { requestLogFilesFor, saveRequestLog } from './saved-request-log.js'
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
 import { stopTunnel } from './stop.js'
 import { removeTunnelDir } from './tunnel-dir.js'
@@ -80,7 +81,7 @@ async function openTunnel(
   tunnel: TunnelSettings,
   keeper: LaunchedKeeper,
   writes: FinalWrites,
-  { log, state, clock }: Host,
+  { log, state, clock, requestLogPath }: Host,
   ends: TunnelEnd | undefined
 ): Promise<void> {
   // Before the keeper logs in: a URL that cannot work is no reason to open the tunnel.
@@ -89,6 +90,10 @@ async function openTunnel(
   log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
   const hostKeyOption = settings.optionLabel('tunnel-host-key')
   const end = keeperEnd(ends, clock.now(), login.expiresAt)
+  // The HAR goes where the host says (outside the tunnel's folder), its work files in the folder.
+  const requestLog = tunnel.requestLog.enabled
+    ? requestLogFilesFor(keeper.dir, requestLogPath(keeper.dir))
+    : undefined
   const started = await keeper.start({
     host: login.host,
     port: login.port,
@@ -101,6 +106,8 @@ async function openTunnel(
     entries: tunnel.entries,
     hostKeyPins: tunnel.hostKeyPins,
     requestLog: tunnel.requestLog,
+    ...(requestLog && { requestLogFiles: requestLog }),
+    publicUrls: urls,
     protect: tunnel.protect,
     proveUrl: tunnel.proveUrl,
     ...(login.expiresAt && { expiresAt: login.expiresAt }),
@@ -110,6 +117,7 @@ async function openTunnel(
     ...end
   })
   if (keeper.saved) saveTunnel(state, { ...keeper.saved, started: true })
+  if (requestLog) saveRequestLog(state, requestLog)
   if (tunnel.hostKeyPins.length === 0) {
     log.notice(
       `The tunnel server's host key is ${started.fingerprint}; it was accepted because ${hostKeyOption} is empty. ` +
@@ -127,6 +135,12 @@ async function openTunnel(
   }
   // The kind knows its own lifetime (a free credential's tunnel ends after 5 minutes).
   if (login.lifetimeNote) log.info(login.lifetimeNote)
+  if (requestLog) {
+    log.info(
+      `Requests through the tunnel are logged in ${printablePath(requestLog.harPath)} (HAR).`
+    )
+    writes.outputs['request-log'] = requestLog.harPath
+  }
   const first = Object.values(urls)[0]
   writes.outputs.url = first
   writes.outputs.urls = JSON.stringify(urls)
