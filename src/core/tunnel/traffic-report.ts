@@ -48,7 +48,8 @@ export function trafficReport({
   }
   const timeline = readTimeline(stats?.timeline)
   const line = timeline === undefined ? undefined : timelineLine(timeline, endMs)
-  if (line !== undefined) summary.push({ heading: 'Tunnel', lines: [line], columns: [], rows: [] })
+  if (line !== undefined)
+    summary.push({ heading: 'Tunnel timeline', lines: [line], columns: [], rows: [] })
   if (summary.length === 0) return undefined
   return {
     summary,
