@@ -142,6 +142,44 @@ describe('what main tells the tunnel process, and hands over', () => {
   })
 })
 
+describe('a tunnel that fails to start', () => {
+  /** A keeper that starts its log, as the real one does before it connects, then fails. */
+  function failingKeeper(): string {
+    const scriptPath = join(scratch, 'failing-keeper.cjs')
+    writeFileSync(
+      scriptPath,
+      `process.once('message', config => {
+  require('fs').writeFileSync(config.requestLogFiles.harPath, '{"log":{"version":"1.2","creator":{"name":"tunnel-credentials"},"entries":[]}}')
+  process.send({ type: 'failed', cause: 'auth', detail: 'the server refused the token' })
+  process.exit(1)
+})
+`
+    )
+    return scriptPath
+  }
+  const failingMain = (more: { requestLog?: string } = {}) =>
+    provisionWith(inputs({ 'prove-url': 'false', expose: `web=${app.port}` }), {
+      tempRoot: runnerTemp,
+      tunnelProcess: { scriptPath: failingKeeper(), execArgv: [], environment: {} },
+      clock,
+      ...more
+    })
+
+  it('leaves no log beside its folder: nothing of it is left in RUNNER_TEMP', async () => {
+    const step = await failingMain()
+    expect(step.errors).toEqual([expect.stringContaining('the server refused the token')])
+    expect(step.outputs).toEqual({})
+    expect(readdirSync(runnerTemp)).toEqual([])
+  })
+
+  it('leaves a log at a path the user chose (the CLI), which provision only ever replaces', async () => {
+    const harPath = join(runnerTemp, 'requests.har')
+    const step = await failingMain({ requestLog: harPath })
+    expect(step.errors).toHaveLength(1)
+    expect(readdirSync(runnerTemp)).toEqual(['requests.har'])
+  })
+})
+
 /** Needs the keeper's request log (the tunnel-process side of issue 23, section 1). */
 describe('with the real keeper against the tunnel stand-in', () => {
   const launch = {

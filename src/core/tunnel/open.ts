@@ -12,7 +12,7 @@ import type { TunnelSettings } from '../settings/expose.js'
 import type { MainSettings } from '../kinds/registry.js'
 import { keeperEnd } from './end-time.js'
 import { launchKeeper, type LaunchedKeeper } from './launch.js'
-import { requestLogFilesFor, saveRequestLog } from './saved-request-log.js'
+import { discardRequestLog, requestLogFilesFor, saveRequestLog } from './saved-request-log.js'
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
 import { stopTunnel } from './stop.js'
 import { removeTunnelDir } from './tunnel-dir.js'
@@ -52,8 +52,15 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
   // still leaves post able to find and stop the process.
   if (keeper.saved) saveTunnel(host.state, keeper.saved)
   return {
-    open: (login, settings, writes) =>
-      openTunnel(login, settings, tunnel, keeper, writes, host, launch.ends),
+    open: async (login, settings, writes) => {
+      try {
+        await openTunnel(login, settings, tunnel, keeper, writes, host, launch.ends)
+      } catch (error) {
+        // Its process and folder are gone with the failure: so is the log made for it.
+        discardRequestLog(keeper.dir, host.requestLogPath(keeper.dir))
+        throw error
+      }
+    },
     stopUnused: async () => {
       await keeper.stopUnused()
       // Never ready: stopUnused or the failed start ended it, and post has nothing to stop.
@@ -66,6 +73,7 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
       // Still running without proof of its identity: the record stays, so post can try again.
       if (stopped.state === 'alive') return
       removeTunnelDir(saved.dir, saved.dirId)
+      discardRequestLog(saved.dir, host.requestLogPath(saved.dir))
       clearTunnel(host.state)
     }
   }

@@ -4,6 +4,8 @@
  * already accepted, and names a HAR only at the path this host puts it, so state written by
  * someone else cannot make post read, or point a user to, a file elsewhere.
  */
+import { rmSync } from 'node:fs'
+import { basename } from 'node:path'
 import type { SavedState } from '../host.js'
 import { tunnelFiles, type RequestLogFiles } from './protocol.js'
 
@@ -52,4 +54,15 @@ export function loadRequestLog(
   }
   const named = typeof saved?.harPath === 'string' ? saved.harPath : raw
   return { type: 'refused', named }
+}
+
+/**
+ * Main failed after the tunnel process may have started its log: a log named after the tunnel's
+ * folder (the temp root's, requestLogInTempRoot) was made for that tunnel alone, and goes with
+ * it. A log at a path the user chose (the CLI's --request-log) is left: it may be an earlier
+ * run's, which provision only replaces.
+ */
+export function discardRequestLog(tunnelDir: string, harPath: string): void {
+  if (!basename(harPath).includes(basename(tunnelDir))) return
+  rmSync(harPath, { force: true })
 }
