@@ -41,6 +41,16 @@ it('adds up the times down, and names the longest with its reason', () => {
   expect(line(timeline)).toBe('Tunnel: down 3 times, 15 s in all (longest 12 s: connection lost).')
 })
 
+it('counts the periods the keeper no longer lists, and says the times are of the latest', () => {
+  const down = [
+    { from: at(10), to: at(12), reason: 'server restarted' },
+    { from: at(30), to: at(42), reason: 'connection lost' }
+  ]
+  expect(line({ down, downOmitted: 48, apps: {} })).toBe(
+    'Tunnel: down 50 times, 14 s in the latest 2 (longest 12 s: connection lost).'
+  )
+})
+
 it('counts a period still open until the tunnel ended', () => {
   expect(line({ down: [{ from: at(0), reason: 'connection lost' }], apps: {} })).toBe(
     'Tunnel: down once, 10 min 0 s (connection lost).'

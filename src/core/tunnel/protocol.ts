@@ -156,7 +156,13 @@ export interface KeeperStats {
 export interface TunnelTimeline {
   /** Each time the SSH connection was down after the first ready (ISO times; `to` absent: still down). */
   down: { from: string; to?: string; reason: string }[]
-  /** Per entry: total and longest time its app could not be reached, and the first forward that worked. */
+  /** Earlier down periods left out of `down` (only the latest 50 are kept); absent when none. */
+  downOmitted?: number
+  /**
+   * Per entry: total and longest time its app could not be reached (from a failed local connect
+   * until the next that worked; one still going on counts up to the record's updatedAt), and
+   * the first forward that worked.
+   */
   apps: Record<string, { unreachableMs: number; longestMs: number; firstForwardAt?: string }>
 }
 

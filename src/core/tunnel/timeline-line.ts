@@ -16,7 +16,10 @@ const APPS_NAMED = 5
  * (the tunnel down, no `to`) counts until `endMs`, when the tunnel process ended or was stopped.
  */
 export function timelineLine(timeline: TunnelTimeline, endMs: number): string {
-  const parts = [tunnelPart(timeline.down, endMs), ...appParts(timeline.apps)]
+  const parts = [
+    tunnelPart(timeline.down, timeline.downOmitted ?? 0, endMs),
+    ...appParts(timeline.apps)
+  ]
   return `Tunnel: ${parts.join('; ')}.`
 }
 
@@ -39,11 +42,13 @@ export function readTimeline(value: unknown): TunnelTimeline | undefined {
       { unreachableMs, longestMs, ...(typeof firstForwardAt === 'string' && { firstForwardAt }) }
     ])
   }
+  const omitted = isDuration(value.downOmitted) ? Math.floor(value.downOmitted) : 0
   // fromEntries: an entry named `__proto__` stays an entry, not the object's prototype.
-  return { down, apps: Object.fromEntries(apps) }
+  return { down, ...(omitted > 0 && { downOmitted: omitted }), apps: Object.fromEntries(apps) }
 }
 
-function tunnelPart(down: TunnelTimeline['down'], endMs: number): string {
+/** `omitted`: earlier periods the keeper no longer lists; counted, but not in the times. */
+function tunnelPart(down: TunnelTimeline['down'], omitted: number, endMs: number): string {
   const periods = down
     .map(({ from, to, reason }) => ({
       ms: (to === undefined ? endMs : Date.parse(to)) - Date.parse(from),
@@ -51,12 +56,13 @@ function tunnelPart(down: TunnelTimeline['down'], endMs: number): string {
     }))
     // A time no Date reads (or one running backwards) is not counted as an outage.
     .filter(period => Number.isFinite(period.ms) && period.ms >= 0)
-  if (periods.length === 0) return 'up the whole job'
+  if (periods.length === 0) return omitted > 0 ? `down ${times(omitted)}` : 'up the whole job'
   const totalMs = periods.reduce((total, period) => total + period.ms, 0)
   const longest = periods.reduce((most, period) => (period.ms > most.ms ? period : most))
   const reason = printable(longest.reason, 100)
-  if (periods.length === 1) return `down once, ${duration(totalMs)} (${reason})`
-  return `down ${times(periods.length)}, ${duration(totalMs)} in all (longest ${duration(longest.ms)}: ${reason})`
+  if (periods.length === 1 && omitted === 0) return `down once, ${duration(totalMs)} (${reason})`
+  const inAll = omitted > 0 ? `in the latest ${periods.length}` : 'in all'
+  return `down ${times(periods.length + omitted)}, ${duration(totalMs)} ${inAll} (longest ${duration(longest.ms)}: ${reason})`
 }
 
 function appParts(apps: TunnelTimeline['apps']): string[] {
@@ -82,7 +88,7 @@ export function duration(ms: number): string {
 }
 
 function times(count: number): string {
-  return count === 2 ? 'twice' : `${count} times`
+  return count === 1 ? 'once' : count === 2 ? 'twice' : `${count} times`
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
