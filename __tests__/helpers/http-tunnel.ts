@@ -8,9 +8,9 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import type { HttpHooks } from '../../src/core/tunnel/keeper/http/hooks.js'
-import type { ExposeEntry } from '../../src/core/tunnel/protocol.js'
+import type { ExposeEntry, KeeperConfig } from '../../src/core/tunnel/protocol.js'
 import type { RequestRecord } from '../../src/core/tunnel/request-log/record.js'
-import { runKeeper } from './ssh-stand-in.js'
+import { runKeeper, type RunningKeeper } from './ssh-stand-in.js'
 
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
@@ -20,8 +20,14 @@ export const BIG = randomBytes(50 * 1024 * 1024)
 export interface TestApp {
   port: number
   server: Server
-  /** Every request the app saw: method, url, Host, and the app-side socket's client port. */
-  seen: Array<{ method: string; url: string; host?: string; socketPort?: number }>
+  /** Every request the app saw: method, url, Host, the app-side socket's client port, headers. */
+  seen: Array<{
+    method: string
+    url: string
+    host?: string
+    socketPort?: number
+    headers?: IncomingMessage['headers']
+  }>
   /** Ends the server-sent event stream that /sse keeps open. */
   endEvents(): void
   close(): Promise<void>
@@ -43,7 +49,8 @@ export async function startTestApp(): Promise<TestApp> {
       method: req.method!,
       url: req.url!,
       host: req.headers.host,
-      socketPort: req.socket.remotePort
+      socketPort: req.socket.remotePort,
+      headers: req.headers
     })
     if (req.url === '/echo') {
       const body = await readBody(req)
@@ -125,12 +132,18 @@ export interface HttpTunnel {
   frontPort: number
   /** `Host` value that routes to entry `name`. */
   hostFor(name: string): string
+  keeper: RunningKeeper
 }
 
-/** The stand-in, a credential, and a keeper with `hooks` (records collected; 'none': raw), ready. */
+/**
+ * The stand-in, a credential, and a keeper with `hooks` (records collected), ready. With 'none'
+ * the keeper builds its own hooks from its configuration (`config`: the gate, the proof, the
+ * request log), and without any of them it pipes raw.
+ */
 export async function startHttpTunnel(
   entries: ExposeEntry[],
-  hooks: Partial<HttpHooks> | 'none' = {}
+  hooks: Partial<HttpHooks> | 'none' = {},
+  config: Partial<KeeperConfig> = {}
 ): Promise<HttpTunnel> {
   const service = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
   const response = await fetch(`${service.baseUrl}/credential-provision`, {
@@ -146,7 +159,7 @@ export async function startHttpTunnel(
   const tunnel = service.tunnel!
   const keeper = runKeeper(
     tunnel.port,
-    { host: tunnel.host, user, token, entries },
+    { host: tunnel.host, user, token, entries, ...config },
     { pid: 4242 },
     hooks === 'none'
       ? undefined
@@ -159,7 +172,8 @@ export async function startHttpTunnel(
     user,
     records,
     frontPort: tunnel.frontPort,
-    hostFor: name => `${name}-${user}.localhost:${tunnel.frontPort}`
+    hostFor: name => `${name}-${user}.localhost:${tunnel.frontPort}`,
+    keeper
   }
 }
 

@@ -5440,10 +5440,17 @@ function identifierProblem(value) {
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles)
 /* harmony export */ });
-/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+/* unused harmony exports PROOF_PATH_PREFIX, proofAnswer, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 
+
+const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
+function proofAnswer(proofKey, entry, nonce) {
+    return createHmac('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
+}
 const DEFAULT_REQUEST_LOG = {
     enabled: true,
     bodyBytes: 0,
@@ -5454,9 +5461,9 @@ const DEFAULT_PROVE_URL = true;
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelFiles(dir) {
     return {
-        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'tunnel.log'),
-        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stats.json'),
-        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_0__.join)(dir, 'stop')
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop')
     };
 }
 const HEARTBEAT_MS = 5_000;

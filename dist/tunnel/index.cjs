@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 919:
+/***/ 626:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21587,54 +21587,929 @@ function redactCredentials(text) {
 
 ;// CONCATENATED MODULE: external "node:net"
 const external_node_net_namespaceObject = require("node:net");
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/hooks.ts
+function clientAddress(address, port) {
+    if (address === undefined || address === '')
+        return undefined;
+    const host = address.includes(':') ? `[${address}]` : address;
+    return port === undefined ? host : `${host}:${port}`;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/framing.ts
+class FramingError extends Error {
+    status;
+    constructor(status, message) {
+        super(message);
+        this.status = status;
+    }
+}
+var State;
+(function (State) {
+    State[State["Head"] = 0] = "Head";
+    State[State["Length"] = 1] = "Length";
+    State[State["ChunkSize"] = 2] = "ChunkSize";
+    State[State["ChunkData"] = 3] = "ChunkData";
+    State[State["ChunkDataEnd"] = 4] = "ChunkDataEnd";
+    State[State["Trailers"] = 5] = "Trailers";
+    State[State["UntilClose"] = 6] = "UntilClose";
+    State[State["Raw"] = 7] = "Raw";
+})(State || (State = {}));
+const CRLF_CRLF = Buffer.from('\r\n\r\n');
+const MAX_CHUNK_LINE = 4096;
+class MessageReader {
+    events;
+    maxHeadBytes;
+    state = State.Head;
+    remaining = 0;
+    partial;
+    held;
+    paused = false;
+    constructor(events, maxHeadBytes) {
+        this.events = events;
+        this.maxHeadBytes = maxHeadBytes;
+    }
+    pause() {
+        this.paused = true;
+    }
+    resume() {
+        this.paused = false;
+        const held = this.held;
+        this.held = undefined;
+        if (held !== undefined)
+            this.feed(held);
+    }
+    passRaw() {
+        this.state = State.Raw;
+        this.resume();
+    }
+    senderEnded() {
+        if (this.state !== State.UntilClose)
+            return;
+        this.state = State.Head;
+        this.events.end();
+    }
+    feed(chunk) {
+        if (this.held !== undefined) {
+            chunk = Buffer.concat([this.held, chunk]);
+            this.held = undefined;
+        }
+        let at = 0;
+        let bodyFrom = -1;
+        const flushBody = (to) => {
+            if (bodyFrom !== -1 && to > bodyFrom)
+                this.events.body(chunk.subarray(bodyFrom, to));
+            bodyFrom = -1;
+        };
+        while (at < chunk.length) {
+            if (this.state === State.Raw) {
+                this.events.raw(at === 0 ? chunk : chunk.subarray(at));
+                return;
+            }
+            if (this.state === State.Head) {
+                if (this.paused) {
+                    this.held = chunk.subarray(at);
+                    return;
+                }
+                at = this.readHead(chunk, at);
+                if (this.state !== State.Head && this.state !== State.Raw)
+                    bodyFrom = at;
+                continue;
+            }
+            if (bodyFrom === -1)
+                bodyFrom = at;
+            at = this.readBody(chunk, at);
+            if (this.state === State.Head) {
+                flushBody(at);
+                this.events.end();
+            }
+        }
+        flushBody(chunk.length);
+    }
+    readHead(chunk, at) {
+        if (this.partial === undefined) {
+            while (at < chunk.length && (chunk[at] === 0x0d || chunk[at] === 0x0a))
+                at += 1;
+            if (at === chunk.length)
+                return at;
+        }
+        const before = this.partial?.length ?? 0;
+        const text = this.partial === undefined ? chunk : Buffer.concat([this.partial, chunk.subarray(at)]);
+        const start = this.partial === undefined ? at : 0;
+        const end = text.indexOf(CRLF_CRLF, Math.max(start, before - 3));
+        if (end === -1) {
+            if (text.length - start > this.maxHeadBytes) {
+                throw new FramingError(431, 'the request head is larger than the tunnel reads');
+            }
+            this.partial = Buffer.from(text.subarray(start));
+            return chunk.length;
+        }
+        this.partial = undefined;
+        const head = text.subarray(start, end + 4);
+        if (head.length > this.maxHeadBytes) {
+            throw new FramingError(431, 'the request head is larger than the tunnel reads');
+        }
+        this.begin(this.events.head(head));
+        return at + (head.length - before);
+    }
+    begin(framing) {
+        switch (framing.kind) {
+            case 'none':
+                this.events.end();
+                return;
+            case 'raw':
+                this.state = State.Raw;
+                return;
+            case 'length':
+                if (framing.length === 0)
+                    return this.events.end();
+                this.state = State.Length;
+                this.remaining = framing.length;
+                return;
+            case 'chunked':
+                this.state = State.ChunkSize;
+                return;
+            case 'until-close':
+                this.state = State.UntilClose;
+        }
+    }
+    readBody(chunk, at) {
+        switch (this.state) {
+            case State.UntilClose:
+                this.events.data(chunk.subarray(at));
+                return chunk.length;
+            case State.Length:
+            case State.ChunkData: {
+                const take = Math.min(this.remaining, chunk.length - at);
+                this.events.data(chunk.subarray(at, at + take));
+                this.remaining -= take;
+                if (this.remaining === 0) {
+                    this.state = this.state === State.Length ? State.Head : State.ChunkDataEnd;
+                }
+                return at + take;
+            }
+            case State.ChunkDataEnd:
+                return this.readLine(chunk, at, line => {
+                    if (line.length !== 0)
+                        throw new FramingError(400, 'a chunk is longer than its size');
+                    this.state = State.ChunkSize;
+                });
+            case State.ChunkSize:
+                return this.readLine(chunk, at, line => {
+                    const match = /^([0-9a-fA-F]{1,12})[ \t]*(?:;[\t\x20-\x7e\x80-\xff]*)?$/.exec(line);
+                    if (match === null)
+                        throw new FramingError(400, 'a chunk size is not hexadecimal');
+                    this.remaining = parseInt(match[1], 16);
+                    this.state = this.remaining === 0 ? State.Trailers : State.ChunkData;
+                });
+            default:
+                return this.readLine(chunk, at, line => {
+                    if (line.length === 0)
+                        this.state = State.Head;
+                });
+        }
+    }
+    readLine(chunk, at, done) {
+        const lf = chunk.indexOf(0x0a, at);
+        const piece = chunk.subarray(at, lf === -1 ? chunk.length : lf + 1);
+        const line = this.partial === undefined ? piece : Buffer.concat([this.partial, piece]);
+        if (lf === -1) {
+            if (line.length > MAX_CHUNK_LINE)
+                throw new FramingError(400, 'a chunk line is too long');
+            this.partial = Buffer.from(line);
+            return chunk.length;
+        }
+        this.partial = undefined;
+        if (line.length < 2 || line[line.length - 2] !== 0x0d) {
+            throw new FramingError(400, 'a chunk line does not end in CRLF');
+        }
+        done(line.subarray(0, line.length - 2).toString('latin1'));
+        return lf + 1;
+    }
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/own-answers.ts
+
+const REASONS = {
+    200: 'OK',
+    204: 'No Content',
+    400: 'Bad Request',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'Not Found',
+    431: 'Request Header Fields Too Large',
+    502: 'Bad Gateway'
+};
+const HTML_ESCAPES = {
+    '<': '&lt;',
+    '>': '&gt;',
+    '&': '&amp;',
+    '"': '&quot;',
+    "'": '&#39;'
+};
+function htmlText(value) {
+    return printable(value).replace(/[<>&"']/g, character => HTML_ESCAPES[character]);
+}
+function serializeAnswer(answer) {
+    const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : (answer.body ?? Buffer.alloc(0));
+    const headers = (answer.headers ?? []).filter(([name]) => !['content-length', 'connection', 'transfer-encoding'].includes(name.toLowerCase()));
+    if (!headers.some(([name]) => name.toLowerCase() === 'content-type')) {
+        headers.push(['Content-Type', 'text/plain; charset=utf-8']);
+    }
+    headers.push(['Content-Length', String(body.length)], ['Connection', 'close']);
+    const lines = headers
+        .filter(([name, value]) => !/[\r\n]/.test(name + value))
+        .map(([name, value]) => `${name}: ${value}\r\n`);
+    const status = `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Status'}\r\n`;
+    return Buffer.concat([Buffer.from(`${status}${lines.join('')}\r\n`, 'latin1'), body]);
+}
+function unreachableAnswer(entry, code) {
+    const name = htmlText(entry.name);
+    const address = htmlText(`${entry.host}:${entry.port}`);
+    const body = '<!doctype html>\n<html><head><meta charset="utf-8"><title>502 Bad Gateway</title></head>\n' +
+        `<body><h1>502 Bad Gateway</h1>\n<p>The tunnel reached this runner, but the app of entry ` +
+        `<code>${name}</code> at <code>${address}</code> did not accept the connection ` +
+        `(${htmlText(code)}). Is it started, and listening on that address?</p></body></html>\n`;
+    return { status: 502, headers: [['Content-Type', 'text/html; charset=utf-8']], body };
+}
+function malformedAnswer(status, reason) {
+    return { status, body: `The tunnel could not read this request: ${reason}.\n` };
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/exchange.ts
+class BodyCapture {
+    limit;
+    parts = [];
+    size = 0;
+    truncated = false;
+    constructor(limit) {
+        this.limit = limit;
+    }
+    add(bytes) {
+        if (this.limit <= 0)
+            return;
+        const room = this.limit - this.size;
+        if (bytes.length > room)
+            this.truncated = true;
+        if (room <= 0)
+            return;
+        const kept = Buffer.from(bytes.subarray(0, room));
+        this.parts.push(kept);
+        this.size += kept.length;
+    }
+    bytes() {
+        return Buffer.concat(this.parts, this.size);
+    }
+}
+class Exchange {
+    request;
+    captureBytes;
+    startedAt = Date.now();
+    bytesIn;
+    bytesOut = 0;
+    status;
+    responseHeaders = [];
+    ownAnswer;
+    outcome = 'forwarded';
+    switches = false;
+    recorded = false;
+    requestBody;
+    responseBody;
+    constructor(request, headBytes, captureBytes) {
+        this.request = request;
+        this.captureBytes = captureBytes;
+        this.bytesIn = headBytes;
+        this.requestBody = new BodyCapture(captureBytes);
+        this.responseBody = new BodyCapture(captureBytes);
+    }
+    get forwarded() {
+        return this.ownAnswer === undefined;
+    }
+    answerLocally(bytes, status, outcome) {
+        this.ownAnswer = bytes;
+        this.status = status;
+        this.outcome = outcome;
+    }
+    requestData(bytes) {
+        this.requestBody.add(bytes);
+    }
+    responseData(bytes) {
+        this.responseBody.add(bytes);
+    }
+    take() {
+        if (this.recorded)
+            return undefined;
+        this.recorded = true;
+        const record = {
+            startedAt: this.startedAt,
+            entry: this.request.entry,
+            ...(this.request.client !== undefined && { client: this.request.client }),
+            method: this.request.method,
+            target: this.request.target,
+            httpVersion: this.request.httpVersion,
+            requestHeaders: this.request.headers,
+            ...(this.status !== undefined && { status: this.status }),
+            responseHeaders: this.responseHeaders,
+            durationMs: Date.now() - this.startedAt,
+            bytesIn: this.bytesIn,
+            bytesOut: this.bytesOut,
+            outcome: this.outcome
+        };
+        if (this.captureBytes > 0) {
+            record.requestBody = this.requestBody.bytes();
+            record.responseBody = this.responseBody.bytes();
+            record.bodyTruncated = {
+                request: this.requestBody.truncated,
+                response: this.responseBody.truncated
+            };
+        }
+        return record;
+    }
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/rules.ts
+
+const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([\x21-\x7e\x80-\xff]+) (HTTP\/1\.[01])$/;
+const STATUS_LINE = /^(HTTP\/1\.[01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
+const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*?)[ \t]*$/;
+function parseHead(bytes) {
+    const text = bytes.toString('latin1', 0, bytes.length - 4);
+    const [startLine, ...lines] = text.split('\r\n');
+    const headers = [];
+    for (const line of lines) {
+        const field = FIELD.exec(line);
+        if (field === null)
+            throw new FramingError(400, 'a header line is malformed');
+        headers.push([field[1], field[2]]);
+    }
+    return { startLine, lines, headers };
+}
+function parseRequestLine(startLine) {
+    const match = REQUEST_LINE.exec(startLine);
+    if (match === null)
+        throw new FramingError(400, 'the request line is malformed');
+    return { method: match[1], target: match[2], httpVersion: match[3] };
+}
+function parseStatus(startLine) {
+    const match = STATUS_LINE.exec(startLine);
+    if (match === null)
+        throw new FramingError(502, 'the app answered something other than HTTP/1.x');
+    return Number(match[2]);
+}
+function valuesOf(headers, name) {
+    return headers.filter(([field]) => field.toLowerCase() === name).map(([, value]) => value);
+}
+function itemsOf(headers, name) {
+    return valuesOf(headers, name)
+        .flatMap(value => value.split(','))
+        .map(item => item.trim().toLowerCase())
+        .filter(item => item !== '');
+}
+function contentLength(headers, status) {
+    const values = valuesOf(headers, 'content-length').flatMap(value => value.split(','));
+    if (values.length === 0)
+        return undefined;
+    const lengths = new Set(values.map(value => value.trim()));
+    const [length] = lengths;
+    if (lengths.size !== 1 || !/^\d{1,15}$/.test(length)) {
+        throw new FramingError(status, 'the Content-Length is not one whole number');
+    }
+    return Number(length);
+}
+function requestFraming(headers) {
+    const codings = itemsOf(headers, 'transfer-encoding');
+    if (valuesOf(headers, 'transfer-encoding').length > 0) {
+        if (valuesOf(headers, 'content-length').length > 0) {
+            throw new FramingError(400, 'a request has both Transfer-Encoding and Content-Length');
+        }
+        if (codings[codings.length - 1] !== 'chunked') {
+            throw new FramingError(400, 'a request body is not chunked last');
+        }
+        return { kind: 'chunked' };
+    }
+    const length = contentLength(headers, 400);
+    return length === undefined ? { kind: 'none' } : { kind: 'length', length };
+}
+function asksToSwitch(method, headers) {
+    if (method === 'CONNECT')
+        return true;
+    return (valuesOf(headers, 'upgrade').length > 0 && itemsOf(headers, 'connection').includes('upgrade'));
+}
+function responseFraming(method, status, headers) {
+    if (status < 200 || status === 204 || status === 304 || method === 'HEAD')
+        return { kind: 'none' };
+    if (method === 'CONNECT' && status < 300)
+        return { kind: 'raw' };
+    const codings = itemsOf(headers, 'transfer-encoding');
+    if (codings.length > 0) {
+        return codings[codings.length - 1] === 'chunked' ? { kind: 'chunked' } : { kind: 'until-close' };
+    }
+    const length = contentLength(headers, 502);
+    return length === undefined ? { kind: 'until-close' } : { kind: 'length', length };
+}
+function rewriteHead(head, line, target, removeHeaders) {
+    if (!/^[\x21-\x7e\x80-\xff]+$/.test(target))
+        throw new Error('a rewritten target is malformed');
+    const removed = new Set(removeHeaders.map(name => name.toLowerCase()));
+    const kept = head.lines.filter((_, index) => !removed.has(head.headers[index][0].toLowerCase()));
+    const text = [`${line.method} ${target} ${line.httpVersion}`, ...kept, '', ''].join('\r\n');
+    return Buffer.from(text, 'latin1');
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/request-decision.ts
+
+
+
+function decideRequest(bytes, entry, client, hooks) {
+    const head = parseHead(bytes);
+    const line = parseRequestLine(head.startLine);
+    const framing = requestFraming(head.headers);
+    const request = { entry, client, ...line, headers: head.headers };
+    const exchange = new Exchange(request, bytes.length, hooks.captureBodyBytes ?? 0);
+    const decision = hooks.decide?.(request) ?? 'forward';
+    if (typeof decision === 'object' && 'answer' in decision) {
+        const { answer, outcome } = decision;
+        exchange.answerLocally(serializeAnswer(answer), answer.status, outcome);
+        return { exchange, framing, toApp: undefined };
+    }
+    exchange.switches = asksToSwitch(line.method, head.headers);
+    if (decision === 'forward')
+        return { exchange, framing, toApp: bytes };
+    const { target = line.target, removeHeaders = [] } = decision.forward;
+    const removed = new Set(removeHeaders.map(name => name.toLowerCase()));
+    const headers = head.headers.filter(([name]) => !removed.has(name.toLowerCase()));
+    exchange.request = { ...request, target, headers };
+    return { exchange, framing, toApp: rewriteHead(head, line, target, removeHeaders) };
+}
+function malformedRequest(entry, client, error) {
+    const request = { entry, client, method: '', target: '', httpVersion: '', headers: [] };
+    const exchange = new Exchange(request, 0, 0);
+    const answer = malformedAnswer(error.status, error.message);
+    exchange.answerLocally(serializeAnswer(answer), error.status, 'not-http');
+    return exchange;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/streams.ts
+function pauseUntilDrained(reader, writer, still) {
+    if (reader.isPaused())
+        return;
+    reader.pause();
+    writer.once('drain', () => {
+        if (still())
+            reader.resume();
+    });
+}
+function endChannel(channel) {
+    if (channel.writableEnded)
+        return;
+    channel.end();
+    const close = () => channel.close?.();
+    if (channel.writableFinished)
+        close();
+    else
+        channel.once('finish', close);
+}
+function closeGently(app) {
+    if (app.writableLength === 0)
+        app.destroy();
+    else
+        app.end(() => app.destroy());
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/http-connection.ts
+
+
+
+
+
+
+const MAX_HEAD_BYTES = 64 * 1024;
+class HttpConnection {
+    channel;
+    entry;
+    client;
+    context;
+    hooks;
+    app;
+    appConnected = false;
+    queue = [];
+    receiving;
+    closing = false;
+    interim = false;
+    requests;
+    answers;
+    constructor(channel, entry, client, context, hooks) {
+        this.channel = channel;
+        this.entry = entry;
+        this.client = client;
+        this.context = context;
+        this.hooks = hooks;
+        this.requests = new MessageReader({
+            head: bytes => this.requestHead(bytes),
+            body: bytes => {
+                this.receiving.bytesIn += bytes.length;
+                this.toApp(bytes);
+            },
+            data: bytes => this.receiving.requestData(bytes),
+            end: () => this.requestEnd(),
+            raw: bytes => this.toApp(bytes)
+        }, MAX_HEAD_BYTES);
+        this.answers = new MessageReader({
+            head: bytes => this.answerHead(bytes),
+            body: bytes => {
+                this.queue[0].bytesOut += bytes.length;
+                this.toClient(bytes);
+            },
+            data: bytes => this.queue[0].responseData(bytes),
+            end: () => this.answerEnd(),
+            raw: bytes => this.toClient(bytes)
+        }, MAX_HEAD_BYTES);
+    }
+    start(first) {
+        const { channel } = this;
+        this.context.track(channel);
+        channel.on('data', (chunk) => this.fromClient(chunk));
+        channel.on('end', () => {
+            if (this.app === undefined)
+                this.endBoth();
+            else if (!this.closing)
+                this.app.end();
+        });
+        channel.on('error', () => this.app?.destroy());
+        channel.on('close', () => {
+            this.recordAll();
+            if (this.app !== undefined)
+                closeGently(this.app);
+        });
+        this.fromClient(first, false);
+        channel.resume();
+    }
+    fromClient(chunk, count = true) {
+        if (count)
+            this.context.bytes('bytesIn', chunk.length);
+        if (this.closing)
+            return;
+        try {
+            this.requests.feed(chunk);
+        }
+        catch (error) {
+            this.unreadable(error);
+        }
+    }
+    requestHead(bytes) {
+        const { exchange, framing, toApp } = decideRequest(bytes, this.entry.name, this.client, this.hooks);
+        this.receiving = exchange;
+        this.queue.push(exchange);
+        if (toApp !== undefined) {
+            this.toApp(toApp);
+            return framing;
+        }
+        this.stopReading();
+        this.writeOwnAnswer();
+        return { kind: 'none' };
+    }
+    requestEnd() {
+        if (this.receiving?.switches === true)
+            this.requests.pause();
+        this.receiving = undefined;
+    }
+    answerHead(bytes) {
+        const exchange = this.queue[0];
+        if (exchange === undefined || !exchange.forwarded) {
+            throw new FramingError(502, 'the app answered a request it was not sent');
+        }
+        const head = parseHead(bytes);
+        const status = parseStatus(head.startLine);
+        exchange.bytesOut += bytes.length;
+        this.toClient(bytes);
+        if (status === 101 && exchange.switches) {
+            this.record(exchange, status, head.headers);
+            return this.switchToRaw();
+        }
+        if (status < 200) {
+            this.interim = true;
+            return { kind: 'none' };
+        }
+        exchange.status = status;
+        exchange.responseHeaders = head.headers;
+        const framing = responseFraming(exchange.request.method, status, head.headers);
+        if (framing.kind === 'raw') {
+            this.record(exchange, status, head.headers);
+            return this.switchToRaw();
+        }
+        return framing;
+    }
+    answerEnd() {
+        if (this.interim) {
+            this.interim = false;
+            return;
+        }
+        const exchange = this.queue.shift();
+        this.finish(exchange);
+        if (exchange.switches) {
+            try {
+                this.requests.resume();
+            }
+            catch (error) {
+                this.unreadable(error);
+            }
+        }
+        this.writeOwnAnswer();
+    }
+    switchToRaw() {
+        this.requests.passRaw();
+        return { kind: 'raw' };
+    }
+    record(exchange, status, headers) {
+        exchange.status = status;
+        exchange.responseHeaders = headers;
+        this.queue.splice(this.queue.indexOf(exchange), 1);
+        this.finish(exchange);
+    }
+    finish(exchange) {
+        const record = exchange.take();
+        if (record !== undefined)
+            this.hooks.record?.(record);
+    }
+    recordAll() {
+        for (const exchange of this.queue.splice(0))
+            this.finish(exchange);
+    }
+    writeOwnAnswer() {
+        const next = this.queue[0];
+        if (next?.ownAnswer === undefined)
+            return;
+        this.queue.shift();
+        next.bytesOut += next.ownAnswer.length;
+        this.channel.write(next.ownAnswer);
+        this.finish(next);
+        this.endBoth();
+    }
+    stopReading() {
+        this.closing = true;
+        this.requests.pause();
+    }
+    unreadable(error) {
+        const cutBody = this.receiving !== undefined && this.receiving.forwarded;
+        if (!(error instanceof FramingError) || cutBody)
+            return this.destroyBoth();
+        const exchange = malformedRequest(this.entry.name, this.client, error);
+        this.queue.push(exchange);
+        this.stopReading();
+        this.writeOwnAnswer();
+    }
+    connectApp() {
+        const app = (0,external_node_net_namespaceObject.connect)({
+            host: this.entry.host,
+            port: this.entry.port,
+            noDelay: true,
+            lookup: this.context.lookup
+        });
+        this.app = app;
+        this.context.track(app);
+        app.once('connect', () => {
+            this.appConnected = true;
+            this.context.served();
+        });
+        app.on('data', (chunk) => {
+            this.context.bytes('bytesOut', chunk.length);
+            try {
+                this.answers.feed(chunk);
+            }
+            catch {
+                this.destroyBoth();
+            }
+        });
+        app.on('end', () => {
+            this.answers.senderEnded();
+            this.writeOwnAnswer();
+            this.endBoth();
+        });
+        app.on('error', error => {
+            if (this.appConnected)
+                return this.destroyBoth();
+            this.unreachable(error.code ?? error.message);
+        });
+        return app;
+    }
+    unreachable(code) {
+        this.context.localError(this.entry, code);
+        this.stopReading();
+        const waiting = this.queue.splice(0);
+        for (const exchange of waiting)
+            exchange.outcome = 'unreachable';
+        const first = waiting.shift();
+        if (first !== undefined) {
+            const answer = unreachableAnswer(this.entry, code);
+            first.answerLocally(serializeAnswer(answer), answer.status, 'unreachable');
+            this.queue.push(first);
+        }
+        for (const exchange of waiting)
+            this.finish(exchange);
+        this.writeOwnAnswer();
+        this.endBoth();
+    }
+    toApp(bytes) {
+        const app = this.app ?? this.connectApp();
+        if (!app.write(bytes))
+            pauseUntilDrained(this.channel, app, () => !this.closing);
+    }
+    toClient(bytes) {
+        if (!this.channel.write(bytes))
+            pauseUntilDrained(this.app, this.channel, () => true);
+    }
+    endBoth() {
+        this.closing = true;
+        this.app?.end();
+        endChannel(this.channel);
+    }
+    destroyBoth() {
+        this.closing = true;
+        this.recordAll();
+        this.app?.destroy();
+        this.channel.destroy();
+    }
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/sniff.ts
+const TOKEN = new Uint8Array(256);
+for (const character of "!#$%&'*+.^_`|~-")
+    TOKEN[character.charCodeAt(0)] = 1;
+for (let code = 0x30; code <= 0x39; code += 1)
+    TOKEN[code] = 1;
+for (let code = 0x41; code <= 0x5a; code += 1)
+    TOKEN[code] = 1;
+for (let code = 0x61; code <= 0x7a; code += 1)
+    TOKEN[code] = 1;
+const VERSION = Buffer.from('HTTP/1.');
+const SP = 0x20;
+const CR = 0x0d;
+const LF = 0x0a;
+function sniffRequestLine(bytes, maxLine) {
+    let at = 0;
+    while (at < bytes.length && (bytes[at] === CR || bytes[at] === LF))
+        at += 1;
+    const method = at;
+    while (at < bytes.length && TOKEN[bytes[at]] === 1)
+        at += 1;
+    if (at === bytes.length)
+        return more(bytes, maxLine);
+    if (at === method || bytes[at] !== SP)
+        return 'not-http';
+    at += 1;
+    const target = at;
+    while (at < bytes.length && bytes[at] > SP && bytes[at] !== 0x7f)
+        at += 1;
+    if (at === bytes.length)
+        return more(bytes, maxLine);
+    if (at === target || bytes[at] !== SP)
+        return 'not-http';
+    at += 1;
+    const tail = [...VERSION, -1, CR, LF];
+    for (const expected of tail) {
+        if (at === bytes.length)
+            return more(bytes, maxLine);
+        const byte = bytes[at];
+        const fits = expected === -1 ? byte === 0x30 || byte === 0x31 : byte === expected;
+        if (!fits)
+            return 'not-http';
+        at += 1;
+    }
+    return 'http';
+}
+function more(bytes, maxLine) {
+    return bytes.length > maxLine ? 'not-http' : 'more';
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/raw-pipe.ts
+function pipeRaw(channel, local, context) {
+    context.served();
+    context.track(local);
+    context.track(channel);
+    channel.on('data', (chunk) => context.bytes('bytesIn', chunk.length));
+    local.on('data', (chunk) => context.bytes('bytesOut', chunk.length));
+    channel.on('error', () => local.destroy());
+    channel.on('close', () => {
+        if (local.writableLength === 0)
+            local.destroy();
+        else
+            local.end(() => local.destroy());
+    });
+    local.on('close', () => {
+        if (channel.writableFinished)
+            channel.close();
+        else
+            channel.once('finish', () => channel.close());
+    });
+    channel.pipe(local).pipe(channel);
+    local.once('end', () => {
+        if (channel.writableLength === 0)
+            channel.close();
+    });
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/forwarded-connection.ts
+
+
+
+
+
 
 function serveForwarded(details, accept, reject, context) {
     const entry = context.entries.find(e => e.name === details.destIP.toLowerCase());
     if (entry === undefined)
         return reject();
-    const local = (0,external_node_net_namespaceObject.connect)({
-        host: entry.host,
-        port: entry.port,
-        noDelay: true,
-        lookup: context.lookup
+    const hooks = context.http;
+    if (hooks === undefined)
+        return serveRaw(entry, accept, context);
+    const channel = accept();
+    context.track(channel);
+    const client = clientAddress(details.srcIP, details.srcPort);
+    readFirstBytes(channel, context, (sniffed, first) => {
+        if (sniffed === 'http') {
+            return new HttpConnection(channel, entry, client, context, hooks).start(first);
+        }
+        const record = (outcome) => hooks.record?.({
+            startedAt: Date.now(),
+            entry: entry.name,
+            ...(client !== undefined && { client }),
+            method: '',
+            target: '',
+            httpVersion: '',
+            requestHeaders: [],
+            responseHeaders: [],
+            durationMs: 0,
+            bytesIn: first.length,
+            bytesOut: 0,
+            outcome
+        });
+        if (!hooks.passNotHttp) {
+            record('refused');
+            return channel.close();
+        }
+        const local = connectLocal(entry, context);
+        let connected = false;
+        local.once('connect', () => {
+            connected = true;
+            record('not-http');
+            local.write(first);
+            pipeRaw(channel, local, context);
+        });
+        local.on('error', error => {
+            if (!connected) {
+                context.localError(entry, error.code ?? error.message);
+                record('unreachable');
+                channel.close();
+            }
+            else
+                channel.destroy();
+        });
     });
+}
+function serveRaw(entry, accept, context) {
+    const local = connectLocal(entry, context);
     let channel;
     local.once('connect', () => {
         channel = accept();
-        context.served();
-        context.track(local);
-        context.track(channel);
-        channel.on('data', (chunk) => context.bytes('bytesIn', chunk.length));
-        local.on('data', (chunk) => context.bytes('bytesOut', chunk.length));
-        channel.on('error', () => local.destroy());
-        channel.on('close', () => {
-            if (local.writableLength === 0)
-                local.destroy();
-            else
-                local.end(() => local.destroy());
-        });
-        local.on('close', () => {
-            const opened = channel;
-            if (opened.writableFinished)
-                opened.close();
-            else
-                opened.once('finish', () => opened.close());
-        });
-        channel.pipe(local).pipe(channel);
-        local.once('end', () => {
-            if (channel.writableLength === 0)
-                channel.close();
-        });
+        pipeRaw(channel, local, context);
     });
     local.on('error', error => {
-        if (channel === undefined) {
-            context.localError(entry, error.code ?? error.message);
-            reject();
-        }
-        else {
+        if (channel !== undefined) {
             channel.destroy();
+            return;
         }
+        const code = error.code ?? error.message;
+        context.localError(entry, code);
+        const refused = accept();
+        context.track(refused);
+        readFirstBytes(refused, context, sniffed => {
+            if (sniffed === 'http') {
+                refused.end(serializeAnswer(unreachableAnswer(entry, code)));
+                refused.once('finish', () => refused.close());
+            }
+            else
+                refused.close();
+        });
+    });
+}
+function connectLocal(entry, context) {
+    return (0,external_node_net_namespaceObject.connect)({ host: entry.host, port: entry.port, noDelay: true, lookup: context.lookup });
+}
+function readFirstBytes(channel, context, decided) {
+    let first = Buffer.alloc(0);
+    const onData = (chunk) => {
+        context.bytes('bytesIn', chunk.length);
+        first = first.length === 0 ? chunk : Buffer.concat([first, chunk]);
+        const sniffed = sniffRequestLine(first, MAX_HEAD_BYTES);
+        if (sniffed === 'more')
+            return;
+        channel.pause();
+        channel.off('data', onData);
+        decided(sniffed, first);
+    };
+    channel.on('data', onData);
+    channel.once('end', () => {
+        if (channel.listeners('data').includes(onData))
+            channel.close();
     });
 }
 
@@ -21810,6 +22685,11 @@ const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 const external_node_path_namespaceObject = require("node:path");
 ;// CONCATENATED MODULE: ./core/tunnel/protocol.ts
 
+
+const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
+function proofAnswer(proofKey, entry, nonce) {
+    return createHmac('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
+}
 const DEFAULT_REQUEST_LOG = {
     enabled: true,
     bodyBytes: 0,
@@ -22313,6 +23193,7 @@ const TICK_MS = STOP_FILE_CHECK_MS;
 class Keeper {
     config;
     io;
+    httpHooks;
     stats;
     client;
     fingerprint;
@@ -22329,9 +23210,10 @@ class Keeper {
     trust;
     pacing;
     lifetime;
-    constructor(config, io) {
+    constructor(config, io, httpHooks) {
         this.config = config;
         this.io = io;
+        this.httpHooks = httpHooks;
         this.stats = {
             pid: io.pid,
             startedAt: this.iso(),
@@ -22467,6 +23349,7 @@ class Keeper {
         return {
             entries: this.config.entries,
             lookup: this.lookup,
+            http: this.httpHooks,
             served: () => {
                 this.stats.connections += 1;
                 this.record.changed();
@@ -22786,7 +23669,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(919)
+__nccwpck_require__(626)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -78,7 +78,7 @@ export const OUTPUTS: readonly OutputFacts[] = [
     name: 'protect-header',
     secret: true,
     description:
-      "With `protect`, the full header line that carries the secret, `Authorization: Basic \u2026`, for `curl -H` or Playwright's `extraHTTPHeaders` (masked in logs)."
+      "With `protect`, the full header line that carries the secret, `X-Tunnel-Gate: \u2026`, for `curl -H` or Playwright's `extraHTTPHeaders`; it leaves the app's own `Authorization` free (masked in logs)."
   },
   {
     name: 'protect-urls',

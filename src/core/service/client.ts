@@ -221,7 +221,7 @@ async function exchange(
  * address (it brackets it again in the Host header). Through a proxy the brackets must stay: the
  * tunnelling agent writes host:port into its CONNECT line, where an IPv6 address needs them.
  */
-const unbracketIpv6Host: RequestHandler = {
+export const unbracketIpv6Host: RequestHandler = {
   prepareRequest(options: RequestOptions) {
     const host = options.host
     if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof Agent) {
@@ -269,7 +269,7 @@ function tooLarge(endpoint: Endpoint): ServiceError {
   )
 }
 
-function networkDetail(error: unknown): string {
+export function networkDetail(error: unknown): string {
   // Read by shape, not instanceof: an error made in another realm (a VM context, as under Jest)
   // is no instance of this realm's Error, and its code is what tells the user what went wrong.
   const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as {

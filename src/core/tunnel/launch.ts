@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { ExplainedError } from '../errors.js'
 import type { TunnelProcessLaunch } from '../host.js'
 import { directoryId } from '../owned-dir.js'
+import { ACTION_VERSION } from '../version.js'
 import type { SavedTunnel } from './saved-tunnel.js'
 import { startTimeOf } from './identity.js'
 import { describeStartFailure, type StartOutcome } from './start-failure.js'
@@ -169,7 +170,13 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
           )
           launched.once('message', (report: KeeperReport) => resolve(report))
           const { logPath, statsPath, stopPath } = paths
-          const sent = { ...config, logPath, statsPath, stopPath } satisfies KeeperConfig
+          const sent = {
+            ...config,
+            logPath,
+            statsPath,
+            stopPath,
+            toolVersion: ACTION_VERSION
+          } satisfies KeeperConfig
           if (launched.connected) launched.send(sent)
         })
       ])

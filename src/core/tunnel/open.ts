@@ -3,19 +3,24 @@
  * the credential and publish the URLs. Loaded only with `expose` (through on-demand.ts), so a
  * step without a tunnel loads no tunnel code.
  */
+import { randomBytes } from 'node:crypto'
+import type { Clock } from '../clock.js'
 import { ExplainedError } from '../errors.js'
-import type { FinalWrites, Host, TunnelEnd } from '../host.js'
+import type { FinalWrites, Host, StepLog, TunnelEnd } from '../host.js'
 import type { TunnelLogin } from '../kinds/kind.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import { printablePath } from '../text/printable.js'
 import type { TunnelSettings } from '../settings/expose.js'
 import type { MainSettings } from '../kinds/registry.js'
+import { appsNotListening, appWarning } from './app-check.js'
 import { keeperEnd } from './end-time.js'
+import { gateMasks, gateOutputs, gateSummaryRow, makeGateSecret } from './gate.js'
 import { launchKeeper, type LaunchedKeeper } from './launch.js'
 import { discardRequestLog, requestLogFilesFor, saveRequestLog } from './saved-request-log.js'
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
 import { stopTunnel } from './stop.js'
 import { removeTunnelDir } from './tunnel-dir.js'
+import { proofFailureMessage, proveUrls } from './url-proof.js'
 import { targetOf, urlsFor } from './urls.js'
 
 /** Main's tunnel: its process started, waiting for the credential. */
@@ -36,6 +41,7 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
   let keeper: LaunchedKeeper
   // Read once: the keeper's end (set where no runner ends leftover processes) is computed from it.
   const launch = host.tunnelProcess()
+  const secrets = runSecrets(tunnel, host)
   try {
     keeper = launchKeeper({
       ...launch,
@@ -51,13 +57,25 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
   // Saved before the credential is asked for: a main that dies from here on (a step timeout)
   // still leaves post able to find and stop the process.
   if (keeper.saved) saveTunnel(host.state, keeper.saved)
+  const close = async () => {
+    const saved = keeper.saved
+    if (!keeper.ready || saved === undefined) return
+    const stopped = await stopTunnel({ ...saved, started: true })
+    // Still running without proof of its identity: the record stays, so post can try again.
+    if (stopped.state === 'alive') return
+    removeTunnelDir(saved.dir, saved.dirId)
+    discardRequestLog(saved.dir, host.requestLogPath(saved.dir))
+    clearTunnel(host.state)
+  }
   return {
     open: async (login, settings, writes) => {
       try {
-        await openTunnel(login, settings, tunnel, keeper, writes, host, launch.ends)
+        await openTunnel(login, settings, tunnel, keeper, writes, host, launch.ends, secrets)
       } catch (error) {
-        // Its process and folder are gone with the failure: so is the log made for it.
-        discardRequestLog(keeper.dir, host.requestLogPath(keeper.dir))
+        // A tunnel that is up but unproven goes now: its credential is about to be revoked.
+        await close()
+        // One that never started is gone already: so is the log made for it.
+        if (!keeper.ready) discardRequestLog(keeper.dir, host.requestLogPath(keeper.dir))
         throw error
       }
     },
@@ -66,17 +84,29 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
       // Never ready: stopUnused or the failed start ended it, and post has nothing to stop.
       if (!keeper.ready) clearTunnel(host.state)
     },
-    close: async () => {
-      const saved = keeper.saved
-      if (!keeper.ready || saved === undefined) return
-      const stopped = await stopTunnel({ ...saved, started: true })
-      // Still running without proof of its identity: the record stays, so post can try again.
-      if (stopped.state === 'alive') return
-      removeTunnelDir(saved.dir, saved.dirId)
-      discardRequestLog(saved.dir, host.requestLogPath(saved.dir))
-      clearTunnel(host.state)
-    }
+    close
   }
+}
+
+/** The gate's secret and the proof's key of this run, each present when its option is on. */
+interface RunSecrets {
+  gateSecret?: string
+  proofKey?: string
+}
+
+/**
+ * Made before the credential is asked for and masked at once, so no line of the step can show
+ * them; they reach the keeper only over IPC, and the gate's only the step's outputs besides.
+ */
+function runSecrets(tunnel: TunnelSettings, host: Host): RunSecrets {
+  const gateSecret = tunnel.protect ? makeGateSecret() : undefined
+  const proofKey = tunnel.proveUrl ? randomBytes(32).toString('hex') : undefined
+  const masks = [
+    ...(gateSecret === undefined ? [] : gateMasks(gateSecret)),
+    ...(proofKey === undefined ? [] : [proofKey])
+  ]
+  if (masks.length > 0) host.mask(masks)
+  return { gateSecret, proofKey }
 }
 
 /**
@@ -90,7 +120,8 @@ async function openTunnel(
   keeper: LaunchedKeeper,
   writes: FinalWrites,
   { log, state, clock, requestLogPath }: Host,
-  ends: TunnelEnd | undefined
+  ends: TunnelEnd | undefined,
+  { gateSecret, proofKey }: RunSecrets
 ): Promise<void> {
   // Before the keeper logs in: a URL that cannot work is no reason to open the tunnel.
   const urls = urlsFor(tunnel, targetOf(login), settings.optionLabel)
@@ -118,6 +149,8 @@ async function openTunnel(
     publicUrls: urls,
     protect: tunnel.protect,
     proveUrl: tunnel.proveUrl,
+    ...(gateSecret !== undefined && { gateSecret }),
+    ...(proofKey !== undefined && { proofKey }),
     ...(login.expiresAt && { expiresAt: login.expiresAt }),
     attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
     maxAttempts: settings.http.maxAttempts,
@@ -143,6 +176,8 @@ async function openTunnel(
   }
   // The kind knows its own lifetime (a free credential's tunnel ends after 5 minutes).
   if (login.lifetimeNote) log.info(login.lifetimeNote)
+  // Readiness: no output until every URL is proven to reach this tunnel.
+  await proveAndCheck(tunnel, urls, proofKey, settings.optionLabel, log, clock)
   if (requestLog) {
     log.info(
       `Requests through the tunnel are logged in ${printablePath(requestLog.harPath)} (HAR).`
@@ -153,9 +188,42 @@ async function openTunnel(
   writes.outputs.url = first
   writes.outputs.urls = JSON.stringify(urls)
   if (settings.exportEnv) writes.variables[`${settings.envPrefix}_TUNNEL_URL`] = first
+  if (gateSecret !== undefined) {
+    Object.assign(writes.outputs, gateOutputs(gateSecret, urls))
+    if (settings.exportEnv) {
+      writes.variables[`${settings.envPrefix}_TUNNEL_GATE_SECRET`] = gateSecret
+    }
+  }
   writes.summary.push({
     heading: 'Tunnel URLs',
     columns: ['Name', 'URL'],
-    rows: Object.entries(urls)
+    rows: [...Object.entries(urls), gateSummaryRow(tunnel.protect, settings.optionLabel)]
   })
+}
+
+/**
+ * Once the keeper is ready: proves each URL (when asked to) and looks for each local app, at
+ * once. An app not listening yet is a warning; a URL that does not come back here fails the step.
+ */
+async function proveAndCheck(
+  tunnel: TunnelSettings,
+  urls: Record<string, string>,
+  proofKey: string | undefined,
+  label: (name: string) => string,
+  log: StepLog,
+  clock: Clock
+): Promise<void> {
+  const [failures, silentApps] = await Promise.all([
+    proofKey === undefined
+      ? []
+      : proveUrls({ proofKey, urls, now: () => clock.now(), sleep: ms => clock.sleep(ms) }),
+    appsNotListening(tunnel.entries)
+  ])
+  for (const app of silentApps) log.warning(appWarning(app, label))
+  if (failures.length > 0) {
+    throw new ExplainedError(proofFailureMessage(failures, tunnel.urlTemplate, label))
+  }
+  if (proofKey !== undefined) {
+    log.info(`Proved that the URL of ${Object.keys(urls).join(', ')} reaches this tunnel.`)
+  }
 }

@@ -112,6 +112,8 @@ export interface KeeperConfig {
   requestLogFiles?: RequestLogFiles
   /** Each entry's public base URL (`https://web-u1.host`), for the HAR's request URLs. */
   publicUrls?: Record<string, string>
+  /** The tool's version, for the HAR's creator (launch.ts adds it: the keeper imports no version). */
+  toolVersion?: string
   /** Bounds one attempt: connect, authenticate, and every forward accepted. */
   attemptTimeoutMs: number
   /** Attempts before the first ready; later reconnects go on while the credential is valid. */

@@ -3,30 +3,15 @@
  * the raw pipe (raw-pipe.ts) when nothing needs to read HTTP (no request log, gate or proof),
  * or else, when its first bytes are an HTTP/1.x request line, the HTTP layer (http/*).
  */
-import { connect as connectTcp, type LookupFunction, type Socket } from 'node:net'
-import type { Duplex } from 'node:stream'
+import { connect as connectTcp, type Socket } from 'node:net'
 import type { ClientChannel, TcpConnectionDetails } from 'ssh2'
 import type { ExposeEntry } from '../protocol.js'
-import { clientAddress, type HttpHooks } from './http/hooks.js'
+import type { ForwardContext } from './forward-context.js'
+import { clientAddress } from './http/hooks.js'
 import { HttpConnection, MAX_HEAD_BYTES } from './http/http-connection.js'
 import { serializeAnswer, unreachableAnswer } from './http/own-answers.js'
 import { sniffRequestLine, type Sniffed } from './http/sniff.js'
 import { pipeRaw } from './raw-pipe.js'
-
-/** What serving a connection needs from the keeper: its entries, counters and bookkeeping. */
-export interface ForwardContext {
-  entries: ExposeEntry[]
-  lookup: LookupFunction
-  /** A connection reached its local app. */
-  served(): void
-  bytes(field: 'bytesIn' | 'bytesOut', count: number): void
-  /** The local app could not be reached: `code` is the OS error code (ECONNREFUSED, …). */
-  localError(entry: ExposeEntry, code: string): void
-  /** Open streams, destroyed when the keeper leaves. */
-  track(stream: Duplex | Socket): void
-  /** What reads HTTP (request log, gate, proof); absent: every connection is piped raw. */
-  http?: HttpHooks
-}
 
 export function serveForwarded(
   details: TcpConnectionDetails,
@@ -36,7 +21,7 @@ export function serveForwarded(
 ): void {
   const entry = context.entries.find(e => e.name === details.destIP.toLowerCase())
   if (entry === undefined) return reject()
-  const hooks = context.http
+  const hooks = context.http?.(entry)
   if (hooks === undefined) return serveRaw(entry, accept, context)
   const channel = accept()
   context.track(channel)
@@ -71,7 +56,7 @@ export function serveForwarded(
       connected = true
       record('not-http')
       local.write(first)
-      pipeRaw(channel, local, context)
+      pipeRaw(channel, local, entry, context)
     })
     local.on('error', error => {
       if (!connected) {
@@ -89,7 +74,7 @@ function serveRaw(entry: ExposeEntry, accept: () => ClientChannel, context: Forw
   let channel: ClientChannel | undefined
   local.once('connect', () => {
     channel = accept()
-    pipeRaw(channel, local, context)
+    pipeRaw(channel, local, entry, context)
   })
   local.on('error', error => {
     if (channel !== undefined) {

@@ -3,21 +3,22 @@
  * connection on a forward goes to the entry's `HOST:PORT` (forwarded-connection.ts: raw, or
  * through the HTTP layer when `httpHooks` need it), and it reconnects when the connection drops.
  * It runs in the process keeper/main.ts starts; tests run this logic in-process. Its parts:
- * reconnect.ts, ssh-attempt.ts, record.ts and log.ts; shared with main and post: ../protocol.ts.
+ * reconnect.ts, ssh-attempt.ts, record.ts, log.ts, and traffic.ts (what it does with the
+ * connections: hooks built from its configuration, counters, timeline, request log); shared
+ * with main and post: ../protocol.ts.
  */
 import { existsSync } from 'node:fs'
-import type { Socket } from 'node:net'
-import type { Duplex } from 'node:stream'
 import type Client from 'ssh2/lib/client.js'
 import { cleanText } from '../../text/printable.js'
-import { serveForwarded, type ForwardContext } from './forwarded-connection.js'
+import { serveForwarded } from './forwarded-connection.js'
 import { HostKeyTrust } from './host-keys.js'
 import type { HttpHooks } from './http/hooks.js'
 import { KeeperLog, LocalErrorSummary } from './log.js'
-import { COLLECT_EVERY_BYTES, type KeeperIo } from './io.js'
+import type { KeeperIo } from './io.js'
 import { STOP_FILE_CHECK_MS, type KeeperConfig, type KeeperStats } from '../protocol.js'
 import { KeeperRecord } from './record.js'
-import { cachedLookup } from './lookup-cache.js'
+import { whenClosed } from './timeline.js'
+import { KeeperTraffic } from './traffic.js'
 import { ConnectPacing, connectFirst, reconnect, type LoopContext } from './reconnect.js'
 import { attemptConnection, closeConnection, SERVER_TEXT_MAX } from './ssh-attempt.js'
 import { KeeperLifetime } from './lifetime.js'
@@ -35,9 +36,7 @@ export class Keeper {
   /** Why the keeper is leaving by itself (its lifetime is over); undefined for a stop. */
   private ending: string | undefined
   private wake: (() => void) | undefined
-  private readonly open = new Set<Duplex | Socket>()
-  private readonly lookup = cachedLookup()
-  private sinceCollect = 0
+  private readonly traffic: KeeperTraffic
   private readonly logFile: KeeperLog
   private readonly localErrors: LocalErrorSummary
   private readonly record: KeeperRecord
@@ -45,10 +44,11 @@ export class Keeper {
   private readonly pacing: ConnectPacing
   private readonly lifetime: KeeperLifetime
 
+  /** `httpHooks`: a test's own, instead of those built from the configuration (traffic.ts). */
   constructor(
     private readonly config: KeeperConfig,
     private readonly io: KeeperIo,
-    private readonly httpHooks?: HttpHooks
+    httpHooks?: HttpHooks
   ) {
     this.stats = {
       pid: io.pid,
@@ -73,6 +73,15 @@ export class Keeper {
       () => io.now(),
       () => io.random()
     )
+    const deps = {
+      stats: this.stats,
+      changed: () => this.record.changed(),
+      log: (message: string) => this.log(message),
+      now: () => io.now(),
+      localErrors: this.localErrors,
+      collectYoung: () => io.collectYoung?.()
+    }
+    this.traffic = new KeeperTraffic(config, deps, httpHooks)
   }
 
   /** Connects, reports, and keeps the tunnel up until stopped or the credential is refused. */
@@ -86,6 +95,8 @@ export class Keeper {
     if (unwritable !== undefined) return this.failStart(unwritable)
     const ticker = setInterval(() => this.tick(), TICK_MS)
     try {
+      // The request log's HAR exists, valid, before main is told the tunnel is ready.
+      await this.traffic.start()
       const first = await connectFirst(this.loop())
       if (!first.ok) {
         this.io.report({
@@ -95,14 +106,14 @@ export class Keeper {
           ...(first.name !== undefined && { name: first.name }),
           ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
         })
-        return this.end(this.ending ?? `could not start: ${first.detail}`)
+        return await this.end(this.ending ?? `could not start: ${first.detail}`)
       }
       this.client = first.client
       this.stats.readyAt = this.iso()
       this.stats.state = 'ready'
       // The record says "ready" before main is told so, and main lets go only then.
       const notRecorded = this.writeStats()
-      if (notRecorded !== undefined) return this.failStart(notRecorded)
+      if (notRecorded !== undefined) return await this.failStart(notRecorded)
       this.io.report({ type: 'ready', fingerprint: this.fingerprint! })
       return await this.keepUp()
     } finally {
@@ -135,10 +146,10 @@ export class Keeper {
 
   /** Records an unexpected error as the keeper's end, so post can say when and why. */
   crashed(error: Error): void {
-    this.end(`the tunnel process crashed: ${cleanText(error.message, SERVER_TEXT_MAX)}`)
+    this.recordEnd(`the tunnel process crashed: ${cleanText(error.message, SERVER_TEXT_MAX)}`)
   }
 
-  private failStart(detail: string): KeeperStats {
+  private failStart(detail: string): Promise<KeeperStats> {
     this.io.report({ type: 'failed', cause: 'record', detail: `the tunnel process ${detail}` })
     return this.end(`could not start: ${detail}`)
   }
@@ -163,7 +174,8 @@ export class Keeper {
       log: message => this.log(message),
       sawKey: fingerprint => (this.seenFingerprint = fingerprint),
       trustedKey: fingerprint => (this.fingerprint = fingerprint),
-      serve: (details, accept, reject) => serveForwarded(details, accept, reject, this.forwards()),
+      serve: (details, accept, reject) =>
+        serveForwarded(details, accept, reject, this.traffic.context()),
       stopping: () => this.stopping,
       now: () => this.io.now()
     })
@@ -172,62 +184,29 @@ export class Keeper {
   /** After the first ready: reconnect whenever the connection drops, until told to stop. */
   private async keepUp(): Promise<KeeperStats> {
     for (;;) {
-      await this.closed()
-      if (this.stopping) return this.finish()
+      const reason = await this.closed()
+      if (this.stopping) return await this.finish()
+      this.traffic.timeline.connectionLost(reason)
       this.setState('reconnecting')
-      this.log('Connection lost; reconnecting')
+      this.log(`Connection lost; reconnecting (${reason})`)
       const outcome = await reconnect(this.loop())
-      if (outcome.type === 'stopped') return this.finish()
-      if (outcome.type === 'end') return this.end(outcome.reason)
+      if (outcome.type === 'stopped') return await this.finish()
+      if (outcome.type === 'end') return await this.end(outcome.reason)
       this.client = outcome.attempt.client
       this.stats.reconnects += 1
+      this.traffic.timeline.reconnected()
       this.setState('ready')
       this.log(`Reconnected (reconnect ${this.stats.reconnects})`)
     }
   }
 
-  /** Resolves when the current connection has closed. */
-  private closed(): Promise<void> {
+  /** Resolves when the current connection has closed, with why (timeline.ts). */
+  private async closed(): Promise<string> {
     const client = this.client
-    return new Promise(resolve => {
-      if (client === undefined) return resolve()
-      client.once('close', () => {
-        this.client = undefined
-        resolve()
-      })
-    })
-  }
-
-  private forwards(): ForwardContext {
-    return {
-      entries: this.config.entries,
-      lookup: this.lookup,
-      http: this.httpHooks,
-      served: () => {
-        this.stats.connections += 1
-        this.record.changed()
-      },
-      bytes: (field, count) => this.count(field, count),
-      localError: (entry, code) => {
-        this.stats.localErrors += 1
-        this.record.changed()
-        this.localErrors.record(entry.name, `${entry.host}:${entry.port}`, code)
-      },
-      track: stream => {
-        this.open.add(stream)
-        stream.once('close', () => this.open.delete(stream))
-      }
-    }
-  }
-
-  private count(field: 'bytesIn' | 'bytesOut', bytes: number): void {
-    this.stats[field] += bytes
-    this.record.changed()
-    this.sinceCollect += bytes
-    if (this.sinceCollect >= COLLECT_EVERY_BYTES) {
-      this.sinceCollect = 0
-      this.io.collectYoung?.()
-    }
+    if (client === undefined) return 'no connection'
+    const reason = await whenClosed(client)
+    this.client = undefined
+    return reason
   }
 
   /** Waits, but returns at once when a stop is requested, and at the end time at the latest. */
@@ -253,12 +232,14 @@ export class Keeper {
     if (!this.stopping && existsSync(this.config.stopPath)) this.stop()
     this.checkLifetime()
     this.localErrors.flush()
+    this.stats.timeline = this.traffic.timeline.snapshot()
     this.record.saveIfDue(this.stats)
   }
 
-  private finish(): KeeperStats {
-    if (this.ending !== undefined) return this.end(this.ending)
-    for (const stream of this.open) stream.destroy()
+  /** A stop: the final request log first, then the record that says so (post waits for it). */
+  private async finish(): Promise<KeeperStats> {
+    if (this.ending !== undefined) return await this.end(this.ending)
+    await this.traffic.finish()
     this.setState('stopped')
     this.localErrors.flush(true)
     this.logFile.final(
@@ -267,9 +248,16 @@ export class Keeper {
     return this.stats
   }
 
-  /** The keeper ends on its own: recorded, so post can say when and why. */
-  private end(reason: string): KeeperStats {
-    for (const stream of this.open) stream.destroy()
+  /** The keeper ends on its own: the final request log, then its end recorded. */
+  private async end(reason: string): Promise<KeeperStats> {
+    this.client?.end()
+    await this.traffic.finish()
+    return this.recordEnd(reason)
+  }
+
+  /** Recorded, so post can say when and why; at once, as a crash has no time to wait. */
+  private recordEnd(reason: string): KeeperStats {
+    this.traffic.destroyOpen()
     this.client?.end()
     this.stats.endedAt = this.iso()
     this.stats.endReason = reason
@@ -286,6 +274,7 @@ export class Keeper {
 
   /** Returns why the record could not be written; after ready that does not end the tunnel. */
   private writeStats(): string | undefined {
+    this.stats.timeline = this.traffic.timeline.snapshot()
     return this.record.save(this.stats)
   }
 

@@ -19,10 +19,13 @@ process.once('disconnect', () => {
 if (!process.connected) process.exit(3)
 
 // Post's signal, sent only once it proved this is the process main started (identity.ts): it
-// works where the stop file cannot, in a directory a later step emptied. Before the
-// configuration there is nothing to close.
+// works where the stop file cannot, in a directory a later step emptied. An interrupt or hang-up
+// stops it the same way, so the request log is written whole first. Before the configuration
+// there is nothing to close.
 let stopOnSignal = (): void => process.exit(0)
-process.on('SIGTERM', () => stopOnSignal())
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.on(signal, () => stopOnSignal())
+}
 
 process.once('message', (config: KeeperConfig) => {
   const keeper = new Keeper(config, {

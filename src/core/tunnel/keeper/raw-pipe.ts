@@ -5,11 +5,17 @@
  */
 import type { Socket } from 'node:net'
 import type { ClientChannel } from 'ssh2'
-import type { ForwardContext } from './forwarded-connection.js'
+import type { ExposeEntry } from '../protocol.js'
+import type { ForwardContext } from './forward-context.js'
 
 /** Pipes an accepted channel and a connected local socket into each other until both close. */
-export function pipeRaw(channel: ClientChannel, local: Socket, context: ForwardContext): void {
-  context.served()
+export function pipeRaw(
+  channel: ClientChannel,
+  local: Socket,
+  entry: ExposeEntry,
+  context: ForwardContext
+): void {
+  context.served(entry)
   context.track(local)
   context.track(channel)
   channel.on('data', (chunk: Buffer) => context.bytes('bytesIn', chunk.length))

@@ -9,7 +9,7 @@
 import { connect as connectTcp, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ExposeEntry } from '../../protocol.js'
-import type { ForwardContext } from '../forwarded-connection.js'
+import type { ForwardContext } from '../forward-context.js'
 import type { Exchange } from './exchange.js'
 import { FramingError, MessageReader, type BodyFraming } from './framing.js'
 import type { HttpHooks } from './hooks.js'
@@ -230,7 +230,7 @@ export class HttpConnection {
     this.context.track(app)
     app.once('connect', () => {
       this.appConnected = true
-      this.context.served()
+      this.context.served(this.entry)
     })
     app.on('data', (chunk: Buffer) => {
       this.context.bytes('bytesOut', chunk.length)

@@ -1,0 +1,56 @@
+/** The gate's secret and the forms of it the step outputs. */
+import { gateMasks, gateOutputs, makeGateSecret } from '../../../src/core/tunnel/gate.js'
+
+describe('makeGateSecret', () => {
+  it('makes 32 random bytes, base64url, different every time', () => {
+    const secrets = Array.from({ length: 50 }, makeGateSecret)
+    for (const secret of secrets) {
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+      expect(Buffer.from(secret, 'base64url')).toHaveLength(32)
+    }
+    expect(new Set(secrets).size).toBe(secrets.length)
+  })
+})
+
+describe('gateOutputs', () => {
+  const secret = makeGateSecret()
+  const urls = {
+    web: 'https://web-u1.tunnel.example',
+    api: 'http://10.0.0.5:8080/api/',
+    old: 'https://someone:pw@old-u1.tunnel.example/x'
+  }
+  const outputs = gateOutputs(secret, urls)
+
+  it('gives the secret, and the header line curl -H takes', () => {
+    expect(outputs['protect-secret']).toBe(secret)
+    expect(outputs['protect-header']).toBe(`X-Tunnel-Gate: ${secret}`)
+  })
+
+  it('gives each URL with the secret as Basic credentials, as browsers and Selenium send them', () => {
+    const forms = JSON.parse(outputs['protect-urls']) as Record<string, string>
+    expect(Object.keys(forms)).toEqual(['web', 'api', 'old'])
+    for (const [name, form] of Object.entries(forms)) {
+      const url = new URL(form)
+      expect([url.username, url.password]).toEqual(['tunnel', secret])
+      const plain = new URL(urls[name as keyof typeof urls])
+      expect([url.host, url.pathname, url.search]).toEqual([
+        plain.host,
+        plain.pathname,
+        plain.search
+      ])
+    }
+    expect(forms.web).toBe(`https://tunnel:${secret}@web-u1.tunnel.example`)
+  })
+
+  it('gives each URL with the secret in its path, for senders that take only a URL', () => {
+    expect(JSON.parse(outputs['protect-webhook-urls'])).toEqual({
+      web: `https://web-u1.tunnel.example/_tunnel-gate/${secret}`,
+      api: `http://10.0.0.5:8080/api/_tunnel-gate/${secret}`,
+      old: `https://someone:pw@old-u1.tunnel.example/x/_tunnel-gate/${secret}`
+    })
+  })
+
+  it('masks the secret and the Basic credentials a browser sends for it', () => {
+    expect(gateMasks(secret)).toEqual([secret, Buffer.from(`tunnel:${secret}`).toString('base64')])
+  })
+})

@@ -1,0 +1,87 @@
+/**
+ * Main's side of the gate (`protect`): the per-run secret, and the forms of it a user's clients
+ * take, as the step's outputs. The keeper checks requests against the same secret (protocol.ts,
+ * KeeperConfig.gateSecret); nothing here touches a request.
+ */
+import { randomBytes } from 'node:crypto'
+
+/** The user name the URL and Basic forms carry; the keeper accepts any, only the password counts. */
+export const GATE_USER = 'tunnel'
+/** The header an API client sends the secret in, clear of the app's own Authorization. */
+export const GATE_HEADER = 'X-Tunnel-Gate'
+/** The path prefix a webhook URL carries the secret in; the keeper strips it before the app. */
+export const GATE_PATH_PREFIX = '/_tunnel-gate/'
+
+/** 32 bytes from the CSPRNG, base64url: 43 characters, safe in a header, a URL's user info and a path. */
+export function makeGateSecret(): string {
+  return randomBytes(32).toString('base64url')
+}
+
+/**
+ * Every text that holds the secret whole and could reach a log: the secret itself, and the Basic
+ * credentials a browser sends for the `protect-urls` form, which hold it only in base64.
+ */
+export function gateMasks(secret: string): string[] {
+  return [secret, Buffer.from(`${GATE_USER}:${secret}`).toString('base64')]
+}
+
+/** The gate's outputs, from the plain URLs by entry name (which stay free of the secret). */
+export function gateOutputs(secret: string, urls: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(urls)
+  return {
+    'protect-secret': secret,
+    'protect-header': `${GATE_HEADER}: ${secret}`,
+    'protect-urls': JSON.stringify(
+      Object.fromEntries(entries.map(([name, url]) => [name, withUserInfo(url, secret)]))
+    ),
+    'protect-webhook-urls': JSON.stringify(
+      Object.fromEntries(
+        entries.map(([name, url]) => [
+          name,
+          `${withoutTrailingSlash(url)}${GATE_PATH_PREFIX}${secret}`
+        ])
+      )
+    )
+  }
+}
+
+/** `url` with any trailing slash removed, so a path can follow it. */
+export function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '')
+}
+
+/**
+ * The URL as formed, with `tunnel:SECRET@` as its user info (replacing any it had): a browser
+ * or Selenium sends it as Basic credentials. Kept as formed, like the `urls` output, rather than
+ * as `new URL()` would rewrite it; base64url needs no escaping there.
+ */
+function withUserInfo(url: string, secret: string): string {
+  const start = /^https?:\/\/(?:[^/?#\\]*@)?/i.exec(url)
+  if (start === null) {
+    const parsed = new URL(url)
+    parsed.username = GATE_USER
+    parsed.password = secret
+    return parsed.href
+  }
+  const scheme = start[0].slice(0, start[0].indexOf('//') + 2)
+  return `${scheme}${GATE_USER}:${secret}@${url.slice(start[0].length)}`
+}
+
+/**
+ * The row the summary's URL table gets: with the gate off, that the URLs are public while the
+ * job runs and how to turn the gate on, where the user sets it.
+ */
+export function gateSummaryRow(
+  protect: boolean,
+  label: (name: string) => string
+): [string, string] {
+  return protect
+    ? [
+        'Gate',
+        'On: a request without the per-run secret (outputs protect-secret, protect-header, protect-urls, protect-webhook-urls) gets 401 and never reaches the app.'
+      ]
+    : [
+        'Gate',
+        `Off: anyone who has a URL reaches the app while the job runs. Set ${label('protect')} to true to let through only requests that carry a per-run secret.`
+      ]
+}

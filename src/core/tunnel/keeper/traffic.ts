@@ -1,0 +1,142 @@
+/**
+ * What the keeper does with the connections the server opens on its forwards: the HTTP hooks it
+ * builds from its configuration (the URL proof, then the gate, then the app; the request log),
+ * the counters and timeline each connection feeds, and the streams to close at the end.
+ *
+ * Which path a connection takes:
+ * - no request log, no gate, no proof: every connection is piped raw, as fast as a pipe;
+ * - request log or gate on: every connection goes through the HTTP layer;
+ * - proof alone: an entry's connections go through the HTTP layer only until its first proof is
+ *   answered (main asks once per entry, right after ready); that entry's later connections take
+ *   the raw path. A connection already in the HTTP layer stays there.
+ */
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import {
+  DEFAULT_PROTECT,
+  DEFAULT_PROVE_URL,
+  type ExposeEntry,
+  type KeeperConfig,
+  type KeeperStats
+} from '../protocol.js'
+import type { ForwardContext } from './forward-context.js'
+import { makeGate } from './gate.js'
+import type { HttpHooks } from './http/hooks.js'
+import { COLLECT_EVERY_BYTES } from './io.js'
+import type { LocalErrorSummary } from './log.js'
+import { cachedLookup } from './lookup-cache.js'
+import { answerProof } from './proof-answer.js'
+import { RequestLogSink } from './request-log-sink.js'
+import { Timeline } from './timeline.js'
+
+export interface TrafficDeps {
+  /** The keeper's counters, changed in place. */
+  stats: KeeperStats
+  /** A counter or the timeline changed: the record is written on the next tick. */
+  changed(): void
+  log(message: string): void
+  now(): number
+  localErrors: LocalErrorSummary
+  collectYoung?(): void
+}
+
+export class KeeperTraffic {
+  readonly timeline: Timeline
+  private readonly sink: RequestLogSink | undefined
+  private readonly hooks: HttpHooks | undefined
+  /** The proof alone needs HTTP: an entry's connections go raw once it was proven. */
+  private readonly rawOnceProven: boolean
+  private readonly proven = new Set<string>()
+  private readonly open = new Set<Duplex | Socket>()
+  private readonly lookup = cachedLookup()
+  private sinceCollect = 0
+
+  /** `hooks`: given by a test instead of those the configuration asks for. */
+  constructor(
+    private readonly config: KeeperConfig,
+    private readonly deps: TrafficDeps,
+    hooks?: HttpHooks
+  ) {
+    this.timeline = new Timeline(config.entries, deps.now, deps.changed)
+    this.sink = RequestLogSink.wanted(config) ? new RequestLogSink(config, deps.log) : undefined
+    const protect = config.protect ?? DEFAULT_PROTECT
+    const key = (config.proveUrl ?? DEFAULT_PROVE_URL) ? config.proofKey : undefined
+    const proofKey = key === '' ? undefined : key
+    const proving = proofKey !== undefined
+    this.rawOnceProven = hooks === undefined && proving && !protect && this.sink === undefined
+    if (hooks !== undefined) this.hooks = hooks
+    else if (protect || proving || this.sink !== undefined) {
+      const gate = protect ? makeGate(config.gateSecret) : undefined
+      const sink = this.sink
+      this.hooks = {
+        decide: request => {
+          const proof = proofKey === undefined ? undefined : answerProof(proofKey, request)
+          if (proof !== undefined) {
+            if (proof.answered) this.proven.add(request.entry)
+            return proof.decision
+          }
+          return gate?.(request) ?? 'forward'
+        },
+        ...(sink !== undefined && { record: record => sink.record(record) }),
+        captureBodyBytes: sink === undefined ? 0 : (config.requestLog?.bodyBytes ?? 0),
+        // With the gate on, bytes it cannot read are never passed on: they may be a request.
+        passNotHttp: !protect
+      }
+    }
+  }
+
+  /** Before ready: the HAR exists and is valid from then on. */
+  async start(): Promise<void> {
+    await this.sink?.open()
+  }
+
+  /** At the end, before the final record: open connections closed, the final HAR written. */
+  async finish(): Promise<void> {
+    this.destroyOpen()
+    // The connections just closed record their requests on their 'close', a turn later.
+    await new Promise(resolve => setImmediate(resolve))
+    await this.sink?.close()
+  }
+
+  destroyOpen(): void {
+    for (const stream of this.open) stream.destroy()
+  }
+
+  /** What serving one connection needs; asked for each connection the server opens. */
+  context(): ForwardContext {
+    const { stats, changed } = this.deps
+    return {
+      entries: this.config.entries,
+      lookup: this.lookup,
+      http: entry => (this.rawOnceProven && this.proven.has(entry.name) ? undefined : this.hooks),
+      served: entry => {
+        stats.connections += 1
+        changed()
+        if (this.timeline.appReached(entry.name)) {
+          this.deps.log(`${entry.name}: first connection forwarded to ${entry.host}:${entry.port}`)
+        }
+      },
+      bytes: (field, count) => this.count(field, count),
+      localError: (entry: ExposeEntry, code: string) => {
+        stats.localErrors += 1
+        changed()
+        this.timeline.appUnreachable(entry.name)
+        this.deps.localErrors.record(entry.name, `${entry.host}:${entry.port}`, code)
+      },
+      track: stream => {
+        this.open.add(stream)
+        stream.once('close', () => this.open.delete(stream))
+      }
+    }
+  }
+
+  private count(field: 'bytesIn' | 'bytesOut', bytes: number): void {
+    this.deps.stats[field] += bytes
+    this.deps.changed()
+    this.sinceCollect += bytes
+    if (this.sinceCollect >= COLLECT_EVERY_BYTES) {
+      this.sinceCollect = 0
+      this.deps.collectYoung?.()
+    }
+  }
+}
