@@ -125,6 +125,7 @@ describe('summary rows', () => {
       mask: () => undefined,
       state: { save: () => undefined, load: () => '' },
       workDir: work,
+      requestLog: join(work, 'requests.har'),
       tunnelEnd: {},
       env: {},
       deliver: () => undefined

@@ -65,7 +65,7 @@ const post = (state: Record<string, string>) => revokeWith(inputs(), state, wher
 /** The keeper's own log, where a secret must not be either. */
 const keeperLog = (state: Record<string, string>) =>
   readFileSync(join((JSON.parse(state.tunnel) as { dir: string }).dir, 'tunnel.log'), 'utf8')
-const gateRow = (step: { summaries: { rows: [string, string][] }[] }) =>
+const gateRow = (step: { summaries: { rows: string[][] }[] }) =>
   step.summaries.flatMap(table => table.rows).find(([field]) => field === 'Gate')
 
 // The gate's main side needs no answer from the keeper: the proof is off in these.

@@ -42,9 +42,14 @@ const exposeInputs = (extra: Record<string, string>) =>
 
 /** Pids of every tunnel process started in this RUNNER_TEMP, from the stats files they wrote. */
 function tunnelPids(runnerTemp: string): number[] {
-  return readdirSync(runnerTemp)
-    .filter(name => name.startsWith('tunnel-'))
-    .map(dir => JSON.parse(readFileSync(join(runnerTemp, dir, 'stats.json'), 'utf8')).pid as number)
+  return (
+    readdirSync(runnerTemp)
+      // The folders alone: the request log beside them (tunnel-credentials-requests-…) is a file.
+      .filter(name => /^tunnel-[A-Za-z0-9]{6}$/.test(name))
+      .map(
+        dir => JSON.parse(readFileSync(join(runnerTemp, dir, 'stats.json'), 'utf8')).pid as number
+      )
+  )
 }
 
 /**

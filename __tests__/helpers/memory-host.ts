@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readActionDefinition } from '../../scripts/runner/action-yml.js'
 import type { Host, SummaryTable, TunnelProcessLaunch } from '../../src/core/host.js'
+import { requestLogInTempRoot } from '../../src/core/tunnel/request-log-path.js'
 import { fakeClock } from './in-process-step.js'
 
 const action = readActionDefinition(fileURLToPath(new URL('../..', import.meta.url)))
@@ -46,6 +47,8 @@ export interface MemoryHostOptions {
   label?: (name: string) => string
   /** How messages name the temp root; `--work-dir` unless given. */
   tempRootName?: string
+  /** Where the request log goes, as the CLI's --request-log says; beside the tunnel's folder in the temp root (as on GitHub) unless given. */
+  requestLog?: string
 }
 
 export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
@@ -89,7 +92,9 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
     tunnelProcess: () => {
       if (!given.tunnelProcess) throw new Error('this memory host starts no tunnel process')
       return given.tunnelProcess
-    }
+    },
+    requestLogPath: tunnelDir =>
+      given.requestLog ?? requestLogInTempRoot(host.tempRoot, host.run.runId, tunnelDir)
   }
   return host
 }

@@ -32,6 +32,8 @@ export interface CliHostParts {
   mask(secrets: string[]): void
   state: SavedState
   workDir: string
+  /** Where the tunnel writes its request log (--request-log); revoke keeps it. */
+  requestLog: string
   tunnelEnd: TunnelEnd
   env: NodeJS.ProcessEnv
   /** Where the command puts the variables and outputs; throws when it cannot. */
@@ -57,14 +59,22 @@ export function cliHost(parts: CliHostParts): Host {
     tempRootName: options.label('work-dir'),
     run: ci.run,
     clock: systemClock,
-    tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd })
+    tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd }),
+    requestLogPath: () => parts.requestLog
   }
 }
 
-/** The summary's tables as lines: the field, then its value (never a secret). */
+/**
+ * The summary's tables as lines (never a secret): a two-column table as `field: value`, a wider
+ * one as its cells joined.
+ */
 function printSummary(terminal: Terminal, tables: SummaryTable[]): void {
-  for (const { heading, rows } of tables) {
+  for (const { heading, lines = [], columns, rows } of tables) {
     terminal.stdout(`${heading}:`)
-    for (const [field, value] of rows) terminal.stdout(`  ${field}: ${value}`)
+    for (const line of lines) terminal.stdout(`  ${line}`)
+    if (columns.length > 2) terminal.stdout(`  ${columns.join(' | ')}`)
+    for (const row of rows) {
+      terminal.stdout(columns.length > 2 ? `  ${row.join(' | ')}` : `  ${row[0]}: ${row[1]}`)
+    }
   }
 }

@@ -30,11 +30,16 @@ export interface RunIdentity {
   runAttempt?: string
 }
 
-/** A heading and a two-column table for the run's summary. */
+/**
+ * A heading, a few sentences, and a table for the run's summary. Every row has as many cells as
+ * there are columns; no columns and no rows: the sentences alone. No cell or sentence is secret.
+ */
 export interface SummaryTable {
   heading: string
-  columns: [string, string]
-  rows: [string, string][]
+  /** Sentences before the table; none when absent. */
+  lines?: string[]
+  columns: string[]
+  rows: string[][]
 }
 
 /** Everything main leaves for later steps, handed over at once when the whole step has succeeded. */
@@ -101,4 +106,10 @@ export interface Host {
   run: RunIdentity
   clock: Clock
   tunnelProcess(): TunnelProcessLaunch
+  /**
+   * Where the tunnel whose folder this is writes its request log (a HAR file, the `request-log`
+   * output): outside that folder, which post removes. GitHub: beside it in RUNNER_TEMP
+   * (requestLogInTempRoot); the CLI: where --request-log says. Post reads no other.
+   */
+  requestLogPath(tunnelDir: string): string
 }

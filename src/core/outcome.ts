@@ -3,6 +3,7 @@
  * a warning on GitHub; an exit code and a state file kept or cleared on a command line). The
  * core never asks a host what it was told; a host decides from these values alone.
  */
+import type { SummaryTable } from './host.js'
 
 /** Main: the credential was handed over whole, or the step failed and left nothing usable. */
 export type ProvisionOutcome =
@@ -48,6 +49,18 @@ export interface RevokeOutcome {
   kindMismatch?: string
   /** Folders the step could not tidy (each already named in a warning): nothing in them runs. */
   untidied: string[]
+  /** What came through the tunnel, and how it fared: set when a tunnel was stopped and left a record. */
+  traffic?: TrafficReport
+}
+
+/** The tunnel's report, ready for each host: every text in it is printable already. */
+export interface TrafficReport {
+  /** For a job summary: the request table (with the request log on), then the timeline line. */
+  summary: SummaryTable[]
+  /** `Requests: 12 (2xx 10, 4xx 2); log: PATH`; absent with the request log off. */
+  countsLine?: string
+  /** `Tunnel: up the whole job.`; absent when the tunnel process left no timeline. */
+  timelineLine?: string
 }
 
 /** True while something recorded is unfinished, so a later revoke has something to retry. */

@@ -10,7 +10,7 @@ import { ExplainedError } from './errors.js'
 import type { Host } from './host.js'
 import type { SavedCredential } from './kinds/registry.js'
 import { describeCredential, revokeSavedCredential } from './kinds/registry.js'
-import type { CredentialOutcome, RevokeOutcome, TunnelOutcome } from './outcome.js'
+import type { CredentialOutcome, RevokeOutcome } from './outcome.js'
 import { hasSavedCredential, loadCredential, recordedKind } from './saved-credential.js'
 import { expiryNote, hasExpired } from './expiry.js'
 import { chooseRevokeKind, type RevokeKind } from './revoke-kind.js'
@@ -28,14 +28,20 @@ export async function revoke(host: Host): Promise<RevokeOutcome> {
   const { options } = host
   host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean))
   // The tunnel first: it holds a connection with the credential, which revoking would cut anyway.
-  const { tunnel, untidied } = await stopRecordedTunnel(host)
+  const { tunnel, untidied, traffic } = await stopRecordedTunnel(host)
   const { credential, kindMismatch } = await revokeRecordedCredential(host)
-  return { tunnel, credential, ...(kindMismatch && { kindMismatch }), untidied }
+  return {
+    tunnel,
+    credential,
+    ...(kindMismatch && { kindMismatch }),
+    untidied,
+    ...(traffic && { traffic })
+  }
 }
 
 async function stopRecordedTunnel(
   host: Host
-): Promise<{ tunnel: TunnelOutcome; untidied: string[] }> {
+): Promise<Pick<RevokeOutcome, 'tunnel' | 'untidied' | 'traffic'>> {
   if (host.state.load('tunnel') === '') return { tunnel: { status: 'none' }, untidied: [] }
   const loaded = loadTunnel(host.state, host.tempRoot)
   if (loaded === undefined) {
@@ -46,7 +52,11 @@ async function stopRecordedTunnel(
   }
   const { stopSavedTunnel } = await import('./tunnel/on-demand.js')
   const stopped = await stopSavedTunnel(loaded, host)
-  return { tunnel: stopped.outcome, untidied: stopped.untidied ? [stopped.untidied] : [] }
+  return {
+    tunnel: stopped.outcome,
+    untidied: stopped.untidied ? [stopped.untidied] : [],
+    ...(stopped.traffic && { traffic: stopped.traffic })
+  }
 }
 
 async function revokeRecordedCredential(

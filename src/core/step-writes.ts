@@ -45,10 +45,11 @@ export function withPrintableSummary(writes: FinalWrites): FinalWrites {
     ...writes,
     summary: writes.summary.map(table => ({
       ...table,
-      rows: table.rows.map(([field, value]) => [
-        printable(field, 100),
-        printable(value, SUMMARY_VALUE_MAX)
-      ])
+      ...(table.lines && { lines: table.lines.map(line => printable(line, SUMMARY_VALUE_MAX)) }),
+      // The first cell names the row (a field, an entry); the others hold values.
+      rows: table.rows.map(row =>
+        row.map((cell, index) => printable(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX))
+      )
     }))
   }
 }

@@ -7,12 +7,15 @@ import * as core from '@actions/core'
 import { tmpdir } from 'node:os'
 import { systemClock } from '../core/clock.js'
 import type { FinalWrites, Host } from '../core/host.js'
-import { describeUnexpected } from '../core/text/describe-error.js'
+import { requestLogInTempRoot } from '../core/tunnel/request-log-path.js'
 import { runIdentityFrom } from './run-identity.js'
-import { appendSummaryTable } from './summary.js'
+import { appendSummaryTables } from './summary.js'
 import { bundledTunnelProcess } from './tunnel-process.js'
 
 export function githubHost(): Host {
+  // The job's scratch directory, which the runner empties after the job (the OS's outside a runner).
+  const tempRoot = process.env.RUNNER_TEMP || tmpdir()
+  const run = runIdentityFrom(process.env)
   return {
     options: {
       read: name => core.getInput(name),
@@ -32,12 +35,13 @@ export function githubHost(): Host {
       save: (name, value) => core.saveState(name, value),
       load: name => core.getState(name)
     },
-    // The job's scratch directory, which the runner empties after the job (the OS's outside a runner).
-    tempRoot: process.env.RUNNER_TEMP || tmpdir(),
+    tempRoot,
     tempRootName: 'RUNNER_TEMP',
-    run: runIdentityFrom(process.env),
+    run,
     clock: systemClock,
-    tunnelProcess: bundledTunnelProcess
+    tunnelProcess: bundledTunnelProcess,
+    // Beside the tunnel's folder, not in it: post removes the folder, upload-artifact runs before.
+    requestLogPath: tunnelDir => requestLogInTempRoot(tempRoot, run.runId, tunnelDir)
   }
 }
 
@@ -45,10 +49,6 @@ export function githubHost(): Host {
 function handOver({ variables, outputs, summary }: FinalWrites): void {
   for (const [name, value] of Object.entries(variables)) core.exportVariable(name, value)
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
-  try {
-    for (const table of summary) appendSummaryTable(table.heading, table.columns, table.rows)
-  } catch (error) {
-    // The credential is already out; a summary is a courtesy and must not fail the step.
-    core.warning(`Could not write the job summary: ${describeUnexpected(error)}`)
-  }
+  // The credential is already out; a summary is a courtesy and must not fail the step.
+  appendSummaryTables(summary)
 }

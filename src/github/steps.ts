@@ -8,6 +8,7 @@ import * as core from '@actions/core'
 import type { Host } from '../core/host.js'
 import { provision } from '../core/provision.js'
 import { revoke } from '../core/revoke.js'
+import { appendSummaryTables } from './summary.js'
 
 export async function mainStep(host: Host): Promise<void> {
   const outcome = await provision(host)
@@ -15,7 +16,9 @@ export async function mainStep(host: Host): Promise<void> {
 }
 
 export async function postStep(host: Host): Promise<void> {
-  const { credential, kindMismatch } = await revoke(host)
+  const { credential, kindMismatch, traffic } = await revoke(host)
+  // The requests and the timeline; the HAR stays in RUNNER_TEMP for an upload step.
+  if (traffic) appendSummaryTables(traffic.summary)
   // The options are main's own here, so a record of another kind was written by something else.
   if (kindMismatch !== undefined) host.log.warning(kindMismatch)
   if (credential.status !== 'failed') return

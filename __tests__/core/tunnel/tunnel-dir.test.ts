@@ -40,6 +40,19 @@ it('removes the folder of a process killed while it wrote its record (stats.json
   expect(existsSync(dir)).toBe(false)
 })
 
+it("removes the request log's spool and counts, and those half-written, with the folder", () => {
+  const { dir, dirId } = tunnelDir([
+    'tunnel.log',
+    'stats.json',
+    'requests.spool',
+    'requests.spool.tmp',
+    'requests-tally.json',
+    'requests-tally.json.tmp'
+  ])
+  expect(removeTunnelDir(dir, dirId)).toBeUndefined()
+  expect(existsSync(dir)).toBe(false)
+})
+
 it('has nothing to tidy when the folder is gone already', () => {
   expect(removeTunnelDir(join(root, 'tunnel-Gone12'), '1:2')).toBeUndefined()
 })

@@ -61,6 +61,7 @@ export function startCommand(
     mask: warnOnce(mask, terminal, ci),
     state,
     workDir: settings.workDir,
+    requestLog: settings.requestLog,
     tunnelEnd: tunnelEnd(settings, watchPid),
     env,
     deliver:
@@ -98,6 +99,11 @@ export function finishRevoke(
   stateFile: string
 ): number {
   let code = 0
+  // What came through the tunnel: the counts and the request log's path (the log stays, it holds
+  // no secret), and the tunnel's timeline.
+  for (const line of [outcome.traffic?.countsLine, outcome.traffic?.timelineLine]) {
+    if (line !== undefined) input.terminal.stdout(line)
+  }
   if (outcome.kindMismatch !== undefined) code = fail(input, outcome.kindMismatch)
   const { credential } = outcome
   if (credential.status === 'failed') {

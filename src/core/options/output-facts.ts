@@ -67,7 +67,7 @@ export const OUTPUTS: readonly OutputFacts[] = [
     name: 'request-log',
     secret: false,
     description:
-      "With `expose` and `log-requests`, the path of the request log: a HAR 1.2 file, which browsers' DevTools open, in the tunnel's folder under `RUNNER_TEMP`. It is complete at any moment after this step, so an `actions/upload-artifact` step with `if: always()` uploads a file that opens."
+      "With `expose` and `log-requests`, the path of the request log: a HAR 1.2 file, which browsers' DevTools open, in `RUNNER_TEMP` beside the tunnel's folder (post removes the folder, not the log). It is complete at any moment after this step, so an `actions/upload-artifact` step with `if: always()` uploads a file that opens."
   },
   {
     name: 'protect-secret',

@@ -51,6 +51,8 @@ export interface StartOptions extends LaunchOptions {
 export interface LaunchedKeeper {
   /** Undefined when the process could not be started (start() then says why). */
   readonly pid: number | undefined
+  /** Its folder (tunnelFiles in protocol.ts), made before the process starts. */
+  readonly dir: string
   /** What post needs to find and recognise it (started: false until it is ready). */
   readonly saved: SavedTunnel | undefined
   /** True once start() returned: the process runs on after main, until post stops it. */
@@ -144,6 +146,7 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
 
   return {
     pid: launched.pid,
+    dir,
     saved,
     get ready() {
       return ready
@@ -166,12 +169,15 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
             waitMs
           )
           launched.once('message', (report: KeeperReport) => resolve(report))
-          if (launched.connected)
-            launched.send({
-              ...config,
-              ...paths,
-              toolVersion: ACTION_VERSION
-            } satisfies KeeperConfig)
+          const { logPath, statsPath, stopPath } = paths
+          const sent = {
+            ...config,
+            logPath,
+            statsPath,
+            stopPath,
+            toolVersion: ACTION_VERSION
+          } satisfies KeeperConfig
+          if (launched.connected) launched.send(sent)
         })
       ])
       clearTimeout(timer)

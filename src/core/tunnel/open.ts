@@ -16,6 +16,7 @@ import { appsNotListening, appWarning } from './app-check.js'
 import { keeperEnd } from './end-time.js'
 import { gateMasks, gateOutputs, gateSummaryRow, makeGateSecret } from './gate.js'
 import { launchKeeper, type LaunchedKeeper } from './launch.js'
+import { discardRequestLog, requestLogFilesFor, saveRequestLog } from './saved-request-log.js'
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
 import { stopTunnel } from './stop.js'
 import { removeTunnelDir } from './tunnel-dir.js'
@@ -63,6 +64,7 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
     // Still running without proof of its identity: the record stays, so post can try again.
     if (stopped.state === 'alive') return
     removeTunnelDir(saved.dir, saved.dirId)
+    discardRequestLog(saved.dir, host.requestLogPath(saved.dir))
     clearTunnel(host.state)
   }
   return {
@@ -72,6 +74,8 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
       } catch (error) {
         // A tunnel that is up but unproven goes now: its credential is about to be revoked.
         await close()
+        // One that never started is gone already: so is the log made for it.
+        if (!keeper.ready) discardRequestLog(keeper.dir, host.requestLogPath(keeper.dir))
         throw error
       }
     },
@@ -115,7 +119,7 @@ async function openTunnel(
   tunnel: TunnelSettings,
   keeper: LaunchedKeeper,
   writes: FinalWrites,
-  { log, state, clock }: Host,
+  { log, state, clock, requestLogPath }: Host,
   ends: TunnelEnd | undefined,
   { gateSecret, proofKey }: RunSecrets
 ): Promise<void> {
@@ -125,6 +129,10 @@ async function openTunnel(
   log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
   const hostKeyOption = settings.optionLabel('tunnel-host-key')
   const end = keeperEnd(ends, clock.now(), login.expiresAt)
+  // The HAR goes where the host says (outside the tunnel's folder), its work files in the folder.
+  const requestLog = tunnel.requestLog.enabled
+    ? requestLogFilesFor(keeper.dir, requestLogPath(keeper.dir))
+    : undefined
   const started = await keeper.start({
     host: login.host,
     port: login.port,
@@ -137,6 +145,8 @@ async function openTunnel(
     entries: tunnel.entries,
     hostKeyPins: tunnel.hostKeyPins,
     requestLog: tunnel.requestLog,
+    ...(requestLog && { requestLogFiles: requestLog }),
+    publicUrls: urls,
     protect: tunnel.protect,
     proveUrl: tunnel.proveUrl,
     ...(gateSecret !== undefined && { gateSecret }),
@@ -148,6 +158,7 @@ async function openTunnel(
     ...end
   })
   if (keeper.saved) saveTunnel(state, { ...keeper.saved, started: true })
+  if (requestLog) saveRequestLog(state, requestLog)
   if (tunnel.hostKeyPins.length === 0) {
     log.notice(
       `The tunnel server's host key is ${started.fingerprint}; it was accepted because ${hostKeyOption} is empty. ` +
@@ -167,6 +178,12 @@ async function openTunnel(
   if (login.lifetimeNote) log.info(login.lifetimeNote)
   // Readiness: no output until every URL is proven to reach this tunnel.
   await proveAndCheck(tunnel, urls, proofKey, settings.optionLabel, log, clock)
+  if (requestLog) {
+    log.info(
+      `Requests through the tunnel are logged in ${printablePath(requestLog.harPath)} (HAR).`
+    )
+    writes.outputs['request-log'] = requestLog.harPath
+  }
   const first = Object.values(urls)[0]
   writes.outputs.url = first
   writes.outputs.urls = JSON.stringify(urls)

@@ -182,13 +182,18 @@ export interface TunnelFiles {
   statsPath: string
   /** Post creates it to ask the keeper to stop. */
   stopPath: string
+  /** The request log's spool and tally (RequestLogFiles), written only with the log on. */
+  spoolPath: string
+  tallyPath: string
 }
 
 export function tunnelFiles(dir: string): TunnelFiles {
   return {
     logPath: join(dir, 'tunnel.log'),
     statsPath: join(dir, 'stats.json'),
-    stopPath: join(dir, 'stop')
+    stopPath: join(dir, 'stop'),
+    spoolPath: join(dir, 'requests.spool'),
+    tallyPath: join(dir, 'requests-tally.json')
   }
 }
 

@@ -3,26 +3,33 @@
  * say what happened. Loaded only when main saved a tunnel (through on-demand.ts).
  */
 import type { Host } from '../host.js'
-import type { TunnelOutcome } from '../outcome.js'
+import type { TrafficReport, TunnelOutcome } from '../outcome.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import { printable, printablePath } from '../text/printable.js'
 import { formatStatsLine } from './stats-line.js'
+import { loadRequestLog } from './saved-request-log.js'
 import type { LoadedTunnel } from './saved-tunnel.js'
 import { stopTunnel, type StopOptions, type StopResult } from './stop.js'
+import { trafficReport } from './traffic-report.js'
 import { removeTunnelDir } from './tunnel-dir.js'
+
+type PostHost = Pick<Host, 'tempRootName' | 'log' | 'clock' | 'state' | 'requestLogPath'>
 
 export interface StoppedTunnel {
   outcome: TunnelOutcome
   /** The folder, when it could not be removed (named in a warning). */
   untidied?: string
+  /** What came through it, from the files it left in its folder. */
+  traffic?: TrafficReport
 }
 
 /** Post: stop the tunnel main started, tidy its folder, and say what it did. Never throws. */
 export async function stopSavedTunnel(
   { saved, dirRefused }: LoadedTunnel,
-  { tempRootName, log, clock }: Pick<Host, 'tempRootName' | 'log' | 'clock'>,
+  host: PostHost,
   options: StopOptions = {}
 ): Promise<StoppedTunnel> {
+  const { tempRootName, log, clock } = host
   let result: StopResult
   try {
     result = await stopTunnel(saved, { ...options, ...(dirRefused && { dirRefused }) })
@@ -42,12 +49,42 @@ export async function stopSavedTunnel(
   }
   // Only once its process is gone: a folder in use is not pulled from under it.
   if (result.state === 'alive') return { outcome: { status: 'alive' } }
+  // Read before the folder goes: the process has ended, so its counts are final.
+  const traffic =
+    result.recordMissing === undefined ? readTraffic(result, saved.dir, host) : undefined
+  const stopped = { outcome: { status: result.state }, ...(traffic && { traffic }) }
   const refused = removeTunnelDir(saved.dir, saved.dirId)
-  if (refused === undefined) return { outcome: { status: result.state } }
+  if (refused === undefined) return stopped
   log.warning(
     `The tunnel's folder ${printablePath(saved.dir)} was not removed: ${printable(refused, 200)}. Nothing runs in it; delete it by hand.`
   )
-  return { outcome: { status: result.state }, untidied: saved.dir }
+  return { ...stopped, untidied: saved.dir }
+}
+
+/** The request counts and the timeline, from the folder post has accepted as the tunnel's. */
+function readTraffic(
+  result: StopResult,
+  dir: string,
+  { state, log, clock, requestLogPath }: PostHost
+): TrafficReport | undefined {
+  const requestLog = loadRequestLog(state, dir, requestLogPath(dir))
+  if (requestLog.type === 'refused') {
+    log.warning(
+      `The saved state names the request log ${printablePath(requestLog.named)}, which is not where this tool writes it, so the request counts were not read. ` +
+        'If it was provisioned with other options, revoke with those; otherwise something other than this tool wrote the state.'
+    )
+  }
+  return trafficReport({
+    ...(requestLog.type === 'loaded' && { requestLog: requestLog.files }),
+    ...(result.stats && { stats: result.stats }),
+    endMs: endOf(result.stats, clock.now())
+  })
+}
+
+/** When the tunnel ended: as it recorded, or now, when post stopped it. */
+function endOf(stats: StopResult['stats'], nowMs: number): number {
+  const endedAt = stats?.endedAt === undefined ? NaN : Date.parse(stats.endedAt)
+  return Number.isNaN(endedAt) ? nowMs : endedAt
 }
 
 function report(
@@ -80,8 +117,5 @@ function report(
       `The tunnel process ${pid} did not stop within 5 s of being asked, so it was killed.`
     )
   }
-  if (result.stats) {
-    const endedAt = result.stats.endedAt ? Date.parse(result.stats.endedAt) : clock.now()
-    log.info(formatStatsLine(result.stats, endedAt))
-  }
+  if (result.stats) log.info(formatStatsLine(result.stats, endOf(result.stats, clock.now())))
 }

@@ -20,10 +20,11 @@ export function removeTunnelDir(dir: string, dirId: string | undefined): string 
     // Already gone: nothing is left to tidy.
     if (!check.ours) return check.missing ? undefined : check.reason
   }
-  const { logPath, statsPath, stopPath } = tunnelFiles(dir)
+  const { logPath, statsPath, stopPath, spoolPath, tallyPath } = tunnelFiles(dir)
+  // The .tmp files are a record, spool or tally half-written when the keeper was killed.
+  const written = [logPath, stopPath, ...[statsPath, spoolPath, tallyPath].flatMap(withTmp)]
   try {
-    // The .tmp file is the record half-written when the keeper was killed while writing it.
-    for (const file of [logPath, statsPath, `${statsPath}.tmp`, stopPath]) {
+    for (const file of written) {
       rmSync(file, { force: true })
     }
     rmdirSync(dir)
@@ -35,6 +36,10 @@ export function removeTunnelDir(dir: string, dirId: string | undefined): string 
     }
     return describeUnexpected(error)
   }
+}
+
+function withTmp(path: string): string[] {
+  return [path, `${path}.tmp`]
 }
 
 /** The last line of the keeper's log, for a message that cannot point to a log about to go. */

@@ -1,0 +1,68 @@
+/**
+ * The request log's files as main saves them for post, and as post accepts them. Not secret, but
+ * post reads saved state as untrusted input: it reads a tally only in the tunnel folder it has
+ * already accepted, and names a HAR only at the path this host puts it, so state written by
+ * someone else cannot make post read, or point a user to, a file elsewhere.
+ */
+import { rmSync } from 'node:fs'
+import { basename } from 'node:path'
+import type { SavedState } from '../host.js'
+import { tunnelFiles, type RequestLogFiles } from './protocol.js'
+
+const REQUEST_LOG = 'request-log'
+
+/** What post needs of the request log: where the HAR is, and where the counts are. */
+export type SavedRequestLog = Pick<RequestLogFiles, 'harPath' | 'tallyPath'>
+
+/** The log of the tunnel in `tunnelDir`: its HAR where the host puts it, its work files in the folder. */
+export function requestLogFilesFor(tunnelDir: string, harPath: string): RequestLogFiles {
+  const { spoolPath, tallyPath } = tunnelFiles(tunnelDir)
+  return { harPath, spoolPath, tallyPath }
+}
+
+export function saveRequestLog(state: SavedState, { harPath, tallyPath }: SavedRequestLog): void {
+  state.save(REQUEST_LOG, JSON.stringify({ harPath, tallyPath }))
+}
+
+export type LoadedRequestLog =
+  /** Main logged no requests (log-requests: false), or saved no tunnel. */
+  | { type: 'none' }
+  | { type: 'loaded'; files: SavedRequestLog }
+  /** The state names files elsewhere than this tool puts them: nothing is read. */
+  | { type: 'refused'; named: string }
+
+/**
+ * The saved request log, accepted only when its tally is the one in `tunnelDir` (a folder post
+ * has accepted) and its HAR is where this host puts the log of that folder (`harPath`).
+ */
+export function loadRequestLog(
+  state: SavedState,
+  tunnelDir: string,
+  harPath: string
+): LoadedRequestLog {
+  const raw = state.load(REQUEST_LOG)
+  if (raw === '') return { type: 'none' }
+  const expected = { harPath, tallyPath: tunnelFiles(tunnelDir).tallyPath }
+  let saved: Partial<Record<keyof SavedRequestLog, unknown>> | null
+  try {
+    saved = JSON.parse(raw) as typeof saved
+  } catch {
+    saved = null
+  }
+  if (saved?.harPath === expected.harPath && saved.tallyPath === expected.tallyPath) {
+    return { type: 'loaded', files: expected }
+  }
+  const named = typeof saved?.harPath === 'string' ? saved.harPath : raw
+  return { type: 'refused', named }
+}
+
+/**
+ * Main failed after the tunnel process may have started its log: a log named after the tunnel's
+ * folder (the temp root's, requestLogInTempRoot) was made for that tunnel alone, and goes with
+ * it. A log at a path the user chose (the CLI's --request-log) is left: it may be an earlier
+ * run's, which provision only replaces.
+ */
+export function discardRequestLog(tunnelDir: string, harPath: string): void {
+  if (!basename(harPath).includes(basename(tunnelDir))) return
+  rmSync(harPath, { force: true })
+}

@@ -1,0 +1,59 @@
+/**
+ * Post's report of what came through the tunnel, read once the tunnel process has stopped (and
+ * written its last counts) and before its folder goes: the request counts and table from the
+ * tally, and the timeline from its stats. Only files post has accepted are read: the tally in the
+ * tunnel's own folder (saved-request-log.ts); the HAR itself is never read, only named.
+ */
+import type { SummaryTable } from '../host.js'
+import type { TrafficReport } from '../outcome.js'
+import { printablePath } from '../text/printable.js'
+import type { KeeperStats } from './protocol.js'
+import { readTally } from './request-log/tally.js'
+import { requestCountsLine, requestSummary } from './request-log/summary.js'
+import type { SavedRequestLog } from './saved-request-log.js'
+import { readTimeline, timelineLine } from './timeline-line.js'
+
+export interface TrafficRecord {
+  /** The request log's files, when it was on and post accepted them. */
+  requestLog?: SavedRequestLog
+  /** The tunnel process's last stats. */
+  stats?: KeeperStats
+  /** When the tunnel ended (or was stopped), for a period still open in its timeline. */
+  endMs: number
+}
+
+/** The report, or undefined when the tunnel left nothing to say (no log, no timeline). */
+export function trafficReport({
+  requestLog,
+  stats,
+  endMs
+}: TrafficRecord): TrafficReport | undefined {
+  const summary: SummaryTable[] = []
+  let countsLine: string | undefined
+  if (requestLog !== undefined) {
+    const tally = readTally(requestLog.tallyPath)
+    if (tally === undefined) {
+      // Killed before it wrote any counts: the HAR holds what it could write.
+      countsLine = `Requests: not counted, the tunnel process left no counts; log: ${printablePath(requestLog.harPath)}`
+      summary.push({
+        heading: 'Requests through the tunnel',
+        lines: [countsLine],
+        columns: [],
+        rows: []
+      })
+    } else {
+      summary.push(requestSummary(tally, requestLog.harPath))
+      countsLine = requestCountsLine(tally, requestLog.harPath)
+    }
+  }
+  const timeline = readTimeline(stats?.timeline)
+  const line = timeline === undefined ? undefined : timelineLine(timeline, endMs)
+  if (line !== undefined)
+    summary.push({ heading: 'Tunnel timeline', lines: [line], columns: [], rows: [] })
+  if (summary.length === 0) return undefined
+  return {
+    summary,
+    ...(countsLine !== undefined && { countsLine }),
+    ...(line !== undefined && { timelineLine: line })
+  }
+}
