@@ -710,6 +710,278 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
+/***/ 554:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  fA: () => (/* binding */ CredentialService),
+  _7: () => (/* reexport */ ServiceError),
+  c$: () => (/* binding */ networkDetail),
+  BU: () => (/* binding */ unbracketIpv6Host)
+});
+
+// UNUSED EXPORTS: MAX_BODY_BYTES, interpretAnswer
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(67);
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+;// CONCATENATED MODULE: ./core/service/service-error.ts
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
+}
+
+;// CONCATENATED MODULE: ./core/service/answer.ts
+
+
+function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
+    const parsed = parseJson(text);
+    if (status >= 200 && status < 300) {
+        if (endpoint === 'revoke-token')
+            return parsed;
+        if (parsed === undefined) {
+            throw new ServiceError('bad-response', endpoint, text.trim()
+                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+                : `HTTP ${status} with an empty body`, status);
+        }
+        return parsed;
+    }
+    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
+    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
+    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
+    const retryAfter = readRetryAfter(errorObject.retry_after) ??
+        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
+    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
+    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+}
+function parseJson(text) {
+    try {
+        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function readRetryAfter(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d+$/.test(value.trim())
+            ? Number(value)
+            : NaN;
+    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
+}
+function readRetryAfterHeader(value, nowMs) {
+    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
+        return readRetryAfter(value);
+    const at = Date.parse(value);
+    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
+}
+function firstValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+function shortBody(text) {
+    const trimmed = text.trim();
+    if (!trimmed)
+        return ' (empty body)';
+    return trimmed.length <= 120
+        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
+        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
+}
+
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(652);
+// EXTERNAL MODULE: ./core/version.ts
+var version = __nccwpck_require__(830);
+;// CONCATENATED MODULE: ./core/service/client.ts
+
+
+
+
+
+
+
+
+
+const MAX_BODY_BYTES = 1024 * 1024;
+class CredentialService {
+    options;
+    constructor(options) {
+        this.options = options;
+    }
+    provisionCredential(request) {
+        const body = { project: request.project };
+        if (request.environment)
+            body.environment = request.environment;
+        if (request.ttlMinutes !== undefined)
+            body.ttl_minutes = request.ttlMinutes;
+        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
+    }
+    createFreeCredential() {
+        return this.call('create-ephemeral-token', undefined, {});
+    }
+    revokeCredential(apiKey, tunnelUser) {
+        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
+    }
+    uploadKey(request) {
+        const body = {
+            public_key_ssh: request.publicKeyLine,
+            name: request.name,
+            expires_in_days: request.expiresInDays
+        };
+        if (request.clientId)
+            body.client_id = request.clientId;
+        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
+    }
+    listKeys(apiKey) {
+        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
+    }
+    revokeKey(apiKey, keyId) {
+        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
+    }
+    async revoke(endpoint, body, apiKey) {
+        try {
+            await this.call(endpoint, body, { 'X-API-Key': apiKey });
+            return 'revoked';
+        }
+        catch (error) {
+            if (error instanceof ServiceError && error.status === 404)
+                return 'already-gone';
+            throw error;
+        }
+    }
+    call(endpoint, body, headers, onRetry, method = 'POST') {
+        const url = `${this.options.baseUrl}/${endpoint}`;
+        const payload = body === undefined ? '' : JSON.stringify(body);
+        const allHeaders = {
+            ...headers,
+            Accept: 'application/json',
+            ...(body !== undefined && { 'Content-Type': 'application/json' })
+        };
+        return (0,retry/* withRetries */.LH)(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
+            maxAttempts: this.options.maxAttempts,
+            sleep: this.options.sleep,
+            random: this.options.random,
+            onRetry: info => {
+                onRetry?.();
+                this.options.onRetry?.(info);
+            }
+        });
+    }
+    async attempt(endpoint, method, url, payload, headers) {
+        const timeoutMs = this.options.timeoutSeconds * 1000;
+        const http = new lib/* HttpClient */.Qq(`${version/* ACTION_NAME */.p}/${version/* ACTION_VERSION */.Y}`, [unbracketIpv6Host], {
+            socketTimeout: timeoutMs,
+            allowRedirects: false,
+            allowRetries: false
+        });
+        let timer;
+        const deadline = new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+        });
+        try {
+            const now = this.options.now ?? Date.now;
+            return await Promise.race([
+                exchange(http, endpoint, method, url, payload, headers, now),
+                deadline
+            ]);
+        }
+        finally {
+            clearTimeout(timer);
+            http.dispose();
+        }
+    }
+}
+async function exchange(http, endpoint, method, url, payload, headers, now) {
+    let response;
+    try {
+        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
+    }
+    catch (error) {
+        throw new ServiceError('network', endpoint, networkDetail(error));
+    }
+    let text;
+    try {
+        text = await readLimitedBody(response, endpoint);
+    }
+    catch (error) {
+        if (error instanceof ServiceError)
+            throw error;
+        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+    }
+    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
+}
+const unbracketIpv6Host = {
+    prepareRequest(options) {
+        const host = options.host;
+        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_.Agent) {
+            options.host = host.slice(1, -1);
+        }
+    },
+    canHandleAuthentication: () => false,
+    handleAuthentication: () => Promise.reject(new Error('not used'))
+};
+function classifyFailure(error) {
+    if (!(error instanceof ServiceError))
+        return { retryable: false };
+    if (error.kind === 'network' || error.kind === 'timeout')
+        return { retryable: true };
+    if (error.kind === 'http' && error.status !== undefined) {
+        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
+        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
+    }
+    return { retryable: false };
+}
+async function readLimitedBody(response, endpoint) {
+    const declared = Number(response.message.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+        response.message.destroy();
+        throw tooLarge(endpoint);
+    }
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of response.message) {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+            response.message.destroy();
+            throw tooLarge(endpoint);
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function tooLarge(endpoint) {
+    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+}
+function networkDetail(error) {
+    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
+    if (typeof message !== 'string')
+        return 'unknown network error';
+    const shown = (0,printable/* cleanText */.X5)(message, 200);
+    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
+}
+
+
+/***/ }),
+
 /***/ 845:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -812,6 +1084,75 @@ function isSafeText(value) {
 function invalid(what) {
     return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+
+/***/ }),
+
+/***/ 652:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   LH: () => (/* binding */ withRetries),
+/* harmony export */   Q0: () => (/* binding */ AttemptsExhausted),
+/* harmony export */   Zt: () => (/* binding */ RetryAfterTooLong),
+/* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
+/* harmony export */ });
+/* unused harmony export backoffDelay */
+const MAX_RETRY_AFTER_SECONDS = 60;
+const BASE_DELAY_MS = 1000;
+const MAX_DELAY_MS = 10_000;
+class RetryAfterTooLong extends Error {
+    cause;
+    retryAfterSeconds;
+    constructor(cause, retryAfterSeconds) {
+        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
+        this.cause = cause;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'RetryAfterTooLong';
+    }
+}
+class AttemptsExhausted extends Error {
+    cause;
+    attempts;
+    constructor(cause, attempts) {
+        super(`gave up after ${attempts} attempt(s)`);
+        this.cause = cause;
+        this.attempts = attempts;
+        this.name = 'AttemptsExhausted';
+    }
+}
+async function withRetries(attempt, classify, options) {
+    for (let attemptNumber = 1;; attemptNumber++) {
+        try {
+            return await attempt();
+        }
+        catch (error) {
+            const failure = classify(error);
+            if (!failure.retryable)
+                throw error;
+            if (failure.retryAfterSeconds !== undefined &&
+                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
+                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
+            }
+            if (attemptNumber >= options.maxAttempts)
+                throw new AttemptsExhausted(error, attemptNumber);
+            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
+            options.onRetry?.({
+                attempt: attemptNumber,
+                maxAttempts: options.maxAttempts,
+                delayMs,
+                error
+            });
+            await options.sleep(delayMs);
+        }
+    }
+}
+function backoffDelay(attemptNumber, retryAfterSeconds, random) {
+    if (retryAfterSeconds !== undefined)
+        return Math.max(0, retryAfterSeconds) * 1000;
+    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
+    return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
 
@@ -1456,9 +1797,11 @@ function identifierProblem(value) {
 /* harmony export */   SJ: () => (/* binding */ DEFAULT_PROTECT),
 /* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
+/* harmony export */   bq: () => (/* binding */ proofAnswer),
+/* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles)
 /* harmony export */ });
-/* unused harmony exports PROOF_PATH_PREFIX, proofAnswer, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
@@ -1467,7 +1810,7 @@ function identifierProblem(value) {
 
 const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
-    return createHmac('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
+    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
 }
 const DEFAULT_REQUEST_LOG = {
     enabled: true,
@@ -1481,7 +1824,9 @@ function tunnelFiles(dir) {
     return {
         logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
         statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
-        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop')
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop'),
+        spoolPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'requests.spool'),
+        tallyPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'requests-tally.json')
     };
 }
 const HEARTBEAT_MS = 5_000;
@@ -1709,7 +2054,20 @@ function badHost(url, name, problem, target, label) {
 
 /***/ }),
 
-/***/ 927:
+/***/ 830:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Y: () => (/* binding */ ACTION_VERSION),
+/* harmony export */   p: () => (/* binding */ ACTION_NAME)
+/* harmony export */ });
+const ACTION_NAME = 'provision-tunnel-credentials';
+const ACTION_VERSION = '1.0.0';
+
+
+/***/ }),
+
+/***/ 822:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1729,8 +2087,16 @@ const systemClock = {
     random: () => Math.random()
 };
 
-// EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __nccwpck_require__(436);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+;// CONCATENATED MODULE: ./core/tunnel/request-log-path.ts
+
+const REQUEST_LOG_PREFIX = 'tunnel-credentials-requests-';
+function requestLogInTempRoot(tempRoot, runId, tunnelDir) {
+    const run = runId !== undefined && /^[A-Za-z0-9_-]{1,40}$/.test(runId) ? runId : 'local';
+    return (0,external_node_path_.join)(tempRoot, `${REQUEST_LOG_PREFIX}${run}-${(0,external_node_path_.basename)(tunnelDir)}.har`);
+}
+
 ;// CONCATENATED MODULE: ./github/run-identity.ts
 function runIdentityFrom(env) {
     return {
@@ -1740,34 +2106,8 @@ function runIdentityFrom(env) {
     };
 }
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
-;// CONCATENATED MODULE: ./github/summary.ts
-
-
-function appendSummaryTable(heading, [first, second], rows) {
-    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
-    if (!summaryFile)
-        return;
-    const html = core/* summary */.z
-        .addHeading(heading, 3)
-        .addTable([
-        [
-            { data: first, header: true },
-            { data: second, header: true }
-        ],
-        ...rows.map(([name, value]) => [escapeHtml(name), escapeHtml(value)])
-    ])
-        .stringify();
-    core/* summary */.z.emptyBuffer();
-    (0,external_node_fs_.appendFileSync)(summaryFile, html);
-}
-function escapeHtml(value) {
-    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
-}
-
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(760);
+// EXTERNAL MODULE: ./github/summary.ts
+var github_summary = __nccwpck_require__(602);
 ;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
 const KEPT_VARIABLES = [
     'PATH',
@@ -1813,6 +2153,8 @@ function bundledTunnelProcess() {
 
 
 function githubHost() {
+    const tempRoot = process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)();
+    const run = runIdentityFrom(process.env);
     return {
         options: {
             read: name => core/* getInput */.V4(name),
@@ -1832,11 +2174,12 @@ function githubHost() {
             save: (name, value) => core/* saveState */.LZ(name, value),
             load: name => core/* getState */.Gu(name)
         },
-        tempRoot: process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+        tempRoot,
         tempRootName: 'RUNNER_TEMP',
-        run: runIdentityFrom(process.env),
+        run,
         clock: systemClock,
-        tunnelProcess: bundledTunnelProcess
+        tunnelProcess: bundledTunnelProcess,
+        requestLogPath: tunnelDir => requestLogInTempRoot(tempRoot, run.runId, tunnelDir)
     };
 }
 function handOver({ variables, outputs, summary }) {
@@ -1844,13 +2187,7 @@ function handOver({ variables, outputs, summary }) {
         core/* exportVariable */.dN(name, value);
     for (const [name, value] of Object.entries(outputs))
         core/* setOutput */.uH(name, value);
-    try {
-        for (const table of summary)
-            appendSummaryTable(table.heading, table.columns, table.rows);
-    }
-    catch (error) {
-        core/* warning */.$e(`Could not write the job summary: ${(0,describe_error/* describeUnexpected */.V)(error)}`);
-    }
+    (0,github_summary/* appendSummaryTables */.Q)(summary);
 }
 
 
@@ -1861,10 +2198,10 @@ function handOver({ variables, outputs, summary }) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(927);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(822);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(53);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(747);
 
 
 
@@ -1930,7 +2267,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 53:
+/***/ 747:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2433,316 +2770,10 @@ const freeKind = {
 
 // EXTERNAL MODULE: ./core/text/describe-error.ts
 var describe_error = __nccwpck_require__(436);
-;// CONCATENATED MODULE: ./core/service/retry.ts
-const MAX_RETRY_AFTER_SECONDS = 60;
-const BASE_DELAY_MS = 1000;
-const MAX_DELAY_MS = 10_000;
-class RetryAfterTooLong extends Error {
-    cause;
-    retryAfterSeconds;
-    constructor(cause, retryAfterSeconds) {
-        super(`retry_after of ${retryAfterSeconds} s exceeds ${MAX_RETRY_AFTER_SECONDS} s`);
-        this.cause = cause;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'RetryAfterTooLong';
-    }
-}
-class AttemptsExhausted extends Error {
-    cause;
-    attempts;
-    constructor(cause, attempts) {
-        super(`gave up after ${attempts} attempt(s)`);
-        this.cause = cause;
-        this.attempts = attempts;
-        this.name = 'AttemptsExhausted';
-    }
-}
-async function withRetries(attempt, classify, options) {
-    for (let attemptNumber = 1;; attemptNumber++) {
-        try {
-            return await attempt();
-        }
-        catch (error) {
-            const failure = classify(error);
-            if (!failure.retryable)
-                throw error;
-            if (failure.retryAfterSeconds !== undefined &&
-                failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS) {
-                throw new RetryAfterTooLong(error, failure.retryAfterSeconds);
-            }
-            if (attemptNumber >= options.maxAttempts)
-                throw new AttemptsExhausted(error, attemptNumber);
-            const delayMs = backoffDelay(attemptNumber, failure.retryAfterSeconds, options.random);
-            options.onRetry?.({
-                attempt: attemptNumber,
-                maxAttempts: options.maxAttempts,
-                delayMs,
-                error
-            });
-            await options.sleep(delayMs);
-        }
-    }
-}
-function backoffDelay(attemptNumber, retryAfterSeconds, random) {
-    if (retryAfterSeconds !== undefined)
-        return Math.max(0, retryAfterSeconds) * 1000;
-    const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
-    return Math.round(ceiling / 2 + (ceiling / 2) * random());
-}
-
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = require("node:http");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(78);
-;// CONCATENATED MODULE: ./core/service/service-error.ts
-class ServiceError extends Error {
-    kind;
-    endpoint;
-    status;
-    code;
-    serviceMessage;
-    retryAfterSeconds;
-    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
-        super(detail);
-        this.kind = kind;
-        this.endpoint = endpoint;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'ServiceError';
-    }
-}
-
-;// CONCATENATED MODULE: ./core/service/answer.ts
-
-
-function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
-    const parsed = parseJson(text);
-    if (status >= 200 && status < 300) {
-        if (endpoint === 'revoke-token')
-            return parsed;
-        if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, text.trim()
-                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
-                : `HTTP ${status} with an empty body`, status);
-        }
-        return parsed;
-    }
-    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
-    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
-    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
-    const retryAfter = readRetryAfter(errorObject.retry_after) ??
-        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
-    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
-    }
-    catch {
-        return undefined;
-    }
-}
-function readRetryAfter(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d+$/.test(value.trim())
-            ? Number(value)
-            : NaN;
-    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
-}
-function readRetryAfterHeader(value, nowMs) {
-    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
-        return readRetryAfter(value);
-    const at = Date.parse(value);
-    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
-}
-function firstValue(value) {
-    return Array.isArray(value) ? value[0] : value;
-}
-function shortBody(text) {
-    const trimmed = text.trim();
-    if (!trimmed)
-        return ' (empty body)';
-    return trimmed.length <= 120
-        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
-        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
-}
-
-;// CONCATENATED MODULE: ./core/version.ts
-const ACTION_NAME = 'provision-tunnel-credentials';
-const ACTION_VERSION = '1.0.0';
-
-;// CONCATENATED MODULE: ./core/service/client.ts
-
-
-
-
-
-
-
-
-
-const MAX_BODY_BYTES = 1024 * 1024;
-class CredentialService {
-    options;
-    constructor(options) {
-        this.options = options;
-    }
-    provisionCredential(request) {
-        const body = { project: request.project };
-        if (request.environment)
-            body.environment = request.environment;
-        if (request.ttlMinutes !== undefined)
-            body.ttl_minutes = request.ttlMinutes;
-        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
-    }
-    createFreeCredential() {
-        return this.call('create-ephemeral-token', undefined, {});
-    }
-    revokeCredential(apiKey, tunnelUser) {
-        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
-    }
-    uploadKey(request) {
-        const body = {
-            public_key_ssh: request.publicKeyLine,
-            name: request.name,
-            expires_in_days: request.expiresInDays
-        };
-        if (request.clientId)
-            body.client_id = request.clientId;
-        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
-    }
-    listKeys(apiKey) {
-        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
-    }
-    revokeKey(apiKey, keyId) {
-        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
-    }
-    async revoke(endpoint, body, apiKey) {
-        try {
-            await this.call(endpoint, body, { 'X-API-Key': apiKey });
-            return 'revoked';
-        }
-        catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
-                return 'already-gone';
-            throw error;
-        }
-    }
-    call(endpoint, body, headers, onRetry, method = 'POST') {
-        const url = `${this.options.baseUrl}/${endpoint}`;
-        const payload = body === undefined ? '' : JSON.stringify(body);
-        const allHeaders = {
-            ...headers,
-            Accept: 'application/json',
-            ...(body !== undefined && { 'Content-Type': 'application/json' })
-        };
-        return withRetries(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
-            maxAttempts: this.options.maxAttempts,
-            sleep: this.options.sleep,
-            random: this.options.random,
-            onRetry: info => {
-                onRetry?.();
-                this.options.onRetry?.(info);
-            }
-        });
-    }
-    async attempt(endpoint, method, url, payload, headers) {
-        const timeoutMs = this.options.timeoutSeconds * 1000;
-        const http = new lib/* HttpClient */.Qq(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
-            socketTimeout: timeoutMs,
-            allowRedirects: false,
-            allowRetries: false
-        });
-        let timer;
-        const deadline = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
-        });
-        try {
-            const now = this.options.now ?? Date.now;
-            return await Promise.race([
-                exchange(http, endpoint, method, url, payload, headers, now),
-                deadline
-            ]);
-        }
-        finally {
-            clearTimeout(timer);
-            http.dispose();
-        }
-    }
-}
-async function exchange(http, endpoint, method, url, payload, headers, now) {
-    let response;
-    try {
-        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
-    }
-    catch (error) {
-        throw new ServiceError('network', endpoint, networkDetail(error));
-    }
-    let text;
-    try {
-        text = await readLimitedBody(response, endpoint);
-    }
-    catch (error) {
-        if (error instanceof ServiceError)
-            throw error;
-        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
-    }
-    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
-}
-const unbracketIpv6Host = {
-    prepareRequest(options) {
-        const host = options.host;
-        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_namespaceObject.Agent) {
-            options.host = host.slice(1, -1);
-        }
-    },
-    canHandleAuthentication: () => false,
-    handleAuthentication: () => Promise.reject(new Error('not used'))
-};
-function classifyFailure(error) {
-    if (!(error instanceof ServiceError))
-        return { retryable: false };
-    if (error.kind === 'network' || error.kind === 'timeout')
-        return { retryable: true };
-    if (error.kind === 'http' && error.status !== undefined) {
-        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
-        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
-    }
-    return { retryable: false };
-}
-async function readLimitedBody(response, endpoint) {
-    const declared = Number(response.message.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-        response.message.destroy();
-        throw tooLarge(endpoint);
-    }
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of response.message) {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-            response.message.destroy();
-            throw tooLarge(endpoint);
-        }
-        chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-}
-function tooLarge(endpoint) {
-    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
-}
-function networkDetail(error) {
-    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
-    if (typeof message !== 'string')
-        return 'unknown network error';
-    const shown = (0,printable/* cleanText */.X5)(message, 200);
-    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
-}
-
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(652);
+// EXTERNAL MODULE: ./core/service/client.ts + 2 modules
+var client = __nccwpck_require__(554);
 ;// CONCATENATED MODULE: ./core/service/failures.ts
 
 
@@ -2773,16 +2804,16 @@ const FORBIDDEN_HINTS = {
     'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
 };
 function explainFailure(error, context) {
-    if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
+    if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof client/* ServiceError */._7) {
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
-            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
+            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
             `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
     }
-    if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
+    if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
         return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (${labelOf(context)('max-attempts')}).`;
     }
-    if (error instanceof ServiceError)
+    if (error instanceof client/* ServiceError */._7)
         return explainServiceError(error, context);
     return `Unexpected error: ${(0,describe_error/* describeUnexpected */.V)(error)}. Please report it with the step's log.`;
 }
@@ -3181,8 +3212,8 @@ async function uploadKeySettled(client, settings, pair, name, context) {
     return { raw, keyId, mayHaveCopies: retried && !(await settle(keyId)) };
 }
 function refusedOutright(error) {
-    const cause = error instanceof AttemptsExhausted || error instanceof RetryAfterTooLong ? error.cause : error;
-    return (cause instanceof ServiceError &&
+    const cause = error instanceof retry/* AttemptsExhausted */.Q0 || error instanceof retry/* RetryAfterTooLong */.Zt ? error.cause : error;
+    return (cause instanceof client/* ServiceError */._7 &&
         cause.kind === 'http' &&
         cause.status !== undefined &&
         cause.status >= 400 &&
@@ -3448,7 +3479,7 @@ function recordedKind(state) {
 ;// CONCATENATED MODULE: ./core/service/factory.ts
 
 function createService(baseUrl, http, clock, log) {
-    return new CredentialService({
+    return new client/* CredentialService */.fA({
         baseUrl,
         maxAttempts: http.maxAttempts,
         timeoutSeconds: http.timeoutSeconds,
@@ -3572,10 +3603,8 @@ function withPrintableSummary(writes) {
         ...writes,
         summary: writes.summary.map(table => ({
             ...table,
-            rows: table.rows.map(([field, value]) => [
-                (0,printable/* printable */.g$)(field, 100),
-                (0,printable/* printable */.g$)(value, SUMMARY_VALUE_MAX)
-            ])
+            ...(table.lines && { lines: table.lines.map(line => (0,printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
+            rows: table.rows.map(row => row.map((cell, index) => (0,printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
         }))
     };
 }
@@ -3607,7 +3636,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 934).then(__nccwpck_require__.bind(__nccwpck_require__, 934))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -3735,9 +3764,15 @@ const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it w
 async function revoke(host) {
     const { options } = host;
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
-    const { tunnel, untidied } = await stopRecordedTunnel(host);
+    const { tunnel, untidied, traffic } = await stopRecordedTunnel(host);
     const { credential, kindMismatch } = await revokeRecordedCredential(host);
-    return { tunnel, credential, ...(kindMismatch && { kindMismatch }), untidied };
+    return {
+        tunnel,
+        credential,
+        ...(kindMismatch && { kindMismatch }),
+        untidied,
+        ...(traffic && { traffic })
+    };
 }
 async function stopRecordedTunnel(host) {
     if (host.state.load('tunnel') === '')
@@ -3747,9 +3782,13 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 934).then(__nccwpck_require__.bind(__nccwpck_require__, 934));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761));
     const stopped = await stopSavedTunnel(loaded, host);
-    return { tunnel: stopped.outcome, untidied: stopped.untidied ? [stopped.untidied] : [] };
+    return {
+        tunnel: stopped.outcome,
+        untidied: stopped.untidied ? [stopped.untidied] : [],
+        ...(stopped.traffic && { traffic: stopped.traffic })
+    };
 }
 async function revokeRecordedCredential(host) {
     const { options, log, clock, state } = host;
@@ -3818,7 +3857,10 @@ function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
         `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
 }
 
+// EXTERNAL MODULE: ./github/summary.ts
+var summary = __nccwpck_require__(602);
 ;// CONCATENATED MODULE: ./github/steps.ts
+
 
 
 
@@ -3828,7 +3870,9 @@ async function mainStep(host) {
         core/* setFailed */.C1(outcome.message);
 }
 async function postStep(host) {
-    const { credential, kindMismatch } = await revoke(host);
+    const { credential, kindMismatch, traffic } = await revoke(host);
+    if (traffic)
+        (0,summary/* appendSummaryTables */.Q)(traffic.summary);
     if (kindMismatch !== undefined)
         host.log.warning(kindMismatch);
     if (credential.status !== 'failed')
@@ -3839,6 +3883,53 @@ async function postStep(host) {
         host.log.warning(credential.message);
     else
         host.log.info(credential.message);
+}
+
+
+/***/ }),
+
+/***/ 602:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Q: () => (/* binding */ appendSummaryTables)
+/* harmony export */ });
+/* unused harmony export appendSummaryTable */
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(436);
+
+
+
+function appendSummaryTables(tables) {
+    try {
+        for (const table of tables)
+            appendSummaryTable(table);
+    }
+    catch (error) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .warning */ .$e(`Could not write the job summary: ${(0,_core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__/* .describeUnexpected */ .V)(error)}`);
+    }
+}
+function appendSummaryTable({ heading, lines = [], columns, rows }) {
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY;
+    if (!summaryFile)
+        return;
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.addHeading(escapeHtml(heading), 3);
+    for (const line of lines)
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.addRaw(`<p>${escapeHtml(line)}</p>`, true);
+    if (columns.length > 0) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.addTable([
+            columns.map(column => ({ data: escapeHtml(column), header: true })),
+            ...rows.map(row => row.map(escapeHtml))
+        ]);
+    }
+    const html = _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.stringify();
+    _actions_core__WEBPACK_IMPORTED_MODULE_0__/* .summary */ .z.emptyBuffer();
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(summaryFile, html);
+}
+function escapeHtml(value) {
+    return value.replace(/[&<>"']/g, character => `&#${character.charCodeAt(0)};`);
 }
 
 
@@ -3897,6 +3988,13 @@ module.exports = require("node:crypto");
 /***/ ((module) => {
 
 module.exports = require("node:fs");
+
+/***/ }),
+
+/***/ 67:
+/***/ ((module) => {
+
+module.exports = require("node:http");
 
 /***/ }),
 

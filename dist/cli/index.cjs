@@ -396,7 +396,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(512);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(428);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -409,7 +409,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 512:
+/***/ 428:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -911,7 +911,3080 @@ const freeKind = {
     describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
-;// CONCATENATED MODULE: ./core/service/retry.ts
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(652);
+// EXTERNAL MODULE: ./core/service/client.ts + 2 modules
+var client = __nccwpck_require__(554);
+;// CONCATENATED MODULE: ./core/service/failures.ts
+
+
+
+
+const RATE_LIMITS = {
+    'credential-provision': 'credential-provision allows 60 requests per hour per API key',
+    'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
+    'revoke-token': 'revoke-token is rate limited by the service',
+    'keys-upload': 'keys-upload allows 20 uploads per hour per user',
+    'user-keys-list': 'user-keys-list is rate limited by the service',
+    'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
+};
+const INVALID_REQUEST_HINTS = {
+    'credential-provision': label => `Check ${label('project')}, ${label('environment')} and ${label('ttl-minutes')}.`,
+    'create-ephemeral-token': label => `Check ${label('base-url')}.`,
+    'revoke-token': label => `Check ${label('base-url')}.`,
+    'keys-upload': label => `Check ${label('client-id')}; if it is right, the service may not accept ed25519 keys.`,
+    'user-keys-list': label => `Check ${label('base-url')}.`,
+    'revoke-ssh-key': label => `Check ${label('base-url')}.`
+};
+const FORBIDDEN_HINTS = {
+    'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
+    'create-ephemeral-token': 'Check the base URL of the credential service.',
+    'revoke-token': 'Use a key of the account that owns the token.',
+    'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
+    'user-keys-list': 'Use the API key that uploaded the key.',
+    'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
+};
+function explainFailure(error, context) {
+    if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof client/* ServiceError */._7) {
+        return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
+            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
+            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
+    }
+    if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
+        const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
+        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (${labelOf(context)('max-attempts')}).`;
+    }
+    if (error instanceof client/* ServiceError */._7)
+        return explainServiceError(error, context);
+    return `Unexpected error: ${(0,describe_error/* describeUnexpected */.V)(error)}. Please report it with the step's log.`;
+}
+function retryTime(nowMs, retryAfterSeconds) {
+    const at = new Date(nowMs + retryAfterSeconds * 1000);
+    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
+}
+function explainServiceError(error, context) {
+    const label = labelOf(context);
+    const said = error.serviceMessage
+        ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
+        : '';
+    switch (error.kind) {
+        case 'network':
+            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check ${label('base-url')}, the runner's network, and the https_proxy / no_proxy settings.`;
+        case 'timeout':
+            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (${label('timeout-seconds')}).`;
+        case 'bad-response':
+            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that ${label('base-url')} points at the credential service (its path usually ends in /functions/v1).`;
+        case 'http':
+            break;
+    }
+    const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
+    switch (error.status) {
+        case 400:
+            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint](label)}`;
+        case 401:
+            return `The API key was rejected (${status}).${said} Check that the API key given is a current one: it exists, is not revoked and has not expired.`;
+        case 403:
+            return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
+        case 404:
+            return error.endpoint === 'credential-provision'
+                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
+                    `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
+                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
+        case 429:
+            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
+    }
+    if (error.status !== undefined && error.status >= 500) {
+        return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
+    }
+    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check ${label('base-url')}.`;
+}
+function labelOf(context) {
+    return context.label ?? (name => name);
+}
+
+;// CONCATENATED MODULE: ./core/kinds/key-name.ts
+const MAX_KEY_NAME_LENGTH = 100;
+function keyNameFor(run) {
+    const repository = (run.repository || 'local').replace(/[^A-Za-z0-9._-]/g, '-');
+    const runId = safePart(run.runId, '0');
+    const runAttempt = safePart(run.runAttempt, '1');
+    return `ci-${repository}-${runId}-${runAttempt}`.slice(0, MAX_KEY_NAME_LENGTH);
+}
+function safePart(value, fallback) {
+    const trimmed = (value ?? '').trim();
+    return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(897);
+;// CONCATENATED MODULE: ./core/kinds/key-file.ts
+
+
+
+const KEY_FILE_NAME = 'id_ed25519';
+const FOLDER_PREFIX = 'tunnel-key-';
+function createKeyFolder(tempRoot) {
+    const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot, FOLDER_PREFIX));
+    return { path, id: (0,owned_dir/* directoryId */.Vy)(path) };
+}
+function isKeyFolder(folder, tempRoot) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(folder, tempRoot, FOLDER_PREFIX);
+}
+function writeKeyFile(folder, privateKeyFile) {
+    const path = (0,external_node_path_.join)(folder, KEY_FILE_NAME);
+    (0,external_node_fs_.writeFileSync)(path, privateKeyFile, { mode: 0o600, flag: 'wx' });
+    return path;
+}
+function removeKeyFolder(folder) {
+    const check = (0,owned_dir/* checkOwnDirectory */.Ih)(folder.path, folder.id);
+    if (!check.ours)
+        return check.missing ? undefined : check.reason;
+    const file = (0,external_node_path_.join)(folder.path, KEY_FILE_NAME);
+    if (isFileOrLink(file))
+        (0,external_node_fs_.rmSync)(file, { force: true });
+    try {
+        (0,external_node_fs_.rmdirSync)(folder.path);
+    }
+    catch (error) {
+        if (error.code !== 'ENOENT')
+            throw error;
+    }
+    return undefined;
+}
+function isFileOrLink(path) {
+    try {
+        const stats = (0,external_node_fs_.lstatSync)(path);
+        return stats.isFile() || stats.isSymbolicLink();
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-obtained.ts
+function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
+    const { expiresAt } = uploaded;
+    return {
+        env: {
+            TUNNEL_KEY_FILE: keyFile,
+            TUNNEL_USER: settings.clientId,
+            TUNNEL_HOST: settings.tunnelHost,
+            TUNNEL_PORT: String(settings.tunnelPort)
+        },
+        outputs: {
+            'key-id': keyId,
+            'key-fingerprint': fingerprint,
+            'key-file': keyFile,
+            'expires-at': expiresAt ?? '',
+            'tunnel-user': settings.clientId,
+            'tunnel-host': settings.tunnelHost,
+            'tunnel-port': String(settings.tunnelPort),
+            credential: 'ssh-key'
+        },
+        summary: [
+            ['Key name', name],
+            ['Key fingerprint', fingerprint],
+            ['Tunnel user', settings.clientId],
+            ['Tunnel host', settings.tunnelHost],
+            ['Tunnel port', String(settings.tunnelPort)],
+            ['Expires at', expiresAt ?? 'not given'],
+            ['Credential', 'ssh-key (revoked when the job ends)']
+        ],
+        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
+            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
+            `Its private key is in ${keyFile}, readable by this user only.`,
+        login: {
+            kind: 'ssh-key',
+            user: settings.clientId,
+            host: settings.tunnelHost,
+            port: settings.tunnelPort,
+            secret: { type: 'key-file', path: keyFile },
+            userFrom: settings.knownUser.from,
+            ...(expiresAt && { expiresAt })
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-saved.ts
+
+
+function readSavedSshKey(saved) {
+    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
+    const identifier = (field) => (0,validators/* isCleanIdentifier */.VS)(saved[field]) ? saved[field] : undefined;
+    const keyId = identifier('keyId');
+    const fingerprint = identifier('fingerprint');
+    const keyName = identifier('keyName');
+    const keyFolder = text('keyFolder');
+    const keyFolderId = text('keyFolderId');
+    if (!fingerprint)
+        return undefined;
+    return {
+        kind: 'ssh-key',
+        fingerprint,
+        ...(keyId && { keyId }),
+        ...(keyName && { keyName }),
+        ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
+        ...(keyFolder && { keyFolder }),
+        ...(keyFolderId && { keyFolderId }),
+        ...readSavedIssued(saved)
+    };
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(598);
+// EXTERNAL MODULE: ./core/text/fingerprint.ts
+var fingerprint = __nccwpck_require__(196);
+;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
+
+
+const KEY_TYPE = 'ssh-ed25519';
+const AUTH_MAGIC = 'openssh-key-v1\0';
+const NONE_CIPHER_BLOCK_SIZE = 8;
+const PEM_LINE_LENGTH = 70;
+const UNSAFE_COMMENT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+function generateSshKeyPair(comment) {
+    const { privateKey } = (0,external_node_crypto_.generateKeyPairSync)('ed25519');
+    const jwk = privateKey.export({ format: 'jwk' });
+    return encodeSshKeyPair({
+        seed: Buffer.from(jwk.d, 'base64url'),
+        publicKey: Buffer.from(jwk.x, 'base64url'),
+        comment,
+        checkInt: (0,external_node_crypto_.randomBytes)(4).readUInt32BE(0)
+    });
+}
+function ed25519PublicKeyOf(seed) {
+    const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+    const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    const jwk = createPublicKey(privateKey).export({
+        format: 'jwk'
+    });
+    return Buffer.from(jwk.x, 'base64url');
+}
+function encodeSshKeyPair(material) {
+    const { seed, publicKey, comment, checkInt } = material;
+    if (seed.length !== 32 || publicKey.length !== 32) {
+        throw new Error('an ed25519 seed and public key are 32 bytes each');
+    }
+    if (UNSAFE_COMMENT.test(comment)) {
+        throw new Error('an SSH key comment must not hold line breaks or control characters');
+    }
+    const blob = publicKeyBlob(publicKey);
+    return {
+        publicKeyLine: `${KEY_TYPE} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
+        privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
+        fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob)
+    };
+}
+function publicKeyBlob(publicKey) {
+    return Buffer.concat([sshString(KEY_TYPE), sshString(publicKey)]);
+}
+function privateKeyFile(blob, seed, publicKey, comment, checkInt) {
+    const check = Buffer.alloc(4);
+    check.writeUInt32BE(checkInt >>> 0);
+    const unpadded = Buffer.concat([
+        check,
+        check,
+        sshString(KEY_TYPE),
+        sshString(publicKey),
+        sshString(Buffer.concat([seed, publicKey])),
+        sshString(comment)
+    ]);
+    const padLength = (NONE_CIPHER_BLOCK_SIZE - (unpadded.length % NONE_CIPHER_BLOCK_SIZE)) % NONE_CIPHER_BLOCK_SIZE;
+    const padding = Buffer.from(Array.from({ length: padLength }, (_, index) => index + 1));
+    const body = Buffer.concat([
+        Buffer.from(AUTH_MAGIC, 'latin1'),
+        sshString('none'),
+        sshString('none'),
+        sshString(''),
+        uint32(1),
+        sshString(blob),
+        sshString(Buffer.concat([unpadded, padding]))
+    ]);
+    const base64 = body.toString('base64');
+    const lines = [];
+    for (let start = 0; start < base64.length; start += PEM_LINE_LENGTH) {
+        lines.push(base64.slice(start, start + PEM_LINE_LENGTH));
+    }
+    return [
+        '-----BEGIN OPENSSH PRIVATE KEY-----',
+        ...lines,
+        '-----END OPENSSH PRIVATE KEY-----',
+        ''
+    ].join('\n');
+}
+function sshString(value) {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+    return Buffer.concat([uint32(bytes.length), bytes]);
+}
+function uint32(value) {
+    const bytes = Buffer.alloc(4);
+    bytes.writeUInt32BE(value);
+    return bytes;
+}
+
+;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
+
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/;
+function readKeyId(raw) {
+    if (typeof raw !== 'object' || raw === null)
+        return undefined;
+    const keyId = raw.key_id;
+    return typeof keyId === 'string' && SAFE_ID.test(keyId) ? keyId : undefined;
+}
+function parseUploadedKey(raw) {
+    const keyId = readKeyId(raw);
+    if (keyId === undefined)
+        throw invalidUpload('key_id is missing or not a plain identifier');
+    const answer = raw;
+    const fingerprint = answer.public_key_fingerprint;
+    if (typeof fingerprint !== 'string' || !FINGERPRINT.test(fingerprint)) {
+        throw invalidUpload('public_key_fingerprint is missing or not of the form SHA256:<base64>');
+    }
+    const expiresAt = answer.expires_at;
+    if (expiresAt !== undefined && expiresAt !== null) {
+        if (!(0,iso_time/* isIsoTime */.d)(expiresAt)) {
+            throw invalidUpload('expires_at is not an ISO 8601 time');
+        }
+    }
+    return { keyId, fingerprint, ...(typeof expiresAt === 'string' && { expiresAt }) };
+}
+function sameFingerprint(fromService, computed) {
+    return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '');
+}
+function invalidUpload(what) {
+    return new errors/* ExplainedError */.h(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
+        'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+;// CONCATENATED MODULE: ./core/kinds/key-records.ts
+
+
+const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
+async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
+    const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
+    const revoked = [];
+    let failure;
+    for (const id of records) {
+        if (id === keep)
+            continue;
+        try {
+            await client.revokeKey(apiKey, id);
+            revoked.push(id);
+        }
+        catch (error) {
+            failure ??= error;
+        }
+    }
+    if (failure !== undefined)
+        throw failure;
+    return revoked;
+}
+function liveRecordsOf(raw, fingerprint) {
+    const keys = typeof raw === 'object' && raw !== null ? raw.keys : undefined;
+    if (!Array.isArray(keys))
+        throw unusableList('it holds no keys list');
+    const ids = [];
+    for (const entry of keys) {
+        if (typeof entry !== 'object' || entry === null)
+            continue;
+        const record = entry;
+        if (typeof record.fingerprint !== 'string' || !sameFingerprint(record.fingerprint, fingerprint))
+            continue;
+        if (typeof record.status === 'string' && DEAD_STATUSES.has(record.status))
+            continue;
+        const id = readKeyId({ key_id: record.id });
+        if (id === undefined)
+            throw unusableList('a record of this key has no usable id');
+        ids.push(id);
+    }
+    return ids;
+}
+function unusableList(why) {
+    return new errors/* ExplainedError */.h(`the service's user-keys-list answer is unusable: ${why}`);
+}
+function revokeByHand(fingerprint, name) {
+    return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
+        'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
+        'with its id) using the same api-key');
+}
+
+;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
+
+
+
+
+
+const KEY_LIFETIME_DAYS = 1;
+async function uploadKeySettled(client, settings, pair, name, context) {
+    let retried = false;
+    let raw;
+    const settle = (keep) => settleRecords(client, settings.apiKey, pair.fingerprint, name, keep, context);
+    try {
+        raw = await client.uploadKey({
+            apiKey: settings.apiKey,
+            publicKeyLine: pair.publicKeyLine,
+            name,
+            expiresInDays: KEY_LIFETIME_DAYS,
+            clientId: settings.clientId,
+            onRetry: () => (retried = true)
+        });
+    }
+    catch (error) {
+        if ((!retried && refusedOutright(error)) || (await settle()))
+            clearSavedQuietly(context);
+        throw error;
+    }
+    const keyId = readKeyId(raw);
+    if (keyId === undefined) {
+        const settled = await settle();
+        if (settled)
+            clearSavedQuietly(context);
+        throw invalidUpload('key_id is missing or not a plain identifier, so the key cannot be revoked by its id; ' +
+            (settled
+                ? 'every record of the key the service lists was revoked instead'
+                : revokeByHand(pair.fingerprint, name)));
+    }
+    return { raw, keyId, mayHaveCopies: retried && !(await settle(keyId)) };
+}
+function refusedOutright(error) {
+    const cause = error instanceof retry/* AttemptsExhausted */.Q0 || error instanceof retry/* RetryAfterTooLong */.Zt ? error.cause : error;
+    return (cause instanceof client/* ServiceError */._7 &&
+        cause.kind === 'http' &&
+        cause.status !== undefined &&
+        cause.status >= 400 &&
+        cause.status < 500 &&
+        cause.status !== 408);
+}
+async function settleRecords(client, apiKey, fingerprint, name, keep, { log, explain }) {
+    try {
+        const revoked = await revokeKeyRecords(client, apiKey, fingerprint, keep);
+        if (revoked.length > 0) {
+            log.info(`Revoked ${revoked.length} ${keep ? 'other ' : ''}record${revoked.length === 1 ? '' : 's'} ` +
+                `of the key ${fingerprint} that an upload whose answer was lost had stored (${revoked.join(', ')}).`);
+        }
+        return true;
+    }
+    catch (error) {
+        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ExplainedError */.h ? error.message : explain(error)}). ` +
+            `Until revoking when the job ends has looked again, ${revokeByHand(fingerprint, name)}.`);
+        return false;
+    }
+}
+function clearSavedQuietly({ clearSaved }) {
+    try {
+        clearSaved();
+    }
+    catch {
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/ssh-key.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const SSH_KEY_LOGIN = {
+    kind: 'ssh-key',
+    userOption: 'client-id',
+    whatTheUserIs: 'the tunnel user (client id) the uploaded key logs in as',
+    userChangeable: true,
+    whyTheHost: "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
+};
+function refuseTtlMinutes(options) {
+    const raw = options.read('ttl-minutes');
+    if (!raw.trim())
+        return;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'ttl-minutes')} is ${(0,quote/* quote */.h)(raw)}, but credential "ssh-key" cannot use it: the service sets an uploaded key's lifetime in whole days, so the key is uploaded for ${KEY_LIFETIME_DAYS} day and revoked when the job ends. Remove ${options.label('ttl-minutes')}, or use credential "cicd" for a lifetime in minutes.`);
+}
+const sshKeyKind = {
+    readSettings(options, common) {
+        refuseTtlMinutes(options);
+        const apiKey = readApiKey(options, 'ssh-key');
+        const login = readSelfNamedLogin(options, SSH_KEY_LOGIN);
+        const baseUrl = readBaseUrl(options);
+        return { ...common, kind: 'ssh-key', apiKey, clientId: login.knownUser.name, baseUrl, ...login };
+    },
+    sendsRequests: true,
+    revocation: 'revoke',
+    async obtain(settings, context) {
+        const { service, log, save, publish, tempRoot, run } = context;
+        const name = keyNameFor(run);
+        const pair = generateSshKeyPair(name);
+        log.info(`Uploading a new ed25519 SSH key "${name}" (${pair.fingerprint}) for tunnel user ` +
+            `${settings.clientId} to ${settings.baseUrl}`);
+        const client = service();
+        const pending = {
+            kind: 'ssh-key',
+            fingerprint: pair.fingerprint,
+            keyName: name,
+            baseUrl: settings.baseUrl,
+            rejected: true
+        };
+        save(pending);
+        const { raw, keyId, mayHaveCopies } = await uploadKeySettled(client, settings, pair, name, context);
+        const { rejected: _pending, ...uploaded } = pending;
+        const issued = { ...uploaded, keyId, ...(mayHaveCopies && { mayHaveCopies }) };
+        let keyFolder;
+        try {
+            save({ ...issued, rejected: true });
+            const uploaded = parseUploadedKey(raw);
+            if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
+                throw new errors/* ExplainedError */.h(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
+                    `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
+                    'the key that was sent. Nothing was exported. Check that base-url points at the ' +
+                    'credential service; if it does, report this to the service operator.');
+            }
+            const accepted = {
+                ...issued,
+                ...(uploaded.expiresAt && { expiresAt: uploaded.expiresAt })
+            };
+            save(accepted);
+            keyFolder = createKeyFolder(tempRoot);
+            save({ ...accepted, keyFolder: keyFolder.path, keyFolderId: keyFolder.id });
+            const keyFile = writeKeyFile(keyFolder.path, pair.privateKeyFile);
+            const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded);
+            await publish(obtained);
+            return obtained;
+        }
+        catch (error) {
+            if (keyFolder)
+                deleteKeyFolder(keyFolder, context, log);
+            await revokeUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
+                await client.revokeKey(settings.apiKey, keyId);
+                if (mayHaveCopies)
+                    await revokeKeyRecords(client, settings.apiKey, pair.fingerprint);
+            }, context);
+            throw error;
+        }
+    },
+    readSaved: readSavedSshKey,
+    async revoke(saved, context) {
+        const { settings, service, log } = context;
+        try {
+            if (!shouldRevoke(settings, saved)) {
+                if (saved.mayHaveCopies && settings.apiKey) {
+                    await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
+                }
+                log.info(`Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+                return 'kept';
+            }
+            requireRevokeApiKey(settings);
+            const client = service();
+            const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined;
+            if (saved.keyId === undefined || saved.mayHaveCopies) {
+                await revokeOtherRecords(client, saved, { settings, log });
+            }
+            if (outcome !== undefined) {
+                log.info(outcome === 'revoked'
+                    ? `Revoked ${describeKey(saved)}.`
+                    : `${(0,option_values/* capitalised */.Iu)(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
+            }
+            else {
+                log.info(`No record of ${describeKey(saved)} is left active.`);
+            }
+            return 'revoked';
+        }
+        finally {
+            if (saved.keyFolder) {
+                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, context, log);
+            }
+        }
+    },
+    describe: describeKey
+};
+function describeKey(saved) {
+    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
+    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
+}
+async function revokeOtherRecords(client, saved, { settings, log }, keep) {
+    try {
+        const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint, keep);
+        if (revoked.length > 0) {
+            log.info(`Revoked ${revoked.length} record${revoked.length === 1 ? '' : 's'} of ${describeKey(saved)} ` +
+                `found by its fingerprint (${revoked.join(', ')}).`);
+        }
+    }
+    catch (error) {
+        const why = error instanceof errors/* ExplainedError */.h
+            ? error.message
+            : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
+        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
+        throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
+    }
+}
+function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
+    const path = (0,printable/* printable */.g$)(folder.path, 200);
+    if (!isKeyFolder(folder.path, tempRoot)) {
+        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`);
+        return;
+    }
+    try {
+        const refused = removeKeyFolder(folder);
+        if (refused !== undefined) {
+            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this tool changed it; check what it points to.`);
+            return;
+        }
+        log.info(`Deleted the private key file and its folder ${path}.`);
+    }
+    catch (error) {
+        log.warning(`Could not delete the private key folder ${path}: ${(0,describe_error/* describeUnexpected */.V)(error)}. ` +
+            'On a self-hosted runner, delete it by hand.');
+    }
+}
+
+;// CONCATENATED MODULE: ./core/kinds/registry.ts
+
+
+
+
+
+const credentialKinds = {
+    cicd: cicdKind,
+    free: freeKind,
+    'ssh-key': sshKeyKind,
+    existing: existingKind
+};
+
+function credentialKind(kind) {
+    return credentialKinds[kind];
+}
+function obtainCredential(settings, context) {
+    return credentialKind(settings.kind).obtain(settings, context);
+}
+function revokeSavedCredential(saved, context) {
+    return credentialKind(saved.kind).revoke(saved, context);
+}
+function describeCredential(saved) {
+    return credentialKind(saved.kind).describe(saved);
+}
+function readSavedCredential(kind, value) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return undefined;
+    return credentialKind(kind).readSaved(value);
+}
+
+;// CONCATENATED MODULE: ./core/saved-credential.ts
+
+const CREDENTIAL = 'credential';
+function saveCredential(state, saved) {
+    state.save(CREDENTIAL, JSON.stringify(saved));
+}
+function clearCredential(state) {
+    state.save(CREDENTIAL, '');
+}
+function hasSavedCredential(state) {
+    return state.load(CREDENTIAL) !== '';
+}
+function loadCredential(state, kind) {
+    const raw = state.load(CREDENTIAL);
+    if (!raw)
+        return undefined;
+    try {
+        return readSavedCredential(kind, JSON.parse(raw));
+    }
+    catch {
+        return undefined;
+    }
+}
+function recordedKind(state) {
+    try {
+        const { kind } = JSON.parse(state.load(CREDENTIAL));
+        return KIND_NAMES.includes(kind) ? kind : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./core/service/factory.ts
+
+function createService(baseUrl, http, clock, log) {
+    return new client/* CredentialService */.fA({
+        baseUrl,
+        maxAttempts: http.maxAttempts,
+        timeoutSeconds: http.timeoutSeconds,
+        sleep: clock.sleep,
+        random: clock.random,
+        now: clock.now,
+        onRetry: ({ attempt, maxAttempts, delayMs, error }) => log.info(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
+            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
+    });
+}
+
+;// CONCATENATED MODULE: ./core/assembly/choice.ts
+
+
+
+
+function readKindChoice(options) {
+    const raw = options.read('credential');
+    const value = raw.trim().toLowerCase() || 'cicd';
+    const apiKey = options.read('api-key').trim();
+    if (value === 'auto')
+        return { kind: apiKey ? 'cicd' : 'free', auto: true };
+    if (KIND_NAMES.includes(value))
+        return { kind: value, auto: false };
+    const choices = [...KIND_NAMES.slice(0, 2), 'auto', ...KIND_NAMES.slice(2)];
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'credential')} is ${(0,quote/* quote */.h)(raw)}: expected one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`);
+}
+
+;// CONCATENATED MODULE: ./core/settings/input-text.ts
+
+
+
+
+const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
+const SECRET_INPUTS = new Set(option_facts/* SECRET_OPTION_NAMES */.w$);
+const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function checkedOptions(options) {
+    return {
+        read: name => {
+            const value = options.read(name);
+            checkOptionText(options, name, value);
+            return value;
+        },
+        label: name => options.label(name)
+    };
+}
+function checkOptionText(options, name, value) {
+    if (PRINTABLE_ASCII.test(value))
+        return;
+    if (!MULTI_LINE_INPUTS.has(name)) {
+        const at = value.search(FORBIDDEN);
+        if (at !== -1)
+            throw badText((0,option_values/* optionNamed */.b7)(options, name), SECRET_INPUTS.has(name), value, at);
+        return;
+    }
+    const lines = value.split(/\r?\n/);
+    for (const [index, line] of lines.entries()) {
+        const at = line.search(FORBIDDEN_IN_LIST_LINE);
+        if (at !== -1)
+            throw badText((0,option_values/* optionNamed */.b7)(options, name), false, line, at, index + 1);
+    }
+}
+function badText(label, secret, text, at, line) {
+    const kind = describeCharacter(text, at);
+    if (secret) {
+        return new errors/* ExplainedError */.h(`${label} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
+    }
+    const what = line === undefined ? `${label} is` : `${label}, line ${line}, is`;
+    const advice = line === undefined
+        ? 'Set it to a single line of plain text.'
+        : 'Write each entry as plain text on a line of its own.';
+    return new errors/* ExplainedError */.h(`${what} ${(0,quote/* quote */.h)(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
+}
+function describeCharacter(text, at) {
+    const code = text.charCodeAt(at);
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (code === 0x0a || code === 0x0d || code === 0x85 || code === 0x2028 || code === 0x2029) {
+        return `a line break (${hex})`;
+    }
+    if (code >= 0xd800 && code <= 0xdfff)
+        return `an unpaired UTF-16 surrogate (${hex})`;
+    if (code <= 0x9f)
+        return `a control character (${hex})`;
+    return `a bidirectional text control (${hex})`;
+}
+
+;// CONCATENATED MODULE: ./core/assembly/read-main.ts
+
+
+
+
+function readMainSettings(source) {
+    const options = checkedOptions(source);
+    const { kind, auto } = readKindChoice(options);
+    return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
+}
+
+;// CONCATENATED MODULE: ./core/step-writes.ts
+
+function environmentFor(obtained, prefix) {
+    return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
+}
+function writesFor(obtained, settings) {
+    return {
+        variables: settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {},
+        outputs: { ...obtained.outputs },
+        summary: [
+            {
+                heading: 'Tunnel credentials',
+                columns: ['Field', 'Value'],
+                rows: obtained.summary.filter(([, value]) => value)
+            }
+        ]
+    };
+}
+const SUMMARY_VALUE_MAX = 500;
+function withPrintableSummary(writes) {
+    return {
+        ...writes,
+        summary: writes.summary.map(table => ({
+            ...table,
+            ...(table.lines && { lines: table.lines.map(line => (0,printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
+            rows: table.rows.map(row => row.map((cell, index) => (0,printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
+        }))
+    };
+}
+
+// EXTERNAL MODULE: ./core/tunnel/urls.ts
+var urls = __nccwpck_require__(95);
+;// CONCATENATED MODULE: ./core/provision.ts
+
+
+
+
+
+
+
+
+
+
+
+async function provision(host) {
+    const { options, log, clock, state } = host;
+    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let project;
+    try {
+        const settings = readMainSettings(options);
+        if ('baseUrl' in settings)
+            baseUrl = settings.baseUrl;
+        if ('project' in settings)
+            project = settings.project;
+        (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
+        const tunnel = settings.tunnel
+            ? (await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761))).prepareTunnel(settings.tunnel, host)
+            : undefined;
+        try {
+            await obtainCredential(settings, {
+                service: () => {
+                    if (!('baseUrl' in settings))
+                        throw new Error(`credential ${settings.kind} sends no request`);
+                    return createService(settings.baseUrl, settings.http, clock, log);
+                },
+                log,
+                mask: secrets => host.mask(secrets),
+                save: saved => saveCredential(state, saved),
+                clearSaved: () => clearCredential(state),
+                publish: async (obtained) => {
+                    const writes = writesFor(obtained, settings);
+                    const exported = Object.keys(writes.variables);
+                    if (tunnel)
+                        await tunnel.open(obtained.login, settings, writes);
+                    try {
+                        host.handOver(withPrintableSummary(writes));
+                    }
+                    catch (error) {
+                        await tunnel?.close();
+                        throw new errors/* ExplainedError */.h(`Could not hand the credential to later steps: ${(0,describe_error/* describeUnexpected */.V)(error)}. Nothing was handed out, and the credential is revoked rather than left unused.`);
+                    }
+                    log.info(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
+                },
+                explain: error => explainFailure(error, {
+                    baseUrl,
+                    project,
+                    nowMs: clock.now(),
+                    label: name => options.label(name)
+                }),
+                tempRoot: host.tempRoot,
+                tempRootName: host.tempRootName,
+                run: host.run
+            });
+        }
+        finally {
+            await tunnel?.stopUnused();
+        }
+        return { status: 'provisioned' };
+    }
+    catch (error) {
+        return {
+            status: 'failed',
+            message: error instanceof errors/* ExplainedError */.h
+                ? error.message
+                : explainFailure(error, {
+                    baseUrl,
+                    project,
+                    nowMs: clock.now(),
+                    label: name => options.label(name)
+                })
+        };
+    }
+}
+function listExported(names, prefix) {
+    const [first, ...rest] = names;
+    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
+    if (short.length === 0)
+        return first;
+    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
+}
+
+;// CONCATENATED MODULE: ./cli/private-file.ts
+
+
+
+function writePrivateFile(path, text) {
+    const temporary = (0,external_node_path_.join)((0,external_node_path_.dirname)(path), `.${(0,external_node_path_.basename)(path)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
+    const fd = (0,external_node_fs_.openSync)(temporary, 'wx', 0o600);
+    try {
+        (0,external_node_fs_.writeSync)(fd, text);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    try {
+        (0,external_node_fs_.renameSync)(temporary, path);
+    }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(temporary, { force: true });
+        throw error;
+    }
+}
+function readRegularFile(path, maxBytes) {
+    let stats;
+    try {
+        stats = (0,external_node_fs_.lstatSync)(path);
+    }
+    catch {
+        return undefined;
+    }
+    if (!stats.isFile() || stats.size > maxBytes)
+        return undefined;
+    return (0,external_node_fs_.readFileSync)(path, 'utf8');
+}
+function readFileStart(path, bytes) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(path, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        if (!(0,external_node_fs_.fstatSync)(fd).isFile())
+            return undefined;
+        const buffer = Buffer.alloc(bytes);
+        return buffer.subarray(0, (0,external_node_fs_.readSync)(fd, buffer, 0, bytes, 0)).toString('utf8');
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+function pathTaken(path) {
+    try {
+        (0,external_node_fs_.lstatSync)(path);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+function isStringRecord(value) {
+    return (typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.values(value).every(item => typeof item === 'string'));
+}
+
+;// CONCATENATED MODULE: ./cli/env-file.ts
+
+
+const ENV_FILE_HEADER = '# Written by tunnel-credentials provision; tunnel-credentials revoke deletes it.';
+function envFileText(variables) {
+    const lines = Object.entries(variables).map(([name, value]) => `${name}=${shellQuoted(value)}`);
+    return `${[ENV_FILE_HEADER, ...lines].join('\n')}\n`;
+}
+function writeEnvFile(path, variables) {
+    writePrivateFile(path, envFileText(variables));
+}
+function shellQuoted(value) {
+    return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+function isOwnEnvFile(path) {
+    const text = readRegularFile(path, 1 << 20);
+    return text !== undefined && text.startsWith(`${ENV_FILE_HEADER}\n`);
+}
+function removeEnvFile(path) {
+    if (!isOwnEnvFile(path))
+        return false;
+    (0,external_node_fs_.rmSync)(path, { force: true });
+    return true;
+}
+
+;// CONCATENATED MODULE: ./cli/state-file.ts
+
+
+const MARKER = 'tunnel-credentials state';
+const MAX_BYTES = 64 * 1024;
+function loadStateFile(path) {
+    const text = readRegularFile(path, MAX_BYTES);
+    if (text === undefined)
+        return pathTaken(path) ? { type: 'foreign' } : { type: 'none' };
+    try {
+        const parsed = JSON.parse(text);
+        if (!isStateFileContent(parsed))
+            return { type: 'foreign' };
+        return { type: 'state', values: { ...parsed.values } };
+    }
+    catch {
+        return { type: 'foreign' };
+    }
+}
+function isStateFileContent(value) {
+    if (typeof value !== 'object' || value === null)
+        return false;
+    const { format, values } = value;
+    return format === MARKER && isStringRecord(values);
+}
+function claimStateFile(path) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(path, 'wx', 0o600);
+    }
+    catch (error) {
+        if (error.code !== 'EEXIST')
+            throw error;
+        const found = readRegularFile(path, MAX_BYTES) === '' ? undefined : loadStateFile(path);
+        return found === undefined || found.type === 'none' ? { type: 'state', values: {} } : found;
+    }
+    try {
+        (0,external_node_fs_.writeSync)(fd, stateText({}));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    return undefined;
+}
+function stateText(values) {
+    const content = { format: MARKER, values };
+    return `${JSON.stringify(content, null, 2)}\n`;
+}
+function fileState(path, initial = {}) {
+    const values = new Map(Object.entries(initial));
+    const state = {
+        save: (name, value) => {
+            if (value === '')
+                values.delete(name);
+            else
+                values.set(name, value);
+            if (path === undefined)
+                return;
+            writePrivateFile(path, stateText(Object.fromEntries(values)));
+        },
+        load: name => values.get(name) ?? '',
+        isEmpty: () => values.size === 0,
+        remove: () => {
+            if (path !== undefined && loadStateFile(path).type === 'state')
+                (0,external_node_fs_.rmSync)(path, { force: true });
+        }
+    };
+    return state;
+}
+
+;// CONCATENATED MODULE: ./core/outcome.ts
+function leftUnfinished(outcome) {
+    return outcome.credential.status === 'failed' || outcome.tunnel.status === 'alive';
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = require("node:os");
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(421);
+;// CONCATENATED MODULE: ./cli/buildkite-agent.ts
+
+
+
+const AGENT_ENVIRONMENT = [
+    'BUILDKITE_AGENT_JOB_API_SOCKET',
+    'BUILDKITE_AGENT_JOB_API_TOKEN',
+    'BUILDKITE_AGENT_ACCESS_TOKEN',
+    'BUILDKITE_AGENT_ENDPOINT',
+    'BUILDKITE_JOB_ID',
+    'BUILDKITE_NO_HTTP2',
+    'BUILDKITE_AGENT_DEBUG',
+    'BUILDKITE_AGENT_LOG_LEVEL',
+    'BUILDKITE_AGENT_NO_COLOR',
+    'BUILDKITE_AGENT_EXPERIMENT',
+    'HOME',
+    'TMPDIR',
+    'SYSTEMROOT'
+];
+function findBuildkiteAgent(env) {
+    const folder = env.BUILDKITE_BIN_PATH;
+    if (!folder || !(0,external_node_path_.isAbsolute)(folder)) {
+        return { missing: 'BUILDKITE_BIN_PATH, where the agent says it lives, is not an absolute path' };
+    }
+    const path = (0,external_node_path_.join)(folder, process.platform === 'win32' ? 'buildkite-agent.exe' : 'buildkite-agent');
+    try {
+        if (!(0,external_node_fs_.statSync)(path).isFile())
+            throw new Error('not a file');
+        (0,external_node_fs_.accessSync)(path, external_node_fs_.constants.X_OK);
+    }
+    catch {
+        return { missing: 'BUILDKITE_BIN_PATH holds no buildkite-agent program' };
+    }
+    return { path };
+}
+function agentEnvironment(env) {
+    return Object.fromEntries(AGENT_ENVIRONMENT.flatMap(name => (env[name] === undefined ? [] : [[name, env[name]]])));
+}
+function redactWithAgent(agentPath, env, secret) {
+    return ((0,external_node_child_process_.spawnSync)(agentPath, ['redactor', 'add'], {
+        env: agentEnvironment(env),
+        input: secret,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        timeout: 10_000
+    }).status === 0);
+}
+
+;// CONCATENATED MODULE: ./cli/ci-system.ts
+
+
+const DETECTORS = [
+    {
+        name: 'GitHub Actions',
+        flag: 'GITHUB_ACTIONS',
+        detect: env => env.GITHUB_ACTIONS === 'true',
+        confirmations: ['GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_TEMP'],
+        run: env => ({
+            repository: env.GITHUB_REPOSITORY,
+            runId: env.GITHUB_RUN_ID,
+            runAttempt: env.GITHUB_RUN_ATTEMPT
+        }),
+        masking: () => ({
+            describe: '::add-mask::',
+            hide: (secret, stdout) => (stdout(`::add-mask::${secret}`), true)
+        })
+    },
+    {
+        name: 'GitLab CI',
+        flag: 'GITLAB_CI',
+        detect: env => env.GITLAB_CI === 'true',
+        run: env => ({
+            repository: env.CI_PROJECT_PATH,
+            runId: env.CI_PIPELINE_ID,
+            runAttempt: env.CI_JOB_ID
+        })
+    },
+    {
+        name: 'Azure Pipelines',
+        flag: 'TF_BUILD',
+        detect: env => env.TF_BUILD?.toLowerCase() === 'true',
+        confirmations: ['AGENT_ID', 'BUILD_BUILDID', 'SYSTEM_TEAMFOUNDATIONCOLLECTIONURI'],
+        run: env => ({
+            repository: env.BUILD_REPOSITORY_NAME,
+            runId: env.BUILD_BUILDID,
+            runAttempt: env.SYSTEM_JOBATTEMPT
+        }),
+        masking: () => ({
+            describe: '##vso[task.setsecret]',
+            hide: (secret, stdout) => (stdout(`##vso[task.setsecret]${secret}`), true)
+        })
+    },
+    {
+        name: 'Buildkite',
+        flag: 'BUILDKITE',
+        detect: env => env.BUILDKITE === 'true',
+        confirmations: ['BUILDKITE_BUILD_ID', 'BUILDKITE_JOB_ID'],
+        run: env => ({
+            repository: env.BUILDKITE_PIPELINE_SLUG,
+            runId: env.BUILDKITE_BUILD_NUMBER,
+            runAttempt: env.BUILDKITE_RETRY_COUNT
+        }),
+        masking: env => {
+            const agent = findBuildkiteAgent(env);
+            if ('missing' in agent)
+                return agent;
+            return {
+                describe: 'buildkite-agent redactor add',
+                hide: secret => redactWithAgent(agent.path, env, secret)
+            };
+        }
+    },
+    {
+        name: 'Jenkins',
+        flag: 'JENKINS_URL or JENKINS_HOME',
+        detect: env => Boolean(env.JENKINS_URL || env.JENKINS_HOME),
+        run: env => ({ repository: env.JOB_NAME, runId: env.BUILD_NUMBER })
+    },
+    {
+        name: 'CircleCI',
+        flag: 'CIRCLECI',
+        detect: env => env.CIRCLECI === 'true',
+        run: env => ({
+            repository: env.CIRCLE_PROJECT_USERNAME && env.CIRCLE_PROJECT_REPONAME
+                ? `${env.CIRCLE_PROJECT_USERNAME}/${env.CIRCLE_PROJECT_REPONAME}`
+                : undefined,
+            runId: env.CIRCLE_BUILD_NUM
+        })
+    },
+    {
+        name: 'Bitbucket Pipelines',
+        flag: 'BITBUCKET_BUILD_NUMBER',
+        detect: env => Boolean(env.BITBUCKET_BUILD_NUMBER),
+        run: env => ({ repository: env.BITBUCKET_REPO_FULL_NAME, runId: env.BITBUCKET_BUILD_NUMBER })
+    }
+];
+function detectCiSystem(env, now = Date.now) {
+    const signs = DETECTORS.filter(detector => detector.detect(env));
+    const found = signs.find(detector => detector.masking === undefined) ?? signs[0];
+    if (found === undefined)
+        return { name: 'an unknown CI system', run: fallbackRun(now) };
+    const run = found.run(env);
+    const system = {
+        name: found.name,
+        run: run.repository || run.runId ? run : fallbackRun(now)
+    };
+    const others = signs.filter(detector => detector !== found);
+    if (others.length > 0) {
+        const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
+        return { ...system, maskingOff: `${also} is set too, so the signs disagree` };
+    }
+    if (found.masking === undefined)
+        return system;
+    const missing = (found.confirmations ?? []).filter(name => !env[name]);
+    if (missing.length > 0) {
+        return {
+            ...system,
+            maskingOff: `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
+        };
+    }
+    const masking = found.masking(env);
+    return 'missing' in masking ? { ...system, maskingOff: masking.missing } : { ...system, masking };
+}
+function fallbackRun(now) {
+    return { repository: (0,external_node_os_namespaceObject.hostname)(), runId: String(Math.floor(now() / 1000)) };
+}
+
+;// CONCATENATED MODULE: ./cli/masking.ts
+function createMasker(ci, terminal) {
+    const masked = new Set();
+    return secrets => {
+        let hidden = true;
+        for (const secret of secrets) {
+            if (masked.has(secret))
+                continue;
+            masked.add(secret);
+            hidden = (ci.masking?.hide(secret, terminal.stdout) ?? false) && hidden;
+        }
+        return hidden;
+    };
+}
+function maskingLine(ci, hidden) {
+    if (ci.maskingOff !== undefined) {
+        return `Masking: off, since ${ci.maskingOff}. tunnel-credentials assumed ${ci.name}, prints no masking command, and never prints a secret.`;
+    }
+    if (ci.masking === undefined) {
+        return `Masking: ${ci.name} cannot hide values made during a job, so tunnel-credentials never prints a secret.`;
+    }
+    if (hidden === undefined) {
+        return `Masking: ${ci.name} hides every credential through ${ci.masking.describe} as it arrives.`;
+    }
+    return hidden
+        ? `Masking: ${ci.name} hides the API key and every credential through ${ci.masking.describe}.`
+        : `Masking: ${ci.masking.describe} did not work here, so ${ci.name} hides nothing; tunnel-credentials never prints a secret.`;
+}
+
+;// CONCATENATED MODULE: ./cli/cli-settings.ts
+
+
+
+
+
+
+
+
+const DEFAULT_ENV_FILE = (0,option_facts/* optionDefault */.Z8)('variables-file');
+const DEFAULT_STATE_FILE_NAME = (0,option_facts/* optionDefault */.Z8)('state-file');
+const DEFAULT_REQUEST_LOG_NAME = (0,option_facts/* optionDefault */.Z8)('request-log');
+const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60;
+function readCliSettings(raw, { forRevoke = false } = {}) {
+    const options = checkedOptions(raw);
+    const envFile = (0,external_node_path_.resolve)(options.read('variables-file').trim() || DEFAULT_ENV_FILE);
+    const stateFile = (0,external_node_path_.resolve)(options.read('state-file').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_STATE_FILE_NAME));
+    const outputsFile = options.read('outputs-file').trim();
+    const requestLog = (0,external_node_path_.resolve)(options.read('request-log').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_REQUEST_LOG_NAME));
+    const workDir = (0,external_node_path_.resolve)(options.read('work-dir').trim() || (0,external_node_os_namespaceObject.tmpdir)());
+    if (!forRevoke) {
+        requireDirectory(options, 'work-dir', workDir);
+        requireDirectory(options, 'variables-file', (0,external_node_path_.dirname)(envFile));
+        requireDirectory(options, 'state-file', (0,external_node_path_.dirname)(stateFile));
+        if (outputsFile)
+            requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
+        requireDirectory(options, 'request-log', (0,external_node_path_.dirname)(requestLog));
+    }
+    refuseSharedFile(options, forRevoke, [
+        ['variables-file', envFile],
+        ['state-file', stateFile],
+        ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : []),
+        ['request-log', requestLog]
+    ]);
+    const tunnelMaxMinutes = (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES);
+    return {
+        envFile,
+        stateFile,
+        ...(outputsFile && { outputsFile: (0,external_node_path_.resolve)(outputsFile) }),
+        requestLog,
+        workDir,
+        ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
+    };
+}
+function refuseSharedFile(options, forRevoke, files) {
+    for (const [index, [name, path]] of files.entries()) {
+        if (!forRevoke && (0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.statSync)(path).isDirectory()) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,printable/* printablePath */.Vj)((0,external_node_path_.join)(path, exampleFileName(name)))}.`);
+        }
+        const other = files.slice(0, index).find(([, earlier]) => earlier === path);
+        if (other !== undefined) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${(0,printable/* printablePath */.Vj)(path)}. Give each its own file.`);
+        }
+    }
+}
+function requireDirectory(options, name, path) {
+    let isDirectory = false;
+    try {
+        isDirectory = (0,external_node_fs_.statSync)(path).isDirectory();
+    }
+    catch {
+    }
+    if (!isDirectory) {
+        const what = name === 'work-dir' ? 'is' : 'is in';
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${(0,printable/* printablePath */.Vj)(path)}, which is not an existing directory. Create it first, or choose another.`);
+    }
+}
+function exampleFileName(option) {
+    if (option === 'variables-file')
+        return DEFAULT_ENV_FILE;
+    if (option === 'request-log')
+        return DEFAULT_REQUEST_LOG_NAME;
+    return `${option}.json`;
+}
+
+;// CONCATENATED MODULE: ./core/clock.ts
+const systemClock = {
+    now: () => Date.now(),
+    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
+    random: () => Math.random()
+};
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
+const KEPT_VARIABLES = [
+    'PATH',
+    'HOME',
+    'USERPROFILE',
+    'TEMP',
+    'TMP',
+    'TMPDIR',
+    'SYSTEMROOT',
+    'WINDIR',
+    'LANG'
+];
+function keeperEnvironment(env, extra = []) {
+    const kept = new Set([...KEPT_VARIABLES, ...extra]);
+    const result = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (value !== undefined && kept.has(name.toUpperCase()))
+            result[name] = value;
+    }
+    return result;
+}
+
+;// CONCATENATED MODULE: ./cli/tunnel-process.ts
+
+
+
+function bundledTunnelProcess(env) {
+    const cliDir = (0,external_node_path_.dirname)((0,external_node_fs_.realpathSync)(process.argv[1]));
+    return {
+        scriptPath: (0,external_node_path_.join)(cliDir, '..', 'tunnel', 'index.cjs'),
+        environment: keeperEnvironment(env)
+    };
+}
+
+;// CONCATENATED MODULE: ./cli/host.ts
+
+
+function cliHost(parts) {
+    const { options, terminal, ci, state } = parts;
+    return {
+        options,
+        log: {
+            info: message => terminal.stdout(message),
+            notice: message => terminal.stdout(`Notice: ${message}`),
+            warning: message => terminal.stderr(`Warning: ${message}`)
+        },
+        mask: parts.mask,
+        handOver: writes => {
+            parts.deliver(writes);
+            printSummary(terminal, writes.summary);
+        },
+        state,
+        tempRoot: parts.workDir,
+        tempRootName: options.label('work-dir'),
+        run: ci.run,
+        clock: systemClock,
+        tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd }),
+        requestLogPath: () => parts.requestLog
+    };
+}
+function printSummary(terminal, tables) {
+    for (const { heading, lines = [], columns, rows } of tables) {
+        terminal.stdout(`${heading}:`);
+        for (const line of lines)
+            terminal.stdout(`  ${line}`);
+        if (columns.length > 2)
+            terminal.stdout(`  ${columns.join(' | ')}`);
+        for (const row of rows) {
+            terminal.stdout(columns.length > 2 ? `  ${row.join(' | ')}` : `  ${row[0]}: ${row[1]}`);
+        }
+    }
+}
+
+// EXTERNAL MODULE: ./cli/option-names.ts
+var option_names = __nccwpck_require__(301);
+;// CONCATENATED MODULE: ./cli/options.ts
+
+
+function cliOptions(flags, env) {
+    const flagged = (name) => (0,option_names/* isFlagName */.aA)(name) && flags.has(name);
+    const variableSetting = (name) => {
+        const earlier = (0,option_names/* isFlagName */.aA)(name) ? option_names/* EARLIER_VARIABLES */.BM[name] : undefined;
+        const own = (0,option_names/* variableFor */.S_)(name);
+        return env[own] === undefined && earlier !== undefined && env[earlier] !== undefined
+            ? earlier
+            : own;
+    };
+    return {
+        read: name => {
+            if (flagged(name))
+                return flags.get(name);
+            if ((0,option_names/* isFlagName */.aA)(name) || (0,option_names/* isSecretOption */.Et)(name))
+                return env[variableSetting(name)] ?? '';
+            if ((0,option_facts/* optionFacts */.Ds)(name) === undefined)
+                throw new Error(`No option is named ${name}.`);
+            return '';
+        },
+        label: name => {
+            if (flagged(name))
+                return `--${name}`;
+            if ((0,option_names/* isSecretOption */.Et)(name))
+                return (0,option_names/* variableFor */.S_)(name);
+            if (!(0,option_names/* isFlagName */.aA)(name))
+                return name;
+            const variable = variableSetting(name);
+            return env[variable] !== undefined ? variable : `--${name}`;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./cli/own-files.ts
+
+function isOwnOutputsFile(path) {
+    const text = readRegularFile(path, 1 << 20);
+    if (text === undefined)
+        return false;
+    try {
+        return isStringRecord(JSON.parse(text));
+    }
+    catch {
+        return false;
+    }
+}
+const REQUEST_LOG_CREATOR = 'tunnel-credentials';
+const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
+const HAR_START_BYTES = 4096;
+function isOwnRequestLog(path) {
+    const start = readFileStart(path, HAR_START_BYTES);
+    return start !== undefined && OWN_HAR_START.test(start);
+}
+function foreignFileAmong(files) {
+    for (const { option, path, isOwn } of files) {
+        if (path !== undefined && pathTaken(path) && !isOwn(path))
+            return { option, path };
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./cli/commands/context.ts
+
+
+
+
+
+
+
+
+
+
+
+function startCommand(input, { makeState, deliver, watchPid, forRevoke = false }) {
+    const { env, terminal } = input;
+    const options = cliOptions(input.flags, env);
+    const ci = detectCiSystem(env);
+    const mask = createMasker(ci, terminal);
+    const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean);
+    terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
+    let settings;
+    try {
+        settings = readCliSettings(options, { forRevoke });
+    }
+    catch (error) {
+        return { error: error.message };
+    }
+    const state = makeState(settings);
+    const host = cliHost({
+        options,
+        terminal,
+        ci,
+        mask: warnOnce(mask, terminal, ci),
+        state,
+        workDir: settings.workDir,
+        requestLog: settings.requestLog,
+        tunnelEnd: tunnelEnd(settings, watchPid),
+        env,
+        deliver: deliver?.(settings) ??
+            (() => {
+                throw new Error('this command hands nothing over');
+            })
+    });
+    return { host, settings, state };
+}
+function tunnelEnd(settings, watchPid) {
+    return {
+        ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
+        ...(watchPid !== undefined && { watchPid })
+    };
+}
+function fail(input, message) {
+    input.terminal.stderr(`Error: ${message}`);
+    return 1;
+}
+function finishRevoke(input, outcome, state, stateFile) {
+    let code = 0;
+    for (const line of [outcome.traffic?.countsLine, outcome.traffic?.timelineLine]) {
+        if (line !== undefined)
+            input.terminal.stdout(line);
+    }
+    if (outcome.kindMismatch !== undefined)
+        code = fail(input, outcome.kindMismatch);
+    const { credential } = outcome;
+    if (credential.status === 'failed') {
+        if (credential.report === 'fail-step')
+            code = fail(input, credential.message);
+        else if (credential.report === 'warning')
+            input.terminal.stderr(`Warning: ${credential.message}`);
+        else
+            input.terminal.stdout(credential.message);
+    }
+    if (leftUnfinished(outcome)) {
+        input.terminal.stdout(`Kept ${(0,printable/* printablePath */.Vj)(stateFile)}, so that running revoke again can retry.`);
+    }
+    else {
+        state.remove();
+    }
+    return code;
+}
+function warnOnce(mask, terminal, ci) {
+    let warned = false;
+    return secrets => {
+        if (mask(secrets) || warned || ci.masking === undefined)
+            return;
+        warned = true;
+        terminal.stderr(`Warning: ${ci.masking.describe} did not work, so ${ci.name} will not hide the credential; tunnel-credentials never prints it.`);
+    };
+}
+function claimFiles(settings, host, { writesVariables }) {
+    const label = (name) => host.options.label(name);
+    const foreign = writesVariables
+        ? foreignFileAmong([
+            { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
+            { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile },
+            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog }
+        ])
+        : undefined;
+    if (foreign !== undefined) {
+        const flag = label(foreign.option);
+        return `${(0,printable/* printablePath */.Vj)(foreign.path)} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`;
+    }
+    const flag = label('state-file');
+    let found;
+    try {
+        found = claimStateFile(settings.stateFile);
+    }
+    catch (error) {
+        return `Could not create ${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}): ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that its folder is writable.`;
+    }
+    if (found === undefined)
+        return undefined;
+    if (found.type === 'foreign') {
+        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
+    }
+    if (found.type === 'state' && Object.keys(found.values).length === 0) {
+        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`;
+    }
+    return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
+}
+
+;// CONCATENATED MODULE: ./cli/commands/provision.ts
+
+
+
+
+
+
+async function provisionCommand(input) {
+    let written = 0;
+    const started = startCommand(input, {
+        makeState: settings => fileState(settings.stateFile),
+        deliver: settings => writes => {
+            writeFiles(settings, writes);
+            written = Object.keys(writes.variables).length;
+        }
+    });
+    if ('error' in started)
+        return fail(input, started.error);
+    const { host, settings, state } = started;
+    const refused = claimFiles(settings, host, { writesVariables: true });
+    if (refused !== undefined)
+        return fail(input, refused);
+    const outcome = await provision(host);
+    if (outcome.status === 'failed') {
+        if (state.isEmpty())
+            state.remove();
+        return fail(input, outcome.message);
+    }
+    if (state.isEmpty())
+        state.remove();
+    host.log.info(`Wrote ${written} variables to ${(0,printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
+    return 0;
+}
+function writeFiles(settings, { variables, outputs }) {
+    writeEnvFile(settings.envFile, variables);
+    if (settings.outputsFile === undefined)
+        return;
+    try {
+        writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
+    }
+    catch (error) {
+        removeEnvFile(settings.envFile);
+        throw error;
+    }
+}
+function shellPath(path) {
+    return /^[A-Za-z0-9_./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+;// CONCATENATED MODULE: ./core/assembly/read-post.ts
+
+
+
+
+function readPostSettings(options, kind = readPostKind(options)) {
+    return {
+        kind,
+        apiKey: options.read('api-key').trim(),
+        ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
+        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
+        failOnRevokeError: parseFailOnRevokeError(options),
+        http: readHttpSettings(options),
+        optionLabel: name => options.label(name)
+    };
+}
+function readPostKind(options) {
+    return readKindChoice(options).kind;
+}
+
+;// CONCATENATED MODULE: ./core/revoke-kind.ts
+
+
+function chooseRevokeKind(options, recorded, readsAs) {
+    const optionKind = readPostKind(options);
+    const named = options.read('credential').trim().toLowerCase();
+    if (recorded === undefined)
+        return { kind: optionKind };
+    if (named === '' || named === 'auto' || optionKind === recorded)
+        return { kind: recorded };
+    const label = options.label('credential');
+    const mismatch = `The saved state records a credential of kind "${recorded}", but ${label} is "${optionKind}". ` +
+        `It was treated as "${recorded}", as recorded; run revoke with the options provision had, or without ${label}.`;
+    const unrevocable = credentialKind(recorded).revocation === 'unrevocable';
+    if (unrevocable && credentialKind(optionKind).revocation === 'revoke' && readsAs(optionKind)) {
+        return {
+            kind: optionKind,
+            mismatch: `The saved state records a credential of kind "${recorded}", which cannot be revoked, but ${label} is "${optionKind}". ` +
+                `It was revoked as "${optionKind}", since saved state is not trusted to skip a revoke.`
+        };
+    }
+    return { kind: recorded, mismatch };
+}
+
+// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
+var saved_tunnel = __nccwpck_require__(462);
+;// CONCATENATED MODULE: ./core/revoke.ts
+
+
+
+
+
+
+
+
+
+
+
+
+const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
+async function revoke(host) {
+    const { options } = host;
+    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
+    const { tunnel, untidied, traffic } = await stopRecordedTunnel(host);
+    const { credential, kindMismatch } = await revokeRecordedCredential(host);
+    return {
+        tunnel,
+        credential,
+        ...(kindMismatch && { kindMismatch }),
+        untidied,
+        ...(traffic && { traffic })
+    };
+}
+async function stopRecordedTunnel(host) {
+    if (host.state.load('tunnel') === '')
+        return { tunnel: { status: 'none' }, untidied: [] };
+    const loaded = (0,saved_tunnel/* loadTunnel */.Lc)(host.state, host.tempRoot);
+    if (loaded === undefined) {
+        host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
+        return { tunnel: { status: 'not-found' }, untidied: [] };
+    }
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761));
+    const stopped = await stopSavedTunnel(loaded, host);
+    return {
+        tunnel: stopped.outcome,
+        untidied: stopped.untidied ? [stopped.untidied] : [],
+        ...(stopped.traffic && { traffic: stopped.traffic })
+    };
+}
+async function revokeRecordedCredential(host) {
+    const { options, log, clock, state } = host;
+    if (!hasSavedCredential(state)) {
+        log.info(NOTHING_SAVED);
+        return { credential: { status: 'nothing' } };
+    }
+    let failOnRevokeError = false;
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let saved;
+    let chosen;
+    try {
+        failOnRevokeError = parseFailOnRevokeError(options);
+        chosen = chooseRevokeKind(options, recordedKind(state), kind => loadCredential(state, kind) !== undefined);
+        saved = loadCredential(state, chosen.kind);
+        if (!saved) {
+            const message = `The saved state holds a credential that does not read as ${options.label('credential')} "${chosen.kind}", so nothing was revoked. ` +
+                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.';
+            return failed(message, 'warning', chosen);
+        }
+        const settings = readPostSettings(options, chosen.kind);
+        if (settings.baseUrl !== undefined)
+            baseUrl = settings.baseUrl;
+        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
+        const revokedAs = await revokeSavedCredential(saved, {
+            settings,
+            service: () => {
+                if (settings.baseUrl === undefined) {
+                    throw new Error(`credential ${settings.kind} sends no request`);
+                }
+                warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
+                return createService(settings.baseUrl, settings.http, clock, log);
+            },
+            log,
+            tempRoot: host.tempRoot,
+            tempRootName: host.tempRootName
+        });
+        return { credential: { status: revokedAs }, ...withMismatch(chosen) };
+    }
+    catch (error) {
+        const reason = error instanceof errors/* ExplainedError */.h
+            ? error.message
+            : explainFailure(error, { baseUrl, nowMs: clock.now(), label: name => options.label(name) });
+        const weight = failOnRevokeError ? 'fail-step' : 'warning';
+        if (!saved)
+            return failed(`Could not revoke what was provisioned: ${reason}`, weight, chosen);
+        const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
+        const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
+        if ((0,iso_time/* hasExpired */.o)(expiresAt, clock.now())) {
+            const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
+            return failed(`${message}${note}`, 'info', chosen);
+        }
+        return failed(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`, weight, chosen);
+    }
+}
+function failed(message, report, chosen) {
+    return { credential: { status: 'failed', message, report }, ...withMismatch(chosen) };
+}
+function withMismatch(chosen) {
+    return chosen?.mismatch === undefined ? {} : { kindMismatch: chosen.mismatch };
+}
+function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
+    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
+        return;
+    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
+}
+
+;// CONCATENATED MODULE: ./cli/commands/revoke.ts
+
+
+
+
+
+
+
+
+async function revokeCommand(input) {
+    let foreignState = false;
+    const started = startCommand(input, {
+        forRevoke: true,
+        makeState: settings => {
+            const found = loadStateFile(settings.stateFile);
+            foreignState = found.type === 'foreign';
+            return fileState(found.type === 'foreign' ? undefined : settings.stateFile, found.type === 'state' ? found.values : {});
+        }
+    });
+    if ('error' in started)
+        return fail(input, started.error);
+    const { host, settings, state } = started;
+    const flag = host.options.label('state-file');
+    if (isDirectory(settings.stateFile)) {
+        removeFiles(host, settings);
+        return fail(input, `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is a folder, not the state file provision wrote, so nothing could be stopped or revoked. Run revoke with ${flag} naming the file provision wrote.`);
+    }
+    if (foreignState) {
+        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
+        removeFiles(host, settings);
+        return 0;
+    }
+    const outcome = await revoke(host);
+    removeFiles(host, settings);
+    return finishRevoke(input, outcome, state, settings.stateFile);
+}
+function isDirectory(path) {
+    try {
+        return (0,external_node_fs_.lstatSync)(path).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+function removeFiles(host, settings) {
+    if (!removeEnvFile(settings.envFile) &&
+        readRegularFile(settings.envFile, 1 << 20) !== undefined) {
+        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`);
+    }
+    if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
+        (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
+    }
+}
+
+;// CONCATENATED MODULE: ./cli/own-environment.ts
+
+
+
+const SECRET_VARIABLES = option_names/* SECRET_OPTIONS */.C.map(option_names/* variableFor */.S_);
+function keepSecretsFromCommand(input, own = thisProcess()) {
+    const cleared = clearSecretsFromOwnEnvironment(input.env, own);
+    if ('error' in cleared)
+        return (input.terminal.stderr(`Error: ${cleared.error}`), undefined);
+    if (cleared.warning !== undefined)
+        input.terminal.stderr(`Warning: ${cleared.warning}`);
+    return { ...input, env: cleared.env };
+}
+function clearSecretsFromOwnEnvironment(env, own = thisProcess()) {
+    const copy = { ...env };
+    const present = SECRET_VARIABLES.filter(name => env[name] !== undefined);
+    for (const name of SECRET_VARIABLES)
+        delete own.inherited[name];
+    if (present.length === 0)
+        return { env: copy };
+    const names = present.join(' and ');
+    if (own.platform !== 'linux') {
+        return {
+            env: copy,
+            warning: `on ${own.platform}, run cannot clear ${names} from the environment it was started with, where other processes of this user, COMMAND among them, may read it. Only on Linux does run keep it from COMMAND.`
+        };
+    }
+    try {
+        overwriteEntries(own.procDir, SECRET_VARIABLES);
+    }
+    catch (error) {
+        return {
+            error: `run could not clear ${names} from its own environment block (${(0,describe_error/* describeUnexpected */.V)(error)}), where COMMAND could read it in /proc/${own.pid}/environ, so nothing was started. Use provision and revoke around COMMAND instead, or a runner where a process may write its own /proc/self/mem.`
+        };
+    }
+    return { env: copy };
+}
+function thisProcess() {
+    return {
+        platform: process.platform,
+        pid: process.pid,
+        procDir: '/proc/self',
+        inherited: process.env
+    };
+}
+function overwriteEntries(procDir, names) {
+    if (secretEntries((0,external_node_fs_.readFileSync)(`${procDir}/environ`), names).length === 0)
+        return;
+    const { start, end } = environmentBlock((0,external_node_fs_.readFileSync)(`${procDir}/stat`, 'utf8'));
+    const memory = (0,external_node_fs_.openSync)(`${procDir}/mem`, 'r+');
+    try {
+        const block = Buffer.alloc(end - start);
+        if ((0,external_node_fs_.readSync)(memory, block, 0, block.length, start) !== block.length) {
+            throw new Error('the block could not be read whole');
+        }
+        for (const [from, to] of secretEntries(block, names)) {
+            if ((0,external_node_fs_.writeSync)(memory, Buffer.alloc(to - from), 0, to - from, start + from) !== to - from) {
+                throw new Error('the block could not be written whole');
+            }
+        }
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(memory);
+    }
+    if (secretEntries((0,external_node_fs_.readFileSync)(`${procDir}/environ`), names).length > 0) {
+        throw new Error('the entries were still there after they were overwritten');
+    }
+}
+function secretEntries(block, names) {
+    const prefixes = names.map(name => Buffer.from(`${name}=`));
+    const found = [];
+    for (let from = 0; from < block.length;) {
+        const nul = block.indexOf(0, from);
+        const to = nul === -1 ? block.length : nul;
+        const entry = block.subarray(from, to);
+        if (prefixes.some(prefix => entry.subarray(0, prefix.length).equals(prefix))) {
+            found.push([from, to]);
+        }
+        from = to + 1;
+    }
+    return found;
+}
+function environmentBlock(stat) {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [start, end] = [fields[50 - 3], fields[51 - 3]].map(field => /^\d+$/.test(field ?? '') ? Number(field) : Number.NaN);
+    if (!(start > 0 && end > start && Number.isSafeInteger(end))) {
+        throw new Error('/proc/self/stat gives no address for it');
+    }
+    return { start, end };
+}
+
+;// CONCATENATED MODULE: ./cli/commands/run.ts
+
+
+
+
+
+
+
+
+
+
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+async function runCommand(given, commandLine) {
+    const input = keepSecretsFromCommand(given);
+    if (input === undefined)
+        return 1;
+    let variables = {};
+    const started = startCommand(input, {
+        makeState: settings => fileState(settings.stateFile),
+        deliver: () => writes => (variables = writes.variables),
+        watchPid: process.pid
+    });
+    if ('error' in started)
+        return fail(input, started.error);
+    const { host, state } = started;
+    const refused = claimFiles(started.settings, host, { writesVariables: false });
+    if (refused !== undefined)
+        return fail(input, refused);
+    let received;
+    let forward = signal => (received ??= signal);
+    const handlers = FORWARDED_SIGNALS.map(signal => {
+        const handler = () => forward(signal);
+        process.on(signal, handler);
+        return [signal, handler];
+    });
+    try {
+        const provisioned = await provision(host);
+        if (provisioned.status === 'failed') {
+            if (state.isEmpty())
+                state.remove();
+            return fail(input, provisioned.message);
+        }
+        const code = received === undefined
+            ? await runChild(commandLine, childEnvironment(input.env, variables), child => {
+                forward = signal => child.kill(signal);
+            }, input.terminal)
+            : 128 + external_node_os_namespaceObject.constants.signals[received];
+        forward = signal => (received ??= signal);
+        host.log.info('The command ended; stopping the tunnel and revoking the credential.');
+        const revoked = finishRevoke(input, await revoke(host), state, started.settings.stateFile);
+        return revoked !== 0 && code === 0 ? revoked : code;
+    }
+    finally {
+        for (const [signal, handler] of handlers)
+            process.off(signal, handler);
+    }
+}
+function childEnvironment(env, variables) {
+    const result = { ...env, ...variables };
+    delete result[(0,option_names/* variableFor */.S_)('api-key')];
+    delete result[(0,option_names/* variableFor */.S_)('tunnel-token')];
+    return result;
+}
+function runChild(commandLine, env, started, terminal) {
+    return new Promise(resolve => {
+        const [file, ...args] = commandLine;
+        const child = (0,external_node_child_process_.spawn)(file, args, { stdio: 'inherit', env });
+        started(child);
+        child.once('error', (error) => {
+            terminal.stderr(`Error: could not start ${(0,printable/* printable */.g$)(file)}: ${startError(error)}.`);
+            resolve(127);
+        });
+        child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? external_node_os_namespaceObject.constants.signals[signal] : 0)));
+    });
+}
+function startError(error) {
+    if (error.code === 'ENOENT')
+        return 'no such command (check its name and PATH)';
+    if (error.code === 'EACCES')
+        return 'it is not executable';
+    return (0,describe_error/* describeUnexpected */.V)(error);
+}
+
+// EXTERNAL MODULE: ./core/version.ts
+var version = __nccwpck_require__(830);
+;// CONCATENATED MODULE: ./cli/help.ts
+
+
+
+const WIDTH = 94;
+const DESCRIPTION_COLUMN = 25;
+function usage(name) {
+    return `--${name} ${(0,option_facts/* optionFacts */.Ds)(name)?.value ?? 'VALUE'}`;
+}
+function actionOptionsText() {
+    const lines = [];
+    for (const item of option_names/* ACTION_OPTIONS */.wE.map(usage)) {
+        const last = lines.length - 1;
+        if (last >= 0 && lines[last].length + 3 + item.length <= WIDTH)
+            lines[last] += `   ${item}`;
+        else
+            lines.push(`  ${item}`);
+    }
+    return lines.join('\n');
+}
+function cliOptionsText() {
+    return option_names/* CLI_OPTIONS */.EH.map(name => {
+        const head = `  ${usage(name)}`.padEnd(DESCRIPTION_COLUMN - 1);
+        const words = ((0,option_facts/* optionFacts */.Ds)(name)?.description ?? '').split(' ');
+        const lines = [`${head} `];
+        for (const word of words) {
+            const last = lines.length - 1;
+            const fresh = lines[last].length <= DESCRIPTION_COLUMN;
+            if (!fresh && lines[last].length + 1 + word.length > WIDTH) {
+                lines.push(`${' '.repeat(DESCRIPTION_COLUMN)}${word}`);
+            }
+            else
+                lines[last] += fresh ? word : ` ${word}`;
+        }
+        return lines.join('\n');
+    }).join('\n');
+}
+const VERSION_TEXT = `tunnel-credentials ${version/* ACTION_VERSION */.Y}`;
+const HELP_TEXT = `Usage:
+  tunnel-credentials provision [options]
+      Obtain a credential; write its variables to the variables file and what revoke needs to
+      the state file. With --expose, also open the tunnel in the background and print its URLs.
+  tunnel-credentials revoke [options]
+      Stop the tunnel, revoke the credential, delete the variables, state and key files. Safe to
+      run twice, or when nothing was provisioned.
+  tunnel-credentials run [options] -- COMMAND [ARGS...]
+      Provision, run COMMAND with the variables in its environment (no variables file), then
+      stop and revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit
+      code.
+  tunnel-credentials replay FILE.har --to URL [--index 1,3-5] [--method POST] [--path /PREFIX]
+      Send the requests of a HAR (the request log) again to URL, in order, and print each
+      status beside the recorded one; exit 1 when a status class differs. Reads no variable.
+      Example: tunnel-credentials replay requests.har --to http://127.0.0.1:3000 --path /webhooks/
+  tunnel-credentials --help | --version
+
+Every option can also be set by its variable, SVC_ and the name in upper snake case
+(--project: SVC_PROJECT); a flag wins over its variable. Secrets come only from variables:
+  SVC_API_KEY              the API key (scope cicd:provision)
+  SVC_INPUT_TUNNEL_TOKEN   the token for --credential existing
+--tunnel-host, --tunnel-port and --tunnel-user read SVC_INPUT_TUNNEL_HOST, _PORT and _USER,
+so that the variables provision writes are never read back as options.
+
+Options (as the GitHub Action's inputs):
+${actionOptionsText()}
+CLI options:
+${cliOptionsText()}
+
+Exit codes: 0 success; 1 failure (one line on stderr names the option at fault); 2 usage.
+Docs: https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/blob/main/docs/other-ci.md
+`;
+
+;// CONCATENATED MODULE: ./cli/index.ts
+
+
+
+
+
+
+async function main(argv, env, terminal) {
+    const usageError = (error) => {
+        if (!(error instanceof cli_arguments/* UsageError */.eb))
+            throw error;
+        terminal.stderr(`Usage error: ${error.message} See tunnel-credentials --help.`);
+        return 2;
+    };
+    let parsed;
+    try {
+        parsed = (0,cli_arguments/* parseArguments */.We)(argv);
+    }
+    catch (error) {
+        return usageError(error);
+    }
+    if (parsed.type === 'help')
+        return (terminal.stdout(HELP_TEXT.trimEnd()), 0);
+    if (parsed.type === 'version')
+        return (terminal.stdout(VERSION_TEXT), 0);
+    if (parsed.type === 'replay') {
+        const { replayCommand } = await __nccwpck_require__.e(/* import() */ 508).then(__nccwpck_require__.bind(__nccwpck_require__, 508));
+        return await replayCommand(parsed.args, terminal).catch(error => {
+            if (error instanceof cli_arguments/* UsageError */.eb)
+                return usageError(error);
+            terminal.stderr(`Error: unexpected error in replay: ${(0,describe_error/* describeUnexpected */.V)(error)}. This is a bug in tunnel-credentials; please report it with this output.`);
+            return 1;
+        });
+    }
+    const input = { flags: parsed.flags, env, terminal };
+    try {
+        if (parsed.command === 'provision')
+            return await provisionCommand(input);
+        if (parsed.command === 'revoke')
+            return await revokeCommand(input);
+        return await runCommand(input, parsed.commandLine);
+    }
+    catch (error) {
+        terminal.stderr(`Error: unexpected error in ${parsed.command}: ${(0,describe_error/* describeUnexpected */.V)(error)}. This is a bug in tunnel-credentials; please report it with this output.`);
+        return 1;
+    }
+}
+
+
+/***/ }),
+
+/***/ 301:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BM: () => (/* binding */ EARLIER_VARIABLES),
+/* harmony export */   C: () => (/* binding */ SECRET_OPTIONS),
+/* harmony export */   EH: () => (/* binding */ CLI_OPTIONS),
+/* harmony export */   Et: () => (/* binding */ isSecretOption),
+/* harmony export */   N5: () => (/* binding */ RETIRED_OPTIONS),
+/* harmony export */   S_: () => (/* binding */ variableFor),
+/* harmony export */   Xj: () => (/* binding */ SWITCHES),
+/* harmony export */   aA: () => (/* binding */ isFlagName),
+/* harmony export */   wE: () => (/* binding */ ACTION_OPTIONS)
+/* harmony export */ });
+/* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(493);
+
+const ACTION_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
+    .filter(option => option.hosts.includes('action') && !option.secret)
+    .map(option => option.name);
+const CLI_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
+    .filter(option => !option.hosts.includes('action'))
+    .map(option => option.name);
+const SECRET_OPTIONS = _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .SECRET_OPTION_NAMES */ .w$;
+const RETIRED_OPTIONS = new Map([
+    ['env-file', 'variables-file']
+]);
+const EARLIER_VARIABLES = {
+    'variables-file': 'SVC_ENV_FILE'
+};
+const SWITCHES = new Set((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
+    .filter(option => option.switch === true)
+    .map(option => option.name));
+const RENAMED_VARIABLES = {
+    'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
+    'tunnel-port': 'SVC_INPUT_TUNNEL_PORT',
+    'tunnel-user': 'SVC_INPUT_TUNNEL_USER',
+    'tunnel-token': 'SVC_INPUT_TUNNEL_TOKEN'
+};
+const FLAGS = new Set([...ACTION_OPTIONS, ...CLI_OPTIONS]);
+function isFlagName(name) {
+    return FLAGS.has(name);
+}
+function isSecretOption(name) {
+    return SECRET_OPTIONS.includes(name);
+}
+function variableFor(name) {
+    return RENAMED_VARIABLES[name] ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+
+
+/***/ }),
+
+/***/ 519:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ ExplainedError)
+/* harmony export */ });
+class ExplainedError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ExplainedError';
+    }
+}
+
+
+/***/ }),
+
+/***/ 493:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  w$: () => (/* binding */ SECRET_OPTION_NAMES),
+  Z8: () => (/* binding */ optionDefault),
+  Ds: () => (/* binding */ optionFacts),
+  cz: () => (/* binding */ optionsOf)
+});
+
+// UNUSED EXPORTS: OPTIONS
+
+;// CONCATENATED MODULE: ./core/options/cli-options.ts
+const cliOnly = (name, value, defaultValue, description) => ({
+    name,
+    hosts: ['cli'],
+    default: defaultValue,
+    kinds: 'all',
+    secret: false,
+    value,
+    description
+});
+const CLI_ONLY_OPTIONS = [
+    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"),
+    cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
+    cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
+    cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
+    cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
+];
+
+;// CONCATENATED MODULE: ./core/options/credential-options.ts
+const CREDENTIAL_OPTIONS = [
+    {
+        name: 'credential',
+        hosts: ['action', 'cli', 'component'],
+        default: 'cicd',
+        kinds: 'all',
+        secret: false,
+        value: 'auto|cicd|free|ssh-key|existing',
+        description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
+    },
+    {
+        name: 'api-key',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['cicd', 'ssh-key'],
+        secret: true,
+        value: 'KEY',
+        description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
+    },
+    {
+        name: 'project',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'SLUG',
+        description: 'Project slug the credential is provisioned for. Required when `credential` is `cicd`.'
+    },
+    {
+        name: 'environment',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'NAME',
+        description: 'Environment name sent to the service (for example `staging`). Not sent when empty.'
+    },
+    {
+        name: 'ttl-minutes',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'N',
+        description: "Lifetime of the credential in minutes, a positive whole number. When empty the service's default applies. Not for `ssh-key`, which is refused with it, since the service counts a key's lifetime in whole days; the key is uploaded for 1 day and revoked in post."
+    },
+    {
+        name: 'base-url',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd', 'free', 'ssh-key'],
+        secret: false,
+        value: 'URL',
+        description: 'Base URL of the credential service. Required unless `credential` is `existing`, which sends no request. A URL with an empty path gets `/functions/v1` appended. Must be https; http is accepted only for loopback hosts.'
+    },
+    {
+        name: 'revoke',
+        hosts: ['action', 'cli'],
+        default: 'true',
+        kinds: ['cicd', 'ssh-key'],
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'Revoke the token or SSH key in the post step when the job ends.'
+    },
+    {
+        name: 'fail-on-revoke-error',
+        hosts: ['action', 'cli'],
+        default: 'false',
+        kinds: ['cicd', 'ssh-key'],
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'Fail the post step when revoking fails for good, instead of warning.'
+    },
+    {
+        name: 'tunnel-host',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'HOST',
+        description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
+    },
+    {
+        name: 'tunnel-port',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PORT',
+        description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
+    },
+    {
+        name: 'client-id',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['ssh-key'],
+        secret: false,
+        value: 'ID',
+        description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
+    },
+    {
+        name: 'tunnel-token',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['existing'],
+        secret: true,
+        value: 'TOKEN',
+        description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
+    },
+    {
+        name: 'tunnel-user',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['existing'],
+        secret: false,
+        value: 'USER',
+        description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
+    },
+    {
+        name: 'env-prefix',
+        hosts: ['action', 'cli'],
+        default: 'SVC',
+        kinds: 'all',
+        secret: false,
+        value: 'PREFIX',
+        description: 'Prefix of the exported variables (`[A-Z][A-Z0-9_]*`); `SVC` exports `SVC_TUNNEL_TOKEN` and so on.'
+    },
+    {
+        name: 'export-env',
+        hosts: ['action'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        description: 'Export the variables to later steps (`<PREFIX>_TUNNEL_TOKEN`, or `<PREFIX>_TUNNEL_KEY_FILE` for `ssh-key`, with `_USER`, `_HOST` and `_PORT`). When false only the outputs are set.'
+    },
+    {
+        name: 'max-attempts',
+        hosts: ['action', 'cli'],
+        default: '3',
+        kinds: 'all',
+        secret: false,
+        value: 'N',
+        description: 'Attempts per request (1 to 10) on network errors, timeouts, 429 and 5xx answers. With `expose`, also the attempts to open the tunnel.'
+    },
+    {
+        name: 'timeout-seconds',
+        hosts: ['action', 'cli'],
+        default: '30',
+        kinds: 'all',
+        secret: false,
+        value: 'N',
+        description: 'Time limit of one HTTP attempt, in seconds (1 to 600). With `expose`, also of one attempt to connect, log in and have every forward accepted.'
+    }
+];
+
+;// CONCATENATED MODULE: ./core/options/tunnel-options.ts
+const TUNNEL_OPTIONS = [
+    {
+        name: 'expose',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'web=3000,api=8080',
+        description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
+    },
+    {
+        name: 'url-template',
+        hosts: ['action', 'cli', 'component'],
+        default: 'https://{name}-{user}.{host}',
+        kinds: 'all',
+        secret: false,
+        value: 'TEMPLATE',
+        description: "How an exposed entry's public URL is formed, from `{name}`, `{user}`, `{host}` (tunnel host) and `{port}` (tunnel port). Must give an http(s) URL."
+    },
+    {
+        name: 'tunnel-host-key',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PIN',
+        description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
+    },
+    {
+        name: 'log-requests',
+        hosts: ['action', 'cli', 'component'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        description: 'With `expose`, record every request through the tunnel (time, entry, client address, method, path, status, duration, bytes each way) in a HAR file, the output `request-log`, and in the job summary. `false`: no log, and without `protect` connections are piped raw, as fast as before.'
+    },
+    {
+        name: 'log-bodies',
+        hosts: ['action', 'cli', 'component'],
+        default: '0',
+        kinds: 'all',
+        secret: false,
+        value: 'BYTES',
+        description: "With `expose` and the log on, keep each request's and answer's body in the log, cut at this many bytes; `0` keeps none. Job summaries and artifacts of public repositories are public: bodies may hold passwords, tokens and personal data."
+    },
+    {
+        name: 'log-headers',
+        hosts: ['action', 'cli', 'component'],
+        default: 'redacted',
+        kinds: 'all',
+        secret: false,
+        value: 'redacted|unredacted',
+        description: 'With `expose` and the log on, `redacted` replaces the values of `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-Api-Key` headers and of query parameters with `REDACTED`; `unredacted` keeps them. Job summaries and artifacts of public repositories are public: keep `redacted` there.'
+    },
+    {
+        name: 'protect',
+        hosts: ['action', 'cli', 'component'],
+        default: 'false',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: "With `expose`, put a per-run secret in front of every entry: a request without it gets 401 from the tunnel and never reaches the app. The secret and the forms that carry it are the outputs `protect-secret`, `protect-header`, `protect-urls` and `protect-webhook-urls`; `url` and `urls` stay free of it. Not authentication of the app's users; the tunnel server still sees every request."
+    },
+    {
+        name: 'prove-url',
+        hosts: ['action', 'cli', 'component'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'With `expose`, prove before the step ends that each public URL reaches this tunnel: a request from the runner with a per-run nonce, answered by the tunnel without touching the app. A URL that does not fails the step. `false` for runners that cannot reach their own public URL.'
+    }
+];
+
+;// CONCATENATED MODULE: ./core/options/option-facts.ts
+
+
+
+const OPTIONS = [
+    ...CREDENTIAL_OPTIONS,
+    ...TUNNEL_OPTIONS,
+    ...CLI_ONLY_OPTIONS
+];
+const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
+function optionFacts(name) {
+    return BY_NAME.get(name);
+}
+function optionsOf(host) {
+    return OPTIONS.filter(option => option.hosts.includes(host));
+}
+const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+function optionDefault(name) {
+    return BY_NAME.get(name)?.default ?? '';
+}
+
+
+/***/ }),
+
+/***/ 897:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Gx: () => (/* binding */ isMadeUnder),
+/* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
+/* harmony export */   Vy: () => (/* binding */ directoryId)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+
+
+function isMadeUnder(path, root, prefix) {
+    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(path);
+    const name = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(full);
+    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(full) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
+        name.startsWith(prefix) &&
+        /^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length)));
+}
+function directoryId(path) {
+    const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    return `${stats.dev}:${stats.ino}`;
+}
+function checkOwnDirectory(path, savedId) {
+    let stats;
+    try {
+        stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
+    }
+    catch (error) {
+        const missing = error.code === 'ENOENT';
+        return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) };
+    }
+    const not = (reason) => ({ ours: false, missing: false, reason });
+    if (stats.isSymbolicLink())
+        return not('it is a symbolic link, not the directory this tool made');
+    if (!stats.isDirectory())
+        return not('it is not a directory');
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== BigInt(uid)) {
+        return not(`it belongs to another user (uid ${stats.uid})`);
+    }
+    if (savedId === undefined)
+        return not('the saved state does not say which directory was made');
+    if (`${stats.dev}:${stats.ino}` !== savedId) {
+        return not('it is another directory than the one this tool made');
+    }
+    return { ours: true };
+}
+
+
+/***/ }),
+
+/***/ 854:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B9: () => (/* binding */ tokenOf),
+/* harmony export */   Gv: () => (/* binding */ isObject),
+/* harmony export */   h0: () => (/* binding */ tunnelUserOf)
+/* harmony export */ });
+function isObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function tokenOf(answer) {
+    return answer.token ?? answer.tunnel_client_secret;
+}
+function tunnelUserOf(answer) {
+    return answer.tunnel_user ?? answer.tunnel_client_id;
+}
+
+
+/***/ }),
+
+/***/ 570:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ secretsIn),
+/* harmony export */   h: () => (/* binding */ holdsSecret)
+/* harmony export */ });
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
+
+function secretsIn(raw) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
+        return [];
+    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
+}
+function holdsSecret(value, secrets) {
+    return secrets.some(secret => value.includes(secret) ||
+        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
+}
+function shareRun(a, b, length) {
+    if (a.length < length || b.length < length)
+        return false;
+    const starts = new Map();
+    forEachWindow(b, length, (hash, start) => {
+        const list = starts.get(hash);
+        if (list)
+            list.push(start);
+        else
+            starts.set(hash, [start]);
+        return false;
+    });
+    return forEachWindow(a, length, (hash, start) => {
+        const piece = a.slice(start, start + length);
+        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
+    });
+}
+function forEachWindow(text, length, visit) {
+    const base = 257;
+    let highest = 1;
+    for (let i = 1; i < length; i++)
+        highest = Math.imul(highest, base);
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) {
+        if (i >= length)
+            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
+        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
+        if (i >= length - 1 && visit(hash, i - length + 1))
+            return true;
+    }
+    return false;
+}
+
+
+/***/ }),
+
+/***/ 554:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  fA: () => (/* binding */ CredentialService),
+  _7: () => (/* reexport */ ServiceError),
+  c$: () => (/* binding */ networkDetail),
+  BU: () => (/* binding */ unbracketIpv6Host)
+});
+
+// UNUSED EXPORTS: MAX_BODY_BYTES, interpretAnswer
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(67);
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+;// CONCATENATED MODULE: ./core/service/service-error.ts
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
+}
+
+;// CONCATENATED MODULE: ./core/service/answer.ts
+
+
+function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
+    const parsed = parseJson(text);
+    if (status >= 200 && status < 300) {
+        if (endpoint === 'revoke-token')
+            return parsed;
+        if (parsed === undefined) {
+            throw new ServiceError('bad-response', endpoint, text.trim()
+                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
+                : `HTTP ${status} with an empty body`, status);
+        }
+        return parsed;
+    }
+    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
+    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
+    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
+    const retryAfter = readRetryAfter(errorObject.retry_after) ??
+        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
+    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
+    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+}
+function parseJson(text) {
+    try {
+        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function readRetryAfter(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d+$/.test(value.trim())
+            ? Number(value)
+            : NaN;
+    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
+}
+function readRetryAfterHeader(value, nowMs) {
+    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
+        return readRetryAfter(value);
+    const at = Date.parse(value);
+    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
+}
+function firstValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+function shortBody(text) {
+    const trimmed = text.trim();
+    if (!trimmed)
+        return ' (empty body)';
+    return trimmed.length <= 120
+        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
+        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
+}
+
+// EXTERNAL MODULE: ./core/service/retry.ts
+var retry = __nccwpck_require__(652);
+// EXTERNAL MODULE: ./core/version.ts
+var version = __nccwpck_require__(830);
+;// CONCATENATED MODULE: ./core/service/client.ts
+
+
+
+
+
+
+
+
+
+const MAX_BODY_BYTES = 1024 * 1024;
+class CredentialService {
+    options;
+    constructor(options) {
+        this.options = options;
+    }
+    provisionCredential(request) {
+        const body = { project: request.project };
+        if (request.environment)
+            body.environment = request.environment;
+        if (request.ttlMinutes !== undefined)
+            body.ttl_minutes = request.ttlMinutes;
+        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
+    }
+    createFreeCredential() {
+        return this.call('create-ephemeral-token', undefined, {});
+    }
+    revokeCredential(apiKey, tunnelUser) {
+        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
+    }
+    uploadKey(request) {
+        const body = {
+            public_key_ssh: request.publicKeyLine,
+            name: request.name,
+            expires_in_days: request.expiresInDays
+        };
+        if (request.clientId)
+            body.client_id = request.clientId;
+        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
+    }
+    listKeys(apiKey) {
+        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
+    }
+    revokeKey(apiKey, keyId) {
+        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
+    }
+    async revoke(endpoint, body, apiKey) {
+        try {
+            await this.call(endpoint, body, { 'X-API-Key': apiKey });
+            return 'revoked';
+        }
+        catch (error) {
+            if (error instanceof ServiceError && error.status === 404)
+                return 'already-gone';
+            throw error;
+        }
+    }
+    call(endpoint, body, headers, onRetry, method = 'POST') {
+        const url = `${this.options.baseUrl}/${endpoint}`;
+        const payload = body === undefined ? '' : JSON.stringify(body);
+        const allHeaders = {
+            ...headers,
+            Accept: 'application/json',
+            ...(body !== undefined && { 'Content-Type': 'application/json' })
+        };
+        return (0,retry/* withRetries */.LH)(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
+            maxAttempts: this.options.maxAttempts,
+            sleep: this.options.sleep,
+            random: this.options.random,
+            onRetry: info => {
+                onRetry?.();
+                this.options.onRetry?.(info);
+            }
+        });
+    }
+    async attempt(endpoint, method, url, payload, headers) {
+        const timeoutMs = this.options.timeoutSeconds * 1000;
+        const http = new lib/* HttpClient */.Qq(`${version/* ACTION_NAME */.p}/${version/* ACTION_VERSION */.Y}`, [unbracketIpv6Host], {
+            socketTimeout: timeoutMs,
+            allowRedirects: false,
+            allowRetries: false
+        });
+        let timer;
+        const deadline = new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+        });
+        try {
+            const now = this.options.now ?? Date.now;
+            return await Promise.race([
+                exchange(http, endpoint, method, url, payload, headers, now),
+                deadline
+            ]);
+        }
+        finally {
+            clearTimeout(timer);
+            http.dispose();
+        }
+    }
+}
+async function exchange(http, endpoint, method, url, payload, headers, now) {
+    let response;
+    try {
+        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
+    }
+    catch (error) {
+        throw new ServiceError('network', endpoint, networkDetail(error));
+    }
+    let text;
+    try {
+        text = await readLimitedBody(response, endpoint);
+    }
+    catch (error) {
+        if (error instanceof ServiceError)
+            throw error;
+        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+    }
+    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
+}
+const unbracketIpv6Host = {
+    prepareRequest(options) {
+        const host = options.host;
+        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_.Agent) {
+            options.host = host.slice(1, -1);
+        }
+    },
+    canHandleAuthentication: () => false,
+    handleAuthentication: () => Promise.reject(new Error('not used'))
+};
+function classifyFailure(error) {
+    if (!(error instanceof ServiceError))
+        return { retryable: false };
+    if (error.kind === 'network' || error.kind === 'timeout')
+        return { retryable: true };
+    if (error.kind === 'http' && error.status !== undefined) {
+        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
+        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
+    }
+    return { retryable: false };
+}
+async function readLimitedBody(response, endpoint) {
+    const declared = Number(response.message.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+        response.message.destroy();
+        throw tooLarge(endpoint);
+    }
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of response.message) {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+            response.message.destroy();
+            throw tooLarge(endpoint);
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function tooLarge(endpoint) {
+    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+}
+function networkDetail(error) {
+    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
+    if (typeof message !== 'string')
+        return 'unknown network error';
+    const shown = (0,printable/* cleanText */.X5)(message, 200);
+    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
+}
+
+
+/***/ }),
+
+/***/ 845:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
+/* harmony export */   n: () => (/* binding */ parseCredential)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(87);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(785);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(854);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(570);
+
+
+
+
+
+
+
+const DEFAULT_TUNNEL_PORT = 2223;
+function parseCredential(raw, overrides = {}) {
+    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .isObject */ .Gv)(raw)) {
+        throw invalid('the body is not a JSON object');
+    }
+    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tokenOf */ .B9)(raw);
+    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tunnelUserOf */ .h0)(raw);
+    checkSecretLike(token, 'token');
+    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .secretsIn */ .V)(raw);
+    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
+    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
+    checkIdentifier(clientId, 'client_id', secrets);
+    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
+    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
+        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
+    }
+    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(tunnelHost)) {
+        throw invalid('tunnel_host is not a bare hostname or IP address');
+    }
+    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
+    const portDefaulted = rawPort === undefined || rawPort === null;
+    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
+    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__/* .isIsoTime */ .d, 'an ISO 8601 time');
+    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
+    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string without log command markers');
+    return {
+        token: token,
+        tunnelUser: tunnelUser,
+        clientId: clientId,
+        tunnelHost,
+        tunnelPort,
+        portDefaulted,
+        ...(expiresAt !== undefined && { expiresAt }),
+        ...(ttlMinutes !== undefined && { ttlMinutes }),
+        ...(projectSlug !== undefined && { projectSlug })
+    };
+}
+function checkSecretLike(value, field) {
+    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .identifierProblem */ .rD)(value);
+    if (problem !== undefined)
+        throw invalid(`${field} ${problem}`);
+}
+function checkIdentifier(value, field, secrets) {
+    checkSecretLike(value, field);
+    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsSecret */ .h)(value, secrets))
+        throw invalid(`${field} holds the token, or a long piece of it`);
+    if ((0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value)) {
+        throw invalid(`${field} holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")`);
+    }
+}
+function parsePort(value) {
+    const number = typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d{1,5}$/.test(value)
+            ? Number(value)
+            : NaN;
+    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isPort */ .sW)(number)) {
+        throw invalid('tunnel_port is not a whole number from 1 to 65535');
+    }
+    return number;
+}
+function optional(value, field, check, expected) {
+    if (value === undefined || value === null)
+        return undefined;
+    if (!check(value))
+        throw invalid(`${field} is not ${expected}`);
+    return value;
+}
+function isPositiveInteger(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+function isSafeText(value) {
+    return (typeof value === 'string' &&
+        value.length <= 200 &&
+        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value) &&
+        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value) &&
+        !(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value));
+}
+function invalid(what) {
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
+        'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+
+/***/ }),
+
+/***/ 652:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   LH: () => (/* binding */ withRetries),
+/* harmony export */   Q0: () => (/* binding */ AttemptsExhausted),
+/* harmony export */   Zt: () => (/* binding */ RetryAfterTooLong),
+/* harmony export */   hz: () => (/* binding */ MAX_RETRY_AFTER_SECONDS)
+/* harmony export */ });
+/* unused harmony export backoffDelay */
 const MAX_RETRY_AFTER_SECONDS = 60;
 const BASE_DELAY_MS = 1000;
 const MAX_DELAY_MS = 10_000;
@@ -968,8 +4041,1027 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
     return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(67);
+
+/***/ }),
+
+/***/ 249:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  J1: () => (/* binding */ formatUrl),
+  ij: () => (/* binding */ readTunnelSettings)
+});
+
+// UNUSED EXPORTS: DEFAULT_URL_TEMPLATE, parseExpose, parseHostKeyPins, parseUrlTemplate
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(30);
+// EXTERNAL MODULE: ./core/text/validators.ts
+var validators = __nccwpck_require__(45);
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(519);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+// EXTERNAL MODULE: ./core/text/quote.ts
+var quote = __nccwpck_require__(620);
+// EXTERNAL MODULE: ./core/settings/option-values.ts
+var option_values = __nccwpck_require__(344);
+// EXTERNAL MODULE: ./core/text/log-commands.ts
+var log_commands = __nccwpck_require__(785);
+// EXTERNAL MODULE: ./core/text/fingerprint.ts
+var fingerprint = __nccwpck_require__(196);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
+var option_facts = __nccwpck_require__(493);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+;// CONCATENATED MODULE: ./core/settings/traffic.ts
+
+
+
+
+
+const LONGEST_LOGGED_BODY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_TRAFFIC = {
+    requestLog: protocol/* DEFAULT_REQUEST_LOG */.BM,
+    protect: protocol/* DEFAULT_PROTECT */.SJ,
+    proveUrl: protocol/* DEFAULT_PROVE_URL */.Fe
+};
+const HEADER_CHOICES = ['redacted', 'unredacted'];
+function readTrafficSettings(options) {
+    const enabled = (0,option_values/* readBoolean */.Vf)(options, 'log-requests', (0,option_facts/* optionDefault */.Z8)('log-requests') === 'true');
+    const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
+        Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
+    return {
+        requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
+        protect: (0,option_values/* readBoolean */.Vf)(options, 'protect', (0,option_facts/* optionDefault */.Z8)('protect') === 'true'),
+        proveUrl: (0,option_values/* readBoolean */.Vf)(options, 'prove-url', (0,option_facts/* optionDefault */.Z8)('prove-url') === 'true')
+    };
+}
+function readHeaderChoice(options) {
+    const raw = options.read('log-headers');
+    const value = raw.trim().toLowerCase() || (0,option_facts/* optionDefault */.Z8)('log-headers');
+    const choice = HEADER_CHOICES.find(known => known === value);
+    if (choice !== undefined)
+        return choice;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'log-headers')} is ${(0,quote/* quote */.h)(raw)}: expected redacted or unredacted.`);
+}
+
+;// CONCATENATED MODULE: ./core/settings/expose.ts
+
+
+
+
+
+
+
+
+
+const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
+const DEFAULT_ENTRY_NAME = 'app';
+const DEFAULT_TARGET_HOST = 'localhost';
+const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
+function parseExpose(raw, label) {
+    const texts = raw
+        .split(/[\n,]/)
+        .map(text => text.trim())
+        .filter(text => text !== '');
+    const entries = texts.map(text => naming(label('expose'), 'entry', () => parseEntry(text, texts.length)));
+    const seen = new Set();
+    for (const entry of entries) {
+        if (seen.has(entry.name)) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
+        }
+        seen.add(entry.name);
+    }
+    return entries;
+}
+function parseEntry(text, count) {
+    const equals = text.indexOf('=');
+    if (equals === -1) {
+        if (/^\d+$/.test(text) && count > 1) {
+            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
+        }
+        if (!/^\d+$/.test(text)) {
+            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
+        }
+        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: parsePort(text, text) };
+    }
+    const name = text.slice(0, equals).trim();
+    const target = text.slice(equals + 1).trim();
+    if (!NAME_PATTERN.test(name)) {
+        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
+    }
+    return { name, ...parseTarget(target, text) };
+}
+function parseTarget(target, entry) {
+    if (/^\d+$/.test(target))
+        return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
+    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
+    if (bracketed) {
+        if ((0,external_node_net_.isIP)(bracketed[1]) !== 6) {
+            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
+        }
+        return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
+    }
+    const colon = target.lastIndexOf(':');
+    const host = colon === -1 ? '' : target.slice(0, colon);
+    const port = colon === -1 ? '' : target.slice(colon + 1);
+    if (!host || !/^\d+$/.test(port)) {
+        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
+    }
+    if ((0,external_node_net_.isIP)(host) === 6) {
+        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
+    }
+    if (!(0,validators/* isBareHost */.jY)(host)) {
+        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
+    }
+    return { host, port: parsePort(port, entry) };
+}
+function parsePort(text, entry) {
+    const port = Number(text);
+    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
+        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
+    }
+    return port;
+}
+class PartProblem extends Error {
+    part;
+    needs;
+    constructor(part, needs) {
+        super(needs);
+        this.part = part;
+        this.needs = needs;
+    }
+}
+function naming(optionLabel, partName, parse) {
+    try {
+        return parse();
+    }
+    catch (error) {
+        if (!(error instanceof PartProblem))
+            throw error;
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(optionLabel)} has the ${partName} ${(0,quote/* quote */.h)(error.part)}: ${error.needs}.`);
+    }
+}
+function entryError(entry, needs) {
+    return new PartProblem(entry, needs);
+}
+function parseUrlTemplate(raw, label) {
+    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
+    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
+        if (!PLACEHOLDERS.includes(inner)) {
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+        }
+    }
+    const marker = (0,log_commands/* midLineMarkerIn */.U6)(template);
+    if (marker !== undefined) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it holds ${(0,log_commands/* describeMarker */.M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
+    }
+    const sample = formatUrl(template, {
+        name: 'app',
+        user: 'user',
+        host: 'tunnel.example',
+        port: 22
+    });
+    if (sample === undefined) {
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+    }
+    return template;
+}
+function formatUrl(template, values) {
+    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
+    if ((0,printable/* hasUnsafeCharacter */.QR)(text))
+        return undefined;
+    try {
+        const url = new URL(text);
+        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function parseHostKeyPins(raw, label) {
+    const pins = [];
+    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
+        if (line === '' || line.startsWith('#'))
+            continue;
+        const pin = naming(label('tunnel-host-key'), 'line', () => line.startsWith('SHA256:')
+            ? { fingerprint: parseFingerprint(line) }
+            : parseKnownHostsLine(line));
+        const same = pins.find(known => known.fingerprint === pin.fingerprint);
+        if (same === undefined)
+            pins.push(pin);
+        else
+            same.keyType ??= pin.keyType;
+    }
+    return pins;
+}
+function parseFingerprint(line) {
+    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
+        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
+    }
+    return line.replace(/=$/, '');
+}
+function parseKnownHostsLine(line) {
+    const fields = line.split(/\s+/);
+    if (fields[0].startsWith('@')) {
+        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
+    }
+    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
+    const type = fields[typeAt];
+    const encoded = fields[typeAt + 1];
+    if (typeAt === -1 || encoded === undefined) {
+        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
+    }
+    const blob = Buffer.from(encoded, 'base64');
+    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
+        (0,fingerprint/* keyTypeOf */.z)(blob) !== type) {
+        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
+    }
+    return { fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob), keyType: type };
+}
+const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
+function pinError(line, needs) {
+    return new PartProblem(line, needs);
+}
+function readTunnelSettings(options) {
+    const label = (name) => options.label(name);
+    const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
+    const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
+    const traffic = readTrafficSettings(options);
+    const entries = parseExpose(options.read('expose'), label);
+    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins, ...traffic };
+}
+
+
+/***/ }),
+
+/***/ 344:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Iu: () => (/* binding */ capitalised),
+/* harmony export */   Vf: () => (/* binding */ readBoolean),
+/* harmony export */   b7: () => (/* binding */ optionNamed),
+/* harmony export */   bf: () => (/* binding */ readWholeNumber),
+/* harmony export */   nN: () => (/* binding */ readOneLine)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(785);
+
+
+
+function optionNamed(options, name) {
+    return capitalised(options.label(name));
+}
+function capitalised(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+function readBoolean(options, name, fallback) {
+    const raw = options.read(name);
+    const value = raw.trim().toLowerCase();
+    if (!value)
+        return fallback;
+    if (value === 'true')
+        return true;
+    if (value === 'false')
+        return false;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected true or false.`);
+}
+function readWholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
+    const raw = options.read(name);
+    const value = raw.trim();
+    if (!value)
+        return undefined;
+    const number = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(number) || number < min || number > max) {
+        const range = max === Number.MAX_SAFE_INTEGER
+            ? `a whole number of at least ${min}`
+            : `a whole number from ${min} to ${max}`;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected ${range}.`);
+    }
+    return number;
+}
+function readOneLine(options, name) {
+    const value = options.read(name).trim();
+    const marker = (0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .midLineMarkerIn */ .U6)(value);
+    if (marker !== undefined) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds ${(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .describeMarker */ .M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
+    }
+    return value;
+}
+
+
+/***/ }),
+
+/***/ 436:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ describeUnexpected)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+
+function describeUnexpected(error) {
+    const message = error?.message;
+    const detail = typeof message === 'string' ? message : String(error);
+    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(redactErrorText(detail), 300);
+}
+function redactErrorText(text) {
+    const framed = text
+        .replace(PEM_BLOCK, '***')
+        .replace(URL_USER_INFO, '$1***@')
+        .replace(AUTH_SCHEME, '$1 ***')
+        .replace(API_KEY_HEADER, '$1 ***');
+    return framed
+        .split(FILE_PATH)
+        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .redactCredentials */ .UY)(piece)))
+        .join('');
+}
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
+const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
+const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
+const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
+const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
+function redactPath(path) {
+    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
+}
+function looksLikeSecret(segment) {
+    if (/^(?:tok|sk)_/.test(segment))
+        return true;
+    if (/[A-Fa-f0-9]{32,}/.test(segment))
+        return true;
+    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
+}
+
+
+/***/ }),
+
+/***/ 196:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   a: () => (/* binding */ fingerprintOf),
+/* harmony export */   z: () => (/* binding */ keyTypeOf)
+/* harmony export */ });
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+
+function fingerprintOf(blob) {
+    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+function keyTypeOf(blob) {
+    if (blob.length < 4)
+        return undefined;
+    const length = blob.readUInt32BE(0);
+    return length > 0 && 4 + length <= blob.length
+        ? blob.subarray(4, 4 + length).toString('latin1')
+        : undefined;
+}
+
+
+/***/ }),
+
+/***/ 87:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ isIsoTime),
+/* harmony export */   o: () => (/* binding */ hasExpired)
+/* harmony export */ });
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+function isIsoTime(value) {
+    return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
+}
+function hasExpired(expiresAt, nowMs) {
+    if (!expiresAt)
+        return false;
+    const at = Date.parse(expiresAt);
+    return Number.isFinite(at) && at <= nowMs;
+}
+
+
+/***/ }),
+
+/***/ 785:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   GT: () => (/* binding */ neutraliseMarkers),
+/* harmony export */   M4: () => (/* binding */ describeMarker),
+/* harmony export */   U6: () => (/* binding */ midLineMarkerIn),
+/* harmony export */   eK: () => (/* binding */ holdsCommandMarker)
+/* harmony export */ });
+/* unused harmony exports LOG_COMMAND_MARKERS, commandMarkerIn */
+const LOG_COMMAND_MARKERS = {
+    'GitHub Actions': [
+        { text: '::', place: 'line-start' },
+        { text: '##[', place: 'anywhere' }
+    ],
+    'Azure Pipelines': [
+        { text: '##vso[', place: 'anywhere' },
+        { text: '##[', place: 'anywhere' }
+    ],
+    Buildkite: [
+        { text: '---', place: 'line-start' },
+        { text: '+++', place: 'line-start' },
+        { text: '~~~', place: 'line-start' },
+        { text: '^^^', place: 'line-start' }
+    ],
+    'GitLab CI': [
+        { text: 'section_start:', place: 'anywhere' },
+        { text: 'section_end:', place: 'anywhere' }
+    ],
+    Jenkins: [],
+    CircleCI: [],
+    'Bitbucket Pipelines': []
+};
+const MARKERS = Object.values(LOG_COMMAND_MARKERS).flat();
+const GAP = '[^\\x20-\\x7e]*';
+function escapedForRegExp(character) {
+    return character.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+function spelled(characters) {
+    return characters.map(escapedForRegExp).join(GAP);
+}
+function firstCharacterOf(marker) {
+    const [first, ...rest] = [...marker.text];
+    const completions = [spelled(rest)];
+    if (marker.place === 'anywhere') {
+        for (let length = 1; length < rest.length; length++) {
+            completions.push(`${spelled(rest.slice(0, length))}${GAP}$`);
+        }
+    }
+    const lookahead = `(?=${GAP}(?:${completions.join('|')}))`;
+    const lead = marker.place === 'line-start' ? `^([^\\x21-\\x7e]*)` : '()';
+    return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu');
+}
+let neutralisers;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function mayHoldMarker(text) {
+    if (!PRINTABLE_ASCII.test(text))
+        return true;
+    const lower = text.toLowerCase();
+    const start = lower.replace(/^ +/, '');
+    return MARKERS.some(({ text: marker, place }) => {
+        if (place === 'line-start')
+            return start.startsWith(marker);
+        if (lower.includes(marker))
+            return true;
+        for (let length = 2; length < marker.length; length++) {
+            if (lower.endsWith(marker.slice(0, length)))
+                return true;
+        }
+        return false;
+    });
+}
+function neutraliseMarkers(text) {
+    if (!mayHoldMarker(text))
+        return text;
+    neutralisers ??= MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
+    return neutralisers.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
+}
+let anywhere;
+function markersIn(value) {
+    if (PRINTABLE_ASCII.test(value)) {
+        const lower = value.toLowerCase();
+        return MARKERS.filter(({ text }) => lower.includes(text));
+    }
+    anywhere ??= MARKERS.map(marker => ({
+        marker,
+        pattern: new RegExp(spelled([...marker.text]), 'iu')
+    }));
+    return anywhere.filter(({ pattern }) => pattern.test(value)).map(({ marker }) => marker);
+}
+function commandMarkerIn(value) {
+    return markersIn(value)[0]?.text;
+}
+function holdsCommandMarker(value) {
+    return commandMarkerIn(value) !== undefined;
+}
+function describeMarker(marker) {
+    return `"${marker[0]}" followed by "${marker.slice(1)}"`;
+}
+function midLineMarkerIn(value) {
+    return markersIn(value).find(marker => marker.place === 'anywhere')?.text;
+}
+
+
+/***/ }),
+
+/***/ 479:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
+/* harmony export */   UC: () => (/* binding */ isWellFormed),
+/* harmony export */   UY: () => (/* binding */ redactCredentials),
+/* harmony export */   Vj: () => (/* binding */ printablePath),
+/* harmony export */   X5: () => (/* binding */ cleanText),
+/* harmony export */   g$: () => (/* binding */ printable)
+/* harmony export */ });
+/* unused harmony exports hasControlCharacter, hasLineBreak */
+/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(785);
+
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+function hasUnsafeCharacter(value) {
+    if (PRINTABLE_ASCII.test(value))
+        return value.includes(' ');
+    return /[\s\p{Cc}\p{Cf}]/u.test(value);
+}
+function hasControlCharacter(value) {
+    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
+}
+function hasLineBreak(value) {
+    return /[\r\n\u0085\u2028\u2029]/.test(value);
+}
+function isWellFormed(value) {
+    return value.isWellFormed();
+}
+function printable(value, max = 200) {
+    const flat = PRINTABLE_ASCII.test(value)
+        ? value
+        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const escaped = (0,_log_commands_js__WEBPACK_IMPORTED_MODULE_0__/* .neutraliseMarkers */ .GT)(flat);
+    if (escaped.length <= max)
+        return escaped;
+    const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
+    return `${escaped.slice(0, end)}...`;
+}
+function printablePath(path) {
+    return printable(path, 400);
+}
+function cleanText(value, max) {
+    const redacted = redactCredentials(value);
+    const flat = (PRINTABLE_ASCII.test(redacted)
+        ? redacted
+        : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
+        .replace(/\s+/g, ' ')
+        .trim();
+    return printable(flat, max);
+}
+const CREDENTIAL_SHAPED = [
+    /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
+    /[A-Fa-f0-9]{8,}/g,
+    /[A-Za-z0-9+/_-]{24,}={0,2}/g
+];
+function redactCredentials(text) {
+    return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
+}
+
+
+/***/ }),
+
+/***/ 620:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ quote)
+/* harmony export */ });
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+
+function quote(value, max = 60) {
+    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
+}
+
+
+/***/ }),
+
+/***/ 45:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
+/* harmony export */   jY: () => (/* binding */ isBareHost),
+/* harmony export */   rD: () => (/* binding */ identifierProblem),
+/* harmony export */   sW: () => (/* binding */ isPort)
+/* harmony export */ });
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+
+
+const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+function isBareHost(value) {
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
+        return true;
+    return HOSTNAME_PATTERN.test(value);
+}
+function isPort(value) {
+    return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+function isCleanIdentifier(value) {
+    return identifierProblem(value) === undefined;
+}
+function identifierProblem(value) {
+    if (value === undefined || value === null || value === '')
+        return 'is missing';
+    if (typeof value !== 'string')
+        return 'is not a string';
+    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value))
+        return 'holds whitespace or control characters';
+    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
+        return 'is not well-formed Unicode';
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 557:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BM: () => (/* binding */ DEFAULT_REQUEST_LOG),
+/* harmony export */   Fe: () => (/* binding */ DEFAULT_PROVE_URL),
+/* harmony export */   J4: () => (/* binding */ readyWaitMs),
+/* harmony export */   SJ: () => (/* binding */ DEFAULT_PROTECT),
+/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
+/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
+/* harmony export */   bq: () => (/* binding */ proofAnswer),
+/* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
+/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
+/* harmony export */ });
+/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+
+
+const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
+function proofAnswer(proofKey, entry, nonce) {
+    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
+}
+const DEFAULT_REQUEST_LOG = {
+    enabled: true,
+    bodyBytes: 0,
+    headers: 'redacted'
+};
+const DEFAULT_PROTECT = false;
+const DEFAULT_PROVE_URL = true;
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelFiles(dir) {
+    return {
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop'),
+        spoolPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'requests.spool'),
+        tallyPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'requests-tally.json')
+    };
+}
+const HEARTBEAT_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+const STOP_FILE_CHECK_MS = 250;
+const LONGEST_RECONNECT_DELAY_MS = 30_000;
+const RECONNECT_JITTER = 0.25;
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
+function readyWaitMs(attemptTimeoutMs, maxAttempts) {
+    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
+}
+
+
+/***/ }),
+
+/***/ 462:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  eO: () => (/* binding */ clearTunnel),
+  Lc: () => (/* binding */ loadTunnel),
+  Y_: () => (/* binding */ saveTunnel)
+});
+
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(897);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+;// CONCATENATED MODULE: ./core/tunnel/files.ts
+
+
+
+function isTunnelDir(dir, root) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+function isTunnelDirName(dir) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, (0,external_node_path_.dirname)((0,external_node_path_.resolve)(dir)), protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
+
+
+const TUNNEL = 'tunnel';
+function saveTunnel(state, saved) {
+    state.save(TUNNEL, JSON.stringify(saved));
+}
+function clearTunnel(state) {
+    state.save(TUNNEL, '');
+}
+function loadTunnel(state, tempRoot) {
+    const raw = state.load(TUNNEL);
+    if (!raw)
+        return undefined;
+    try {
+        const saved = JSON.parse(raw);
+        const { pid, dir, dirId, startTime } = saved;
+        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
+            return undefined;
+        if (typeof dir !== 'string' || !(0,external_node_path_.isAbsolute)(dir) || !isTunnelDirName(dir))
+            return undefined;
+        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+        const tunnel = {
+            pid,
+            dir,
+            ...(text(dirId) && { dirId: text(dirId) }),
+            ...(text(startTime) && { startTime: text(startTime) }),
+            started: saved.started === true
+        };
+        if (isTunnelDir(dir, tempRoot))
+            return { saved: tunnel };
+        return { saved: tunnel, dirRefused: "it is not under this step's temp folder" };
+    }
+    catch {
+        return undefined;
+    }
+}
+
+
+/***/ }),
+
+/***/ 95:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $r: () => (/* binding */ targetOf),
+/* harmony export */   s2: () => (/* binding */ urlsFor),
+/* harmony export */   xX: () => (/* binding */ checkUrlsBeforeRequest)
+/* harmony export */ });
+/* unused harmony export hostProblem */
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(249);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
+
+
+
+
+
+
+
+class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h {
+    showsUrl;
+    constructor(message, showsUrl) {
+        super(message);
+        this.showsUrl = showsUrl;
+    }
+}
+const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
+const STAND_IN_USER = 'u';
+function urlsFor(tunnel, target, label) {
+    const urls = {};
+    for (const entry of tunnel.entries) {
+        const { user, host, port } = target;
+        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_5__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
+        if (url === undefined)
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
+        const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
+        if (problem !== undefined)
+            throw badHost(url, entry.name, problem, target, label);
+        urls[entry.name] = url;
+    }
+    return urls;
+}
+function targetOf(login) {
+    const { user, host, port, userFrom } = login;
+    return { user, host, port, ...(userFrom && { userFrom }) };
+}
+function checkUrlsBeforeRequest(settings) {
+    if (settings.tunnel === undefined || settings.tunnelHost === undefined)
+        return;
+    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .h;
+    const known = 'knownUser' in settings ? settings.knownUser : undefined;
+    const target = known
+        ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
+        :
+            { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
+    try {
+        urlsFor(settings.tunnel, target, settings.optionLabel);
+    }
+    catch (error) {
+        if (!(error instanceof UrlError))
+            throw error;
+        const standIn = target.standIn === true && error.showsUrl
+            ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
+            : '';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${error.message} Nothing was requested from the credential service.${standIn}`);
+    }
+}
+function hostProblem(template, hostname) {
+    const host = hostname.replace(/^\[(.*)\]$/, '$1');
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) !== 0) {
+        const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(template)?.[1] ?? '';
+        return /\{(name|user)\}/.test(authority)
+            ? `it is an IP address built from {name} or {user}`
+            : undefined;
+    }
+    const name = host.endsWith('.') ? host.slice(0, -1) : host;
+    if (name.length > 253)
+        return `it is ${name.length} characters long, and a host name has at most 253`;
+    for (const label of name.split('.')) {
+        const problem = labelProblem(label);
+        if (problem !== undefined)
+            return problem;
+    }
+    return undefined;
+}
+function labelProblem(label) {
+    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(label, 70)}"`;
+    if (label === '')
+        return 'it has an empty label (two dots in a row, or a dot at its start)';
+    if (label.length > 63)
+        return `${shown} is ${label.length} characters long, and a label has at most 63`;
+    if (!LABEL_CHARACTERS.test(label)) {
+        const character = [...label].find(c => !/[a-z0-9-]/.test(c)) ?? '';
+        return `${shown} holds ${characterName(character)}, which a host name cannot`;
+    }
+    if (label.startsWith('-') || label.endsWith('-')) {
+        return `${shown} ${label.startsWith('-') ? 'starts' : 'ends'} with a hyphen, which a host name cannot`;
+    }
+    return undefined;
+}
+function characterName(character) {
+    if (character === '_')
+        return 'an underscore';
+    if (character === '%')
+        return 'a percent sign';
+    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(character, 12)}"`;
+}
+function noUrl(template, name, host, label) {
+    const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
+        ? ''
+        : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
+            ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
+            : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+        `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
+        `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
+}
+function badHost(url, name, problem, target, label) {
+    const user = target.user.toLowerCase();
+    const fromUser = target.standIn !== true &&
+        new URL(url).hostname
+            .split('.')
+            .some(label => label.includes(user) && labelProblem(label) !== undefined);
+    const keepUserOut = `change ${label('url-template')} so that {user} is not part of the host name`;
+    const from = target.userFrom;
+    const advice = !fromUser
+        ? `Change ${label('url-template')} so that every dot-separated label of the host is letters, digits and inner hyphens.`
+        : from?.changeable
+            ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
+            : from
+                ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
+                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
+}
+
+
+/***/ }),
+
+/***/ 830:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Y: () => (/* binding */ ACTION_VERSION),
+/* harmony export */   p: () => (/* binding */ ACTION_NAME)
+/* harmony export */ });
+const ACTION_NAME = 'provision-tunnel-credentials';
+const ACTION_VERSION = '1.0.0';
+
+
+/***/ }),
+
+/***/ 613:
+/***/ ((module) => {
+
+module.exports = require("assert");
+
+/***/ }),
+
+/***/ 434:
+/***/ ((module) => {
+
+module.exports = require("events");
+
+/***/ }),
+
+/***/ 611:
+/***/ ((module) => {
+
+module.exports = require("http");
+
+/***/ }),
+
+/***/ 692:
+/***/ ((module) => {
+
+module.exports = require("https");
+
+/***/ }),
+
+/***/ 278:
+/***/ ((module) => {
+
+module.exports = require("net");
+
+/***/ }),
+
+/***/ 421:
+/***/ ((module) => {
+
+module.exports = require("node:child_process");
+
+/***/ }),
+
+/***/ 598:
+/***/ ((module) => {
+
+module.exports = require("node:crypto");
+
+/***/ }),
+
+/***/ 24:
+/***/ ((module) => {
+
+module.exports = require("node:fs");
+
+/***/ }),
+
+/***/ 67:
+/***/ ((module) => {
+
+module.exports = require("node:http");
+
+/***/ }),
+
+/***/ 708:
+/***/ ((module) => {
+
+module.exports = require("node:https");
+
+/***/ }),
+
+/***/ 30:
+/***/ ((module) => {
+
+module.exports = require("node:net");
+
+/***/ }),
+
+/***/ 760:
+/***/ ((module) => {
+
+module.exports = require("node:path");
+
+/***/ }),
+
+/***/ 756:
+/***/ ((module) => {
+
+module.exports = require("tls");
+
+/***/ }),
+
+/***/ 23:
+/***/ ((module) => {
+
+module.exports = require("util");
+
+/***/ }),
+
+/***/ 78:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  Qq: () => (/* binding */ HttpClient)
+});
+
+// UNUSED EXPORTS: Headers, HttpClientError, HttpClientResponse, HttpCodes, MediaTypes, getProxyUrl, isHttps
+
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(611);
 var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
@@ -1783,4009 +5875,6 @@ class HttpClient {
 }
 const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./core/service/service-error.ts
-class ServiceError extends Error {
-    kind;
-    endpoint;
-    status;
-    code;
-    serviceMessage;
-    retryAfterSeconds;
-    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
-        super(detail);
-        this.kind = kind;
-        this.endpoint = endpoint;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'ServiceError';
-    }
-}
-
-;// CONCATENATED MODULE: ./core/service/answer.ts
-
-
-function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.now()) {
-    const parsed = parseJson(text);
-    if (status >= 200 && status < 300) {
-        if (endpoint === 'revoke-token')
-            return parsed;
-        if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, text.trim()
-                ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
-                : `HTTP ${status} with an empty body`, status);
-        }
-        return parsed;
-    }
-    const errorObject = typeof parsed === 'object' && parsed !== null ? parsed : {};
-    const code = typeof errorObject.code === 'string' ? (0,printable/* cleanText */.X5)(errorObject.code, 40) : undefined;
-    const message = typeof errorObject.error === 'string' ? (0,printable/* cleanText */.X5)(errorObject.error, 300) : undefined;
-    const retryAfter = readRetryAfter(errorObject.retry_after) ??
-        readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
-    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
-    }
-    catch {
-        return undefined;
-    }
-}
-function readRetryAfter(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d+$/.test(value.trim())
-            ? Number(value)
-            : NaN;
-    return Number.isFinite(number) && number >= 0 ? Math.ceil(number) : undefined;
-}
-function readRetryAfterHeader(value, nowMs) {
-    if (value === undefined || !/^[A-Za-z]{3}/.test(value.trim()))
-        return readRetryAfter(value);
-    const at = Date.parse(value);
-    return Number.isFinite(at) ? Math.max(0, Math.ceil((at - nowMs) / 1000)) : undefined;
-}
-function firstValue(value) {
-    return Array.isArray(value) ? value[0] : value;
-}
-function shortBody(text) {
-    const trimmed = text.trim();
-    if (!trimmed)
-        return ' (empty body)';
-    return trimmed.length <= 120
-        ? ` (body: ${(0,printable/* cleanText */.X5)(trimmed, 120)})`
-        : ` (${Buffer.byteLength(text)} bytes, not shown)`;
-}
-
-;// CONCATENATED MODULE: ./core/version.ts
-const ACTION_NAME = 'provision-tunnel-credentials';
-const ACTION_VERSION = '1.0.0';
-
-;// CONCATENATED MODULE: ./core/service/client.ts
-
-
-
-
-
-
-
-
-
-const MAX_BODY_BYTES = 1024 * 1024;
-class CredentialService {
-    options;
-    constructor(options) {
-        this.options = options;
-    }
-    provisionCredential(request) {
-        const body = { project: request.project };
-        if (request.environment)
-            body.environment = request.environment;
-        if (request.ttlMinutes !== undefined)
-            body.ttl_minutes = request.ttlMinutes;
-        return this.call('credential-provision', body, { 'X-API-Key': request.apiKey });
-    }
-    createFreeCredential() {
-        return this.call('create-ephemeral-token', undefined, {});
-    }
-    revokeCredential(apiKey, tunnelUser) {
-        return this.revoke('revoke-token', { tunnel_user: tunnelUser }, apiKey);
-    }
-    uploadKey(request) {
-        const body = {
-            public_key_ssh: request.publicKeyLine,
-            name: request.name,
-            expires_in_days: request.expiresInDays
-        };
-        if (request.clientId)
-            body.client_id = request.clientId;
-        return this.call('keys-upload', body, { 'X-API-Key': request.apiKey }, request.onRetry);
-    }
-    listKeys(apiKey) {
-        return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
-    }
-    revokeKey(apiKey, keyId) {
-        return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
-    }
-    async revoke(endpoint, body, apiKey) {
-        try {
-            await this.call(endpoint, body, { 'X-API-Key': apiKey });
-            return 'revoked';
-        }
-        catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
-                return 'already-gone';
-            throw error;
-        }
-    }
-    call(endpoint, body, headers, onRetry, method = 'POST') {
-        const url = `${this.options.baseUrl}/${endpoint}`;
-        const payload = body === undefined ? '' : JSON.stringify(body);
-        const allHeaders = {
-            ...headers,
-            Accept: 'application/json',
-            ...(body !== undefined && { 'Content-Type': 'application/json' })
-        };
-        return withRetries(() => this.attempt(endpoint, method, url, payload, allHeaders), classifyFailure, {
-            maxAttempts: this.options.maxAttempts,
-            sleep: this.options.sleep,
-            random: this.options.random,
-            onRetry: info => {
-                onRetry?.();
-                this.options.onRetry?.(info);
-            }
-        });
-    }
-    async attempt(endpoint, method, url, payload, headers) {
-        const timeoutMs = this.options.timeoutSeconds * 1000;
-        const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
-            socketTimeout: timeoutMs,
-            allowRedirects: false,
-            allowRetries: false
-        });
-        let timer;
-        const deadline = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
-        });
-        try {
-            const now = this.options.now ?? Date.now;
-            return await Promise.race([
-                exchange(http, endpoint, method, url, payload, headers, now),
-                deadline
-            ]);
-        }
-        finally {
-            clearTimeout(timer);
-            http.dispose();
-        }
-    }
-}
-async function exchange(http, endpoint, method, url, payload, headers, now) {
-    let response;
-    try {
-        response = await http.request(method, url, method === 'GET' ? null : payload, headers);
-    }
-    catch (error) {
-        throw new ServiceError('network', endpoint, networkDetail(error));
-    }
-    let text;
-    try {
-        text = await readLimitedBody(response, endpoint);
-    }
-    catch (error) {
-        if (error instanceof ServiceError)
-            throw error;
-        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
-    }
-    return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
-}
-const unbracketIpv6Host = {
-    prepareRequest(options) {
-        const host = options.host;
-        if (host?.startsWith('[') && host.endsWith(']') && options.agent instanceof external_node_http_.Agent) {
-            options.host = host.slice(1, -1);
-        }
-    },
-    canHandleAuthentication: () => false,
-    handleAuthentication: () => Promise.reject(new Error('not used'))
-};
-function classifyFailure(error) {
-    if (!(error instanceof ServiceError))
-        return { retryable: false };
-    if (error.kind === 'network' || error.kind === 'timeout')
-        return { retryable: true };
-    if (error.kind === 'http' && error.status !== undefined) {
-        const retryable = error.status === 429 || error.status === 408 || error.status >= 500;
-        return { retryable, retryAfterSeconds: retryable ? error.retryAfterSeconds : undefined };
-    }
-    return { retryable: false };
-}
-async function readLimitedBody(response, endpoint) {
-    const declared = Number(response.message.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-        response.message.destroy();
-        throw tooLarge(endpoint);
-    }
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of response.message) {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-            response.message.destroy();
-            throw tooLarge(endpoint);
-        }
-        chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-}
-function tooLarge(endpoint) {
-    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
-}
-function networkDetail(error) {
-    const { code, message } = (typeof error === 'object' && error !== null ? error : {});
-    if (typeof message !== 'string')
-        return 'unknown network error';
-    const shown = (0,printable/* cleanText */.X5)(message, 200);
-    return typeof code === 'string' && !shown.includes(code) ? `${code} (${shown})` : shown;
-}
-
-;// CONCATENATED MODULE: ./core/service/failures.ts
-
-
-
-
-const RATE_LIMITS = {
-    'credential-provision': 'credential-provision allows 60 requests per hour per API key',
-    'create-ephemeral-token': 'create-ephemeral-token allows 10 requests per hour per IP address',
-    'revoke-token': 'revoke-token is rate limited by the service',
-    'keys-upload': 'keys-upload allows 20 uploads per hour per user',
-    'user-keys-list': 'user-keys-list is rate limited by the service',
-    'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
-};
-const INVALID_REQUEST_HINTS = {
-    'credential-provision': label => `Check ${label('project')}, ${label('environment')} and ${label('ttl-minutes')}.`,
-    'create-ephemeral-token': label => `Check ${label('base-url')}.`,
-    'revoke-token': label => `Check ${label('base-url')}.`,
-    'keys-upload': label => `Check ${label('client-id')}; if it is right, the service may not accept ed25519 keys.`,
-    'user-keys-list': label => `Check ${label('base-url')}.`,
-    'revoke-ssh-key': label => `Check ${label('base-url')}.`
-};
-const FORBIDDEN_HINTS = {
-    'credential-provision': 'Provisioning needs a key with the cicd:provision scope, on an account with the Developer plan or above.',
-    'create-ephemeral-token': 'Check the base URL of the credential service.',
-    'revoke-token': 'Use a key of the account that owns the token.',
-    'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
-    'user-keys-list': 'Use the API key that uploaded the key.',
-    'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
-};
-function explainFailure(error, context) {
-    if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
-        return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
-            `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
-            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
-    }
-    if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
-        const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
-        return `${explainServiceError(error.cause, context)} Gave up after ${attempts} (${labelOf(context)('max-attempts')}).`;
-    }
-    if (error instanceof ServiceError)
-        return explainServiceError(error, context);
-    return `Unexpected error: ${(0,describe_error/* describeUnexpected */.V)(error)}. Please report it with the step's log.`;
-}
-function retryTime(nowMs, retryAfterSeconds) {
-    const at = new Date(nowMs + retryAfterSeconds * 1000);
-    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
-}
-function explainServiceError(error, context) {
-    const label = labelOf(context);
-    const said = error.serviceMessage
-        ? ` The service said: ${error.serviceMessage}${/[.!?]$/.test(error.serviceMessage) ? '' : '.'}`
-        : '';
-    switch (error.kind) {
-        case 'network':
-            return `Could not reach the credential service at ${context.baseUrl} (${error.endpoint}): ${error.message}. Check ${label('base-url')}, the runner's network, and the https_proxy / no_proxy settings.`;
-        case 'timeout':
-            return `The credential service at ${context.baseUrl} did not answer ${error.endpoint} in time: ${error.message} (${label('timeout-seconds')}).`;
-        case 'bad-response':
-            return `The credential service at ${context.baseUrl} sent an unusable answer to ${error.endpoint}: ${error.message}. Check that ${label('base-url')} points at the credential service (its path usually ends in /functions/v1).`;
-        case 'http':
-            break;
-    }
-    const status = `${error.status}${error.code ? ` ${error.code}` : ''}`;
-    switch (error.status) {
-        case 400:
-            return `The credential service rejected the request as invalid (${status}).${said} ${INVALID_REQUEST_HINTS[error.endpoint](label)}`;
-        case 401:
-            return `The API key was rejected (${status}).${said} Check that the API key given is a current one: it exists, is not revoked and has not expired.`;
-        case 403:
-            return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
-        case 404:
-            return error.endpoint === 'credential-provision'
-                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
-                    `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
-                : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
-        case 429:
-            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
-    }
-    if (error.status !== undefined && error.status >= 500) {
-        return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
-    }
-    return `The credential service answered ${error.endpoint} with an unexpected status (${status}).${said} Check ${label('base-url')}.`;
-}
-function labelOf(context) {
-    return context.label ?? (name => name);
-}
-
-;// CONCATENATED MODULE: ./core/kinds/key-name.ts
-const MAX_KEY_NAME_LENGTH = 100;
-function keyNameFor(run) {
-    const repository = (run.repository || 'local').replace(/[^A-Za-z0-9._-]/g, '-');
-    const runId = safePart(run.runId, '0');
-    const runAttempt = safePart(run.runAttempt, '1');
-    return `ci-${repository}-${runId}-${runAttempt}`.slice(0, MAX_KEY_NAME_LENGTH);
-}
-function safePart(value, fallback) {
-    const trimmed = (value ?? '').trim();
-    return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
-}
-
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(760);
-// EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
-;// CONCATENATED MODULE: ./core/kinds/key-file.ts
-
-
-
-const KEY_FILE_NAME = 'id_ed25519';
-const FOLDER_PREFIX = 'tunnel-key-';
-function createKeyFolder(tempRoot) {
-    const path = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(tempRoot, FOLDER_PREFIX));
-    return { path, id: (0,owned_dir/* directoryId */.Vy)(path) };
-}
-function isKeyFolder(folder, tempRoot) {
-    return (0,owned_dir/* isMadeUnder */.Gx)(folder, tempRoot, FOLDER_PREFIX);
-}
-function writeKeyFile(folder, privateKeyFile) {
-    const path = (0,external_node_path_.join)(folder, KEY_FILE_NAME);
-    (0,external_node_fs_.writeFileSync)(path, privateKeyFile, { mode: 0o600, flag: 'wx' });
-    return path;
-}
-function removeKeyFolder(folder) {
-    const check = (0,owned_dir/* checkOwnDirectory */.Ih)(folder.path, folder.id);
-    if (!check.ours)
-        return check.missing ? undefined : check.reason;
-    const file = (0,external_node_path_.join)(folder.path, KEY_FILE_NAME);
-    if (isFileOrLink(file))
-        (0,external_node_fs_.rmSync)(file, { force: true });
-    try {
-        (0,external_node_fs_.rmdirSync)(folder.path);
-    }
-    catch (error) {
-        if (error.code !== 'ENOENT')
-            throw error;
-    }
-    return undefined;
-}
-function isFileOrLink(path) {
-    try {
-        const stats = (0,external_node_fs_.lstatSync)(path);
-        return stats.isFile() || stats.isSymbolicLink();
-    }
-    catch {
-        return false;
-    }
-}
-
-;// CONCATENATED MODULE: ./core/kinds/ssh-key-obtained.ts
-function sshKeyObtained(settings, name, keyId, fingerprint, keyFile, uploaded) {
-    const { expiresAt } = uploaded;
-    return {
-        env: {
-            TUNNEL_KEY_FILE: keyFile,
-            TUNNEL_USER: settings.clientId,
-            TUNNEL_HOST: settings.tunnelHost,
-            TUNNEL_PORT: String(settings.tunnelPort)
-        },
-        outputs: {
-            'key-id': keyId,
-            'key-fingerprint': fingerprint,
-            'key-file': keyFile,
-            'expires-at': expiresAt ?? '',
-            'tunnel-user': settings.clientId,
-            'tunnel-host': settings.tunnelHost,
-            'tunnel-port': String(settings.tunnelPort),
-            credential: 'ssh-key'
-        },
-        summary: [
-            ['Key name', name],
-            ['Key fingerprint', fingerprint],
-            ['Tunnel user', settings.clientId],
-            ['Tunnel host', settings.tunnelHost],
-            ['Tunnel port', String(settings.tunnelPort)],
-            ['Expires at', expiresAt ?? 'not given'],
-            ['Credential', 'ssh-key (revoked when the job ends)']
-        ],
-        announcement: `Uploaded SSH key ${fingerprint} (id ${keyId}) for tunnel user ${settings.clientId} ` +
-            `at ${settings.tunnelHost}:${settings.tunnelPort}${expiresAt ? `, valid until ${expiresAt}` : ''}. ` +
-            `Its private key is in ${keyFile}, readable by this user only.`,
-        login: {
-            kind: 'ssh-key',
-            user: settings.clientId,
-            host: settings.tunnelHost,
-            port: settings.tunnelPort,
-            secret: { type: 'key-file', path: keyFile },
-            userFrom: settings.knownUser.from,
-            ...(expiresAt && { expiresAt })
-        }
-    };
-}
-
-;// CONCATENATED MODULE: ./core/kinds/ssh-key-saved.ts
-
-
-function readSavedSshKey(saved) {
-    const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
-    const identifier = (field) => (0,validators/* isCleanIdentifier */.VS)(saved[field]) ? saved[field] : undefined;
-    const keyId = identifier('keyId');
-    const fingerprint = identifier('fingerprint');
-    const keyName = identifier('keyName');
-    const keyFolder = text('keyFolder');
-    const keyFolderId = text('keyFolderId');
-    if (!fingerprint)
-        return undefined;
-    return {
-        kind: 'ssh-key',
-        fingerprint,
-        ...(keyId && { keyId }),
-        ...(keyName && { keyName }),
-        ...(saved.mayHaveCopies === true && { mayHaveCopies: true }),
-        ...(keyFolder && { keyFolder }),
-        ...(keyFolderId && { keyFolderId }),
-        ...readSavedIssued(saved)
-    };
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(598);
-// EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(196);
-;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
-
-
-const KEY_TYPE = 'ssh-ed25519';
-const AUTH_MAGIC = 'openssh-key-v1\0';
-const NONE_CIPHER_BLOCK_SIZE = 8;
-const PEM_LINE_LENGTH = 70;
-const UNSAFE_COMMENT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-function generateSshKeyPair(comment) {
-    const { privateKey } = (0,external_node_crypto_.generateKeyPairSync)('ed25519');
-    const jwk = privateKey.export({ format: 'jwk' });
-    return encodeSshKeyPair({
-        seed: Buffer.from(jwk.d, 'base64url'),
-        publicKey: Buffer.from(jwk.x, 'base64url'),
-        comment,
-        checkInt: (0,external_node_crypto_.randomBytes)(4).readUInt32BE(0)
-    });
-}
-function ed25519PublicKeyOf(seed) {
-    const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
-    const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
-    const jwk = createPublicKey(privateKey).export({
-        format: 'jwk'
-    });
-    return Buffer.from(jwk.x, 'base64url');
-}
-function encodeSshKeyPair(material) {
-    const { seed, publicKey, comment, checkInt } = material;
-    if (seed.length !== 32 || publicKey.length !== 32) {
-        throw new Error('an ed25519 seed and public key are 32 bytes each');
-    }
-    if (UNSAFE_COMMENT.test(comment)) {
-        throw new Error('an SSH key comment must not hold line breaks or control characters');
-    }
-    const blob = publicKeyBlob(publicKey);
-    return {
-        publicKeyLine: `${KEY_TYPE} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
-        privateKeyFile: privateKeyFile(blob, seed, publicKey, comment, checkInt),
-        fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob)
-    };
-}
-function publicKeyBlob(publicKey) {
-    return Buffer.concat([sshString(KEY_TYPE), sshString(publicKey)]);
-}
-function privateKeyFile(blob, seed, publicKey, comment, checkInt) {
-    const check = Buffer.alloc(4);
-    check.writeUInt32BE(checkInt >>> 0);
-    const unpadded = Buffer.concat([
-        check,
-        check,
-        sshString(KEY_TYPE),
-        sshString(publicKey),
-        sshString(Buffer.concat([seed, publicKey])),
-        sshString(comment)
-    ]);
-    const padLength = (NONE_CIPHER_BLOCK_SIZE - (unpadded.length % NONE_CIPHER_BLOCK_SIZE)) % NONE_CIPHER_BLOCK_SIZE;
-    const padding = Buffer.from(Array.from({ length: padLength }, (_, index) => index + 1));
-    const body = Buffer.concat([
-        Buffer.from(AUTH_MAGIC, 'latin1'),
-        sshString('none'),
-        sshString('none'),
-        sshString(''),
-        uint32(1),
-        sshString(blob),
-        sshString(Buffer.concat([unpadded, padding]))
-    ]);
-    const base64 = body.toString('base64');
-    const lines = [];
-    for (let start = 0; start < base64.length; start += PEM_LINE_LENGTH) {
-        lines.push(base64.slice(start, start + PEM_LINE_LENGTH));
-    }
-    return [
-        '-----BEGIN OPENSSH PRIVATE KEY-----',
-        ...lines,
-        '-----END OPENSSH PRIVATE KEY-----',
-        ''
-    ].join('\n');
-}
-function sshString(value) {
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-    return Buffer.concat([uint32(bytes.length), bytes]);
-}
-function uint32(value) {
-    const bytes = Buffer.alloc(4);
-    bytes.writeUInt32BE(value);
-    return bytes;
-}
-
-;// CONCATENATED MODULE: ./core/kinds/uploaded-key.ts
-
-
-const SAFE_ID = /^[A-Za-z0-9._:-]{1,200}$/;
-const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{1,100}={0,2}$/;
-function readKeyId(raw) {
-    if (typeof raw !== 'object' || raw === null)
-        return undefined;
-    const keyId = raw.key_id;
-    return typeof keyId === 'string' && SAFE_ID.test(keyId) ? keyId : undefined;
-}
-function parseUploadedKey(raw) {
-    const keyId = readKeyId(raw);
-    if (keyId === undefined)
-        throw invalidUpload('key_id is missing or not a plain identifier');
-    const answer = raw;
-    const fingerprint = answer.public_key_fingerprint;
-    if (typeof fingerprint !== 'string' || !FINGERPRINT.test(fingerprint)) {
-        throw invalidUpload('public_key_fingerprint is missing or not of the form SHA256:<base64>');
-    }
-    const expiresAt = answer.expires_at;
-    if (expiresAt !== undefined && expiresAt !== null) {
-        if (!(0,iso_time/* isIsoTime */.d)(expiresAt)) {
-            throw invalidUpload('expires_at is not an ISO 8601 time');
-        }
-    }
-    return { keyId, fingerprint, ...(typeof expiresAt === 'string' && { expiresAt }) };
-}
-function sameFingerprint(fromService, computed) {
-    return fromService.replace(/=+$/, '') === computed.replace(/=+$/, '');
-}
-function invalidUpload(what) {
-    return new errors/* ExplainedError */.h(`The credential service sent a key upload answer that failed validation: ${what}. Nothing was exported. ` +
-        'Check that base-url points at the credential service; if it does, report this to the service operator.');
-}
-
-;// CONCATENATED MODULE: ./core/kinds/key-records.ts
-
-
-const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
-async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
-    const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
-    const revoked = [];
-    let failure;
-    for (const id of records) {
-        if (id === keep)
-            continue;
-        try {
-            await client.revokeKey(apiKey, id);
-            revoked.push(id);
-        }
-        catch (error) {
-            failure ??= error;
-        }
-    }
-    if (failure !== undefined)
-        throw failure;
-    return revoked;
-}
-function liveRecordsOf(raw, fingerprint) {
-    const keys = typeof raw === 'object' && raw !== null ? raw.keys : undefined;
-    if (!Array.isArray(keys))
-        throw unusableList('it holds no keys list');
-    const ids = [];
-    for (const entry of keys) {
-        if (typeof entry !== 'object' || entry === null)
-            continue;
-        const record = entry;
-        if (typeof record.fingerprint !== 'string' || !sameFingerprint(record.fingerprint, fingerprint))
-            continue;
-        if (typeof record.status === 'string' && DEAD_STATUSES.has(record.status))
-            continue;
-        const id = readKeyId({ key_id: record.id });
-        if (id === undefined)
-            throw unusableList('a record of this key has no usable id');
-        ids.push(id);
-    }
-    return ids;
-}
-function unusableList(why) {
-    return new errors/* ExplainedError */.h(`the service's user-keys-list answer is unusable: ${why}`);
-}
-function revokeByHand(fingerprint, name) {
-    return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
-        'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
-        'with its id) using the same api-key');
-}
-
-;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
-
-
-
-
-
-const KEY_LIFETIME_DAYS = 1;
-async function uploadKeySettled(client, settings, pair, name, context) {
-    let retried = false;
-    let raw;
-    const settle = (keep) => settleRecords(client, settings.apiKey, pair.fingerprint, name, keep, context);
-    try {
-        raw = await client.uploadKey({
-            apiKey: settings.apiKey,
-            publicKeyLine: pair.publicKeyLine,
-            name,
-            expiresInDays: KEY_LIFETIME_DAYS,
-            clientId: settings.clientId,
-            onRetry: () => (retried = true)
-        });
-    }
-    catch (error) {
-        if ((!retried && refusedOutright(error)) || (await settle()))
-            clearSavedQuietly(context);
-        throw error;
-    }
-    const keyId = readKeyId(raw);
-    if (keyId === undefined) {
-        const settled = await settle();
-        if (settled)
-            clearSavedQuietly(context);
-        throw invalidUpload('key_id is missing or not a plain identifier, so the key cannot be revoked by its id; ' +
-            (settled
-                ? 'every record of the key the service lists was revoked instead'
-                : revokeByHand(pair.fingerprint, name)));
-    }
-    return { raw, keyId, mayHaveCopies: retried && !(await settle(keyId)) };
-}
-function refusedOutright(error) {
-    const cause = error instanceof AttemptsExhausted || error instanceof RetryAfterTooLong ? error.cause : error;
-    return (cause instanceof ServiceError &&
-        cause.kind === 'http' &&
-        cause.status !== undefined &&
-        cause.status >= 400 &&
-        cause.status < 500 &&
-        cause.status !== 408);
-}
-async function settleRecords(client, apiKey, fingerprint, name, keep, { log, explain }) {
-    try {
-        const revoked = await revokeKeyRecords(client, apiKey, fingerprint, keep);
-        if (revoked.length > 0) {
-            log.info(`Revoked ${revoked.length} ${keep ? 'other ' : ''}record${revoked.length === 1 ? '' : 's'} ` +
-                `of the key ${fingerprint} that an upload whose answer was lost had stored (${revoked.join(', ')}).`);
-        }
-        return true;
-    }
-    catch (error) {
-        log.warning(`Could not look up or revoke the records of the uploaded key (${error instanceof errors/* ExplainedError */.h ? error.message : explain(error)}). ` +
-            `Until revoking when the job ends has looked again, ${revokeByHand(fingerprint, name)}.`);
-        return false;
-    }
-}
-function clearSavedQuietly({ clearSaved }) {
-    try {
-        clearSaved();
-    }
-    catch {
-    }
-}
-
-;// CONCATENATED MODULE: ./core/kinds/ssh-key.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-const SSH_KEY_LOGIN = {
-    kind: 'ssh-key',
-    userOption: 'client-id',
-    whatTheUserIs: 'the tunnel user (client id) the uploaded key logs in as',
-    userChangeable: true,
-    whyTheHost: "the key upload answer names no tunnel server, so set it to the tunnel server's hostname."
-};
-function refuseTtlMinutes(options) {
-    const raw = options.read('ttl-minutes');
-    if (!raw.trim())
-        return;
-    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'ttl-minutes')} is ${(0,quote/* quote */.h)(raw)}, but credential "ssh-key" cannot use it: the service sets an uploaded key's lifetime in whole days, so the key is uploaded for ${KEY_LIFETIME_DAYS} day and revoked when the job ends. Remove ${options.label('ttl-minutes')}, or use credential "cicd" for a lifetime in minutes.`);
-}
-const sshKeyKind = {
-    readSettings(options, common) {
-        refuseTtlMinutes(options);
-        const apiKey = readApiKey(options, 'ssh-key');
-        const login = readSelfNamedLogin(options, SSH_KEY_LOGIN);
-        const baseUrl = readBaseUrl(options);
-        return { ...common, kind: 'ssh-key', apiKey, clientId: login.knownUser.name, baseUrl, ...login };
-    },
-    sendsRequests: true,
-    revocation: 'revoke',
-    async obtain(settings, context) {
-        const { service, log, save, publish, tempRoot, run } = context;
-        const name = keyNameFor(run);
-        const pair = generateSshKeyPair(name);
-        log.info(`Uploading a new ed25519 SSH key "${name}" (${pair.fingerprint}) for tunnel user ` +
-            `${settings.clientId} to ${settings.baseUrl}`);
-        const client = service();
-        const pending = {
-            kind: 'ssh-key',
-            fingerprint: pair.fingerprint,
-            keyName: name,
-            baseUrl: settings.baseUrl,
-            rejected: true
-        };
-        save(pending);
-        const { raw, keyId, mayHaveCopies } = await uploadKeySettled(client, settings, pair, name, context);
-        const { rejected: _pending, ...uploaded } = pending;
-        const issued = { ...uploaded, keyId, ...(mayHaveCopies && { mayHaveCopies }) };
-        let keyFolder;
-        try {
-            save({ ...issued, rejected: true });
-            const uploaded = parseUploadedKey(raw);
-            if (!sameFingerprint(uploaded.fingerprint, pair.fingerprint)) {
-                throw new errors/* ExplainedError */.h(`The credential service answered keys-upload with the fingerprint ${uploaded.fingerprint}, ` +
-                    `but the key this step made and sent has ${pair.fingerprint}: the service did not store ` +
-                    'the key that was sent. Nothing was exported. Check that base-url points at the ' +
-                    'credential service; if it does, report this to the service operator.');
-            }
-            const accepted = {
-                ...issued,
-                ...(uploaded.expiresAt && { expiresAt: uploaded.expiresAt })
-            };
-            save(accepted);
-            keyFolder = createKeyFolder(tempRoot);
-            save({ ...accepted, keyFolder: keyFolder.path, keyFolderId: keyFolder.id });
-            const keyFile = writeKeyFile(keyFolder.path, pair.privateKeyFile);
-            const obtained = sshKeyObtained(settings, name, keyId, pair.fingerprint, keyFile, uploaded);
-            await publish(obtained);
-            return obtained;
-        }
-        catch (error) {
-            if (keyFolder)
-                deleteKeyFolder(keyFolder, context, log);
-            await revokeUnused(`the uploaded SSH key ${pair.fingerprint} (id ${keyId})`, async () => {
-                await client.revokeKey(settings.apiKey, keyId);
-                if (mayHaveCopies)
-                    await revokeKeyRecords(client, settings.apiKey, pair.fingerprint);
-            }, context);
-            throw error;
-        }
-    },
-    readSaved: readSavedSshKey,
-    async revoke(saved, context) {
-        const { settings, service, log } = context;
-        try {
-            if (!shouldRevoke(settings, saved)) {
-                if (saved.mayHaveCopies && settings.apiKey) {
-                    await revokeOtherRecords(service(), saved, { settings, log }, saved.keyId);
-                }
-                log.info(`Not revoking ${describeKey(saved)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
-                return 'kept';
-            }
-            requireRevokeApiKey(settings);
-            const client = service();
-            const outcome = saved.keyId ? await client.revokeKey(settings.apiKey, saved.keyId) : undefined;
-            if (saved.keyId === undefined || saved.mayHaveCopies) {
-                await revokeOtherRecords(client, saved, { settings, log });
-            }
-            if (outcome !== undefined) {
-                log.info(outcome === 'revoked'
-                    ? `Revoked ${describeKey(saved)}.`
-                    : `${(0,option_values/* capitalised */.Iu)(describeKey(saved))} was already revoked or deleted (404); nothing left to do.`);
-            }
-            else {
-                log.info(`No record of ${describeKey(saved)} is left active.`);
-            }
-            return 'revoked';
-        }
-        finally {
-            if (saved.keyFolder) {
-                deleteKeyFolder({ path: saved.keyFolder, id: saved.keyFolderId }, context, log);
-            }
-        }
-    },
-    describe: describeKey
-};
-function describeKey(saved) {
-    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
-    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
-}
-async function revokeOtherRecords(client, saved, { settings, log }, keep) {
-    try {
-        const revoked = await revokeKeyRecords(client, settings.apiKey, saved.fingerprint, keep);
-        if (revoked.length > 0) {
-            log.info(`Revoked ${revoked.length} record${revoked.length === 1 ? '' : 's'} of ${describeKey(saved)} ` +
-                `found by its fingerprint (${revoked.join(', ')}).`);
-        }
-    }
-    catch (error) {
-        const why = error instanceof errors/* ExplainedError */.h
-            ? error.message
-            : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
-        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
-        throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
-    }
-}
-function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
-    const path = (0,printable/* printable */.g$)(folder.path, 200);
-    if (!isKeyFolder(folder.path, tempRoot)) {
-        log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`);
-        return;
-    }
-    try {
-        const refused = removeKeyFolder(folder);
-        if (refused !== undefined) {
-            log.warning(`Not deleting anything in the key folder ${path}: ${refused}. Something other than this tool changed it; check what it points to.`);
-            return;
-        }
-        log.info(`Deleted the private key file and its folder ${path}.`);
-    }
-    catch (error) {
-        log.warning(`Could not delete the private key folder ${path}: ${(0,describe_error/* describeUnexpected */.V)(error)}. ` +
-            'On a self-hosted runner, delete it by hand.');
-    }
-}
-
-;// CONCATENATED MODULE: ./core/kinds/registry.ts
-
-
-
-
-
-const credentialKinds = {
-    cicd: cicdKind,
-    free: freeKind,
-    'ssh-key': sshKeyKind,
-    existing: existingKind
-};
-
-function credentialKind(kind) {
-    return credentialKinds[kind];
-}
-function obtainCredential(settings, context) {
-    return credentialKind(settings.kind).obtain(settings, context);
-}
-function revokeSavedCredential(saved, context) {
-    return credentialKind(saved.kind).revoke(saved, context);
-}
-function describeCredential(saved) {
-    return credentialKind(saved.kind).describe(saved);
-}
-function readSavedCredential(kind, value) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return undefined;
-    return credentialKind(kind).readSaved(value);
-}
-
-;// CONCATENATED MODULE: ./core/saved-credential.ts
-
-const CREDENTIAL = 'credential';
-function saveCredential(state, saved) {
-    state.save(CREDENTIAL, JSON.stringify(saved));
-}
-function clearCredential(state) {
-    state.save(CREDENTIAL, '');
-}
-function hasSavedCredential(state) {
-    return state.load(CREDENTIAL) !== '';
-}
-function loadCredential(state, kind) {
-    const raw = state.load(CREDENTIAL);
-    if (!raw)
-        return undefined;
-    try {
-        return readSavedCredential(kind, JSON.parse(raw));
-    }
-    catch {
-        return undefined;
-    }
-}
-function recordedKind(state) {
-    try {
-        const { kind } = JSON.parse(state.load(CREDENTIAL));
-        return KIND_NAMES.includes(kind) ? kind : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./core/service/factory.ts
-
-function createService(baseUrl, http, clock, log) {
-    return new CredentialService({
-        baseUrl,
-        maxAttempts: http.maxAttempts,
-        timeoutSeconds: http.timeoutSeconds,
-        sleep: clock.sleep,
-        random: clock.random,
-        now: clock.now,
-        onRetry: ({ attempt, maxAttempts, delayMs, error }) => log.info(`Attempt ${attempt} of ${maxAttempts} failed (${error instanceof Error ? error.message : 'unknown error'}); ` +
-            `retrying in ${(delayMs / 1000).toFixed(1)} s.`)
-    });
-}
-
-;// CONCATENATED MODULE: ./core/assembly/choice.ts
-
-
-
-
-function readKindChoice(options) {
-    const raw = options.read('credential');
-    const value = raw.trim().toLowerCase() || 'cicd';
-    const apiKey = options.read('api-key').trim();
-    if (value === 'auto')
-        return { kind: apiKey ? 'cicd' : 'free', auto: true };
-    if (KIND_NAMES.includes(value))
-        return { kind: value, auto: false };
-    const choices = [...KIND_NAMES.slice(0, 2), 'auto', ...KIND_NAMES.slice(2)];
-    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'credential')} is ${(0,quote/* quote */.h)(raw)}: expected one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`);
-}
-
-;// CONCATENATED MODULE: ./core/settings/input-text.ts
-
-
-
-
-const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
-const SECRET_INPUTS = new Set(option_facts/* SECRET_OPTION_NAMES */.w$);
-const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
-const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function checkedOptions(options) {
-    return {
-        read: name => {
-            const value = options.read(name);
-            checkOptionText(options, name, value);
-            return value;
-        },
-        label: name => options.label(name)
-    };
-}
-function checkOptionText(options, name, value) {
-    if (PRINTABLE_ASCII.test(value))
-        return;
-    if (!MULTI_LINE_INPUTS.has(name)) {
-        const at = value.search(FORBIDDEN);
-        if (at !== -1)
-            throw badText((0,option_values/* optionNamed */.b7)(options, name), SECRET_INPUTS.has(name), value, at);
-        return;
-    }
-    const lines = value.split(/\r?\n/);
-    for (const [index, line] of lines.entries()) {
-        const at = line.search(FORBIDDEN_IN_LIST_LINE);
-        if (at !== -1)
-            throw badText((0,option_values/* optionNamed */.b7)(options, name), false, line, at, index + 1);
-    }
-}
-function badText(label, secret, text, at, line) {
-    const kind = describeCharacter(text, at);
-    if (secret) {
-        return new errors/* ExplainedError */.h(`${label} holds ${kind}: check that the secret holds the value alone, on one line, with nothing pasted around it.`);
-    }
-    const what = line === undefined ? `${label} is` : `${label}, line ${line}, is`;
-    const advice = line === undefined
-        ? 'Set it to a single line of plain text.'
-        : 'Write each entry as plain text on a line of its own.';
-    return new errors/* ExplainedError */.h(`${what} ${(0,quote/* quote */.h)(text)}: it holds ${kind} at character ${at + 1}. ${advice}`);
-}
-function describeCharacter(text, at) {
-    const code = text.charCodeAt(at);
-    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-    if (code === 0x0a || code === 0x0d || code === 0x85 || code === 0x2028 || code === 0x2029) {
-        return `a line break (${hex})`;
-    }
-    if (code >= 0xd800 && code <= 0xdfff)
-        return `an unpaired UTF-16 surrogate (${hex})`;
-    if (code <= 0x9f)
-        return `a control character (${hex})`;
-    return `a bidirectional text control (${hex})`;
-}
-
-;// CONCATENATED MODULE: ./core/assembly/read-main.ts
-
-
-
-
-function readMainSettings(source) {
-    const options = checkedOptions(source);
-    const { kind, auto } = readKindChoice(options);
-    return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
-}
-
-;// CONCATENATED MODULE: ./core/step-writes.ts
-
-function environmentFor(obtained, prefix) {
-    return Object.fromEntries(Object.entries(obtained.env).map(([name, value]) => [`${prefix}_${name}`, value]));
-}
-function writesFor(obtained, settings) {
-    return {
-        variables: settings.exportEnv ? environmentFor(obtained, settings.envPrefix) : {},
-        outputs: { ...obtained.outputs },
-        summary: [
-            {
-                heading: 'Tunnel credentials',
-                columns: ['Field', 'Value'],
-                rows: obtained.summary.filter(([, value]) => value)
-            }
-        ]
-    };
-}
-const SUMMARY_VALUE_MAX = 500;
-function withPrintableSummary(writes) {
-    return {
-        ...writes,
-        summary: writes.summary.map(table => ({
-            ...table,
-            rows: table.rows.map(([field, value]) => [
-                (0,printable/* printable */.g$)(field, 100),
-                (0,printable/* printable */.g$)(value, SUMMARY_VALUE_MAX)
-            ])
-        }))
-    };
-}
-
-// EXTERNAL MODULE: ./core/tunnel/urls.ts
-var urls = __nccwpck_require__(95);
-;// CONCATENATED MODULE: ./core/provision.ts
-
-
-
-
-
-
-
-
-
-
-
-async function provision(host) {
-    const { options, log, clock, state } = host;
-    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
-    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
-    let project;
-    try {
-        const settings = readMainSettings(options);
-        if ('baseUrl' in settings)
-            baseUrl = settings.baseUrl;
-        if ('project' in settings)
-            project = settings.project;
-        (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
-        const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 934).then(__nccwpck_require__.bind(__nccwpck_require__, 934))).prepareTunnel(settings.tunnel, host)
-            : undefined;
-        try {
-            await obtainCredential(settings, {
-                service: () => {
-                    if (!('baseUrl' in settings))
-                        throw new Error(`credential ${settings.kind} sends no request`);
-                    return createService(settings.baseUrl, settings.http, clock, log);
-                },
-                log,
-                mask: secrets => host.mask(secrets),
-                save: saved => saveCredential(state, saved),
-                clearSaved: () => clearCredential(state),
-                publish: async (obtained) => {
-                    const writes = writesFor(obtained, settings);
-                    const exported = Object.keys(writes.variables);
-                    if (tunnel)
-                        await tunnel.open(obtained.login, settings, writes);
-                    try {
-                        host.handOver(withPrintableSummary(writes));
-                    }
-                    catch (error) {
-                        await tunnel?.close();
-                        throw new errors/* ExplainedError */.h(`Could not hand the credential to later steps: ${(0,describe_error/* describeUnexpected */.V)(error)}. Nothing was handed out, and the credential is revoked rather than left unused.`);
-                    }
-                    log.info(`${obtained.announcement}${exported.length > 0 ? ` Exported ${listExported(exported, settings.envPrefix)}.` : ''}`);
-                },
-                explain: error => explainFailure(error, {
-                    baseUrl,
-                    project,
-                    nowMs: clock.now(),
-                    label: name => options.label(name)
-                }),
-                tempRoot: host.tempRoot,
-                tempRootName: host.tempRootName,
-                run: host.run
-            });
-        }
-        finally {
-            await tunnel?.stopUnused();
-        }
-        return { status: 'provisioned' };
-    }
-    catch (error) {
-        return {
-            status: 'failed',
-            message: error instanceof errors/* ExplainedError */.h
-                ? error.message
-                : explainFailure(error, {
-                    baseUrl,
-                    project,
-                    nowMs: clock.now(),
-                    label: name => options.label(name)
-                })
-        };
-    }
-}
-function listExported(names, prefix) {
-    const [first, ...rest] = names;
-    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
-    if (short.length === 0)
-        return first;
-    return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
-}
-
-;// CONCATENATED MODULE: ./cli/private-file.ts
-
-
-
-function writePrivateFile(path, text) {
-    const temporary = (0,external_node_path_.join)((0,external_node_path_.dirname)(path), `.${(0,external_node_path_.basename)(path)}.${(0,external_node_crypto_.randomBytes)(6).toString('hex')}.tmp`);
-    const fd = (0,external_node_fs_.openSync)(temporary, 'wx', 0o600);
-    try {
-        (0,external_node_fs_.writeSync)(fd, text);
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-    try {
-        (0,external_node_fs_.renameSync)(temporary, path);
-    }
-    catch (error) {
-        (0,external_node_fs_.rmSync)(temporary, { force: true });
-        throw error;
-    }
-}
-function readRegularFile(path, maxBytes) {
-    let stats;
-    try {
-        stats = (0,external_node_fs_.lstatSync)(path);
-    }
-    catch {
-        return undefined;
-    }
-    if (!stats.isFile() || stats.size > maxBytes)
-        return undefined;
-    return (0,external_node_fs_.readFileSync)(path, 'utf8');
-}
-function readFileStart(path, bytes) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_.openSync)(path, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
-    }
-    catch {
-        return undefined;
-    }
-    try {
-        if (!(0,external_node_fs_.fstatSync)(fd).isFile())
-            return undefined;
-        const buffer = Buffer.alloc(bytes);
-        return buffer.subarray(0, (0,external_node_fs_.readSync)(fd, buffer, 0, bytes, 0)).toString('utf8');
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-function pathTaken(path) {
-    try {
-        (0,external_node_fs_.lstatSync)(path);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-function isStringRecord(value) {
-    return (typeof value === 'object' &&
-        value !== null &&
-        !Array.isArray(value) &&
-        Object.values(value).every(item => typeof item === 'string'));
-}
-
-;// CONCATENATED MODULE: ./cli/env-file.ts
-
-
-const ENV_FILE_HEADER = '# Written by tunnel-credentials provision; tunnel-credentials revoke deletes it.';
-function envFileText(variables) {
-    const lines = Object.entries(variables).map(([name, value]) => `${name}=${shellQuoted(value)}`);
-    return `${[ENV_FILE_HEADER, ...lines].join('\n')}\n`;
-}
-function writeEnvFile(path, variables) {
-    writePrivateFile(path, envFileText(variables));
-}
-function shellQuoted(value) {
-    return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-function isOwnEnvFile(path) {
-    const text = readRegularFile(path, 1 << 20);
-    return text !== undefined && text.startsWith(`${ENV_FILE_HEADER}\n`);
-}
-function removeEnvFile(path) {
-    if (!isOwnEnvFile(path))
-        return false;
-    (0,external_node_fs_.rmSync)(path, { force: true });
-    return true;
-}
-
-;// CONCATENATED MODULE: ./cli/state-file.ts
-
-
-const MARKER = 'tunnel-credentials state';
-const MAX_BYTES = 64 * 1024;
-function loadStateFile(path) {
-    const text = readRegularFile(path, MAX_BYTES);
-    if (text === undefined)
-        return pathTaken(path) ? { type: 'foreign' } : { type: 'none' };
-    try {
-        const parsed = JSON.parse(text);
-        if (!isStateFileContent(parsed))
-            return { type: 'foreign' };
-        return { type: 'state', values: { ...parsed.values } };
-    }
-    catch {
-        return { type: 'foreign' };
-    }
-}
-function isStateFileContent(value) {
-    if (typeof value !== 'object' || value === null)
-        return false;
-    const { format, values } = value;
-    return format === MARKER && isStringRecord(values);
-}
-function claimStateFile(path) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_.openSync)(path, 'wx', 0o600);
-    }
-    catch (error) {
-        if (error.code !== 'EEXIST')
-            throw error;
-        const found = readRegularFile(path, MAX_BYTES) === '' ? undefined : loadStateFile(path);
-        return found === undefined || found.type === 'none' ? { type: 'state', values: {} } : found;
-    }
-    try {
-        (0,external_node_fs_.writeSync)(fd, stateText({}));
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-    return undefined;
-}
-function stateText(values) {
-    const content = { format: MARKER, values };
-    return `${JSON.stringify(content, null, 2)}\n`;
-}
-function fileState(path, initial = {}) {
-    const values = new Map(Object.entries(initial));
-    const state = {
-        save: (name, value) => {
-            if (value === '')
-                values.delete(name);
-            else
-                values.set(name, value);
-            if (path === undefined)
-                return;
-            writePrivateFile(path, stateText(Object.fromEntries(values)));
-        },
-        load: name => values.get(name) ?? '',
-        isEmpty: () => values.size === 0,
-        remove: () => {
-            if (path !== undefined && loadStateFile(path).type === 'state')
-                (0,external_node_fs_.rmSync)(path, { force: true });
-        }
-    };
-    return state;
-}
-
-;// CONCATENATED MODULE: ./core/outcome.ts
-function leftUnfinished(outcome) {
-    return outcome.credential.status === 'failed' || outcome.tunnel.status === 'alive';
-}
-
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = require("node:os");
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(421);
-;// CONCATENATED MODULE: ./cli/buildkite-agent.ts
-
-
-
-const AGENT_ENVIRONMENT = [
-    'BUILDKITE_AGENT_JOB_API_SOCKET',
-    'BUILDKITE_AGENT_JOB_API_TOKEN',
-    'BUILDKITE_AGENT_ACCESS_TOKEN',
-    'BUILDKITE_AGENT_ENDPOINT',
-    'BUILDKITE_JOB_ID',
-    'BUILDKITE_NO_HTTP2',
-    'BUILDKITE_AGENT_DEBUG',
-    'BUILDKITE_AGENT_LOG_LEVEL',
-    'BUILDKITE_AGENT_NO_COLOR',
-    'BUILDKITE_AGENT_EXPERIMENT',
-    'HOME',
-    'TMPDIR',
-    'SYSTEMROOT'
-];
-function findBuildkiteAgent(env) {
-    const folder = env.BUILDKITE_BIN_PATH;
-    if (!folder || !(0,external_node_path_.isAbsolute)(folder)) {
-        return { missing: 'BUILDKITE_BIN_PATH, where the agent says it lives, is not an absolute path' };
-    }
-    const path = (0,external_node_path_.join)(folder, process.platform === 'win32' ? 'buildkite-agent.exe' : 'buildkite-agent');
-    try {
-        if (!(0,external_node_fs_.statSync)(path).isFile())
-            throw new Error('not a file');
-        (0,external_node_fs_.accessSync)(path, external_node_fs_.constants.X_OK);
-    }
-    catch {
-        return { missing: 'BUILDKITE_BIN_PATH holds no buildkite-agent program' };
-    }
-    return { path };
-}
-function agentEnvironment(env) {
-    return Object.fromEntries(AGENT_ENVIRONMENT.flatMap(name => (env[name] === undefined ? [] : [[name, env[name]]])));
-}
-function redactWithAgent(agentPath, env, secret) {
-    return ((0,external_node_child_process_.spawnSync)(agentPath, ['redactor', 'add'], {
-        env: agentEnvironment(env),
-        input: secret,
-        stdio: ['pipe', 'ignore', 'ignore'],
-        timeout: 10_000
-    }).status === 0);
-}
-
-;// CONCATENATED MODULE: ./cli/ci-system.ts
-
-
-const DETECTORS = [
-    {
-        name: 'GitHub Actions',
-        flag: 'GITHUB_ACTIONS',
-        detect: env => env.GITHUB_ACTIONS === 'true',
-        confirmations: ['GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_TEMP'],
-        run: env => ({
-            repository: env.GITHUB_REPOSITORY,
-            runId: env.GITHUB_RUN_ID,
-            runAttempt: env.GITHUB_RUN_ATTEMPT
-        }),
-        masking: () => ({
-            describe: '::add-mask::',
-            hide: (secret, stdout) => (stdout(`::add-mask::${secret}`), true)
-        })
-    },
-    {
-        name: 'GitLab CI',
-        flag: 'GITLAB_CI',
-        detect: env => env.GITLAB_CI === 'true',
-        run: env => ({
-            repository: env.CI_PROJECT_PATH,
-            runId: env.CI_PIPELINE_ID,
-            runAttempt: env.CI_JOB_ID
-        })
-    },
-    {
-        name: 'Azure Pipelines',
-        flag: 'TF_BUILD',
-        detect: env => env.TF_BUILD?.toLowerCase() === 'true',
-        confirmations: ['AGENT_ID', 'BUILD_BUILDID', 'SYSTEM_TEAMFOUNDATIONCOLLECTIONURI'],
-        run: env => ({
-            repository: env.BUILD_REPOSITORY_NAME,
-            runId: env.BUILD_BUILDID,
-            runAttempt: env.SYSTEM_JOBATTEMPT
-        }),
-        masking: () => ({
-            describe: '##vso[task.setsecret]',
-            hide: (secret, stdout) => (stdout(`##vso[task.setsecret]${secret}`), true)
-        })
-    },
-    {
-        name: 'Buildkite',
-        flag: 'BUILDKITE',
-        detect: env => env.BUILDKITE === 'true',
-        confirmations: ['BUILDKITE_BUILD_ID', 'BUILDKITE_JOB_ID'],
-        run: env => ({
-            repository: env.BUILDKITE_PIPELINE_SLUG,
-            runId: env.BUILDKITE_BUILD_NUMBER,
-            runAttempt: env.BUILDKITE_RETRY_COUNT
-        }),
-        masking: env => {
-            const agent = findBuildkiteAgent(env);
-            if ('missing' in agent)
-                return agent;
-            return {
-                describe: 'buildkite-agent redactor add',
-                hide: secret => redactWithAgent(agent.path, env, secret)
-            };
-        }
-    },
-    {
-        name: 'Jenkins',
-        flag: 'JENKINS_URL or JENKINS_HOME',
-        detect: env => Boolean(env.JENKINS_URL || env.JENKINS_HOME),
-        run: env => ({ repository: env.JOB_NAME, runId: env.BUILD_NUMBER })
-    },
-    {
-        name: 'CircleCI',
-        flag: 'CIRCLECI',
-        detect: env => env.CIRCLECI === 'true',
-        run: env => ({
-            repository: env.CIRCLE_PROJECT_USERNAME && env.CIRCLE_PROJECT_REPONAME
-                ? `${env.CIRCLE_PROJECT_USERNAME}/${env.CIRCLE_PROJECT_REPONAME}`
-                : undefined,
-            runId: env.CIRCLE_BUILD_NUM
-        })
-    },
-    {
-        name: 'Bitbucket Pipelines',
-        flag: 'BITBUCKET_BUILD_NUMBER',
-        detect: env => Boolean(env.BITBUCKET_BUILD_NUMBER),
-        run: env => ({ repository: env.BITBUCKET_REPO_FULL_NAME, runId: env.BITBUCKET_BUILD_NUMBER })
-    }
-];
-function detectCiSystem(env, now = Date.now) {
-    const signs = DETECTORS.filter(detector => detector.detect(env));
-    const found = signs.find(detector => detector.masking === undefined) ?? signs[0];
-    if (found === undefined)
-        return { name: 'an unknown CI system', run: fallbackRun(now) };
-    const run = found.run(env);
-    const system = {
-        name: found.name,
-        run: run.repository || run.runId ? run : fallbackRun(now)
-    };
-    const others = signs.filter(detector => detector !== found);
-    if (others.length > 0) {
-        const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
-        return { ...system, maskingOff: `${also} is set too, so the signs disagree` };
-    }
-    if (found.masking === undefined)
-        return system;
-    const missing = (found.confirmations ?? []).filter(name => !env[name]);
-    if (missing.length > 0) {
-        return {
-            ...system,
-            maskingOff: `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
-        };
-    }
-    const masking = found.masking(env);
-    return 'missing' in masking ? { ...system, maskingOff: masking.missing } : { ...system, masking };
-}
-function fallbackRun(now) {
-    return { repository: (0,external_node_os_namespaceObject.hostname)(), runId: String(Math.floor(now() / 1000)) };
-}
-
-;// CONCATENATED MODULE: ./cli/masking.ts
-function createMasker(ci, terminal) {
-    const masked = new Set();
-    return secrets => {
-        let hidden = true;
-        for (const secret of secrets) {
-            if (masked.has(secret))
-                continue;
-            masked.add(secret);
-            hidden = (ci.masking?.hide(secret, terminal.stdout) ?? false) && hidden;
-        }
-        return hidden;
-    };
-}
-function maskingLine(ci, hidden) {
-    if (ci.maskingOff !== undefined) {
-        return `Masking: off, since ${ci.maskingOff}. tunnel-credentials assumed ${ci.name}, prints no masking command, and never prints a secret.`;
-    }
-    if (ci.masking === undefined) {
-        return `Masking: ${ci.name} cannot hide values made during a job, so tunnel-credentials never prints a secret.`;
-    }
-    if (hidden === undefined) {
-        return `Masking: ${ci.name} hides every credential through ${ci.masking.describe} as it arrives.`;
-    }
-    return hidden
-        ? `Masking: ${ci.name} hides the API key and every credential through ${ci.masking.describe}.`
-        : `Masking: ${ci.masking.describe} did not work here, so ${ci.name} hides nothing; tunnel-credentials never prints a secret.`;
-}
-
-;// CONCATENATED MODULE: ./cli/cli-settings.ts
-
-
-
-
-
-
-
-
-const DEFAULT_ENV_FILE = (0,option_facts/* optionDefault */.Z8)('variables-file');
-const DEFAULT_STATE_FILE_NAME = (0,option_facts/* optionDefault */.Z8)('state-file');
-const DEFAULT_REQUEST_LOG_NAME = (0,option_facts/* optionDefault */.Z8)('request-log');
-const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60;
-function readCliSettings(raw, { forRevoke = false } = {}) {
-    const options = checkedOptions(raw);
-    const envFile = (0,external_node_path_.resolve)(options.read('variables-file').trim() || DEFAULT_ENV_FILE);
-    const stateFile = (0,external_node_path_.resolve)(options.read('state-file').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_STATE_FILE_NAME));
-    const outputsFile = options.read('outputs-file').trim();
-    const requestLog = (0,external_node_path_.resolve)(options.read('request-log').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_REQUEST_LOG_NAME));
-    const workDir = (0,external_node_path_.resolve)(options.read('work-dir').trim() || (0,external_node_os_namespaceObject.tmpdir)());
-    if (!forRevoke) {
-        requireDirectory(options, 'work-dir', workDir);
-        requireDirectory(options, 'variables-file', (0,external_node_path_.dirname)(envFile));
-        requireDirectory(options, 'state-file', (0,external_node_path_.dirname)(stateFile));
-        if (outputsFile)
-            requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
-        requireDirectory(options, 'request-log', (0,external_node_path_.dirname)(requestLog));
-    }
-    refuseSharedFile(options, forRevoke, [
-        ['variables-file', envFile],
-        ['state-file', stateFile],
-        ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : []),
-        ['request-log', requestLog]
-    ]);
-    const tunnelMaxMinutes = (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES);
-    return {
-        envFile,
-        stateFile,
-        ...(outputsFile && { outputsFile: (0,external_node_path_.resolve)(outputsFile) }),
-        requestLog,
-        workDir,
-        ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
-    };
-}
-function refuseSharedFile(options, forRevoke, files) {
-    for (const [index, [name, path]] of files.entries()) {
-        if (!forRevoke && (0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.statSync)(path).isDirectory()) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,printable/* printablePath */.Vj)((0,external_node_path_.join)(path, exampleFileName(name)))}.`);
-        }
-        const other = files.slice(0, index).find(([, earlier]) => earlier === path);
-        if (other !== undefined) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${(0,printable/* printablePath */.Vj)(path)}. Give each its own file.`);
-        }
-    }
-}
-function requireDirectory(options, name, path) {
-    let isDirectory = false;
-    try {
-        isDirectory = (0,external_node_fs_.statSync)(path).isDirectory();
-    }
-    catch {
-    }
-    if (!isDirectory) {
-        const what = name === 'work-dir' ? 'is' : 'is in';
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${(0,printable/* printablePath */.Vj)(path)}, which is not an existing directory. Create it first, or choose another.`);
-    }
-}
-function exampleFileName(option) {
-    if (option === 'variables-file')
-        return DEFAULT_ENV_FILE;
-    if (option === 'request-log')
-        return DEFAULT_REQUEST_LOG_NAME;
-    return `${option}.json`;
-}
-
-;// CONCATENATED MODULE: ./core/clock.ts
-const systemClock = {
-    now: () => Date.now(),
-    sleep: ms => new Promise(resolve => setTimeout(resolve, ms)),
-    random: () => Math.random()
-};
-
-;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
-const KEPT_VARIABLES = [
-    'PATH',
-    'HOME',
-    'USERPROFILE',
-    'TEMP',
-    'TMP',
-    'TMPDIR',
-    'SYSTEMROOT',
-    'WINDIR',
-    'LANG'
-];
-function keeperEnvironment(env, extra = []) {
-    const kept = new Set([...KEPT_VARIABLES, ...extra]);
-    const result = {};
-    for (const [name, value] of Object.entries(env)) {
-        if (value !== undefined && kept.has(name.toUpperCase()))
-            result[name] = value;
-    }
-    return result;
-}
-
-;// CONCATENATED MODULE: ./cli/tunnel-process.ts
-
-
-
-function bundledTunnelProcess(env) {
-    const cliDir = (0,external_node_path_.dirname)((0,external_node_fs_.realpathSync)(process.argv[1]));
-    return {
-        scriptPath: (0,external_node_path_.join)(cliDir, '..', 'tunnel', 'index.cjs'),
-        environment: keeperEnvironment(env)
-    };
-}
-
-;// CONCATENATED MODULE: ./cli/host.ts
-
-
-function cliHost(parts) {
-    const { options, terminal, ci, state } = parts;
-    return {
-        options,
-        log: {
-            info: message => terminal.stdout(message),
-            notice: message => terminal.stdout(`Notice: ${message}`),
-            warning: message => terminal.stderr(`Warning: ${message}`)
-        },
-        mask: parts.mask,
-        handOver: writes => {
-            parts.deliver(writes);
-            printSummary(terminal, writes.summary);
-        },
-        state,
-        tempRoot: parts.workDir,
-        tempRootName: options.label('work-dir'),
-        run: ci.run,
-        clock: systemClock,
-        tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd })
-    };
-}
-function printSummary(terminal, tables) {
-    for (const { heading, rows } of tables) {
-        terminal.stdout(`${heading}:`);
-        for (const [field, value] of rows)
-            terminal.stdout(`  ${field}: ${value}`);
-    }
-}
-
-// EXTERNAL MODULE: ./cli/option-names.ts
-var option_names = __nccwpck_require__(301);
-;// CONCATENATED MODULE: ./cli/options.ts
-
-
-function cliOptions(flags, env) {
-    const flagged = (name) => (0,option_names/* isFlagName */.aA)(name) && flags.has(name);
-    const variableSetting = (name) => {
-        const earlier = (0,option_names/* isFlagName */.aA)(name) ? option_names/* EARLIER_VARIABLES */.BM[name] : undefined;
-        const own = (0,option_names/* variableFor */.S_)(name);
-        return env[own] === undefined && earlier !== undefined && env[earlier] !== undefined
-            ? earlier
-            : own;
-    };
-    return {
-        read: name => {
-            if (flagged(name))
-                return flags.get(name);
-            if ((0,option_names/* isFlagName */.aA)(name) || (0,option_names/* isSecretOption */.Et)(name))
-                return env[variableSetting(name)] ?? '';
-            if ((0,option_facts/* optionFacts */.Ds)(name) === undefined)
-                throw new Error(`No option is named ${name}.`);
-            return '';
-        },
-        label: name => {
-            if (flagged(name))
-                return `--${name}`;
-            if ((0,option_names/* isSecretOption */.Et)(name))
-                return (0,option_names/* variableFor */.S_)(name);
-            if (!(0,option_names/* isFlagName */.aA)(name))
-                return name;
-            const variable = variableSetting(name);
-            return env[variable] !== undefined ? variable : `--${name}`;
-        }
-    };
-}
-
-;// CONCATENATED MODULE: ./cli/own-files.ts
-
-function isOwnOutputsFile(path) {
-    const text = readRegularFile(path, 1 << 20);
-    if (text === undefined)
-        return false;
-    try {
-        return isStringRecord(JSON.parse(text));
-    }
-    catch {
-        return false;
-    }
-}
-const REQUEST_LOG_CREATOR = 'tunnel-credentials';
-const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
-const HAR_START_BYTES = 4096;
-function isOwnRequestLog(path) {
-    const start = readFileStart(path, HAR_START_BYTES);
-    return start !== undefined && OWN_HAR_START.test(start);
-}
-function foreignFileAmong(files) {
-    for (const { option, path, isOwn } of files) {
-        if (path !== undefined && pathTaken(path) && !isOwn(path))
-            return { option, path };
-    }
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./cli/commands/context.ts
-
-
-
-
-
-
-
-
-
-
-
-function startCommand(input, { makeState, deliver, watchPid, forRevoke = false }) {
-    const { env, terminal } = input;
-    const options = cliOptions(input.flags, env);
-    const ci = detectCiSystem(env);
-    const mask = createMasker(ci, terminal);
-    const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean);
-    terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
-    let settings;
-    try {
-        settings = readCliSettings(options, { forRevoke });
-    }
-    catch (error) {
-        return { error: error.message };
-    }
-    const state = makeState(settings);
-    const host = cliHost({
-        options,
-        terminal,
-        ci,
-        mask: warnOnce(mask, terminal, ci),
-        state,
-        workDir: settings.workDir,
-        tunnelEnd: tunnelEnd(settings, watchPid),
-        env,
-        deliver: deliver?.(settings) ??
-            (() => {
-                throw new Error('this command hands nothing over');
-            })
-    });
-    return { host, settings, state };
-}
-function tunnelEnd(settings, watchPid) {
-    return {
-        ...(settings.tunnelMaxMinutes !== undefined && { maxMinutes: settings.tunnelMaxMinutes }),
-        ...(watchPid !== undefined && { watchPid })
-    };
-}
-function fail(input, message) {
-    input.terminal.stderr(`Error: ${message}`);
-    return 1;
-}
-function finishRevoke(input, outcome, state, stateFile) {
-    let code = 0;
-    if (outcome.kindMismatch !== undefined)
-        code = fail(input, outcome.kindMismatch);
-    const { credential } = outcome;
-    if (credential.status === 'failed') {
-        if (credential.report === 'fail-step')
-            code = fail(input, credential.message);
-        else if (credential.report === 'warning')
-            input.terminal.stderr(`Warning: ${credential.message}`);
-        else
-            input.terminal.stdout(credential.message);
-    }
-    if (leftUnfinished(outcome)) {
-        input.terminal.stdout(`Kept ${(0,printable/* printablePath */.Vj)(stateFile)}, so that running revoke again can retry.`);
-    }
-    else {
-        state.remove();
-    }
-    return code;
-}
-function warnOnce(mask, terminal, ci) {
-    let warned = false;
-    return secrets => {
-        if (mask(secrets) || warned || ci.masking === undefined)
-            return;
-        warned = true;
-        terminal.stderr(`Warning: ${ci.masking.describe} did not work, so ${ci.name} will not hide the credential; tunnel-credentials never prints it.`);
-    };
-}
-function claimFiles(settings, host, { writesVariables }) {
-    const label = (name) => host.options.label(name);
-    const foreign = writesVariables
-        ? foreignFileAmong([
-            { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
-            { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile },
-            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog }
-        ])
-        : undefined;
-    if (foreign !== undefined) {
-        const flag = label(foreign.option);
-        return `${(0,printable/* printablePath */.Vj)(foreign.path)} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`;
-    }
-    const flag = label('state-file');
-    let found;
-    try {
-        found = claimStateFile(settings.stateFile);
-    }
-    catch (error) {
-        return `Could not create ${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}): ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that its folder is writable.`;
-    }
-    if (found === undefined)
-        return undefined;
-    if (found.type === 'foreign') {
-        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
-    }
-    if (found.type === 'state' && Object.keys(found.values).length === 0) {
-        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`;
-    }
-    return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
-}
-
-;// CONCATENATED MODULE: ./cli/commands/provision.ts
-
-
-
-
-
-
-async function provisionCommand(input) {
-    let written = 0;
-    const started = startCommand(input, {
-        makeState: settings => fileState(settings.stateFile),
-        deliver: settings => writes => {
-            writeFiles(settings, writes);
-            written = Object.keys(writes.variables).length;
-        }
-    });
-    if ('error' in started)
-        return fail(input, started.error);
-    const { host, settings, state } = started;
-    const refused = claimFiles(settings, host, { writesVariables: true });
-    if (refused !== undefined)
-        return fail(input, refused);
-    const outcome = await provision(host);
-    if (outcome.status === 'failed') {
-        if (state.isEmpty())
-            state.remove();
-        return fail(input, outcome.message);
-    }
-    if (state.isEmpty())
-        state.remove();
-    host.log.info(`Wrote ${written} variables to ${(0,printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
-    return 0;
-}
-function writeFiles(settings, { variables, outputs }) {
-    writeEnvFile(settings.envFile, variables);
-    if (settings.outputsFile === undefined)
-        return;
-    try {
-        writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
-    }
-    catch (error) {
-        removeEnvFile(settings.envFile);
-        throw error;
-    }
-}
-function shellPath(path) {
-    return /^[A-Za-z0-9_./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
-}
-
-;// CONCATENATED MODULE: ./core/assembly/read-post.ts
-
-
-
-
-function readPostSettings(options, kind = readPostKind(options)) {
-    return {
-        kind,
-        apiKey: options.read('api-key').trim(),
-        ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
-        revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
-        failOnRevokeError: parseFailOnRevokeError(options),
-        http: readHttpSettings(options),
-        optionLabel: name => options.label(name)
-    };
-}
-function readPostKind(options) {
-    return readKindChoice(options).kind;
-}
-
-;// CONCATENATED MODULE: ./core/revoke-kind.ts
-
-
-function chooseRevokeKind(options, recorded, readsAs) {
-    const optionKind = readPostKind(options);
-    const named = options.read('credential').trim().toLowerCase();
-    if (recorded === undefined)
-        return { kind: optionKind };
-    if (named === '' || named === 'auto' || optionKind === recorded)
-        return { kind: recorded };
-    const label = options.label('credential');
-    const mismatch = `The saved state records a credential of kind "${recorded}", but ${label} is "${optionKind}". ` +
-        `It was treated as "${recorded}", as recorded; run revoke with the options provision had, or without ${label}.`;
-    const unrevocable = credentialKind(recorded).revocation === 'unrevocable';
-    if (unrevocable && credentialKind(optionKind).revocation === 'revoke' && readsAs(optionKind)) {
-        return {
-            kind: optionKind,
-            mismatch: `The saved state records a credential of kind "${recorded}", which cannot be revoked, but ${label} is "${optionKind}". ` +
-                `It was revoked as "${optionKind}", since saved state is not trusted to skip a revoke.`
-        };
-    }
-    return { kind: recorded, mismatch };
-}
-
-// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __nccwpck_require__(462);
-;// CONCATENATED MODULE: ./core/revoke.ts
-
-
-
-
-
-
-
-
-
-
-
-
-const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
-async function revoke(host) {
-    const { options } = host;
-    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
-    const { tunnel, untidied } = await stopRecordedTunnel(host);
-    const { credential, kindMismatch } = await revokeRecordedCredential(host);
-    return { tunnel, credential, ...(kindMismatch && { kindMismatch }), untidied };
-}
-async function stopRecordedTunnel(host) {
-    if (host.state.load('tunnel') === '')
-        return { tunnel: { status: 'none' }, untidied: [] };
-    const loaded = (0,saved_tunnel/* loadTunnel */.Lc)(host.state, host.tempRoot);
-    if (loaded === undefined) {
-        host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
-        return { tunnel: { status: 'not-found' }, untidied: [] };
-    }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 934).then(__nccwpck_require__.bind(__nccwpck_require__, 934));
-    const stopped = await stopSavedTunnel(loaded, host);
-    return { tunnel: stopped.outcome, untidied: stopped.untidied ? [stopped.untidied] : [] };
-}
-async function revokeRecordedCredential(host) {
-    const { options, log, clock, state } = host;
-    if (!hasSavedCredential(state)) {
-        log.info(NOTHING_SAVED);
-        return { credential: { status: 'nothing' } };
-    }
-    let failOnRevokeError = false;
-    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
-    let saved;
-    let chosen;
-    try {
-        failOnRevokeError = parseFailOnRevokeError(options);
-        chosen = chooseRevokeKind(options, recordedKind(state), kind => loadCredential(state, kind) !== undefined);
-        saved = loadCredential(state, chosen.kind);
-        if (!saved) {
-            const message = `The saved state holds a credential that does not read as ${options.label('credential')} "${chosen.kind}", so nothing was revoked. ` +
-                'If it was provisioned with other options, revoke with those; otherwise the state was written by something else.';
-            return failed(message, 'warning', chosen);
-        }
-        const settings = readPostSettings(options, chosen.kind);
-        if (settings.baseUrl !== undefined)
-            baseUrl = settings.baseUrl;
-        const stateBaseUrl = 'baseUrl' in saved ? saved.baseUrl : undefined;
-        const revokedAs = await revokeSavedCredential(saved, {
-            settings,
-            service: () => {
-                if (settings.baseUrl === undefined) {
-                    throw new Error(`credential ${settings.kind} sends no request`);
-                }
-                warnIfStateMoved(host, stateBaseUrl, settings.baseUrl);
-                return createService(settings.baseUrl, settings.http, clock, log);
-            },
-            log,
-            tempRoot: host.tempRoot,
-            tempRootName: host.tempRootName
-        });
-        return { credential: { status: revokedAs }, ...withMismatch(chosen) };
-    }
-    catch (error) {
-        const reason = error instanceof errors/* ExplainedError */.h
-            ? error.message
-            : explainFailure(error, { baseUrl, nowMs: clock.now(), label: name => options.label(name) });
-        const weight = failOnRevokeError ? 'fail-step' : 'warning';
-        if (!saved)
-            return failed(`Could not revoke what was provisioned: ${reason}`, weight, chosen);
-        const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
-        const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
-        if ((0,iso_time/* hasExpired */.o)(expiresAt, clock.now())) {
-            const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
-            return failed(`${message}${note}`, 'info', chosen);
-        }
-        return failed(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`, weight, chosen);
-    }
-}
-function failed(message, report, chosen) {
-    return { credential: { status: 'failed', message, report }, ...withMismatch(chosen) };
-}
-function withMismatch(chosen) {
-    return chosen?.mismatch === undefined ? {} : { kindMismatch: chosen.mismatch };
-}
-function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
-    if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
-        return;
-    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
-        `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
-}
-
-;// CONCATENATED MODULE: ./cli/commands/revoke.ts
-
-
-
-
-
-
-
-
-async function revokeCommand(input) {
-    let foreignState = false;
-    const started = startCommand(input, {
-        forRevoke: true,
-        makeState: settings => {
-            const found = loadStateFile(settings.stateFile);
-            foreignState = found.type === 'foreign';
-            return fileState(found.type === 'foreign' ? undefined : settings.stateFile, found.type === 'state' ? found.values : {});
-        }
-    });
-    if ('error' in started)
-        return fail(input, started.error);
-    const { host, settings, state } = started;
-    const flag = host.options.label('state-file');
-    if (isDirectory(settings.stateFile)) {
-        removeFiles(host, settings);
-        return fail(input, `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is a folder, not the state file provision wrote, so nothing could be stopped or revoked. Run revoke with ${flag} naming the file provision wrote.`);
-    }
-    if (foreignState) {
-        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
-        removeFiles(host, settings);
-        return 0;
-    }
-    const outcome = await revoke(host);
-    removeFiles(host, settings);
-    return finishRevoke(input, outcome, state, settings.stateFile);
-}
-function isDirectory(path) {
-    try {
-        return (0,external_node_fs_.lstatSync)(path).isDirectory();
-    }
-    catch {
-        return false;
-    }
-}
-function removeFiles(host, settings) {
-    if (!removeEnvFile(settings.envFile) &&
-        readRegularFile(settings.envFile, 1 << 20) !== undefined) {
-        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`);
-    }
-    if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
-        (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
-    }
-}
-
-;// CONCATENATED MODULE: ./cli/own-environment.ts
-
-
-
-const SECRET_VARIABLES = option_names/* SECRET_OPTIONS */.C.map(option_names/* variableFor */.S_);
-function keepSecretsFromCommand(input, own = thisProcess()) {
-    const cleared = clearSecretsFromOwnEnvironment(input.env, own);
-    if ('error' in cleared)
-        return (input.terminal.stderr(`Error: ${cleared.error}`), undefined);
-    if (cleared.warning !== undefined)
-        input.terminal.stderr(`Warning: ${cleared.warning}`);
-    return { ...input, env: cleared.env };
-}
-function clearSecretsFromOwnEnvironment(env, own = thisProcess()) {
-    const copy = { ...env };
-    const present = SECRET_VARIABLES.filter(name => env[name] !== undefined);
-    for (const name of SECRET_VARIABLES)
-        delete own.inherited[name];
-    if (present.length === 0)
-        return { env: copy };
-    const names = present.join(' and ');
-    if (own.platform !== 'linux') {
-        return {
-            env: copy,
-            warning: `on ${own.platform}, run cannot clear ${names} from the environment it was started with, where other processes of this user, COMMAND among them, may read it. Only on Linux does run keep it from COMMAND.`
-        };
-    }
-    try {
-        overwriteEntries(own.procDir, SECRET_VARIABLES);
-    }
-    catch (error) {
-        return {
-            error: `run could not clear ${names} from its own environment block (${(0,describe_error/* describeUnexpected */.V)(error)}), where COMMAND could read it in /proc/${own.pid}/environ, so nothing was started. Use provision and revoke around COMMAND instead, or a runner where a process may write its own /proc/self/mem.`
-        };
-    }
-    return { env: copy };
-}
-function thisProcess() {
-    return {
-        platform: process.platform,
-        pid: process.pid,
-        procDir: '/proc/self',
-        inherited: process.env
-    };
-}
-function overwriteEntries(procDir, names) {
-    if (secretEntries((0,external_node_fs_.readFileSync)(`${procDir}/environ`), names).length === 0)
-        return;
-    const { start, end } = environmentBlock((0,external_node_fs_.readFileSync)(`${procDir}/stat`, 'utf8'));
-    const memory = (0,external_node_fs_.openSync)(`${procDir}/mem`, 'r+');
-    try {
-        const block = Buffer.alloc(end - start);
-        if ((0,external_node_fs_.readSync)(memory, block, 0, block.length, start) !== block.length) {
-            throw new Error('the block could not be read whole');
-        }
-        for (const [from, to] of secretEntries(block, names)) {
-            if ((0,external_node_fs_.writeSync)(memory, Buffer.alloc(to - from), 0, to - from, start + from) !== to - from) {
-                throw new Error('the block could not be written whole');
-            }
-        }
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(memory);
-    }
-    if (secretEntries((0,external_node_fs_.readFileSync)(`${procDir}/environ`), names).length > 0) {
-        throw new Error('the entries were still there after they were overwritten');
-    }
-}
-function secretEntries(block, names) {
-    const prefixes = names.map(name => Buffer.from(`${name}=`));
-    const found = [];
-    for (let from = 0; from < block.length;) {
-        const nul = block.indexOf(0, from);
-        const to = nul === -1 ? block.length : nul;
-        const entry = block.subarray(from, to);
-        if (prefixes.some(prefix => entry.subarray(0, prefix.length).equals(prefix))) {
-            found.push([from, to]);
-        }
-        from = to + 1;
-    }
-    return found;
-}
-function environmentBlock(stat) {
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [start, end] = [fields[50 - 3], fields[51 - 3]].map(field => /^\d+$/.test(field ?? '') ? Number(field) : Number.NaN);
-    if (!(start > 0 && end > start && Number.isSafeInteger(end))) {
-        throw new Error('/proc/self/stat gives no address for it');
-    }
-    return { start, end };
-}
-
-;// CONCATENATED MODULE: ./cli/commands/run.ts
-
-
-
-
-
-
-
-
-
-
-const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-async function runCommand(given, commandLine) {
-    const input = keepSecretsFromCommand(given);
-    if (input === undefined)
-        return 1;
-    let variables = {};
-    const started = startCommand(input, {
-        makeState: settings => fileState(settings.stateFile),
-        deliver: () => writes => (variables = writes.variables),
-        watchPid: process.pid
-    });
-    if ('error' in started)
-        return fail(input, started.error);
-    const { host, state } = started;
-    const refused = claimFiles(started.settings, host, { writesVariables: false });
-    if (refused !== undefined)
-        return fail(input, refused);
-    let received;
-    let forward = signal => (received ??= signal);
-    const handlers = FORWARDED_SIGNALS.map(signal => {
-        const handler = () => forward(signal);
-        process.on(signal, handler);
-        return [signal, handler];
-    });
-    try {
-        const provisioned = await provision(host);
-        if (provisioned.status === 'failed') {
-            if (state.isEmpty())
-                state.remove();
-            return fail(input, provisioned.message);
-        }
-        const code = received === undefined
-            ? await runChild(commandLine, childEnvironment(input.env, variables), child => {
-                forward = signal => child.kill(signal);
-            }, input.terminal)
-            : 128 + external_node_os_namespaceObject.constants.signals[received];
-        forward = signal => (received ??= signal);
-        host.log.info('The command ended; stopping the tunnel and revoking the credential.');
-        const revoked = finishRevoke(input, await revoke(host), state, started.settings.stateFile);
-        return revoked !== 0 && code === 0 ? revoked : code;
-    }
-    finally {
-        for (const [signal, handler] of handlers)
-            process.off(signal, handler);
-    }
-}
-function childEnvironment(env, variables) {
-    const result = { ...env, ...variables };
-    delete result[(0,option_names/* variableFor */.S_)('api-key')];
-    delete result[(0,option_names/* variableFor */.S_)('tunnel-token')];
-    return result;
-}
-function runChild(commandLine, env, started, terminal) {
-    return new Promise(resolve => {
-        const [file, ...args] = commandLine;
-        const child = (0,external_node_child_process_.spawn)(file, args, { stdio: 'inherit', env });
-        started(child);
-        child.once('error', (error) => {
-            terminal.stderr(`Error: could not start ${(0,printable/* printable */.g$)(file)}: ${startError(error)}.`);
-            resolve(127);
-        });
-        child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? external_node_os_namespaceObject.constants.signals[signal] : 0)));
-    });
-}
-function startError(error) {
-    if (error.code === 'ENOENT')
-        return 'no such command (check its name and PATH)';
-    if (error.code === 'EACCES')
-        return 'it is not executable';
-    return (0,describe_error/* describeUnexpected */.V)(error);
-}
-
-;// CONCATENATED MODULE: ./cli/help.ts
-
-
-
-const WIDTH = 94;
-const DESCRIPTION_COLUMN = 25;
-function usage(name) {
-    return `--${name} ${(0,option_facts/* optionFacts */.Ds)(name)?.value ?? 'VALUE'}`;
-}
-function actionOptionsText() {
-    const lines = [];
-    for (const item of option_names/* ACTION_OPTIONS */.wE.map(usage)) {
-        const last = lines.length - 1;
-        if (last >= 0 && lines[last].length + 3 + item.length <= WIDTH)
-            lines[last] += `   ${item}`;
-        else
-            lines.push(`  ${item}`);
-    }
-    return lines.join('\n');
-}
-function cliOptionsText() {
-    return option_names/* CLI_OPTIONS */.EH.map(name => {
-        const head = `  ${usage(name)}`.padEnd(DESCRIPTION_COLUMN - 1);
-        const words = ((0,option_facts/* optionFacts */.Ds)(name)?.description ?? '').split(' ');
-        const lines = [`${head} `];
-        for (const word of words) {
-            const last = lines.length - 1;
-            const fresh = lines[last].length <= DESCRIPTION_COLUMN;
-            if (!fresh && lines[last].length + 1 + word.length > WIDTH) {
-                lines.push(`${' '.repeat(DESCRIPTION_COLUMN)}${word}`);
-            }
-            else
-                lines[last] += fresh ? word : ` ${word}`;
-        }
-        return lines.join('\n');
-    }).join('\n');
-}
-const VERSION_TEXT = `tunnel-credentials ${ACTION_VERSION}`;
-const HELP_TEXT = `Usage:
-  tunnel-credentials provision [options]
-      Obtain a credential; write its variables to the variables file and what revoke needs to
-      the state file. With --expose, also open the tunnel in the background and print its URLs.
-  tunnel-credentials revoke [options]
-      Stop the tunnel, revoke the credential, delete the variables, state and key files. Safe to
-      run twice, or when nothing was provisioned.
-  tunnel-credentials run [options] -- COMMAND [ARGS...]
-      Provision, run COMMAND with the variables in its environment (no variables file), then
-      stop and revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit
-      code.
-  tunnel-credentials replay FILE.har --to URL [--index 1,3-5] [--method POST] [--path /PREFIX]
-      Send the requests of a HAR (the request log) again to URL, in order, and print each
-      status beside the recorded one; exit 1 when a status class differs. Reads no variable.
-      Example: tunnel-credentials replay requests.har --to http://127.0.0.1:3000 --path /webhooks/
-  tunnel-credentials --help | --version
-
-Every option can also be set by its variable, SVC_ and the name in upper snake case
-(--project: SVC_PROJECT); a flag wins over its variable. Secrets come only from variables:
-  SVC_API_KEY              the API key (scope cicd:provision)
-  SVC_INPUT_TUNNEL_TOKEN   the token for --credential existing
---tunnel-host, --tunnel-port and --tunnel-user read SVC_INPUT_TUNNEL_HOST, _PORT and _USER,
-so that the variables provision writes are never read back as options.
-
-Options (as the GitHub Action's inputs):
-${actionOptionsText()}
-CLI options:
-${cliOptionsText()}
-
-Exit codes: 0 success; 1 failure (one line on stderr names the option at fault); 2 usage.
-Docs: https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/blob/main/docs/other-ci.md
-`;
-
-;// CONCATENATED MODULE: ./cli/index.ts
-
-
-
-
-
-
-async function main(argv, env, terminal) {
-    const usageError = (error) => {
-        if (!(error instanceof cli_arguments/* UsageError */.eb))
-            throw error;
-        terminal.stderr(`Usage error: ${error.message} See tunnel-credentials --help.`);
-        return 2;
-    };
-    let parsed;
-    try {
-        parsed = (0,cli_arguments/* parseArguments */.We)(argv);
-    }
-    catch (error) {
-        return usageError(error);
-    }
-    if (parsed.type === 'help')
-        return (terminal.stdout(HELP_TEXT.trimEnd()), 0);
-    if (parsed.type === 'version')
-        return (terminal.stdout(VERSION_TEXT), 0);
-    if (parsed.type === 'replay') {
-        const { replayCommand } = await __nccwpck_require__.e(/* import() */ 508).then(__nccwpck_require__.bind(__nccwpck_require__, 508));
-        return await replayCommand(parsed.args, terminal).catch(error => {
-            if (error instanceof cli_arguments/* UsageError */.eb)
-                return usageError(error);
-            terminal.stderr(`Error: unexpected error in replay: ${(0,describe_error/* describeUnexpected */.V)(error)}. This is a bug in tunnel-credentials; please report it with this output.`);
-            return 1;
-        });
-    }
-    const input = { flags: parsed.flags, env, terminal };
-    try {
-        if (parsed.command === 'provision')
-            return await provisionCommand(input);
-        if (parsed.command === 'revoke')
-            return await revokeCommand(input);
-        return await runCommand(input, parsed.commandLine);
-    }
-    catch (error) {
-        terminal.stderr(`Error: unexpected error in ${parsed.command}: ${(0,describe_error/* describeUnexpected */.V)(error)}. This is a bug in tunnel-credentials; please report it with this output.`);
-        return 1;
-    }
-}
-
-
-/***/ }),
-
-/***/ 301:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   BM: () => (/* binding */ EARLIER_VARIABLES),
-/* harmony export */   C: () => (/* binding */ SECRET_OPTIONS),
-/* harmony export */   EH: () => (/* binding */ CLI_OPTIONS),
-/* harmony export */   Et: () => (/* binding */ isSecretOption),
-/* harmony export */   N5: () => (/* binding */ RETIRED_OPTIONS),
-/* harmony export */   S_: () => (/* binding */ variableFor),
-/* harmony export */   Xj: () => (/* binding */ SWITCHES),
-/* harmony export */   aA: () => (/* binding */ isFlagName),
-/* harmony export */   wE: () => (/* binding */ ACTION_OPTIONS)
-/* harmony export */ });
-/* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(493);
-
-const ACTION_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
-    .filter(option => option.hosts.includes('action') && !option.secret)
-    .map(option => option.name);
-const CLI_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
-    .filter(option => !option.hosts.includes('action'))
-    .map(option => option.name);
-const SECRET_OPTIONS = _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .SECRET_OPTION_NAMES */ .w$;
-const RETIRED_OPTIONS = new Map([
-    ['env-file', 'variables-file']
-]);
-const EARLIER_VARIABLES = {
-    'variables-file': 'SVC_ENV_FILE'
-};
-const SWITCHES = new Set((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
-    .filter(option => option.switch === true)
-    .map(option => option.name));
-const RENAMED_VARIABLES = {
-    'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
-    'tunnel-port': 'SVC_INPUT_TUNNEL_PORT',
-    'tunnel-user': 'SVC_INPUT_TUNNEL_USER',
-    'tunnel-token': 'SVC_INPUT_TUNNEL_TOKEN'
-};
-const FLAGS = new Set([...ACTION_OPTIONS, ...CLI_OPTIONS]);
-function isFlagName(name) {
-    return FLAGS.has(name);
-}
-function isSecretOption(name) {
-    return SECRET_OPTIONS.includes(name);
-}
-function variableFor(name) {
-    return RENAMED_VARIABLES[name] ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
-}
-
-
-/***/ }),
-
-/***/ 519:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   h: () => (/* binding */ ExplainedError)
-/* harmony export */ });
-class ExplainedError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ExplainedError';
-    }
-}
-
-
-/***/ }),
-
-/***/ 493:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  w$: () => (/* binding */ SECRET_OPTION_NAMES),
-  Z8: () => (/* binding */ optionDefault),
-  Ds: () => (/* binding */ optionFacts),
-  cz: () => (/* binding */ optionsOf)
-});
-
-// UNUSED EXPORTS: OPTIONS
-
-;// CONCATENATED MODULE: ./core/options/cli-options.ts
-const cliOnly = (name, value, defaultValue, description) => ({
-    name,
-    hosts: ['cli'],
-    default: defaultValue,
-    kinds: 'all',
-    secret: false,
-    value,
-    description
-});
-const CLI_ONLY_OPTIONS = [
-    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"),
-    cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
-    cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
-    cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
-    cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
-    cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
-];
-
-;// CONCATENATED MODULE: ./core/options/credential-options.ts
-const CREDENTIAL_OPTIONS = [
-    {
-        name: 'credential',
-        hosts: ['action', 'cli', 'component'],
-        default: 'cicd',
-        kinds: 'all',
-        secret: false,
-        value: 'auto|cicd|free|ssh-key|existing',
-        description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
-    },
-    {
-        name: 'api-key',
-        hosts: ['action', 'cli'],
-        default: '',
-        kinds: ['cicd', 'ssh-key'],
-        secret: true,
-        value: 'KEY',
-        description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
-    },
-    {
-        name: 'project',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['cicd'],
-        secret: false,
-        value: 'SLUG',
-        description: 'Project slug the credential is provisioned for. Required when `credential` is `cicd`.'
-    },
-    {
-        name: 'environment',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['cicd'],
-        secret: false,
-        value: 'NAME',
-        description: 'Environment name sent to the service (for example `staging`). Not sent when empty.'
-    },
-    {
-        name: 'ttl-minutes',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['cicd'],
-        secret: false,
-        value: 'N',
-        description: "Lifetime of the credential in minutes, a positive whole number. When empty the service's default applies. Not for `ssh-key`, which is refused with it, since the service counts a key's lifetime in whole days; the key is uploaded for 1 day and revoked in post."
-    },
-    {
-        name: 'base-url',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['cicd', 'free', 'ssh-key'],
-        secret: false,
-        value: 'URL',
-        description: 'Base URL of the credential service. Required unless `credential` is `existing`, which sends no request. A URL with an empty path gets `/functions/v1` appended. Must be https; http is accepted only for loopback hosts.'
-    },
-    {
-        name: 'revoke',
-        hosts: ['action', 'cli'],
-        default: 'true',
-        kinds: ['cicd', 'ssh-key'],
-        secret: false,
-        value: 'true|false',
-        switch: true,
-        description: 'Revoke the token or SSH key in the post step when the job ends.'
-    },
-    {
-        name: 'fail-on-revoke-error',
-        hosts: ['action', 'cli'],
-        default: 'false',
-        kinds: ['cicd', 'ssh-key'],
-        secret: false,
-        value: 'true|false',
-        switch: true,
-        description: 'Fail the post step when revoking fails for good, instead of warning.'
-    },
-    {
-        name: 'tunnel-host',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'HOST',
-        description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
-    },
-    {
-        name: 'tunnel-port',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'PORT',
-        description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
-    },
-    {
-        name: 'client-id',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['ssh-key'],
-        secret: false,
-        value: 'ID',
-        description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
-    },
-    {
-        name: 'tunnel-token',
-        hosts: ['action', 'cli'],
-        default: '',
-        kinds: ['existing'],
-        secret: true,
-        value: 'TOKEN',
-        description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
-    },
-    {
-        name: 'tunnel-user',
-        hosts: ['action', 'cli'],
-        default: '',
-        kinds: ['existing'],
-        secret: false,
-        value: 'USER',
-        description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
-    },
-    {
-        name: 'env-prefix',
-        hosts: ['action', 'cli'],
-        default: 'SVC',
-        kinds: 'all',
-        secret: false,
-        value: 'PREFIX',
-        description: 'Prefix of the exported variables (`[A-Z][A-Z0-9_]*`); `SVC` exports `SVC_TUNNEL_TOKEN` and so on.'
-    },
-    {
-        name: 'export-env',
-        hosts: ['action'],
-        default: 'true',
-        kinds: 'all',
-        secret: false,
-        value: 'true|false',
-        description: 'Export the variables to later steps (`<PREFIX>_TUNNEL_TOKEN`, or `<PREFIX>_TUNNEL_KEY_FILE` for `ssh-key`, with `_USER`, `_HOST` and `_PORT`). When false only the outputs are set.'
-    },
-    {
-        name: 'max-attempts',
-        hosts: ['action', 'cli'],
-        default: '3',
-        kinds: 'all',
-        secret: false,
-        value: 'N',
-        description: 'Attempts per request (1 to 10) on network errors, timeouts, 429 and 5xx answers. With `expose`, also the attempts to open the tunnel.'
-    },
-    {
-        name: 'timeout-seconds',
-        hosts: ['action', 'cli'],
-        default: '30',
-        kinds: 'all',
-        secret: false,
-        value: 'N',
-        description: 'Time limit of one HTTP attempt, in seconds (1 to 600). With `expose`, also of one attempt to connect, log in and have every forward accepted.'
-    }
-];
-
-;// CONCATENATED MODULE: ./core/options/tunnel-options.ts
-const TUNNEL_OPTIONS = [
-    {
-        name: 'expose',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'web=3000,api=8080',
-        description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
-    },
-    {
-        name: 'url-template',
-        hosts: ['action', 'cli', 'component'],
-        default: 'https://{name}-{user}.{host}',
-        kinds: 'all',
-        secret: false,
-        value: 'TEMPLATE',
-        description: "How an exposed entry's public URL is formed, from `{name}`, `{user}`, `{host}` (tunnel host) and `{port}` (tunnel port). Must give an http(s) URL."
-    },
-    {
-        name: 'tunnel-host-key',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'PIN',
-        description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
-    },
-    {
-        name: 'log-requests',
-        hosts: ['action', 'cli', 'component'],
-        default: 'true',
-        kinds: 'all',
-        secret: false,
-        value: 'true|false',
-        description: 'With `expose`, record every request through the tunnel (time, entry, client address, method, path, status, duration, bytes each way) in a HAR file, the output `request-log`, and in the job summary. `false`: no log, and without `protect` connections are piped raw, as fast as before.'
-    },
-    {
-        name: 'log-bodies',
-        hosts: ['action', 'cli', 'component'],
-        default: '0',
-        kinds: 'all',
-        secret: false,
-        value: 'BYTES',
-        description: "With `expose` and the log on, keep each request's and answer's body in the log, cut at this many bytes; `0` keeps none. Job summaries and artifacts of public repositories are public: bodies may hold passwords, tokens and personal data."
-    },
-    {
-        name: 'log-headers',
-        hosts: ['action', 'cli', 'component'],
-        default: 'redacted',
-        kinds: 'all',
-        secret: false,
-        value: 'redacted|unredacted',
-        description: 'With `expose` and the log on, `redacted` replaces the values of `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-Api-Key` headers and of query parameters with `REDACTED`; `unredacted` keeps them. Job summaries and artifacts of public repositories are public: keep `redacted` there.'
-    },
-    {
-        name: 'protect',
-        hosts: ['action', 'cli', 'component'],
-        default: 'false',
-        kinds: 'all',
-        secret: false,
-        value: 'true|false',
-        switch: true,
-        description: "With `expose`, put a per-run secret in front of every entry: a request without it gets 401 from the tunnel and never reaches the app. The secret and the forms that carry it are the outputs `protect-secret`, `protect-header`, `protect-urls` and `protect-webhook-urls`; `url` and `urls` stay free of it. Not authentication of the app's users; the tunnel server still sees every request."
-    },
-    {
-        name: 'prove-url',
-        hosts: ['action', 'cli', 'component'],
-        default: 'true',
-        kinds: 'all',
-        secret: false,
-        value: 'true|false',
-        switch: true,
-        description: 'With `expose`, prove before the step ends that each public URL reaches this tunnel: a request from the runner with a per-run nonce, answered by the tunnel without touching the app. A URL that does not fails the step. `false` for runners that cannot reach their own public URL.'
-    }
-];
-
-;// CONCATENATED MODULE: ./core/options/option-facts.ts
-
-
-
-const OPTIONS = [
-    ...CREDENTIAL_OPTIONS,
-    ...TUNNEL_OPTIONS,
-    ...CLI_ONLY_OPTIONS
-];
-const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
-function optionFacts(name) {
-    return BY_NAME.get(name);
-}
-function optionsOf(host) {
-    return OPTIONS.filter(option => option.hosts.includes(host));
-}
-const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
-function optionDefault(name) {
-    return BY_NAME.get(name)?.default ?? '';
-}
-
-
-/***/ }),
-
-/***/ 897:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Gx: () => (/* binding */ isMadeUnder),
-/* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
-/* harmony export */   Vy: () => (/* binding */ directoryId)
-/* harmony export */ });
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-
-
-function isMadeUnder(path, root, prefix) {
-    const full = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(path);
-    const name = (0,node_path__WEBPACK_IMPORTED_MODULE_1__.basename)(full);
-    return ((0,node_path__WEBPACK_IMPORTED_MODULE_1__.dirname)(full) === (0,node_path__WEBPACK_IMPORTED_MODULE_1__.resolve)(root) &&
-        name.startsWith(prefix) &&
-        /^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length)));
-}
-function directoryId(path) {
-    const stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
-    return `${stats.dev}:${stats.ino}`;
-}
-function checkOwnDirectory(path, savedId) {
-    let stats;
-    try {
-        stats = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(path, { bigint: true });
-    }
-    catch (error) {
-        const missing = error.code === 'ENOENT';
-        return { ours: false, missing, reason: missing ? 'it no longer exists' : String(error) };
-    }
-    const not = (reason) => ({ ours: false, missing: false, reason });
-    if (stats.isSymbolicLink())
-        return not('it is a symbolic link, not the directory this tool made');
-    if (!stats.isDirectory())
-        return not('it is not a directory');
-    const uid = process.getuid?.();
-    if (uid !== undefined && stats.uid !== BigInt(uid)) {
-        return not(`it belongs to another user (uid ${stats.uid})`);
-    }
-    if (savedId === undefined)
-        return not('the saved state does not say which directory was made');
-    if (`${stats.dev}:${stats.ino}` !== savedId) {
-        return not('it is another directory than the one this tool made');
-    }
-    return { ours: true };
-}
-
-
-/***/ }),
-
-/***/ 854:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   B9: () => (/* binding */ tokenOf),
-/* harmony export */   Gv: () => (/* binding */ isObject),
-/* harmony export */   h0: () => (/* binding */ tunnelUserOf)
-/* harmony export */ });
-function isObject(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function tokenOf(answer) {
-    return answer.token ?? answer.tunnel_client_secret;
-}
-function tunnelUserOf(answer) {
-    return answer.tunnel_user ?? answer.tunnel_client_id;
-}
-
-
-/***/ }),
-
-/***/ 570:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   V: () => (/* binding */ secretsIn),
-/* harmony export */   h: () => (/* binding */ holdsSecret)
-/* harmony export */ });
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
-
-function secretsIn(raw) {
-    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
-        return [];
-    return [raw.token, raw.tunnel_client_secret].filter((value) => typeof value === 'string' && value.length > 0);
-}
-function holdsSecret(value, secrets) {
-    return secrets.some(secret => value.includes(secret) ||
-        (secret.length >= 8 && shareRun(value, secret, Math.max(8, Math.ceil(secret.length / 2)))));
-}
-function shareRun(a, b, length) {
-    if (a.length < length || b.length < length)
-        return false;
-    const starts = new Map();
-    forEachWindow(b, length, (hash, start) => {
-        const list = starts.get(hash);
-        if (list)
-            list.push(start);
-        else
-            starts.set(hash, [start]);
-        return false;
-    });
-    return forEachWindow(a, length, (hash, start) => {
-        const piece = a.slice(start, start + length);
-        return (starts.get(hash) ?? []).some(other => b.startsWith(piece, other));
-    });
-}
-function forEachWindow(text, length, visit) {
-    const base = 257;
-    let highest = 1;
-    for (let i = 1; i < length; i++)
-        highest = Math.imul(highest, base);
-    let hash = 0;
-    for (let i = 0; i < text.length; i++) {
-        if (i >= length)
-            hash = hash - Math.imul(text.charCodeAt(i - length), highest);
-        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0;
-        if (i >= length - 1 && visit(hash, i - length + 1))
-            return true;
-    }
-    return false;
-}
-
-
-/***/ }),
-
-/***/ 845:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
-/* harmony export */   n: () => (/* binding */ parseCredential)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(87);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(785);
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(854);
-/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(570);
-
-
-
-
-
-
-
-const DEFAULT_TUNNEL_PORT = 2223;
-function parseCredential(raw, overrides = {}) {
-    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .isObject */ .Gv)(raw)) {
-        throw invalid('the body is not a JSON object');
-    }
-    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tokenOf */ .B9)(raw);
-    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tunnelUserOf */ .h0)(raw);
-    checkSecretLike(token, 'token');
-    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .secretsIn */ .V)(raw);
-    checkIdentifier(tunnelUser, 'tunnel_user', secrets);
-    const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
-    checkIdentifier(clientId, 'client_id', secrets);
-    const tunnelHost = overrides.tunnelHost ?? raw.tunnel_host;
-    if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
-        throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
-    }
-    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(tunnelHost)) {
-        throw invalid('tunnel_host is not a bare hostname or IP address');
-    }
-    const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
-    const portDefaulted = rawPort === undefined || rawPort === null;
-    const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
-    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__/* .isIsoTime */ .d, 'an ISO 8601 time');
-    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
-    const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string without log command markers');
-    return {
-        token: token,
-        tunnelUser: tunnelUser,
-        clientId: clientId,
-        tunnelHost,
-        tunnelPort,
-        portDefaulted,
-        ...(expiresAt !== undefined && { expiresAt }),
-        ...(ttlMinutes !== undefined && { ttlMinutes }),
-        ...(projectSlug !== undefined && { projectSlug })
-    };
-}
-function checkSecretLike(value, field) {
-    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .identifierProblem */ .rD)(value);
-    if (problem !== undefined)
-        throw invalid(`${field} ${problem}`);
-}
-function checkIdentifier(value, field, secrets) {
-    checkSecretLike(value, field);
-    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsSecret */ .h)(value, secrets))
-        throw invalid(`${field} holds the token, or a long piece of it`);
-    if ((0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value)) {
-        throw invalid(`${field} holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")`);
-    }
-}
-function parsePort(value) {
-    const number = typeof value === 'number'
-        ? value
-        : typeof value === 'string' && /^\d{1,5}$/.test(value)
-            ? Number(value)
-            : NaN;
-    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isPort */ .sW)(number)) {
-        throw invalid('tunnel_port is not a whole number from 1 to 65535');
-    }
-    return number;
-}
-function optional(value, field, check, expected) {
-    if (value === undefined || value === null)
-        return undefined;
-    if (!check(value))
-        throw invalid(`${field} is not ${expected}`);
-    return value;
-}
-function isPositiveInteger(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-function isSafeText(value) {
-    return (typeof value === 'string' &&
-        value.length <= 200 &&
-        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value) &&
-        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value) &&
-        !(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value));
-}
-function invalid(what) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
-        'Check that base-url points at the credential service; if it does, report this to the service operator.');
-}
-
-
-/***/ }),
-
-/***/ 249:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  J1: () => (/* binding */ formatUrl),
-  ij: () => (/* binding */ readTunnelSettings)
-});
-
-// UNUSED EXPORTS: DEFAULT_URL_TEMPLATE, parseExpose, parseHostKeyPins, parseUrlTemplate
-
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(30);
-// EXTERNAL MODULE: ./core/text/validators.ts
-var validators = __nccwpck_require__(45);
-// EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(519);
-// EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
-// EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(620);
-// EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(344);
-// EXTERNAL MODULE: ./core/text/log-commands.ts
-var log_commands = __nccwpck_require__(785);
-// EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(196);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(493);
-// EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(557);
-;// CONCATENATED MODULE: ./core/settings/traffic.ts
-
-
-
-
-
-const LONGEST_LOGGED_BODY_BYTES = 64 * 1024 * 1024;
-const DEFAULT_TRAFFIC = {
-    requestLog: protocol/* DEFAULT_REQUEST_LOG */.BM,
-    protect: protocol/* DEFAULT_PROTECT */.SJ,
-    proveUrl: protocol/* DEFAULT_PROVE_URL */.Fe
-};
-const HEADER_CHOICES = ['redacted', 'unredacted'];
-function readTrafficSettings(options) {
-    const enabled = (0,option_values/* readBoolean */.Vf)(options, 'log-requests', (0,option_facts/* optionDefault */.Z8)('log-requests') === 'true');
-    const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
-        Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
-    return {
-        requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
-        protect: (0,option_values/* readBoolean */.Vf)(options, 'protect', (0,option_facts/* optionDefault */.Z8)('protect') === 'true'),
-        proveUrl: (0,option_values/* readBoolean */.Vf)(options, 'prove-url', (0,option_facts/* optionDefault */.Z8)('prove-url') === 'true')
-    };
-}
-function readHeaderChoice(options) {
-    const raw = options.read('log-headers');
-    const value = raw.trim().toLowerCase() || (0,option_facts/* optionDefault */.Z8)('log-headers');
-    const choice = HEADER_CHOICES.find(known => known === value);
-    if (choice !== undefined)
-        return choice;
-    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'log-headers')} is ${(0,quote/* quote */.h)(raw)}: expected redacted or unredacted.`);
-}
-
-;// CONCATENATED MODULE: ./core/settings/expose.ts
-
-
-
-
-
-
-
-
-
-const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
-const DEFAULT_ENTRY_NAME = 'app';
-const DEFAULT_TARGET_HOST = 'localhost';
-const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
-function parseExpose(raw, label) {
-    const texts = raw
-        .split(/[\n,]/)
-        .map(text => text.trim())
-        .filter(text => text !== '');
-    const entries = texts.map(text => naming(label('expose'), 'entry', () => parseEntry(text, texts.length)));
-    const seen = new Set();
-    for (const entry of entries) {
-        if (seen.has(entry.name)) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('expose'))} names "${entry.name}" more than once: each entry needs its own name, because the name is its public address.`);
-        }
-        seen.add(entry.name);
-    }
-    return entries;
-}
-function parseEntry(text, count) {
-    const equals = text.indexOf('=');
-    if (equals === -1) {
-        if (/^\d+$/.test(text) && count > 1) {
-            throw entryError(text, `a bare port is allowed only when it is the only entry; give it a name, as in app=${text}`);
-        }
-        if (!/^\d+$/.test(text)) {
-            throw entryError(text, 'expected NAME=PORT, NAME=HOST:PORT, or a bare PORT');
-        }
-        return { name: DEFAULT_ENTRY_NAME, host: DEFAULT_TARGET_HOST, port: parsePort(text, text) };
-    }
-    const name = text.slice(0, equals).trim();
-    const target = text.slice(equals + 1).trim();
-    if (!NAME_PATTERN.test(name)) {
-        throw entryError(text, 'the name must be a lower-case DNS label: letters a-z, digits and inner dashes, 1 to 63 characters');
-    }
-    return { name, ...parseTarget(target, text) };
-}
-function parseTarget(target, entry) {
-    if (/^\d+$/.test(target))
-        return { host: DEFAULT_TARGET_HOST, port: parsePort(target, entry) };
-    const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(target);
-    if (bracketed) {
-        if ((0,external_node_net_.isIP)(bracketed[1]) !== 6) {
-            throw entryError(entry, 'square brackets hold an IPv6 address, as in [::1]:3000');
-        }
-        return { host: bracketed[1], port: parsePort(bracketed[2], entry) };
-    }
-    const colon = target.lastIndexOf(':');
-    const host = colon === -1 ? '' : target.slice(0, colon);
-    const port = colon === -1 ? '' : target.slice(colon + 1);
-    if (!host || !/^\d+$/.test(port)) {
-        throw entryError(entry, 'after NAME= comes PORT or HOST:PORT, as in web=3000 or api=db:8080');
-    }
-    if ((0,external_node_net_.isIP)(host) === 6) {
-        throw entryError(entry, 'write an IPv6 address in square brackets, as in [::1]:3000');
-    }
-    if (!(0,validators/* isBareHost */.jY)(host)) {
-        throw entryError(entry, `${JSON.stringify(host)} is not a host name or IP address`);
-    }
-    return { host, port: parsePort(port, entry) };
-}
-function parsePort(text, entry) {
-    const port = Number(text);
-    if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) {
-        throw entryError(entry, 'the port must be a whole number from 1 to 65535');
-    }
-    return port;
-}
-class PartProblem extends Error {
-    part;
-    needs;
-    constructor(part, needs) {
-        super(needs);
-        this.part = part;
-        this.needs = needs;
-    }
-}
-function naming(optionLabel, partName, parse) {
-    try {
-        return parse();
-    }
-    catch (error) {
-        if (!(error instanceof PartProblem))
-            throw error;
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(optionLabel)} has the ${partName} ${(0,quote/* quote */.h)(error.part)}: ${error.needs}.`);
-    }
-}
-function entryError(entry, needs) {
-    return new PartProblem(entry, needs);
-}
-function parseUrlTemplate(raw, label) {
-    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
-    for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
-        if (!PLACEHOLDERS.includes(inner)) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
-        }
-    }
-    const marker = (0,log_commands/* midLineMarkerIn */.U6)(template);
-    if (marker !== undefined) {
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it holds ${(0,log_commands/* describeMarker */.M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
-    }
-    const sample = formatUrl(template, {
-        name: 'app',
-        user: 'user',
-        host: 'tunnel.example',
-        port: 22
-    });
-    if (sample === undefined) {
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
-    }
-    return template;
-}
-function formatUrl(template, values) {
-    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
-    if ((0,printable/* hasUnsafeCharacter */.QR)(text))
-        return undefined;
-    try {
-        const url = new URL(text);
-        return url.protocol === 'http:' || url.protocol === 'https:' ? text : undefined;
-    }
-    catch {
-        return undefined;
-    }
-}
-function parseHostKeyPins(raw, label) {
-    const pins = [];
-    for (const line of raw.split(/\r?\n/).map(text => text.trim())) {
-        if (line === '' || line.startsWith('#'))
-            continue;
-        const pin = naming(label('tunnel-host-key'), 'line', () => line.startsWith('SHA256:')
-            ? { fingerprint: parseFingerprint(line) }
-            : parseKnownHostsLine(line));
-        const same = pins.find(known => known.fingerprint === pin.fingerprint);
-        if (same === undefined)
-            pins.push(pin);
-        else
-            same.keyType ??= pin.keyType;
-    }
-    return pins;
-}
-function parseFingerprint(line) {
-    if (!/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(line)) {
-        throw pinError(line, 'a fingerprint is SHA256: followed by 43 base64 characters, as `ssh-keygen -lf` prints it');
-    }
-    return line.replace(/=$/, '');
-}
-function parseKnownHostsLine(line) {
-    const fields = line.split(/\s+/);
-    if (fields[0].startsWith('@')) {
-        throw pinError(line, `${fields[0]} lines are not supported; give the server's own key or its SHA256 fingerprint`);
-    }
-    const typeAt = isKeyType(fields[1]) ? 1 : isKeyType(fields[0]) ? 0 : -1;
-    const type = fields[typeAt];
-    const encoded = fields[typeAt + 1];
-    if (typeAt === -1 || encoded === undefined) {
-        throw pinError(line, 'expected a SHA256:\u2026 fingerprint or a known_hosts line such as "[tunnel.example]:2223 ssh-ed25519 AAAA\u2026"');
-    }
-    const blob = Buffer.from(encoded, 'base64');
-    if (blob.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '') ||
-        (0,fingerprint/* keyTypeOf */.z)(blob) !== type) {
-        throw pinError(line, `the key after ${type} is not a valid ${type} key in base64`);
-    }
-    return { fingerprint: (0,fingerprint/* fingerprintOf */.a)(blob), keyType: type };
-}
-const isKeyType = (field) => field !== undefined && /^(ssh-|ecdsa-sha2-|sk-)[a-z0-9@.-]+$/.test(field);
-function pinError(line, needs) {
-    return new PartProblem(line, needs);
-}
-function readTunnelSettings(options) {
-    const label = (name) => options.label(name);
-    const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
-    const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
-    const traffic = readTrafficSettings(options);
-    const entries = parseExpose(options.read('expose'), label);
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins, ...traffic };
-}
-
-
-/***/ }),
-
-/***/ 344:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Iu: () => (/* binding */ capitalised),
-/* harmony export */   Vf: () => (/* binding */ readBoolean),
-/* harmony export */   b7: () => (/* binding */ optionNamed),
-/* harmony export */   bf: () => (/* binding */ readWholeNumber),
-/* harmony export */   nN: () => (/* binding */ readOneLine)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(785);
-
-
-
-function optionNamed(options, name) {
-    return capitalised(options.label(name));
-}
-function capitalised(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-function readBoolean(options, name, fallback) {
-    const raw = options.read(name);
-    const value = raw.trim().toLowerCase();
-    if (!value)
-        return fallback;
-    if (value === 'true')
-        return true;
-    if (value === 'false')
-        return false;
-    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected true or false.`);
-}
-function readWholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
-    const raw = options.read(name);
-    const value = raw.trim();
-    if (!value)
-        return undefined;
-    const number = /^\d+$/.test(value) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(number) || number < min || number > max) {
-        const range = max === Number.MAX_SAFE_INTEGER
-            ? `a whole number of at least ${min}`
-            : `a whole number from ${min} to ${max}`;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(raw)}: expected ${range}.`);
-    }
-    return number;
-}
-function readOneLine(options, name) {
-    const value = options.read(name).trim();
-    const marker = (0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .midLineMarkerIn */ .U6)(value);
-    if (marker !== undefined) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`${optionNamed(options, name)} is ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_1__/* .quote */ .h)(value)}: it holds ${(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__/* .describeMarker */ .M4)(marker)}, which the log reader of a CI system obeys as a command anywhere in a line. Remove it.`);
-    }
-    return value;
-}
-
-
-/***/ }),
-
-/***/ 436:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   V: () => (/* binding */ describeUnexpected)
-/* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
-
-function describeUnexpected(error) {
-    const message = error?.message;
-    const detail = typeof message === 'string' ? message : String(error);
-    return (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(redactErrorText(detail), 300);
-}
-function redactErrorText(text) {
-    const framed = text
-        .replace(PEM_BLOCK, '***')
-        .replace(URL_USER_INFO, '$1***@')
-        .replace(AUTH_SCHEME, '$1 ***')
-        .replace(API_KEY_HEADER, '$1 ***');
-    return framed
-        .split(FILE_PATH)
-        .map((piece, index) => (index % 2 === 1 ? redactPath(piece) : (0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .redactCredentials */ .UY)(piece)))
-        .join('');
-}
-const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g;
-const URL_USER_INFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/@]+@/g;
-const AUTH_SCHEME = /\b([Bb]earer|[Bb]asic)\s+[^\s,;'"]+/g;
-const API_KEY_HEADER = /\b(X-API-Key:?)\s*[^\s,;'"]+/gi;
-const FILE_PATH = /((?<![A-Za-z0-9+/=_.~-])(?:~|\.{1,2}|[A-Za-z]:)?(?:[/\\][A-Za-z0-9._@%+=,~-]+)+[/\\]?)/;
-function redactPath(path) {
-    return path.replace(/[^/\\]+/g, segment => (looksLikeSecret(segment) ? '***' : segment));
-}
-function looksLikeSecret(segment) {
-    if (/^(?:tok|sk)_/.test(segment))
-        return true;
-    if (/[A-Fa-f0-9]{32,}/.test(segment))
-        return true;
-    return (segment.match(/[A-Za-z0-9+=]{16,}/g) ?? []).some(run => /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run));
-}
-
-
-/***/ }),
-
-/***/ 196:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   a: () => (/* binding */ fingerprintOf),
-/* harmony export */   z: () => (/* binding */ keyTypeOf)
-/* harmony export */ });
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-
-function fingerprintOf(blob) {
-    return `SHA256:${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
-}
-function keyTypeOf(blob) {
-    if (blob.length < 4)
-        return undefined;
-    const length = blob.readUInt32BE(0);
-    return length > 0 && 4 + length <= blob.length
-        ? blob.subarray(4, 4 + length).toString('latin1')
-        : undefined;
-}
-
-
-/***/ }),
-
-/***/ 87:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   d: () => (/* binding */ isIsoTime),
-/* harmony export */   o: () => (/* binding */ hasExpired)
-/* harmony export */ });
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-function isIsoTime(value) {
-    return typeof value === 'string' && ISO_8601.test(value) && Number.isFinite(Date.parse(value));
-}
-function hasExpired(expiresAt, nowMs) {
-    if (!expiresAt)
-        return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at <= nowMs;
-}
-
-
-/***/ }),
-
-/***/ 785:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   GT: () => (/* binding */ neutraliseMarkers),
-/* harmony export */   M4: () => (/* binding */ describeMarker),
-/* harmony export */   U6: () => (/* binding */ midLineMarkerIn),
-/* harmony export */   eK: () => (/* binding */ holdsCommandMarker)
-/* harmony export */ });
-/* unused harmony exports LOG_COMMAND_MARKERS, commandMarkerIn */
-const LOG_COMMAND_MARKERS = {
-    'GitHub Actions': [
-        { text: '::', place: 'line-start' },
-        { text: '##[', place: 'anywhere' }
-    ],
-    'Azure Pipelines': [
-        { text: '##vso[', place: 'anywhere' },
-        { text: '##[', place: 'anywhere' }
-    ],
-    Buildkite: [
-        { text: '---', place: 'line-start' },
-        { text: '+++', place: 'line-start' },
-        { text: '~~~', place: 'line-start' },
-        { text: '^^^', place: 'line-start' }
-    ],
-    'GitLab CI': [
-        { text: 'section_start:', place: 'anywhere' },
-        { text: 'section_end:', place: 'anywhere' }
-    ],
-    Jenkins: [],
-    CircleCI: [],
-    'Bitbucket Pipelines': []
-};
-const MARKERS = Object.values(LOG_COMMAND_MARKERS).flat();
-const GAP = '[^\\x20-\\x7e]*';
-function escapedForRegExp(character) {
-    return character.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}
-function spelled(characters) {
-    return characters.map(escapedForRegExp).join(GAP);
-}
-function firstCharacterOf(marker) {
-    const [first, ...rest] = [...marker.text];
-    const completions = [spelled(rest)];
-    if (marker.place === 'anywhere') {
-        for (let length = 1; length < rest.length; length++) {
-            completions.push(`${spelled(rest.slice(0, length))}${GAP}$`);
-        }
-    }
-    const lookahead = `(?=${GAP}(?:${completions.join('|')}))`;
-    const lead = marker.place === 'line-start' ? `^([^\\x21-\\x7e]*)` : '()';
-    return new RegExp(`${lead}${escapedForRegExp(first)}${lookahead}`, 'giu');
-}
-let neutralisers;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function mayHoldMarker(text) {
-    if (!PRINTABLE_ASCII.test(text))
-        return true;
-    const lower = text.toLowerCase();
-    const start = lower.replace(/^ +/, '');
-    return MARKERS.some(({ text: marker, place }) => {
-        if (place === 'line-start')
-            return start.startsWith(marker);
-        if (lower.includes(marker))
-            return true;
-        for (let length = 2; length < marker.length; length++) {
-            if (lower.endsWith(marker.slice(0, length)))
-                return true;
-        }
-        return false;
-    });
-}
-function neutraliseMarkers(text) {
-    if (!mayHoldMarker(text))
-        return text;
-    neutralisers ??= MARKERS.map(marker => ({ marker, pattern: firstCharacterOf(marker) }));
-    return neutralisers.reduce((result, { pattern }) => result.replace(pattern, (match, lead) => `${lead}\\u${match.codePointAt(lead.length).toString(16).padStart(4, '0')}`), text);
-}
-let anywhere;
-function markersIn(value) {
-    if (PRINTABLE_ASCII.test(value)) {
-        const lower = value.toLowerCase();
-        return MARKERS.filter(({ text }) => lower.includes(text));
-    }
-    anywhere ??= MARKERS.map(marker => ({
-        marker,
-        pattern: new RegExp(spelled([...marker.text]), 'iu')
-    }));
-    return anywhere.filter(({ pattern }) => pattern.test(value)).map(({ marker }) => marker);
-}
-function commandMarkerIn(value) {
-    return markersIn(value)[0]?.text;
-}
-function holdsCommandMarker(value) {
-    return commandMarkerIn(value) !== undefined;
-}
-function describeMarker(marker) {
-    return `"${marker[0]}" followed by "${marker.slice(1)}"`;
-}
-function midLineMarkerIn(value) {
-    return markersIn(value).find(marker => marker.place === 'anywhere')?.text;
-}
-
-
-/***/ }),
-
-/***/ 479:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   QR: () => (/* binding */ hasUnsafeCharacter),
-/* harmony export */   UC: () => (/* binding */ isWellFormed),
-/* harmony export */   UY: () => (/* binding */ redactCredentials),
-/* harmony export */   Vj: () => (/* binding */ printablePath),
-/* harmony export */   X5: () => (/* binding */ cleanText),
-/* harmony export */   g$: () => (/* binding */ printable)
-/* harmony export */ });
-/* unused harmony exports hasControlCharacter, hasLineBreak */
-/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(785);
-
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-function hasUnsafeCharacter(value) {
-    if (PRINTABLE_ASCII.test(value))
-        return value.includes(' ');
-    return /[\s\p{Cc}\p{Cf}]/u.test(value);
-}
-function hasControlCharacter(value) {
-    return !PRINTABLE_ASCII.test(value) && /\p{Cc}/u.test(value);
-}
-function hasLineBreak(value) {
-    return /[\r\n\u0085\u2028\u2029]/.test(value);
-}
-function isWellFormed(value) {
-    return value.isWellFormed();
-}
-function printable(value, max = 200) {
-    const flat = PRINTABLE_ASCII.test(value)
-        ? value
-        : value.replace(UNPRINTABLE, character => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    const escaped = (0,_log_commands_js__WEBPACK_IMPORTED_MODULE_0__/* .neutraliseMarkers */ .GT)(flat);
-    if (escaped.length <= max)
-        return escaped;
-    const end = /[\uD800-\uDBFF]/.test(escaped[max - 4] ?? '') ? max - 4 : max - 3;
-    return `${escaped.slice(0, end)}...`;
-}
-function printablePath(path) {
-    return printable(path, 400);
-}
-function cleanText(value, max) {
-    const redacted = redactCredentials(value);
-    const flat = (PRINTABLE_ASCII.test(redacted)
-        ? redacted
-        : redacted.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' '))
-        .replace(/\s+/g, ' ')
-        .trim();
-    return printable(flat, max);
-}
-const CREDENTIAL_SHAPED = [
-    /\b(?:tok|sk)_[A-Za-z0-9_\-.+/=]*/g,
-    /[A-Fa-f0-9]{8,}/g,
-    /[A-Za-z0-9+/_-]{24,}={0,2}/g
-];
-function redactCredentials(text) {
-    return CREDENTIAL_SHAPED.reduce((result, pattern) => result.replace(pattern, '***'), text);
-}
-
-
-/***/ }),
-
-/***/ 620:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   h: () => (/* binding */ quote)
-/* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
-
-function quote(value, max = 60) {
-    return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
-}
-
-
-/***/ }),
-
-/***/ 45:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   VS: () => (/* binding */ isCleanIdentifier),
-/* harmony export */   jY: () => (/* binding */ isBareHost),
-/* harmony export */   rD: () => (/* binding */ identifierProblem),
-/* harmony export */   sW: () => (/* binding */ isPort)
-/* harmony export */ });
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
-
-
-const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-function isBareHost(value) {
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(value) !== 0)
-        return true;
-    return HOSTNAME_PATTERN.test(value);
-}
-function isPort(value) {
-    return Number.isInteger(value) && value >= 1 && value <= 65535;
-}
-function isCleanIdentifier(value) {
-    return identifierProblem(value) === undefined;
-}
-function identifierProblem(value) {
-    if (value === undefined || value === null || value === '')
-        return 'is missing';
-    if (typeof value !== 'string')
-        return 'is not a string';
-    if ((0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value))
-        return 'holds whitespace or control characters';
-    if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
-        return 'is not well-formed Unicode';
-    return undefined;
-}
-
-
-/***/ }),
-
-/***/ 557:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   BM: () => (/* binding */ DEFAULT_REQUEST_LOG),
-/* harmony export */   Fe: () => (/* binding */ DEFAULT_PROVE_URL),
-/* harmony export */   J4: () => (/* binding */ readyWaitMs),
-/* harmony export */   SJ: () => (/* binding */ DEFAULT_PROTECT),
-/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
-/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
-/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
-/* harmony export */ });
-/* unused harmony exports PROOF_PATH_PREFIX, proofAnswer, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-
-
-const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
-function proofAnswer(proofKey, entry, nonce) {
-    return createHmac('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
-}
-const DEFAULT_REQUEST_LOG = {
-    enabled: true,
-    bodyBytes: 0,
-    headers: 'redacted'
-};
-const DEFAULT_PROTECT = false;
-const DEFAULT_PROVE_URL = true;
-const TUNNEL_DIR_PREFIX = 'tunnel-';
-function tunnelFiles(dir) {
-    return {
-        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
-        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
-        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop')
-    };
-}
-const HEARTBEAT_MS = 5_000;
-const STOP_GRACE_MS = 5_000;
-const STOP_FILE_CHECK_MS = 250;
-const LONGEST_RECONNECT_DELAY_MS = 30_000;
-const RECONNECT_JITTER = 0.25;
-const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
-function readyWaitMs(attemptTimeoutMs, maxAttempts) {
-    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
-}
-
-
-/***/ }),
-
-/***/ 462:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  eO: () => (/* binding */ clearTunnel),
-  Lc: () => (/* binding */ loadTunnel),
-  Y_: () => (/* binding */ saveTunnel)
-});
-
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(760);
-// EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
-// EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(557);
-;// CONCATENATED MODULE: ./core/tunnel/files.ts
-
-
-
-function isTunnelDir(dir, root) {
-    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
-}
-function isTunnelDirName(dir) {
-    return (0,owned_dir/* isMadeUnder */.Gx)(dir, (0,external_node_path_.dirname)((0,external_node_path_.resolve)(dir)), protocol/* TUNNEL_DIR_PREFIX */.SS);
-}
-
-;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
-
-
-const TUNNEL = 'tunnel';
-function saveTunnel(state, saved) {
-    state.save(TUNNEL, JSON.stringify(saved));
-}
-function clearTunnel(state) {
-    state.save(TUNNEL, '');
-}
-function loadTunnel(state, tempRoot) {
-    const raw = state.load(TUNNEL);
-    if (!raw)
-        return undefined;
-    try {
-        const saved = JSON.parse(raw);
-        const { pid, dir, dirId, startTime } = saved;
-        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
-            return undefined;
-        if (typeof dir !== 'string' || !(0,external_node_path_.isAbsolute)(dir) || !isTunnelDirName(dir))
-            return undefined;
-        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
-        const tunnel = {
-            pid,
-            dir,
-            ...(text(dirId) && { dirId: text(dirId) }),
-            ...(text(startTime) && { startTime: text(startTime) }),
-            started: saved.started === true
-        };
-        if (isTunnelDir(dir, tempRoot))
-            return { saved: tunnel };
-        return { saved: tunnel, dirRefused: "it is not under this step's temp folder" };
-    }
-    catch {
-        return undefined;
-    }
-}
-
-
-/***/ }),
-
-/***/ 95:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   $r: () => (/* binding */ targetOf),
-/* harmony export */   s2: () => (/* binding */ urlsFor),
-/* harmony export */   xX: () => (/* binding */ checkUrlsBeforeRequest)
-/* harmony export */ });
-/* unused harmony export hostProblem */
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(249);
-/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
-
-
-
-
-
-
-
-class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h {
-    showsUrl;
-    constructor(message, showsUrl) {
-        super(message);
-        this.showsUrl = showsUrl;
-    }
-}
-const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
-const STAND_IN_USER = 'u';
-function urlsFor(tunnel, target, label) {
-    const urls = {};
-    for (const entry of tunnel.entries) {
-        const { user, host, port } = target;
-        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_5__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
-        if (url === undefined)
-            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
-        const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
-        if (problem !== undefined)
-            throw badHost(url, entry.name, problem, target, label);
-        urls[entry.name] = url;
-    }
-    return urls;
-}
-function targetOf(login) {
-    const { user, host, port, userFrom } = login;
-    return { user, host, port, ...(userFrom && { userFrom }) };
-}
-function checkUrlsBeforeRequest(settings) {
-    if (settings.tunnel === undefined || settings.tunnelHost === undefined)
-        return;
-    const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .h;
-    const known = 'knownUser' in settings ? settings.knownUser : undefined;
-    const target = known
-        ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
-        :
-            { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
-    try {
-        urlsFor(settings.tunnel, target, settings.optionLabel);
-    }
-    catch (error) {
-        if (!(error instanceof UrlError))
-            throw error;
-        const standIn = target.standIn === true && error.showsUrl
-            ? ` (The service names the tunnel user; "${STAND_IN_USER}" stood in for it here.)`
-            : '';
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${error.message} Nothing was requested from the credential service.${standIn}`);
-    }
-}
-function hostProblem(template, hostname) {
-    const host = hostname.replace(/^\[(.*)\]$/, '$1');
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) !== 0) {
-        const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(template)?.[1] ?? '';
-        return /\{(name|user)\}/.test(authority)
-            ? `it is an IP address built from {name} or {user}`
-            : undefined;
-    }
-    const name = host.endsWith('.') ? host.slice(0, -1) : host;
-    if (name.length > 253)
-        return `it is ${name.length} characters long, and a host name has at most 253`;
-    for (const label of name.split('.')) {
-        const problem = labelProblem(label);
-        if (problem !== undefined)
-            return problem;
-    }
-    return undefined;
-}
-function labelProblem(label) {
-    const shown = `the label "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(label, 70)}"`;
-    if (label === '')
-        return 'it has an empty label (two dots in a row, or a dot at its start)';
-    if (label.length > 63)
-        return `${shown} is ${label.length} characters long, and a label has at most 63`;
-    if (!LABEL_CHARACTERS.test(label)) {
-        const character = [...label].find(c => !/[a-z0-9-]/.test(c)) ?? '';
-        return `${shown} holds ${characterName(character)}, which a host name cannot`;
-    }
-    if (label.startsWith('-') || label.endsWith('-')) {
-        return `${shown} ${label.startsWith('-') ? 'starts' : 'ends'} with a hyphen, which a host name cannot`;
-    }
-    return undefined;
-}
-function characterName(character) {
-    if (character === '_')
-        return 'an underscore';
-    if (character === '%')
-        return 'a percent sign';
-    return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(character, 12)}"`;
-}
-function noUrl(template, name, host, label) {
-    const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
-        ? ''
-        : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
-            ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
-            : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
-        `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
-        `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
-}
-function badHost(url, name, problem, target, label) {
-    const user = target.user.toLowerCase();
-    const fromUser = target.standIn !== true &&
-        new URL(url).hostname
-            .split('.')
-            .some(label => label.includes(user) && labelProblem(label) !== undefined);
-    const keepUserOut = `change ${label('url-template')} so that {user} is not part of the host name`;
-    const from = target.userFrom;
-    const advice = !fromUser
-        ? `Change ${label('url-template')} so that every dot-separated label of the host is letters, digits and inner hyphens.`
-        : from?.changeable
-            ? `The tunnel user comes from ${from.label}: set it to lower-case letters, digits and inner hyphens, or ${keepUserOut}.`
-            : from
-                ? `The tunnel user comes from ${from.label}, and your token belongs to it: ${keepUserOut}.`
-                : `The tunnel user ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(target.user, 120)} comes from the credential service: ${keepUserOut}.`;
-    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} forms ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(url, 120)} for "${name}", whose host is not a valid host name: ${problem}. ${advice}`, true);
-}
-
-
-/***/ }),
-
-/***/ 613:
-/***/ ((module) => {
-
-module.exports = require("assert");
-
-/***/ }),
-
-/***/ 434:
-/***/ ((module) => {
-
-module.exports = require("events");
-
-/***/ }),
-
-/***/ 611:
-/***/ ((module) => {
-
-module.exports = require("http");
-
-/***/ }),
-
-/***/ 692:
-/***/ ((module) => {
-
-module.exports = require("https");
-
-/***/ }),
-
-/***/ 278:
-/***/ ((module) => {
-
-module.exports = require("net");
-
-/***/ }),
-
-/***/ 421:
-/***/ ((module) => {
-
-module.exports = require("node:child_process");
-
-/***/ }),
-
-/***/ 598:
-/***/ ((module) => {
-
-module.exports = require("node:crypto");
-
-/***/ }),
-
-/***/ 24:
-/***/ ((module) => {
-
-module.exports = require("node:fs");
-
-/***/ }),
-
-/***/ 67:
-/***/ ((module) => {
-
-module.exports = require("node:http");
-
-/***/ }),
-
-/***/ 708:
-/***/ ((module) => {
-
-module.exports = require("node:https");
-
-/***/ }),
-
-/***/ 30:
-/***/ ((module) => {
-
-module.exports = require("node:net");
-
-/***/ }),
-
-/***/ 760:
-/***/ ((module) => {
-
-module.exports = require("node:path");
-
-/***/ }),
-
-/***/ 756:
-/***/ ((module) => {
-
-module.exports = require("tls");
-
-/***/ }),
-
-/***/ 23:
-/***/ ((module) => {
-
-module.exports = require("util");
 
 /***/ })
 

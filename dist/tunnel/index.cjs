@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 626:
+/***/ 792:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -22268,7 +22268,7 @@ class HttpConnection {
         this.context.track(app);
         app.once('connect', () => {
             this.appConnected = true;
-            this.context.served();
+            this.context.served(this.entry);
         });
         app.on('data', (chunk) => {
             this.context.bytes('bytesOut', chunk.length);
@@ -22381,8 +22381,8 @@ function more(bytes, maxLine) {
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/raw-pipe.ts
-function pipeRaw(channel, local, context) {
-    context.served();
+function pipeRaw(channel, local, entry, context) {
+    context.served(entry);
     context.track(local);
     context.track(channel);
     channel.on('data', (chunk) => context.bytes('bytesIn', chunk.length));
@@ -22418,7 +22418,7 @@ function serveForwarded(details, accept, reject, context) {
     const entry = context.entries.find(e => e.name === details.destIP.toLowerCase());
     if (entry === undefined)
         return reject();
-    const hooks = context.http;
+    const hooks = context.http?.(entry);
     if (hooks === undefined)
         return serveRaw(entry, accept, context);
     const channel = accept();
@@ -22452,7 +22452,7 @@ function serveForwarded(details, accept, reject, context) {
             connected = true;
             record('not-http');
             local.write(first);
-            pipeRaw(channel, local, context);
+            pipeRaw(channel, local, entry, context);
         });
         local.on('error', error => {
             if (!connected) {
@@ -22470,7 +22470,7 @@ function serveRaw(entry, accept, context) {
     let channel;
     local.once('connect', () => {
         channel = accept();
-        pipeRaw(channel, local, context);
+        pipeRaw(channel, local, entry, context);
     });
     local.on('error', error => {
         if (channel !== undefined) {
@@ -22678,9 +22678,6 @@ class LocalErrorSummary {
     }
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/io.ts
-const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
-
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = require("node:path");
 ;// CONCATENATED MODULE: ./core/tunnel/protocol.ts
@@ -22688,7 +22685,7 @@ const external_node_path_namespaceObject = require("node:path");
 
 const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
-    return createHmac('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
+    return (0,external_node_crypto_namespaceObject.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
 }
 const DEFAULT_REQUEST_LOG = {
     enabled: true,
@@ -22702,7 +22699,9 @@ function tunnelFiles(dir) {
     return {
         logPath: join(dir, 'tunnel.log'),
         statsPath: join(dir, 'stats.json'),
-        stopPath: join(dir, 'stop')
+        stopPath: join(dir, 'stop'),
+        spoolPath: join(dir, 'requests.spool'),
+        tallyPath: join(dir, 'requests-tally.json')
     };
 }
 const HEARTBEAT_MS = 5_000;
@@ -22752,6 +22751,169 @@ class KeeperRecord {
     }
 }
 
+;// CONCATENATED MODULE: ./core/tunnel/keeper/timeline.ts
+
+const DOWN_PERIODS_KEPT = 50;
+const REASON_MAX = 200;
+class Timeline {
+    now;
+    changed;
+    down = [];
+    downOmitted = 0;
+    apps = new Map();
+    constructor(entries, now, changed) {
+        this.now = now;
+        this.changed = changed;
+        for (const entry of entries)
+            this.apps.set(entry.name, { unreachableMs: 0, longestMs: 0 });
+    }
+    connectionLost(reason) {
+        this.down.push({ from: this.iso(), reason });
+        if (this.down.length > DOWN_PERIODS_KEPT) {
+            this.down.shift();
+            this.downOmitted += 1;
+        }
+        this.changed();
+    }
+    reconnected() {
+        const last = this.down.at(-1);
+        if (last !== undefined && last.to === undefined)
+            last.to = this.iso();
+        this.changed();
+    }
+    appReached(entry) {
+        const app = this.app(entry);
+        if (app.downSince !== undefined) {
+            this.addOutage(app, this.now() - app.downSince);
+            app.downSince = undefined;
+            this.changed();
+        }
+        if (app.firstForwardAt !== undefined)
+            return false;
+        app.firstForwardAt = this.iso();
+        this.changed();
+        return true;
+    }
+    appUnreachable(entry) {
+        const app = this.app(entry);
+        if (app.downSince !== undefined)
+            return;
+        app.downSince = this.now();
+        this.changed();
+    }
+    snapshot() {
+        const now = this.now();
+        const apps = {};
+        for (const [name, app] of this.apps) {
+            const ongoing = app.downSince === undefined ? 0 : now - app.downSince;
+            apps[name] = {
+                unreachableMs: app.unreachableMs + ongoing,
+                longestMs: Math.max(app.longestMs, ongoing),
+                ...(app.firstForwardAt !== undefined && { firstForwardAt: app.firstForwardAt })
+            };
+        }
+        return {
+            down: this.down.map(period => ({ ...period })),
+            ...(this.downOmitted > 0 && { downOmitted: this.downOmitted }),
+            apps
+        };
+    }
+    addOutage(app, ms) {
+        const duration = Math.max(0, ms);
+        app.unreachableMs += duration;
+        app.longestMs = Math.max(app.longestMs, duration);
+    }
+    app(entry) {
+        let app = this.apps.get(entry);
+        if (app === undefined) {
+            app = { unreachableMs: 0, longestMs: 0 };
+            this.apps.set(entry, app);
+        }
+        return app;
+    }
+    iso() {
+        return new Date(this.now()).toISOString();
+    }
+}
+function whenClosed(client) {
+    let reason = 'the connection was closed by the tunnel server or the network';
+    return new Promise(resolve => {
+        client.on('error', (error) => {
+            reason = `the connection failed: ${cleanText(error.message, REASON_MAX)}`;
+        });
+        client.once('close', () => resolve(reason));
+    });
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/gate.ts
+
+const GATE_HEADER = 'X-Tunnel-Gate';
+const GATE_PATH = '/_tunnel-gate/';
+const GATE_REALM = 'tunnel-credentials gate';
+const REFUSAL_TEXT = 'This tunnel is protected by a per-run secret (the protect-secret output of the step that ' +
+    'opened it). Send it in one of three ways: Basic authentication with any user name and the ' +
+    `secret as the password; a header "${GATE_HEADER}: <secret>"; or a path that starts with ` +
+    `"${GATE_PATH}<secret>/".\n`;
+const refusal = {
+    answer: {
+        status: 401,
+        headers: [
+            ['WWW-Authenticate', `Basic realm="${GATE_REALM}", charset="UTF-8"`],
+            ['Content-Type', 'text/plain; charset=utf-8'],
+            ['Cache-Control', 'no-store']
+        ],
+        body: REFUSAL_TEXT
+    },
+    outcome: 'refused'
+};
+const digest = (text) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text, 'utf8').digest();
+function makeGate(secret) {
+    const expected = secret === undefined || secret === '' ? undefined : digest(secret);
+    const matches = (candidate) => expected !== undefined && (0,external_node_crypto_namespaceObject.timingSafeEqual)(digest(candidate), expected);
+    return request => {
+        const removeHeaders = [];
+        const gateHeader = request.headers.some(([name, value]) => name.toLowerCase() === 'x-tunnel-gate' && matches(value.trim()));
+        if (gateHeader)
+            removeHeaders.push(GATE_HEADER);
+        const basic = request.headers.some(([name, value]) => name.toLowerCase() === 'authorization' && matchesBasicPassword(value, matches));
+        if (basic)
+            removeHeaders.push('Authorization');
+        const target = withoutGatePath(request.target, matches);
+        if (!gateHeader && !basic && target === undefined)
+            return refusal;
+        if (removeHeaders.length === 0 && target === undefined)
+            return 'forward';
+        return {
+            forward: {
+                ...(target !== undefined && { target }),
+                ...(removeHeaders.length > 0 && { removeHeaders })
+            }
+        };
+    };
+}
+function matchesBasicPassword(value, matches) {
+    const found = /^\s*basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(value);
+    if (found === null)
+        return false;
+    const decoded = Buffer.from(found[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon >= 0 && matches(decoded.slice(colon + 1));
+}
+function withoutGatePath(target, matches) {
+    if (!target.startsWith(GATE_PATH))
+        return undefined;
+    const rest = target.slice(GATE_PATH.length);
+    const end = rest.search(/[/?#]/);
+    const candidate = end < 0 ? rest : rest.slice(0, end);
+    if (!matches(candidate))
+        return undefined;
+    const after = end < 0 ? '' : rest.slice(end);
+    return after.startsWith('/') ? after : `/${after}`;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/io.ts
+const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
+
 ;// CONCATENATED MODULE: external "node:dns"
 const external_node_dns_namespaceObject = require("node:dns");
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/lookup-cache.ts
@@ -22792,6 +22954,937 @@ function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now 
         const first = addresses?.[0];
         callback(error, first?.address ?? '', first?.family ?? 0);
     }));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/proof-answer.ts
+
+const NONCE = /^[0-9a-f]{1,128}$/i;
+const notFound = {
+    answer: {
+        status: 404,
+        headers: [['Cache-Control', 'no-store']],
+        body: 'Not a proof request this tunnel answers.\n'
+    },
+    outcome: 'proof'
+};
+function answerProof(proofKey, request) {
+    const query = request.target.indexOf('?');
+    const path = query < 0 ? request.target : request.target.slice(0, query);
+    const at = path.lastIndexOf(PROOF_PATH_PREFIX);
+    if (at < 0)
+        return undefined;
+    const nonce = path.slice(at + PROOF_PATH_PREFIX.length);
+    if (!NONCE.test(nonce))
+        return { decision: notFound, answered: false };
+    return {
+        decision: {
+            answer: {
+                status: 200,
+                headers: [
+                    ['Content-Type', 'text/plain; charset=utf-8'],
+                    ['Cache-Control', 'no-store']
+                ],
+                body: proofAnswer(proofKey, request.entry, nonce)
+            },
+            outcome: 'proof'
+        },
+        answered: true
+    };
+}
+
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = require("node:fs/promises");
+;// CONCATENATED MODULE: external "node:readline"
+const external_node_readline_namespaceObject = require("node:readline");
+;// CONCATENATED MODULE: external "node:events"
+const external_node_events_namespaceObject = require("node:events");
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = require("node:stream/promises");
+;// CONCATENATED MODULE: ./core/tunnel/request-log/file-sink.ts
+
+
+
+
+class FileSink {
+    path;
+    stream;
+    failure;
+    constructor(path, mode) {
+        this.path = path;
+        this.stream = (0,external_node_fs_namespaceObject.createWriteStream)(path, { mode });
+        this.stream.on('error', error => (this.failure = error));
+    }
+    async write(text) {
+        if (this.failure)
+            throw this.failure;
+        if (!this.stream.write(text))
+            await (0,external_node_events_namespaceObject.once)(this.stream, 'drain');
+    }
+    async end() {
+        if (this.failure)
+            throw this.failure;
+        this.stream.end();
+        await (0,external_node_stream_promises_namespaceObject.finished)(this.stream);
+    }
+    async abandon() {
+        this.stream.destroy();
+        await (0,external_node_stream_promises_namespaceObject.finished)(this.stream).catch(() => undefined);
+        await (0,promises_namespaceObject.rm)(this.path, { force: true }).catch(() => undefined);
+    }
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-envelope.ts
+function harEnvelope(creatorVersion, maxBytes, dropped) {
+    const log = {
+        version: '1.2',
+        creator: { name: 'tunnel-credentials', version: creatorVersion },
+        comment: 'Requests through the tunnel, redacted as the log-headers and log-bodies options say. ' +
+            `To stay under ${maxBytes} bytes, ${dropped.bodies} bodies and ${dropped.entries} ` +
+            'entries were dropped, oldest first.',
+        _dropped: { bodies: dropped.bodies, entries: dropped.entries },
+        _maxBytes: maxBytes
+    };
+    const head = JSON.stringify({ log });
+    return { prefix: `${head.slice(0, -2)},"entries":[\n`, suffix: '\n]}}\n' };
+}
+function envelopeBytes(creatorVersion, maxBytes) {
+    const widest = Number.MAX_SAFE_INTEGER;
+    const { prefix, suffix } = harEnvelope(creatorVersion, maxBytes, {
+        bodies: widest,
+        entries: widest
+    });
+    return Buffer.byteLength(prefix) + Buffer.byteLength(suffix);
+}
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = require("node:http");
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-entry.ts
+
+const UNKNOWN_BASE = 'http://unknown.invalid';
+const BODY_DROPPED = 'body dropped to keep the file under its size cap';
+function harEntryOf(record, publicBaseUrl) {
+    const duration = nonNegative(record.durationMs);
+    const requestHeaders = record.requestHeaders.map(([name, value]) => ({ name, value }));
+    const responseHeaders = record.responseHeaders.map(([name, value]) => ({ name, value }));
+    const cut = record.bodyTruncated ?? { request: false, response: false };
+    const entry = {
+        startedDateTime: new Date(nonNegative(record.startedAt)).toISOString(),
+        time: duration,
+        request: {
+            method: record.method,
+            url: publicUrl(record, publicBaseUrl),
+            httpVersion: record.httpVersion,
+            cookies: [],
+            headers: requestHeaders,
+            queryString: queryStringOf(record.target),
+            headersSize: -1,
+            bodySize: bodySizeOf(record.requestBody, cut.request, requestHeaders)
+        },
+        response: {
+            status: record.status ?? 0,
+            statusText: record.status === undefined ? '' : (external_node_http_namespaceObject.STATUS_CODES[record.status] ?? ''),
+            httpVersion: record.status === undefined ? '' : record.httpVersion,
+            cookies: [],
+            headers: responseHeaders,
+            content: { size: record.responseBody?.length ?? 0, mimeType: mimeTypeOf(responseHeaders) },
+            redirectURL: headerValue(responseHeaders, 'location') ?? '',
+            headersSize: -1,
+            bodySize: bodySizeOf(record.responseBody, cut.response, responseHeaders),
+            _transferSize: nonNegative(record.bytesOut)
+        },
+        cache: {},
+        timings: { send: 0, wait: duration, receive: 0 },
+        _entry: record.entry,
+        _tunnel: record.outcome,
+        _bytesIn: nonNegative(record.bytesIn),
+        _bytesOut: nonNegative(record.bytesOut)
+    };
+    if (record.client !== undefined)
+        entry._client = record.client;
+    if (record.requestBody && record.requestBody.length > 0) {
+        entry.request.postData = {
+            mimeType: mimeTypeOf(requestHeaders),
+            ...bodyText(record.requestBody),
+            ...(cut.request ? { comment: cutComment(record.requestBody), _truncated: true } : {})
+        };
+    }
+    if (record.responseBody && record.responseBody.length > 0) {
+        Object.assign(entry.response.content, bodyText(record.responseBody));
+        if (cut.response)
+            entry.response.content.comment = cutComment(record.responseBody);
+    }
+    return entry;
+}
+function holdsBody(entry) {
+    return entry.request.postData !== undefined || entry.response.content.text !== undefined;
+}
+function withoutBodies(entry) {
+    const { postData, ...request } = entry.request;
+    const { text: _text, encoding: _encoding, ...content } = entry.response.content;
+    return {
+        ...entry,
+        request: postData
+            ? {
+                ...request,
+                postData: {
+                    mimeType: postData.mimeType,
+                    text: '',
+                    comment: BODY_DROPPED,
+                    _truncated: true
+                }
+            }
+            : request,
+        response: {
+            ...entry.response,
+            content: entry.response.content.text !== undefined ? { ...content, comment: BODY_DROPPED } : content
+        }
+    };
+}
+function bodySizeOf(body, cut, headers) {
+    if (body && !cut)
+        return body.length;
+    const declared = headerValue(headers, 'content-length');
+    return declared !== undefined && /^\d{1,15}$/.test(declared.trim()) ? Number(declared.trim()) : -1;
+}
+function publicUrl(record, publicBaseUrl) {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(record.target))
+        return uriSafe(record.target);
+    const base = (publicBaseUrl(record.entry) ?? UNKNOWN_BASE).replace(/\/+$/, '');
+    const path = record.target.startsWith('/') ? record.target : `/${record.target}`;
+    return uriSafe(`${base}${path}`);
+}
+function uriSafe(url) {
+    return url.replace(/[^\x21-\x7e]/gu, character => [...Buffer.from(character, 'utf8')]
+        .map(byte => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+        .join(''));
+}
+function queryStringOf(target) {
+    const start = target.indexOf('?');
+    if (start < 0)
+        return [];
+    return target
+        .slice(start + 1)
+        .split('&')
+        .filter(parameter => parameter !== '')
+        .map(parameter => {
+        const equals = parameter.indexOf('=');
+        return equals < 0
+            ? { name: decoded(parameter), value: '' }
+            : { name: decoded(parameter.slice(0, equals)), value: decoded(parameter.slice(equals + 1)) };
+    });
+}
+function decoded(component) {
+    try {
+        return decodeURIComponent(component.replace(/\+/g, ' '));
+    }
+    catch {
+        return component;
+    }
+}
+function headerValue(headers, name) {
+    return headers.find(header => header.name.toLowerCase() === name)?.value;
+}
+function mimeTypeOf(headers) {
+    return headerValue(headers, 'content-type') ?? 'x-unknown';
+}
+function bodyText(body) {
+    try {
+        const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+        if (!/[\x00-\x08\x0e-\x1f\x7f]/.test(text))
+            return { text };
+    }
+    catch {
+    }
+    return { text: body.toString('base64'), encoding: 'base64' };
+}
+function cutComment(body) {
+    return `body cut at ${body.length} bytes (log-bodies)`;
+}
+function nonNegative(value) {
+    return Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/secret-pattern.ts
+const SHORTEST_CUT_SECRET = 4;
+function secretPatterns(secrets) {
+    const kept = [...new Set(secrets.filter(secret => secret.length > 0))].sort((a, b) => b.length - a.length);
+    if (kept.length === 0)
+        return undefined;
+    const wholeForms = [];
+    const cutForms = [];
+    for (const secret of kept) {
+        for (const units of unitSequences(secret)) {
+            wholeForms.push(units.join(''));
+            if (units.length > SHORTEST_CUT_SECRET)
+                cutForms.push(startsOf(units));
+        }
+        for (const encoded of base64Forms(secret))
+            wholeForms.push(escapeRegExp(encoded));
+    }
+    return {
+        whole: new RegExp(wholeForms.join('|'), 'g'),
+        cutAtEnd: new RegExp(`(?:${cutForms.length > 0 ? cutForms.join('|') : '(?!)'})$`)
+    };
+}
+function unitSequences(secret) {
+    const asText = [...secret].map(character => unitPattern(character, utf8Bytes(character)));
+    const bytes = [...Buffer.from(secret, 'utf8')];
+    const asBytes = bytes.map(byte => unitPattern(String.fromCharCode(byte), [byte]));
+    return asBytes.join('') === asText.join('') ? [asText] : [asText, asBytes];
+}
+function utf8Bytes(character) {
+    return [...Buffer.from(character, 'utf8')];
+}
+function unitPattern(character, bytes) {
+    const forms = [escapeRegExp(character), bytes.map(byte => `%${hexPattern(byte, 2)}`).join('')];
+    const code = character.codePointAt(0);
+    if (code <= 0xffff)
+        forms.push(`\\\\u${hexPattern(code, 4)}`);
+    if (character === '/')
+        forms.push('\\\\/');
+    return `(?:${forms.join('|')})`;
+}
+function hexPattern(value, width) {
+    return [...value.toString(16).padStart(width, '0')]
+        .map(digit => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
+        .join('');
+}
+function startsOf(units) {
+    let tail = '';
+    for (let index = units.length - 2; index >= SHORTEST_CUT_SECRET; index--) {
+        tail = `(?:${units[index]}${tail})?`;
+    }
+    return `${units.slice(0, SHORTEST_CUT_SECRET).join('')}${tail}`;
+}
+function base64Forms(secret) {
+    const standard = Buffer.from(secret, 'utf8').toString('base64');
+    const url = Buffer.from(secret, 'utf8').toString('base64url');
+    return [...new Set([standard, standard.replace(/=+$/, ''), url])].filter(form => form.length >= SHORTEST_CUT_SECRET);
+}
+function escapeRegExp(text) {
+    return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/redact.ts
+
+const REDACTED = 'REDACTED';
+const CREDENTIAL_HEADERS = new Set([
+    'authorization',
+    'proxy-authorization',
+    'cookie',
+    'set-cookie',
+    'x-api-key'
+]);
+const BASIC_CREDENTIAL = /\b(basic\s+)([A-Za-z0-9+/_-]+={0,2})/gi;
+function makeRedactor(policy) {
+    const patterns = secretPatterns(policy.secrets);
+    const scrub = (text) => scrubText(text, patterns);
+    const redactValues = policy.headers === 'redacted';
+    const headers = (list) => list.map(([name, value]) => [
+        scrub(name),
+        redactValues && CREDENTIAL_HEADERS.has(name.toLowerCase())
+            ? REDACTED
+            : scrub(hideSecretsInBasic(value, patterns))
+    ]);
+    return record => {
+        const redacted = {
+            ...record,
+            entry: scrub(record.entry),
+            method: scrub(record.method),
+            target: scrub(redactValues ? redactQueryValues(record.target) : record.target),
+            httpVersion: scrub(record.httpVersion),
+            requestHeaders: headers(record.requestHeaders),
+            responseHeaders: headers(record.responseHeaders),
+            requestBody: undefined,
+            responseBody: undefined,
+            bodyTruncated: undefined
+        };
+        if (record.client !== undefined)
+            redacted.client = scrub(record.client);
+        if (!policy.logBodies)
+            return redacted;
+        const cut = record.bodyTruncated ?? { request: false, response: false };
+        if (record.requestBody)
+            redacted.requestBody = scrubBody(record.requestBody, cut.request, patterns);
+        if (record.responseBody) {
+            redacted.responseBody = scrubBody(record.responseBody, cut.response, patterns);
+        }
+        if (record.bodyTruncated)
+            redacted.bodyTruncated = { ...record.bodyTruncated };
+        return redacted;
+    };
+}
+function scrubText(text, patterns) {
+    return patterns ? text.replace(patterns.whole, REDACTED) : text;
+}
+function scrubBody(body, cut, patterns) {
+    if (!patterns)
+        return Buffer.from(body);
+    let text = body.toString('latin1').replace(patterns.whole, REDACTED);
+    if (cut)
+        text = text.replace(patterns.cutAtEnd, REDACTED);
+    return Buffer.from(text, 'latin1');
+}
+function hideSecretsInBasic(value, patterns) {
+    if (!patterns)
+        return value;
+    return value.replace(BASIC_CREDENTIAL, (match, scheme, encoded) => {
+        const decoded = Buffer.from(encoded, 'base64');
+        const holdsSecret = ['latin1', 'utf8'].some(encoding => decoded.toString(encoding).search(patterns.whole) >= 0);
+        return holdsSecret ? `${scheme}${REDACTED}` : match;
+    });
+}
+function redactQueryValues(target) {
+    const start = target.indexOf('?');
+    if (start < 0)
+        return target;
+    const parameters = target
+        .slice(start + 1)
+        .split('&')
+        .map(parameter => {
+        if (parameter === '')
+            return parameter;
+        const equals = parameter.indexOf('=');
+        return equals < 0 ? REDACTED : `${parameter.slice(0, equals)}=${REDACTED}`;
+    });
+    return `${target.slice(0, start + 1)}${parameters.join('&')}`;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/size-cap.ts
+const ENTRY_SEPARATOR = ',\n';
+function entriesBytes(entries) {
+    const kept = entries.filter(entry => !entry.drop);
+    const lines = kept.reduce((total, entry) => total + (entry.stripBodies ? entry.bareSize : entry.size), 0);
+    return lines + Math.max(0, kept.length - 1) * ENTRY_SEPARATOR.length;
+}
+function planDrops(entries, budget) {
+    let total = entriesBytes(entries);
+    let bodies = 0;
+    for (const entry of entries) {
+        if (total <= budget)
+            break;
+        if (entry.drop || entry.stripBodies || entry.bareSize === entry.size)
+            continue;
+        entry.stripBodies = true;
+        total -= entry.size - entry.bareSize;
+        bodies++;
+    }
+    let dropped = 0;
+    let kept = entries.filter(entry => !entry.drop).length;
+    for (const entry of entries) {
+        if (total <= budget)
+            break;
+        if (entry.drop)
+            continue;
+        entry.drop = true;
+        kept--;
+        total -=
+            (entry.stripBodies ? entry.bareSize : entry.size) + (kept > 0 ? ENTRY_SEPARATOR.length : 0);
+        dropped++;
+    }
+    return { bodies, entries: dropped };
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/tally.ts
+
+const TALLY_ROWS = 50;
+const ENTRIES_COUNTED = 20;
+const OTHER_ENTRIES = '(other entries)';
+const KEPT_TARGET = 400;
+const STATUS_CLASSES = (/* unused pure expression or super */ null && ([
+    '1xx',
+    '2xx',
+    '3xx',
+    '4xx',
+    '5xx',
+    'no answer',
+    'refused',
+    'unreachable',
+    'not HTTP',
+    'proof'
+]));
+function statusClassOf(record) {
+    if (record.outcome === 'refused')
+        return 'refused';
+    if (record.outcome === 'unreachable')
+        return 'unreachable';
+    if (record.outcome === 'not-http')
+        return 'not HTTP';
+    if (record.outcome === 'proof')
+        return 'proof';
+    const status = record.status;
+    if (status === undefined || status < 100 || status > 599)
+        return 'no answer';
+    return `${Math.floor(status / 100)}xx`;
+}
+function isFailure(statusClass) {
+    return ['5xx', 'no answer', 'refused', 'unreachable'].includes(statusClass);
+}
+class RequestTally {
+    data = {
+        total: 0,
+        byClass: {},
+        failures: [],
+        latest: []
+    };
+    byEntry = new Map();
+    add(record) {
+        const statusClass = statusClassOf(record);
+        this.data.total++;
+        this.data.byClass[statusClass] = (this.data.byClass[statusClass] ?? 0) + 1;
+        const entry = this.byEntry.has(record.entry) || this.byEntry.size < ENTRIES_COUNTED
+            ? record.entry
+            : OTHER_ENTRIES;
+        this.byEntry.set(entry, (this.byEntry.get(entry) ?? 0) + 1);
+        const rows = isFailure(statusClass) ? this.data.failures : this.data.latest;
+        rows.push(rowOf(record));
+        if (rows.length > TALLY_ROWS)
+            rows.shift();
+    }
+    toJSON() {
+        return { ...this.data, byEntry: Object.fromEntries(this.byEntry) };
+    }
+}
+function rowOf(record) {
+    return {
+        startedAt: record.startedAt,
+        entry: record.entry.slice(0, KEPT_TARGET),
+        client: (record.client ?? '').slice(0, KEPT_TARGET),
+        method: record.method.slice(0, KEPT_TARGET),
+        target: record.target.slice(0, KEPT_TARGET),
+        ...(record.status === undefined ? {} : { status: record.status }),
+        durationMs: record.durationMs,
+        bytesIn: record.bytesIn,
+        bytesOut: record.bytesOut,
+        outcome: record.outcome
+    };
+}
+function readTally(path) {
+    try {
+        const data = JSON.parse(readFileSync(path, 'utf8'));
+        return isTallyData(data) ? data : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+function isTallyData(data) {
+    const candidate = data;
+    return (typeof candidate === 'object' &&
+        candidate !== null &&
+        isCount(candidate.total) &&
+        isCounts(candidate.byClass) &&
+        isCounts(candidate.byEntry) &&
+        isRows(candidate.failures) &&
+        isRows(candidate.latest));
+}
+function isCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+function isCounts(value) {
+    return (typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.values(value).every(isCount));
+}
+function isRows(value) {
+    return (Array.isArray(value) &&
+        value.every(row => typeof row === 'object' &&
+            row !== null &&
+            ['entry', 'client', 'method', 'target', 'outcome'].every(key => typeof row[key] === 'string') &&
+            ['startedAt', 'durationMs', 'bytesIn', 'bytesOut'].every(key => typeof row[key] === 'number') &&
+            (row.status === undefined || typeof row.status === 'number')));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-file.ts
+
+
+
+
+
+
+
+
+
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_DEBOUNCE_MS = 500;
+const PRIVATE_FILE = 0o600;
+class HarWriter {
+    options;
+    tally = new RequestTally();
+    redact;
+    maxBytes;
+    debounceMs;
+    entriesBudget;
+    spooled = [];
+    pending = [];
+    pendingBytes = 0;
+    written = { bodies: 0, entries: 0 };
+    marked = { bodies: 0, entries: 0 };
+    timer;
+    running;
+    lastRebuildMs = 0;
+    closed = false;
+    lastError;
+    constructor(options) {
+        this.options = options;
+        this.redact = makeRedactor(options.redaction);
+        this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+        this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+        this.entriesBudget = this.maxBytes - envelopeBytes(options.creatorVersion, this.maxBytes);
+    }
+    static async open(options) {
+        const writer = new HarWriter(options);
+        await (0,promises_namespaceObject.writeFile)(options.spoolPath, '', { mode: PRIVATE_FILE });
+        await writer.startRebuild();
+        return writer;
+    }
+    get dropped() {
+        return { ...this.written };
+    }
+    record(record) {
+        if (this.closed)
+            return;
+        try {
+            const redacted = this.redact(record);
+            this.tally.add(redacted);
+            const entry = harEntryOf(redacted, this.options.publicBaseUrl);
+            const line = JSON.stringify(entry);
+            const size = Buffer.byteLength(line);
+            const bare = holdsBody(entry) ? Buffer.byteLength(JSON.stringify(withoutBodies(entry))) : size;
+            this.pending.push({ line, spooled: { size, bareSize: bare } });
+            this.pendingBytes += size;
+            if (this.pendingBytes > 2 * this.maxBytes)
+                this.dropPendingNow();
+            this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay());
+        }
+        catch (error) {
+            this.report(`could not log a request (${error.message})`);
+        }
+    }
+    async flush() {
+        if (this.timer)
+            clearTimeout(this.timer);
+        this.timer = undefined;
+        while (this.running)
+            await this.running;
+        await this.startRebuild();
+    }
+    async close() {
+        if (this.closed)
+            return;
+        this.closed = true;
+        await this.flush();
+        await (0,promises_namespaceObject.rm)(this.options.spoolPath, { force: true }).catch(() => undefined);
+    }
+    dropPendingNow() {
+        const spooled = this.spooled.map(entry => ({ ...entry }));
+        planDrops([...spooled, ...this.pending.map(item => item.spooled)], this.entriesBudget);
+        for (const item of this.pending) {
+            if (item.spooled.drop)
+                this.marked.entries++;
+            if (!item.spooled.stripBodies)
+                continue;
+            this.marked.bodies++;
+            item.line = stripBodies(item.line);
+            item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line);
+            item.spooled.stripBodies = undefined;
+        }
+        this.pending = this.pending.filter(item => !item.spooled.drop);
+        this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0);
+    }
+    delay() {
+        return Math.max(this.debounceMs, 2 * this.lastRebuildMs);
+    }
+    schedule(delayMs) {
+        if (this.running || (this.timer && delayMs > 0))
+            return;
+        if (this.timer)
+            clearTimeout(this.timer);
+        this.timer = setTimeout(() => {
+            this.timer = undefined;
+            void this.startRebuild();
+        }, delayMs);
+        this.timer.unref();
+    }
+    startRebuild() {
+        this.running = this.rebuild().finally(() => {
+            this.running = undefined;
+            if (this.pending.length === 0 || this.closed)
+                return;
+            this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay());
+        });
+        return this.running;
+    }
+    async rebuild() {
+        const started = Date.now();
+        const batch = this.pending;
+        this.pending = [];
+        this.pendingBytes = 0;
+        const inSpool = this.spooled.length;
+        const entries = [...this.spooled, ...batch.map(item => item.spooled)];
+        const planned = planDrops(entries, this.entriesBudget);
+        this.marked.bodies += planned.bodies;
+        this.marked.entries += planned.entries;
+        const dropped = {
+            bodies: this.written.bodies + this.marked.bodies,
+            entries: this.written.entries + this.marked.entries
+        };
+        const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies);
+        const { harPath, spoolPath } = this.options;
+        const har = new FileSink(`${harPath}.${process.pid}.tmp`, PRIVATE_FILE);
+        const spool = compact ? new FileSink(`${spoolPath}.tmp`, PRIVATE_FILE) : undefined;
+        const input = inSpool > 0 ? (0,external_node_fs_namespaceObject.createReadStream)(spoolPath) : undefined;
+        const appended = [];
+        const stripped = [];
+        try {
+            const { prefix, suffix } = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped);
+            await har.write(prefix);
+            let first = true;
+            const emit = async (line, entry, fromSpool) => {
+                if (entry.drop)
+                    return;
+                const kept = entry.stripBodies ? stripBodies(line) : line;
+                if (entry.stripBodies)
+                    stripped.push([entry, Buffer.byteLength(kept)]);
+                await har.write(first ? kept : `${ENTRY_SEPARATOR}${kept}`);
+                first = false;
+                if (spool)
+                    await spool.write(`${kept}\n`);
+                else if (!fromSpool)
+                    appended.push(`${kept}\n`);
+            };
+            let index = 0;
+            if (input) {
+                for await (const line of (0,external_node_readline_namespaceObject.createInterface)({ input, crlfDelay: Infinity })) {
+                    if (index < inSpool)
+                        await emit(line, entries[index++], true);
+                }
+            }
+            for (const [offset, item] of batch.entries()) {
+                await emit(item.line, entries[inSpool + offset], false);
+            }
+            await har.write(suffix);
+            await har.end();
+            await spool?.end();
+            await (0,promises_namespaceObject.rename)(har.path, harPath);
+            if (spool)
+                await (0,promises_namespaceObject.rename)(spool.path, spoolPath);
+            else if (appended.length > 0)
+                await (0,promises_namespaceObject.appendFile)(spoolPath, appended.join(''));
+        }
+        catch (error) {
+            input?.destroy();
+            await har.abandon();
+            await spool?.abandon();
+            this.spooled = entries.slice(0, inSpool);
+            this.pending = [...batch, ...this.pending];
+            this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0);
+            const { code, message } = error;
+            this.report(`could not write the request log ${harPath} (${code ?? message})`);
+            return;
+        }
+        finally {
+            this.lastRebuildMs = Date.now() - started;
+        }
+        for (const [entry, size] of stripped) {
+            entry.size = entry.bareSize = size;
+            entry.stripBodies = undefined;
+        }
+        this.spooled = entries.filter(entry => !entry.drop);
+        this.written = dropped;
+        this.marked = { bodies: 0, entries: 0 };
+        this.lastError = undefined;
+        await this.writeTally();
+    }
+    async writeTally() {
+        const { tallyPath } = this.options;
+        if (!tallyPath)
+            return;
+        try {
+            await (0,promises_namespaceObject.writeFile)(`${tallyPath}.tmp`, JSON.stringify(this.tally), { mode: PRIVATE_FILE });
+            await (0,promises_namespaceObject.rename)(`${tallyPath}.tmp`, tallyPath);
+        }
+        catch (error) {
+            const { code, message } = error;
+            this.report(`could not write the request counts ${tallyPath} (${code ?? message})`);
+        }
+    }
+    report(message) {
+        if (message === this.lastError)
+            return;
+        this.lastError = message;
+        this.options.onError?.(message);
+    }
+}
+function stripBodies(line) {
+    return JSON.stringify(withoutBodies(JSON.parse(line)));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/request-log-sink.ts
+
+
+const MESSAGE_MAX = 400;
+const MESSAGES_KEPT = 20;
+class RequestLogSink {
+    config;
+    log;
+    writer;
+    logged = new Set();
+    constructor(config, log) {
+        this.config = config;
+        this.log = log;
+    }
+    static wanted(config) {
+        return (config.requestLog?.enabled ?? true) && config.requestLogFiles !== undefined;
+    }
+    async open() {
+        const { config } = this;
+        const files = config.requestLogFiles;
+        if (files === undefined)
+            return;
+        const publicUrls = config.publicUrls ?? {};
+        const secrets = [config.token, config.gateSecret, config.proofKey].filter((secret) => secret !== undefined && secret !== '');
+        try {
+            this.writer = await HarWriter.open({
+                harPath: files.harPath,
+                spoolPath: files.spoolPath,
+                tallyPath: files.tallyPath,
+                publicBaseUrl: entry => (Object.hasOwn(publicUrls, entry) ? publicUrls[entry] : undefined),
+                creatorVersion: config.toolVersion ?? 'unknown',
+                redaction: {
+                    headers: config.requestLog?.headers ?? 'redacted',
+                    logBodies: (config.requestLog?.bodyBytes ?? 0) > 0,
+                    secrets
+                },
+                onError: message => this.failed(message)
+            });
+        }
+        catch (error) {
+            const { code, message } = error;
+            this.failed(`could not start the request log ${files.harPath} (${code ?? message}); requests are not logged`);
+        }
+    }
+    record(record) {
+        this.writer?.record(record);
+    }
+    async close() {
+        const writer = this.writer;
+        if (writer === undefined)
+            return;
+        try {
+            await writer.close();
+        }
+        catch (error) {
+            this.failed(`could not finish the request log (${error.message})`);
+        }
+    }
+    failed(message) {
+        const line = printable(`Request log: ${message}`, MESSAGE_MAX);
+        if (this.logged.has(line) || this.logged.size >= MESSAGES_KEPT)
+            return;
+        this.logged.add(line);
+        this.log(line);
+    }
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/traffic.ts
+
+
+
+
+
+
+
+class KeeperTraffic {
+    config;
+    deps;
+    timeline;
+    sink;
+    hooks;
+    rawOnceProven;
+    proven = new Set();
+    open = new Set();
+    lookup = cachedLookup();
+    sinceCollect = 0;
+    constructor(config, deps, hooks) {
+        this.config = config;
+        this.deps = deps;
+        this.timeline = new Timeline(config.entries, deps.now, deps.changed);
+        this.sink = RequestLogSink.wanted(config) ? new RequestLogSink(config, deps.log) : undefined;
+        const protect = config.protect ?? DEFAULT_PROTECT;
+        const key = (config.proveUrl ?? DEFAULT_PROVE_URL) ? config.proofKey : undefined;
+        const proofKey = key === '' ? undefined : key;
+        const proving = proofKey !== undefined;
+        this.rawOnceProven = hooks === undefined && proving && !protect && this.sink === undefined;
+        if (hooks !== undefined)
+            this.hooks = hooks;
+        else if (protect || proving || this.sink !== undefined) {
+            const gate = protect ? makeGate(config.gateSecret) : undefined;
+            const sink = this.sink;
+            this.hooks = {
+                decide: request => {
+                    const proof = proofKey === undefined ? undefined : answerProof(proofKey, request);
+                    if (proof !== undefined) {
+                        if (proof.answered)
+                            this.proven.add(request.entry);
+                        return proof.decision;
+                    }
+                    return gate?.(request) ?? 'forward';
+                },
+                ...(sink !== undefined && { record: record => sink.record(record) }),
+                captureBodyBytes: sink === undefined ? 0 : (config.requestLog?.bodyBytes ?? 0),
+                passNotHttp: !protect
+            };
+        }
+    }
+    async start() {
+        await this.sink?.open();
+    }
+    async finish() {
+        this.destroyOpen();
+        await new Promise(resolve => setImmediate(resolve));
+        await this.sink?.close();
+    }
+    destroyOpen() {
+        for (const stream of this.open)
+            stream.destroy();
+    }
+    context() {
+        const { stats, changed } = this.deps;
+        return {
+            entries: this.config.entries,
+            lookup: this.lookup,
+            http: entry => (this.rawOnceProven && this.proven.has(entry.name) ? undefined : this.hooks),
+            served: entry => {
+                stats.connections += 1;
+                changed();
+                if (this.timeline.appReached(entry.name)) {
+                    this.deps.log(`${entry.name}: first connection forwarded to ${entry.host}:${entry.port}`);
+                }
+            },
+            bytes: (field, count) => this.count(field, count),
+            localError: (entry, code) => {
+                stats.localErrors += 1;
+                changed();
+                this.timeline.appUnreachable(entry.name);
+                this.deps.localErrors.record(entry.name, `${entry.host}:${entry.port}`, code);
+            },
+            track: stream => {
+                this.open.add(stream);
+                stream.once('close', () => this.open.delete(stream));
+            }
+        };
+    }
+    count(field, bytes) {
+        this.deps.stats[field] += bytes;
+        this.deps.changed();
+        this.sinceCollect += bytes;
+        if (this.sinceCollect >= COLLECT_EVERY_BYTES) {
+            this.sinceCollect = 0;
+            this.deps.collectYoung?.();
+        }
+    }
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/reconnect.ts
@@ -23193,7 +24286,6 @@ const TICK_MS = STOP_FILE_CHECK_MS;
 class Keeper {
     config;
     io;
-    httpHooks;
     stats;
     client;
     fingerprint;
@@ -23201,9 +24293,7 @@ class Keeper {
     stopping = false;
     ending;
     wake;
-    open = new Set();
-    lookup = cachedLookup();
-    sinceCollect = 0;
+    traffic;
     logFile;
     localErrors;
     record;
@@ -23213,7 +24303,6 @@ class Keeper {
     constructor(config, io, httpHooks) {
         this.config = config;
         this.io = io;
-        this.httpHooks = httpHooks;
         this.stats = {
             pid: io.pid,
             startedAt: this.iso(),
@@ -23231,6 +24320,15 @@ class Keeper {
         this.trust = new HostKeyTrust(config.hostKeyPins, config.hostKeyOptionName);
         this.lifetime = new KeeperLifetime(config, () => io.now());
         this.pacing = new ConnectPacing(() => io.now(), () => io.random());
+        const deps = {
+            stats: this.stats,
+            changed: () => this.record.changed(),
+            log: (message) => this.log(message),
+            now: () => io.now(),
+            localErrors: this.localErrors,
+            collectYoung: () => io.collectYoung?.()
+        };
+        this.traffic = new KeeperTraffic(config, deps, httpHooks);
     }
     async run() {
         const names = this.config.entries.map(e => `${e.name} -> ${e.host}:${e.port}`).join(', ');
@@ -23240,6 +24338,7 @@ class Keeper {
             return this.failStart(unwritable);
         const ticker = setInterval(() => this.tick(), TICK_MS);
         try {
+            await this.traffic.start();
             const first = await connectFirst(this.loop());
             if (!first.ok) {
                 this.io.report({
@@ -23249,14 +24348,14 @@ class Keeper {
                     ...(first.name !== undefined && { name: first.name }),
                     ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
                 });
-                return this.end(this.ending ?? `could not start: ${first.detail}`);
+                return await this.end(this.ending ?? `could not start: ${first.detail}`);
             }
             this.client = first.client;
             this.stats.readyAt = this.iso();
             this.stats.state = 'ready';
             const notRecorded = this.writeStats();
             if (notRecorded !== undefined)
-                return this.failStart(notRecorded);
+                return await this.failStart(notRecorded);
             this.io.report({ type: 'ready', fingerprint: this.fingerprint });
             return await this.keepUp();
         }
@@ -23286,7 +24385,7 @@ class Keeper {
             this.leave();
     }
     crashed(error) {
-        this.end(`the tunnel process crashed: ${cleanText(error.message, SERVER_TEXT_MAX)}`);
+        this.recordEnd(`the tunnel process crashed: ${cleanText(error.message, SERVER_TEXT_MAX)}`);
     }
     failStart(detail) {
         this.io.report({ type: 'failed', cause: 'record', detail: `the tunnel process ${detail}` });
@@ -23311,69 +24410,38 @@ class Keeper {
             log: message => this.log(message),
             sawKey: fingerprint => (this.seenFingerprint = fingerprint),
             trustedKey: fingerprint => (this.fingerprint = fingerprint),
-            serve: (details, accept, reject) => serveForwarded(details, accept, reject, this.forwards()),
+            serve: (details, accept, reject) => serveForwarded(details, accept, reject, this.traffic.context()),
             stopping: () => this.stopping,
             now: () => this.io.now()
         });
     }
     async keepUp() {
         for (;;) {
-            await this.closed();
+            const reason = await this.closed();
             if (this.stopping)
-                return this.finish();
+                return await this.finish();
+            this.traffic.timeline.connectionLost(reason);
             this.setState('reconnecting');
-            this.log('Connection lost; reconnecting');
+            this.log(`Connection lost; reconnecting (${reason})`);
             const outcome = await reconnect(this.loop());
             if (outcome.type === 'stopped')
-                return this.finish();
+                return await this.finish();
             if (outcome.type === 'end')
-                return this.end(outcome.reason);
+                return await this.end(outcome.reason);
             this.client = outcome.attempt.client;
             this.stats.reconnects += 1;
+            this.traffic.timeline.reconnected();
             this.setState('ready');
             this.log(`Reconnected (reconnect ${this.stats.reconnects})`);
         }
     }
-    closed() {
+    async closed() {
         const client = this.client;
-        return new Promise(resolve => {
-            if (client === undefined)
-                return resolve();
-            client.once('close', () => {
-                this.client = undefined;
-                resolve();
-            });
-        });
-    }
-    forwards() {
-        return {
-            entries: this.config.entries,
-            lookup: this.lookup,
-            http: this.httpHooks,
-            served: () => {
-                this.stats.connections += 1;
-                this.record.changed();
-            },
-            bytes: (field, count) => this.count(field, count),
-            localError: (entry, code) => {
-                this.stats.localErrors += 1;
-                this.record.changed();
-                this.localErrors.record(entry.name, `${entry.host}:${entry.port}`, code);
-            },
-            track: stream => {
-                this.open.add(stream);
-                stream.once('close', () => this.open.delete(stream));
-            }
-        };
-    }
-    count(field, bytes) {
-        this.stats[field] += bytes;
-        this.record.changed();
-        this.sinceCollect += bytes;
-        if (this.sinceCollect >= COLLECT_EVERY_BYTES) {
-            this.sinceCollect = 0;
-            this.io.collectYoung?.();
-        }
+        if (client === undefined)
+            return 'no connection';
+        const reason = await whenClosed(client);
+        this.client = undefined;
+        return reason;
     }
     async sleep(ms) {
         await this.pause(this.lifetime.cap(ms));
@@ -23398,21 +24466,25 @@ class Keeper {
             this.stop();
         this.checkLifetime();
         this.localErrors.flush();
+        this.stats.timeline = this.traffic.timeline.snapshot();
         this.record.saveIfDue(this.stats);
     }
-    finish() {
+    async finish() {
         if (this.ending !== undefined)
-            return this.end(this.ending);
-        for (const stream of this.open)
-            stream.destroy();
+            return await this.end(this.ending);
+        await this.traffic.finish();
         this.setState('stopped');
         this.localErrors.flush(true);
         this.logFile.final(`Stopped: ${this.stats.connections} connections served, ${this.stats.reconnects} reconnects`);
         return this.stats;
     }
-    end(reason) {
-        for (const stream of this.open)
-            stream.destroy();
+    async end(reason) {
+        this.client?.end();
+        await this.traffic.finish();
+        return this.recordEnd(reason);
+    }
+    recordEnd(reason) {
+        this.traffic.destroyOpen();
         this.client?.end();
         this.stats.endedAt = this.iso();
         this.stats.endReason = reason;
@@ -23426,6 +24498,7 @@ class Keeper {
         this.writeStats();
     }
     writeStats() {
+        this.stats.timeline = this.traffic.timeline.snapshot();
         return this.record.save(this.stats);
     }
     log(message) {
@@ -23447,7 +24520,9 @@ process.once('disconnect', () => {
 if (!process.connected)
     process.exit(3);
 let stopOnSignal = () => process.exit(0);
-process.on('SIGTERM', () => stopOnSignal());
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+    process.on(signal, () => stopOnSignal());
+}
 process.once('message', (config) => {
     const keeper = new Keeper(config, {
         report: (report) => {
@@ -23669,7 +24744,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(626)
+__nccwpck_require__(792)
 
 module.exports = __webpack_exports__;
 /******/ })()
