@@ -108,16 +108,24 @@ describe('while it is written', () => {
            try { const har = JSON.parse(text); await validator.har(har); biggest = Math.max(biggest, har.log.entries.length) }
            catch (error) { bad.push(String(error).slice(0, 200) + ' ' + text.slice(-80)) }
            reads++
+           parentPort.postMessage({ read: reads })
            await new Promise(resolve => setImmediate(resolve))
          }
          parentPort.postMessage({ reads, bad: bad.slice(0, 3), biggest })
        })()`,
       { eval: true, workerData: { path: harPath, validator: require.resolve('har-validator') } }
     )
+    let readsSoFar = 0
     const result = new Promise<{ reads: number; bad: string[]; biggest: number }>(resolve =>
-      reader.once('message', resolve)
+      reader.on('message', (message: { read?: number }) => {
+        if (message.read === undefined) resolve(message as never)
+        else readsSoFar = message.read
+      })
     )
-    for (let n = 0; n < 2_000; n++) {
+    // Writing goes on until the reader has read many times while the file changed: on a busy
+    // machine the thread may start late, and a few reads would prove little.
+    const deadline = Date.now() + 30_000
+    for (let n = 0; n < 2_000 || (readsSoFar < 20 && Date.now() < deadline); n++) {
       writer.record(numbered(n, 100))
       if (n % 20 === 0) await new Promise(resolve => setTimeout(resolve, 2))
     }
