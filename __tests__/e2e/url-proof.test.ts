@@ -78,7 +78,9 @@ it('a url-template that reaches another server fails main: one error, nothing se
   expect(main.outputs).toEqual({})
   expect(main.env).toEqual({})
   expect(main.summary).toBe('')
+  // Nothing saved for post either: neither the tunnel nor its request log.
   expect(main.state.tunnel ?? '').toBe('')
+  expect(main.state['request-log'] ?? '').toBe('')
   // Revoked by main itself: nobody may use a credential whose URL does not work.
   const user = service().tokens().at(-1)!.tunnel_user
   expect(statusOf(service(), user)).toBe('revoked')
