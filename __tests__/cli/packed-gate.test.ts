@@ -9,7 +9,13 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { useService } from '../e2e/helpers.js'
 import { readValidHar } from '../core/tunnel/request-log/records.js'
-import { curl, gateTraces, send, startRecordingApp, type RecordingApp } from '../helpers/gate-clients.js'
+import {
+  curl,
+  gateTraces,
+  send,
+  startRecordingApp,
+  type RecordingApp
+} from '../helpers/gate-clients.js'
 import { expectNoSecretPrinted, loadEnvFile, useCliJob } from './cli-job.js'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
@@ -28,7 +34,13 @@ const flags = () => [
 ]
 
 it('provision --protect: 401 without the secret, the app reached with each form; revoke counts the refusal', async () => {
-  const provisioned = await job.cli(['provision', ...flags(), '--protect', '--outputs-file', 'out.json'])
+  const provisioned = await job.cli([
+    'provision',
+    ...flags(),
+    '--protect',
+    '--outputs-file',
+    'out.json'
+  ])
   expect(provisioned.code).toBe(0)
   const vars = loadEnvFile(join(job.work(), 'tunnel.env'))
   const outputs = JSON.parse(readFileSync(join(job.work(), 'out.json'), 'utf8'))
@@ -82,7 +94,7 @@ it('provision --protect: 401 without the secret, the app reached with each form;
   for (const value of [secret, basic]) expect(text).not.toContain(value)
 })
 
-it("run --protect gives the command the secret in its environment, and the URL refuses requests without it", async () => {
+it('run --protect gives the command the secret in its environment, and the URL refuses requests without it', async () => {
   const script =
     'curl -s -o /dev/null -w "without %{http_code}\\n" "$SVC_TUNNEL_URL/x"; ' +
     'curl -s -o /dev/null -w "with %{http_code}\\n" -H "X-Tunnel-Gate: $SVC_TUNNEL_GATE_SECRET" "$SVC_TUNNEL_URL/x"; ' +
