@@ -137,6 +137,8 @@ describe('the URL proof', () => {
     const user = service.tokens().at(-1)!.tunnel_user
     expect(service.tokens().find(t => t.tunnel_user === user)?.status).toBe('revoked')
     expect(step.saved.tunnel ?? '').toBe('')
+    // Nor its request log: a CLI state file that kept it would block the next provision.
+    expect(step.saved['request-log'] ?? '').toBe('')
     // The tunnel process was stopped and its folder removed.
     expect(readdirSync(tempRoot)).toEqual([])
     const after = await post(step.saved)

@@ -404,6 +404,9 @@ function requestLogFilesFor(tunnelDir, harPath) {
 function saveRequestLog(state, { harPath, tallyPath }) {
     state.save(REQUEST_LOG, JSON.stringify({ harPath, tallyPath }));
 }
+function clearRequestLog(state) {
+    state.save(REQUEST_LOG, '');
+}
 function loadRequestLog(state, tunnelDir, harPath) {
     const raw = state.load(REQUEST_LOG);
     if (raw === '')
@@ -729,6 +732,7 @@ function prepareTunnel(tunnel, host) {
             return;
         removeTunnelDir(saved.dir, saved.dirId);
         discardRequestLog(saved.dir, host.requestLogPath(saved.dir));
+        clearRequestLog(host.state);
         (0,saved_tunnel/* clearTunnel */.eO)(host.state);
     };
     return {

@@ -16,7 +16,12 @@ import { appsNotListening, appWarning } from './app-check.js'
 import { keeperEnd } from './end-time.js'
 import { gateMasks, gateOutputs, gateSummaryRow, makeGateSecret } from './gate.js'
 import { launchKeeper, type LaunchedKeeper } from './launch.js'
-import { discardRequestLog, requestLogFilesFor, saveRequestLog } from './saved-request-log.js'
+import {
+  clearRequestLog,
+  discardRequestLog,
+  requestLogFilesFor,
+  saveRequestLog
+} from './saved-request-log.js'
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
 import { stopTunnel } from './stop.js'
 import { removeTunnelDir } from './tunnel-dir.js'
@@ -65,6 +70,8 @@ export function prepareTunnel(tunnel: TunnelSettings, host: Host): PreparedTunne
     if (stopped.state === 'alive') return
     removeTunnelDir(saved.dir, saved.dirId)
     discardRequestLog(saved.dir, host.requestLogPath(saved.dir))
+    // Both records go: a CLI state file left holding either makes the next provision refuse.
+    clearRequestLog(host.state)
     clearTunnel(host.state)
   }
   return {

@@ -24,6 +24,11 @@ export function saveRequestLog(state: SavedState, { harPath, tallyPath }: SavedR
   state.save(REQUEST_LOG, JSON.stringify({ harPath, tallyPath }))
 }
 
+/** Forgets the saved log: its tunnel is gone, and a state that names it would outlive it. */
+export function clearRequestLog(state: SavedState): void {
+  state.save(REQUEST_LOG, '')
+}
+
 export type LoadedRequestLog =
   /** Main logged no requests (log-requests: false), or saved no tunnel. */
   | { type: 'none' }
