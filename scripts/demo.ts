@@ -3,8 +3,9 @@
  * credential service and runs the bundled action as the runner does (Node 24, INPUT_* variables,
  * file commands), in three parts, printing what a workflow author would see:
  * 1. main and post without `expose`: masked, exported, summarised, revoked;
- * 2. main with `expose` (demo-expose.ts): the URL answers, heals a dropped connection, and is gone
- *    after post;
+ * 2. main with `expose` and `protect` (demo-expose.ts): the URL is proven, refuses a request
+ *    without the gate's secret, takes a webhook through its URL, heals a dropped connection, is
+ *    gone after post, whose summary tables the requests; the HAR replays against the app;
  * 3. the exported variables with OpenSSH's `ssh -R` (demo-tunnel.ts): the session ends and a new
  *    login is refused once post has revoked the token.
  * Exits 1 when any part of the lifecycle did not happen.
@@ -99,7 +100,9 @@ failures.push(...(await runTunnelDemo(node)))
 
 console.log()
 if (failures.length === 0) {
-  console.log('Demo OK: provisioned, masked, exported, summarised, exposed and revoked.')
+  console.log(
+    'Demo OK: provisioned, masked, exported, summarised, exposed, gated, logged, replayed and revoked.'
+  )
 } else {
   console.log(`Demo FAILED: ${failures.map(f => `not true: ${f}`).join('\n             ')}`)
   process.exitCode = 1
