@@ -143,13 +143,16 @@ describe('what main tells the tunnel process, and hands over', () => {
 })
 
 describe('a tunnel that fails to start', () => {
-  /** A keeper that starts its log, as the real one does before it connects, then fails. */
-  function failingKeeper(): string {
-    const scriptPath = join(scratch, 'failing-keeper.cjs')
+  /** A keeper that fails, after starting its log as the real one does before it connects, or not. */
+  function failingKeeper(startsLog = true): string {
+    const scriptPath = join(scratch, `failing-keeper-${startsLog}.cjs`)
+    const start = startsLog
+      ? `require('fs').writeFileSync(config.requestLogFiles.harPath, '{"log":{"version":"1.2","creator":{"name":"tunnel-credentials"},"entries":[]}}')`
+      : ''
     writeFileSync(
       scriptPath,
       `process.once('message', config => {
-  require('fs').writeFileSync(config.requestLogFiles.harPath, '{"log":{"version":"1.2","creator":{"name":"tunnel-credentials"},"entries":[]}}')
+  ${start}
   process.send({ type: 'failed', cause: 'auth', detail: 'the server refused the token' })
   process.exit(1)
 })
@@ -157,10 +160,10 @@ describe('a tunnel that fails to start', () => {
     )
     return scriptPath
   }
-  const failingMain = (more: { requestLog?: string } = {}) =>
+  const failingMain = (more: { requestLog?: string } = {}, startsLog = true) =>
     provisionWith(inputs({ 'prove-url': 'false', expose: `web=${app.port}` }), {
       tempRoot: runnerTemp,
-      tunnelProcess: { scriptPath: failingKeeper(), execArgv: [], environment: {} },
+      tunnelProcess: { scriptPath: failingKeeper(startsLog), execArgv: [], environment: {} },
       clock,
       ...more
     })
@@ -172,49 +175,19 @@ describe('a tunnel that fails to start', () => {
     expect(readdirSync(runnerTemp)).toEqual([])
   })
 
-  it('leaves a log at a path the user chose (the CLI), which provision only ever replaces', async () => {
-    const harPath = join(runnerTemp, 'requests.har')
-    const step = await failingMain({ requestLog: harPath })
+  it('at a path the user chose (the CLI), removes the empty log it made', async () => {
+    const step = await failingMain({ requestLog: join(runnerTemp, 'requests.har') })
     expect(step.errors).toHaveLength(1)
-    expect(readdirSync(runnerTemp)).toEqual(['requests.har'])
+    expect(readdirSync(runnerTemp)).toEqual([])
   })
-})
 
-/** Needs the keeper's request log (the tunnel-process side of issue 23, section 1). */
-describe('with the real keeper against the tunnel stand-in', () => {
-  const launch = {
-    scriptPath: fileURLToPath(new URL('../../src/core/tunnel/keeper/main.ts', import.meta.url)),
-    execArgv: ['--import', 'tsx'],
-    environment: keeperEnvironment(process.env, [])
-  }
-  const where = { tempRoot: '', tempRootName: 'RUNNER_TEMP', tunnelProcess: launch, clock }
-
-  it('leaves a valid HAR at the request-log path when main returns; post tables the request', async () => {
-    const step = await provisionWith(inputs({ expose: `web=${app.port}` }), {
-      ...where,
-      tempRoot: runnerTemp
-    })
-    expect(step.errors).toEqual([])
-    const harPath = step.outputs['request-log']
-    // Valid at once, before any request: an upload step run now gets a file that opens.
-    expect((await readValidHar(harPath)).log.entries).toEqual([])
-
-    const host = new URL(step.outputs.url).hostname
-    expect(
-      await getThroughFront(service.tunnel!.frontPort, host, '/hooks/order?id=7')
-    ).toMatchObject({ status: 200 })
-
-    const after = await revokeWith(inputs(), step.saved, { ...where, tempRoot: runnerTemp })
-    const [requests] = after.outcome.traffic!.summary
-    const paths = requests.rows.map(row => row[SUMMARY_COLUMNS.indexOf('Path')])
-    expect(paths).toContain('/hooks/order?id=REDACTED')
-    expect(requests.lines!.join('\n')).toContain(harPath)
-    expect(after.outcome.traffic!.timelineLine).toEqual(expect.any(String))
-    // The HAR stays after post, with the request in it; the tunnel's folder is gone.
-    const har = await readValidHar(harPath)
-    expect(har.log.entries.map(entry => new URL(entry.request.url).pathname)).toContain(
-      '/hooks/order'
-    )
-    expect(readdirSync(runnerTemp)).toEqual([basename(harPath)])
-  }, 30_000)
+  it("at a path the user chose, leaves an earlier run's log that this run never replaced", async () => {
+    const harPath = join(runnerTemp, 'requests.har')
+    const earlier =
+      '{"log":{"version":"1.2","creator":{"name":"tunnel-credentials","version":"1"},"entries":[{"_entry":"web"}]}}'
+    writeFileSync(harPath, earlier)
+    const step = await failingMain({ requestLog: harPath }, false)
+    expect(step.errors).toHaveLength(1)
+    expect(readFileSync(harPath, 'utf8')).toBe(earlier)
+  })
 })

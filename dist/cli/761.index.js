@@ -426,9 +426,24 @@ function loadRequestLog(state, tunnelDir, harPath) {
     return { type: 'refused', named };
 }
 function discardRequestLog(tunnelDir, harPath) {
-    if (!(0,external_node_path_.basename)(harPath).includes((0,external_node_path_.basename)(tunnelDir)))
-        return;
-    (0,external_node_fs_.rmSync)(harPath, { force: true });
+    if ((0,external_node_path_.basename)(harPath).includes((0,external_node_path_.basename)(tunnelDir)) || isEmptyOwnLog(harPath)) {
+        (0,external_node_fs_.rmSync)(harPath, { force: true });
+    }
+}
+const EMPTY_LOG_MAX_BYTES = 4096;
+function isEmptyOwnLog(path) {
+    try {
+        const stats = (0,external_node_fs_.lstatSync)(path);
+        if (!stats.isFile() || stats.size > EMPTY_LOG_MAX_BYTES)
+            return false;
+        const har = JSON.parse((0,external_node_fs_.readFileSync)(path, 'utf8'));
+        return (har.log?.creator?.name === 'tunnel-credentials' &&
+            Array.isArray(har.log.entries) &&
+            har.log.entries.length === 0);
+    }
+    catch {
+        return false;
+    }
 }
 
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules

@@ -4,7 +4,7 @@
  * already accepted, and names a HAR only at the path this host puts it, so state written by
  * someone else cannot make post read, or point a user to, a file elsewhere.
  */
-import { rmSync } from 'node:fs'
+import { lstatSync, readFileSync, rmSync } from 'node:fs'
 import { basename } from 'node:path'
 import type { SavedState } from '../host.js'
 import { tunnelFiles, type RequestLogFiles } from './protocol.js'
@@ -64,10 +64,32 @@ export function loadRequestLog(
 /**
  * Main failed after the tunnel process may have started its log: a log named after the tunnel's
  * folder (the temp root's, requestLogInTempRoot) was made for that tunnel alone, and goes with
- * it. A log at a path the user chose (the CLI's --request-log) is left: it may be an earlier
- * run's, which provision only replaces.
+ * it. A log at a path the user chose (the CLI's --request-log) goes only when it is this tool's
+ * and holds no request: then the tunnel process had already replaced an earlier run's log with
+ * its own empty one, and keeping it would only leave a file the failed step wrote.
  */
 export function discardRequestLog(tunnelDir: string, harPath: string): void {
-  if (!basename(harPath).includes(basename(tunnelDir))) return
-  rmSync(harPath, { force: true })
+  if (basename(harPath).includes(basename(tunnelDir)) || isEmptyOwnLog(harPath)) {
+    rmSync(harPath, { force: true })
+  }
+}
+
+// An empty log is a few hundred bytes; anything larger holds requests, or is not ours.
+const EMPTY_LOG_MAX_BYTES = 4096
+
+function isEmptyOwnLog(path: string): boolean {
+  try {
+    const stats = lstatSync(path)
+    if (!stats.isFile() || stats.size > EMPTY_LOG_MAX_BYTES) return false
+    const har = JSON.parse(readFileSync(path, 'utf8')) as {
+      log?: { creator?: { name?: unknown }; entries?: unknown }
+    }
+    return (
+      har.log?.creator?.name === 'tunnel-credentials' &&
+      Array.isArray(har.log.entries) &&
+      har.log.entries.length === 0
+    )
+  } catch {
+    return false
+  }
 }
