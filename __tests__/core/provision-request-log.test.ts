@@ -191,3 +191,42 @@ describe('a tunnel that fails to start', () => {
     expect(readFileSync(harPath, 'utf8')).toBe(earlier)
   })
 })
+
+/** Needs the keeper's request log (the tunnel-process side of issue 23, section 1). */
+describe('with the real keeper against the tunnel stand-in', () => {
+  const launch = {
+    scriptPath: fileURLToPath(new URL('../../src/core/tunnel/keeper/main.ts', import.meta.url)),
+    execArgv: ['--import', 'tsx'],
+    environment: keeperEnvironment(process.env, [])
+  }
+  const where = { tempRoot: '', tempRootName: 'RUNNER_TEMP', tunnelProcess: launch, clock }
+
+  it('leaves a valid HAR at the request-log path when main returns; post tables the request', async () => {
+    const step = await provisionWith(inputs({ expose: `web=${app.port}` }), {
+      ...where,
+      tempRoot: runnerTemp
+    })
+    expect(step.errors).toEqual([])
+    const harPath = step.outputs['request-log']
+    // Valid at once, before any request: an upload step run now gets a file that opens.
+    expect((await readValidHar(harPath)).log.entries).toEqual([])
+
+    const host = new URL(step.outputs.url).hostname
+    expect(
+      await getThroughFront(service.tunnel!.frontPort, host, '/hooks/order?id=7')
+    ).toMatchObject({ status: 200 })
+
+    const after = await revokeWith(inputs(), step.saved, { ...where, tempRoot: runnerTemp })
+    const [requests] = after.outcome.traffic!.summary
+    const paths = requests.rows.map(row => row[SUMMARY_COLUMNS.indexOf('Path')])
+    expect(paths).toContain('/hooks/order?id=REDACTED')
+    expect(requests.lines!.join('\n')).toContain(harPath)
+    expect(after.outcome.traffic!.timelineLine).toEqual(expect.any(String))
+    // The HAR stays after post, with the request in it; the tunnel's folder is gone.
+    const har = await readValidHar(harPath)
+    expect(har.log.entries.map(entry => new URL(entry.request.url).pathname)).toContain(
+      '/hooks/order'
+    )
+    expect(readdirSync(runnerTemp)).toEqual([basename(harPath)])
+  }, 30_000)
+})
