@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 792:
+/***/ 724:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -22994,6 +22994,69 @@ function answerProof(proofKey, request) {
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
 const promises_namespaceObject = require("node:fs/promises");
+;// CONCATENATED MODULE: ./core/tunnel/request-log/size-cap.ts
+const ENTRY_SEPARATOR = ',\n';
+function entriesBytes(entries) {
+    const kept = entries.filter(entry => !entry.drop);
+    const lines = kept.reduce((total, entry) => total + (entry.stripBodies ? entry.bareSize : entry.size), 0);
+    return lines + Math.max(0, kept.length - 1) * ENTRY_SEPARATOR.length;
+}
+function planDrops(entries, budget) {
+    let total = entriesBytes(entries);
+    let bodies = 0;
+    for (const entry of entries) {
+        if (total <= budget)
+            break;
+        if (entry.drop || entry.stripBodies || entry.bareSize === entry.size)
+            continue;
+        entry.stripBodies = true;
+        total -= entry.size - entry.bareSize;
+        bodies++;
+    }
+    let dropped = 0;
+    let kept = entries.filter(entry => !entry.drop).length;
+    for (const entry of entries) {
+        if (total <= budget)
+            break;
+        if (entry.drop)
+            continue;
+        entry.drop = true;
+        kept--;
+        total -=
+            (entry.stripBodies ? entry.bareSize : entry.size) + (kept > 0 ? ENTRY_SEPARATOR.length : 0);
+        dropped++;
+    }
+    return { bodies, entries: dropped };
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-append.ts
+
+
+async function appendEntries(har, lines) {
+    if ((await (0,promises_namespaceObject.stat)(har.path).catch(() => undefined))?.size !== har.size)
+        return undefined;
+    const temporary = `${har.path}.${process.pid}.append.tmp`;
+    const cut = har.size - Buffer.byteLength(har.suffix);
+    const added = `${har.hasEntries ? ENTRY_SEPARATOR : ''}${lines.join(ENTRY_SEPARATOR)}${har.suffix}`;
+    try {
+        await (0,promises_namespaceObject.copyFile)(har.path, temporary);
+        const handle = await (0,promises_namespaceObject.open)(temporary, 'r+');
+        try {
+            await handle.truncate(cut);
+            await handle.write(added, cut);
+        }
+        finally {
+            await handle.close();
+        }
+        await (0,promises_namespaceObject.rename)(temporary, har.path);
+    }
+    catch (error) {
+        await (0,promises_namespaceObject.rm)(temporary, { force: true }).catch(() => undefined);
+        throw error;
+    }
+    return cut + Buffer.byteLength(added);
+}
+
 ;// CONCATENATED MODULE: external "node:readline"
 const external_node_readline_namespaceObject = require("node:readline");
 ;// CONCATENATED MODULE: external "node:events"
@@ -23031,29 +23094,6 @@ class FileSink {
         await (0,external_node_stream_promises_namespaceObject.finished)(this.stream).catch(() => undefined);
         await (0,promises_namespaceObject.rm)(this.path, { force: true }).catch(() => undefined);
     }
-}
-
-;// CONCATENATED MODULE: ./core/tunnel/request-log/har-envelope.ts
-function harEnvelope(creatorVersion, maxBytes, dropped) {
-    const log = {
-        version: '1.2',
-        creator: { name: 'tunnel-credentials', version: creatorVersion },
-        comment: 'Requests through the tunnel, redacted as the log-headers and log-bodies options say. ' +
-            `To stay under ${maxBytes} bytes, ${dropped.bodies} bodies and ${dropped.entries} ` +
-            'entries were dropped, oldest first.',
-        _dropped: { bodies: dropped.bodies, entries: dropped.entries },
-        _maxBytes: maxBytes
-    };
-    const head = JSON.stringify({ log });
-    return { prefix: `${head.slice(0, -2)},"entries":[\n`, suffix: '\n]}}\n' };
-}
-function envelopeBytes(creatorVersion, maxBytes) {
-    const widest = Number.MAX_SAFE_INTEGER;
-    const { prefix, suffix } = harEnvelope(creatorVersion, maxBytes, {
-        bodies: widest,
-        entries: widest
-    });
-    return Buffer.byteLength(prefix) + Buffer.byteLength(suffix);
 }
 
 ;// CONCATENATED MODULE: external "node:http"
@@ -23204,6 +23244,93 @@ function nonNegative(value) {
     return Number.isFinite(value) && value > 0 ? value : 0;
 }
 
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-rewrite.ts
+
+
+
+
+
+
+const PRIVATE_FILE = 0o600;
+async function rewriteHar(job) {
+    const { harPath, spoolPath, entries, inSpool } = job;
+    const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies);
+    const har = new FileSink(`${harPath}.${process.pid}.tmp`, PRIVATE_FILE);
+    const spool = compact ? new FileSink(`${spoolPath}.tmp`, PRIVATE_FILE) : undefined;
+    const input = inSpool > 0 ? (0,external_node_fs_namespaceObject.createReadStream)(spoolPath) : undefined;
+    const appended = [];
+    const stripped = [];
+    try {
+        await har.write(job.prefix);
+        let first = true;
+        const emit = async (line, entry, fromSpool) => {
+            if (entry.drop)
+                return;
+            const kept = entry.stripBodies ? stripBodies(line) : line;
+            if (entry.stripBodies)
+                stripped.push([entry, Buffer.byteLength(kept)]);
+            await har.write(first ? kept : `${ENTRY_SEPARATOR}${kept}`);
+            first = false;
+            if (spool)
+                await spool.write(`${kept}\n`);
+            else if (!fromSpool)
+                appended.push(`${kept}\n`);
+        };
+        let index = 0;
+        if (input) {
+            for await (const line of (0,external_node_readline_namespaceObject.createInterface)({ input, crlfDelay: Infinity })) {
+                if (index < inSpool)
+                    await emit(line, entries[index++], true);
+            }
+        }
+        for (const [offset, line] of job.batchLines.entries()) {
+            await emit(line, entries[inSpool + offset], false);
+        }
+        await har.write(job.suffix);
+        await har.end();
+        await spool?.end();
+        await (0,promises_namespaceObject.rename)(har.path, harPath);
+        const size = (await (0,promises_namespaceObject.stat)(harPath)).size;
+        if (spool)
+            await (0,promises_namespaceObject.rename)(spool.path, spoolPath);
+        else if (appended.length > 0)
+            await (0,promises_namespaceObject.appendFile)(spoolPath, appended.join(''));
+        return { size, stripped };
+    }
+    catch (error) {
+        input?.destroy();
+        await har.abandon();
+        await spool?.abandon();
+        throw error;
+    }
+}
+function stripBodies(line) {
+    return JSON.stringify(withoutBodies(JSON.parse(line)));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-envelope.ts
+function harEnvelope(creatorVersion, maxBytes, dropped) {
+    const log = {
+        version: '1.2',
+        creator: { name: 'tunnel-credentials', version: creatorVersion },
+        comment: 'Requests through the tunnel, redacted as the log-headers and log-bodies options say. ' +
+            `To stay under ${maxBytes} bytes, ${dropped.bodies} bodies and ${dropped.entries} ` +
+            'entries were dropped, oldest first.',
+        _dropped: { bodies: dropped.bodies, entries: dropped.entries },
+        _maxBytes: maxBytes
+    };
+    const head = JSON.stringify({ log });
+    return { prefix: `${head.slice(0, -2)},"entries":[\n`, suffix: '\n]}}\n' };
+}
+function envelopeBytes(creatorVersion, maxBytes) {
+    const widest = Number.MAX_SAFE_INTEGER;
+    const { prefix, suffix } = harEnvelope(creatorVersion, maxBytes, {
+        bodies: widest,
+        entries: widest
+    });
+    return Buffer.byteLength(prefix) + Buffer.byteLength(suffix);
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/secret-pattern.ts
 const SHORTEST_CUT_SECRET = 4;
 function secretPatterns(secrets) {
@@ -23350,41 +23477,6 @@ function redactQueryValues(target) {
     return `${target.slice(0, start + 1)}${parameters.join('&')}`;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/request-log/size-cap.ts
-const ENTRY_SEPARATOR = ',\n';
-function entriesBytes(entries) {
-    const kept = entries.filter(entry => !entry.drop);
-    const lines = kept.reduce((total, entry) => total + (entry.stripBodies ? entry.bareSize : entry.size), 0);
-    return lines + Math.max(0, kept.length - 1) * ENTRY_SEPARATOR.length;
-}
-function planDrops(entries, budget) {
-    let total = entriesBytes(entries);
-    let bodies = 0;
-    for (const entry of entries) {
-        if (total <= budget)
-            break;
-        if (entry.drop || entry.stripBodies || entry.bareSize === entry.size)
-            continue;
-        entry.stripBodies = true;
-        total -= entry.size - entry.bareSize;
-        bodies++;
-    }
-    let dropped = 0;
-    let kept = entries.filter(entry => !entry.drop).length;
-    for (const entry of entries) {
-        if (total <= budget)
-            break;
-        if (entry.drop)
-            continue;
-        entry.drop = true;
-        kept--;
-        total -=
-            (entry.stripBodies ? entry.bareSize : entry.size) + (kept > 0 ? ENTRY_SEPARATOR.length : 0);
-        dropped++;
-    }
-    return { bodies, entries: dropped };
-}
-
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/tally.ts
 
 const TALLY_ROWS = 50;
@@ -23505,10 +23597,9 @@ function isRows(value) {
 
 
 
-
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 const DEFAULT_DEBOUNCE_MS = 500;
-const PRIVATE_FILE = 0o600;
+const har_file_PRIVATE_FILE = 0o600;
 class HarWriter {
     options;
     tally = new RequestTally();
@@ -23524,6 +23615,7 @@ class HarWriter {
     timer;
     running;
     lastRebuildMs = 0;
+    harSize;
     closed = false;
     lastError;
     constructor(options) {
@@ -23535,7 +23627,7 @@ class HarWriter {
     }
     static async open(options) {
         const writer = new HarWriter(options);
-        await (0,promises_namespaceObject.writeFile)(options.spoolPath, '', { mode: PRIVATE_FILE });
+        await (0,promises_namespaceObject.writeFile)(options.spoolPath, '', { mode: har_file_PRIVATE_FILE });
         await writer.startRebuild();
         return writer;
     }
@@ -23631,65 +23723,25 @@ class HarWriter {
             entries: this.written.entries + this.marked.entries
         };
         const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies);
-        const { harPath, spoolPath } = this.options;
-        const har = new FileSink(`${harPath}.${process.pid}.tmp`, PRIVATE_FILE);
-        const spool = compact ? new FileSink(`${spoolPath}.tmp`, PRIVATE_FILE) : undefined;
-        const input = inSpool > 0 ? (0,external_node_fs_namespaceObject.createReadStream)(spoolPath) : undefined;
-        const appended = [];
-        const stripped = [];
+        const envelope = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped);
+        const sameDrops = dropped.bodies === this.written.bodies && dropped.entries === this.written.entries;
         try {
-            const { prefix, suffix } = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped);
-            await har.write(prefix);
-            let first = true;
-            const emit = async (line, entry, fromSpool) => {
-                if (entry.drop)
-                    return;
-                const kept = entry.stripBodies ? stripBodies(line) : line;
-                if (entry.stripBodies)
-                    stripped.push([entry, Buffer.byteLength(kept)]);
-                await har.write(first ? kept : `${ENTRY_SEPARATOR}${kept}`);
-                first = false;
-                if (spool)
-                    await spool.write(`${kept}\n`);
-                else if (!fromSpool)
-                    appended.push(`${kept}\n`);
-            };
-            let index = 0;
-            if (input) {
-                for await (const line of (0,external_node_readline_namespaceObject.createInterface)({ input, crlfDelay: Infinity })) {
-                    if (index < inSpool)
-                        await emit(line, entries[index++], true);
-                }
-            }
-            for (const [offset, item] of batch.entries()) {
-                await emit(item.line, entries[inSpool + offset], false);
-            }
-            await har.write(suffix);
-            await har.end();
-            await spool?.end();
-            await (0,promises_namespaceObject.rename)(har.path, harPath);
-            if (spool)
-                await (0,promises_namespaceObject.rename)(spool.path, spoolPath);
-            else if (appended.length > 0)
-                await (0,promises_namespaceObject.appendFile)(spoolPath, appended.join(''));
+            const appended = this.harSize !== undefined && !compact && sameDrops
+                ? await this.append(batch, inSpool > 0, envelope.suffix)
+                : false;
+            if (!appended)
+                await this.rewrite(batch, entries, inSpool, envelope);
         }
         catch (error) {
-            input?.destroy();
-            await har.abandon();
-            await spool?.abandon();
             this.spooled = entries.slice(0, inSpool);
             this.pending = [...batch, ...this.pending];
             this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0);
             const { code, message } = error;
-            this.report(`could not write the request log ${harPath} (${code ?? message})`);
+            this.report(`could not write the request log ${this.options.harPath} (${code ?? message})`);
             return;
         }
         finally {
             this.lastRebuildMs = Date.now() - started;
-        }
-        for (const [entry, size] of stripped) {
-            entry.size = entry.bareSize = size;
-            entry.stripBodies = undefined;
         }
         this.spooled = entries.filter(entry => !entry.drop);
         this.written = dropped;
@@ -23697,12 +23749,42 @@ class HarWriter {
         this.lastError = undefined;
         await this.writeTally();
     }
+    async append(batch, hasEntries, suffix) {
+        if (batch.length === 0)
+            return true;
+        const { harPath, spoolPath } = this.options;
+        const lines = batch.map(item => item.line);
+        const size = await appendEntries({ path: harPath, size: this.harSize, hasEntries, suffix }, lines);
+        this.harSize = undefined;
+        if (size === undefined)
+            return false;
+        await (0,promises_namespaceObject.appendFile)(spoolPath, lines.map(line => `${line}\n`).join(''));
+        this.harSize = size;
+        return true;
+    }
+    async rewrite(batch, entries, inSpool, envelope) {
+        this.harSize = undefined;
+        const { harPath, spoolPath } = this.options;
+        const { size, stripped } = await rewriteHar({
+            harPath,
+            spoolPath,
+            ...envelope,
+            entries,
+            inSpool,
+            batchLines: batch.map(item => item.line)
+        });
+        this.harSize = size;
+        for (const [entry, bytes] of stripped) {
+            entry.size = entry.bareSize = bytes;
+            entry.stripBodies = undefined;
+        }
+    }
     async writeTally() {
         const { tallyPath } = this.options;
         if (!tallyPath)
             return;
         try {
-            await (0,promises_namespaceObject.writeFile)(`${tallyPath}.tmp`, JSON.stringify(this.tally), { mode: PRIVATE_FILE });
+            await (0,promises_namespaceObject.writeFile)(`${tallyPath}.tmp`, JSON.stringify(this.tally), { mode: har_file_PRIVATE_FILE });
             await (0,promises_namespaceObject.rename)(`${tallyPath}.tmp`, tallyPath);
         }
         catch (error) {
@@ -23716,9 +23798,6 @@ class HarWriter {
         this.lastError = message;
         this.options.onError?.(message);
     }
-}
-function stripBodies(line) {
-    return JSON.stringify(withoutBodies(JSON.parse(line)));
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/request-log-sink.ts
@@ -24744,7 +24823,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(792)
+__nccwpck_require__(724)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { createRequire } from 'node:module'
@@ -169,4 +169,28 @@ describe('memory', () => {
     expect(readFileSync(join(dir, 'requests.har')).length).toBeLessThanOrEqual(maxBytes)
     expect(writer.tally.toJSON().total).toBe(10_000)
   }, 60_000)
+})
+
+describe('between rebuilds', () => {
+  it('appends in order, and writes the file whole again when someone else changed it', async () => {
+    const dir = aTempDir()
+    const harPath = join(dir, 'requests.har')
+    const writer = await HarWriter.open(optionsIn(dir, { debounceMs: 1 }))
+    for (let n = 0; n < 3; n++) writer.record(numbered(n, 10))
+    await writer.flush()
+    for (let n = 3; n < 6; n++) writer.record(numbered(n, 10))
+    await writer.flush()
+    const appended = await readValidHar(harPath)
+    expect(appended.log.entries.map(entry => numberOf(entry.request.url))).toEqual([
+      0, 1, 2, 3, 4, 5
+    ])
+    // A file cut short by another process: appending to it would leave it broken.
+    writeFileSync(harPath, readFileSync(harPath, 'utf8').slice(0, 100))
+    writer.record(numbered(6, 10))
+    await writer.close()
+    const whole = await readValidHar(harPath)
+    expect(whole.log.entries.map(entry => numberOf(entry.request.url))).toEqual([
+      0, 1, 2, 3, 4, 5, 6
+    ])
+  })
 })

@@ -2,25 +2,18 @@
  * The request log: a HAR 1.2 file that is valid at any moment after it is opened, so that an
  * upload step that runs while the tunnel still serves gets a file that opens. Records are
  * redacted, turned into entries and appended to a spool (one JSON line each, in the tunnel's
- * folder); on a debounce, and at close, the HAR is rebuilt from the spool by streaming into a new
- * file renamed over the old. Memory holds a few numbers per kept entry and the records of the
+ * folder); on a debounce, and at close, the new entries are appended to a copy of the HAR
+ * renamed over it, or, when the cap drops something, the HAR is rebuilt from the spool. Memory holds a few numbers per kept entry and the records of the
  * last moments, never the log; the forwarding code only ever calls record(), which does no I/O.
  */
-import { createReadStream } from 'node:fs'
 import { appendFile, rename, rm, writeFile } from 'node:fs/promises'
-import { createInterface } from 'node:readline'
-import { FileSink } from './file-sink.js'
+import { appendEntries } from './har-append.js'
+import { rewriteHar, stripBodies } from './har-rewrite.js'
 import { envelopeBytes, harEnvelope, type DropCounts } from './har-envelope.js'
-import {
-  harEntryOf,
-  holdsBody,
-  withoutBodies,
-  type HarEntry,
-  type PublicBaseUrl
-} from './har-entry.js'
+import { harEntryOf, holdsBody, withoutBodies, type PublicBaseUrl } from './har-entry.js'
 import type { RequestRecord } from './record.js'
 import { makeRedactor, type RedactionPolicy, type Redactor } from './redact.js'
-import { ENTRY_SEPARATOR, planDrops, type SpooledEntry } from './size-cap.js'
+import { planDrops, type SpooledEntry } from './size-cap.js'
 import { RequestTally } from './tally.js'
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -67,6 +60,8 @@ export class HarWriter {
   private timer: ReturnType<typeof setTimeout> | undefined
   private running: Promise<void> | undefined
   private lastRebuildMs = 0
+  /** The HAR's size as last written whole or appended to; undefined: rebuild it whole next. */
+  private harSize: number | undefined
   private closed = false
   private lastError: string | undefined
 
@@ -172,9 +167,10 @@ export class HarWriter {
   }
 
   /**
-   * One pass over the spool writes the new HAR, and a compacted spool when entries or bodies
-   * went. The state changes only once the files are in place: after a failure (a full disk), the
-   * next rebuild starts again from the files as they are, with the records it could not write.
+   * Brings the file up to date: by appending when nothing goes (har-append.ts), else by one pass
+   * over the spool that writes the new HAR, and a compacted spool when entries or bodies went.
+   * The state changes only once the files are in place: after a failure (a full disk), the next
+   * rebuild starts again from the files as they are, with the records it could not write.
    */
   private async rebuild(): Promise<void> {
     const started = Date.now()
@@ -191,64 +187,71 @@ export class HarWriter {
       entries: this.written.entries + this.marked.entries
     }
     const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies)
-    const { harPath, spoolPath } = this.options
-    const har = new FileSink(`${harPath}.${process.pid}.tmp`, PRIVATE_FILE)
-    const spool = compact ? new FileSink(`${spoolPath}.tmp`, PRIVATE_FILE) : undefined
-    const input = inSpool > 0 ? createReadStream(spoolPath) : undefined
-    const appended: string[] = []
-    const stripped: [SpooledEntry, number][] = []
+    const envelope = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped)
+    const sameDrops =
+      dropped.bodies === this.written.bodies && dropped.entries === this.written.entries
     try {
-      const { prefix, suffix } = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped)
-      await har.write(prefix)
-      let first = true
-      const emit = async (line: string, entry: SpooledEntry, fromSpool: boolean): Promise<void> => {
-        if (entry.drop) return
-        const kept = entry.stripBodies ? stripBodies(line) : line
-        if (entry.stripBodies) stripped.push([entry, Buffer.byteLength(kept)])
-        await har.write(first ? kept : `${ENTRY_SEPARATOR}${kept}`)
-        first = false
-        if (spool) await spool.write(`${kept}\n`)
-        else if (!fromSpool) appended.push(`${kept}\n`)
-      }
-      let index = 0
-      if (input) {
-        // Lines past those counted (none, unless someone else wrote to the spool) are skipped.
-        for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-          if (index < inSpool) await emit(line, entries[index++], true)
-        }
-      }
-      for (const [offset, item] of batch.entries()) {
-        await emit(item.line, entries[inSpool + offset], false)
-      }
-      await har.write(suffix)
-      await har.end()
-      await spool?.end()
-      await rename(har.path, harPath)
-      if (spool) await rename(spool.path, spoolPath)
-      else if (appended.length > 0) await appendFile(spoolPath, appended.join(''))
+      const appended =
+        this.harSize !== undefined && !compact && sameDrops
+          ? await this.append(batch, inSpool > 0, envelope.suffix)
+          : false
+      if (!appended) await this.rewrite(batch, entries, inSpool, envelope)
     } catch (error) {
-      input?.destroy()
-      await har.abandon()
-      await spool?.abandon()
       // The marks stay: the next rebuild carries them out, with these records again.
       this.spooled = entries.slice(0, inSpool)
       this.pending = [...batch, ...this.pending]
       this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0)
       const { code, message } = error as NodeJS.ErrnoException
-      this.report(`could not write the request log ${harPath} (${code ?? message})`)
+      this.report(`could not write the request log ${this.options.harPath} (${code ?? message})`)
       return
     } finally {
       this.lastRebuildMs = Date.now() - started
-    }
-    for (const [entry, size] of stripped) {
-      entry.size = entry.bareSize = size
-      entry.stripBodies = undefined
     }
     this.spooled = entries.filter(entry => !entry.drop)
     this.written = dropped
     this.marked = { bodies: 0, entries: 0 }
     this.lastError = undefined
     await this.writeTally()
+  }
+
+  /** Appends the batch to the file and the spool; false when the file must be written whole. */
+  private async append(batch: Pending[], hasEntries: boolean, suffix: string): Promise<boolean> {
+    if (batch.length === 0) return true
+    const { harPath, spoolPath } = this.options
+    const lines = batch.map(item => item.line)
+    const size = await appendEntries(
+      { path: harPath, size: this.harSize!, hasEntries, suffix },
+      lines
+    )
+    // Until the spool has them too, only a whole rewrite (from the spool) is right.
+    this.harSize = undefined
+    if (size === undefined) return false
+    await appendFile(spoolPath, lines.map(line => `${line}\n`).join(''))
+    this.harSize = size
+    return true
+  }
+
+  private async rewrite(
+    batch: Pending[],
+    entries: SpooledEntry[],
+    inSpool: number,
+    envelope: { prefix: string; suffix: string }
+  ): Promise<void> {
+    this.harSize = undefined
+    const { harPath, spoolPath } = this.options
+    const { size, stripped } = await rewriteHar({
+      harPath,
+      spoolPath,
+      ...envelope,
+      entries,
+      inSpool,
+      batchLines: batch.map(item => item.line)
+    })
+    this.harSize = size
+    for (const [entry, bytes] of stripped) {
+      entry.size = entry.bareSize = bytes
+      entry.stripBodies = undefined
+    }
   }
 
   private async writeTally(): Promise<void> {
@@ -268,9 +271,4 @@ export class HarWriter {
     this.lastError = message
     this.options.onError?.(message)
   }
-}
-
-/** A spooled line without its bodies. */
-function stripBodies(line: string): string {
-  return JSON.stringify(withoutBodies(JSON.parse(line) as HarEntry))
 }
