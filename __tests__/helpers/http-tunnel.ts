@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import type { HttpHooks } from '../../src/core/tunnel/keeper/http/hooks.js'
+import type { KeeperIo } from '../../src/core/tunnel/keeper/io.js'
 import type { ExposeEntry, KeeperConfig } from '../../src/core/tunnel/protocol.js'
 import type { RequestRecord } from '../../src/core/tunnel/request-log/record.js'
 import { runKeeper, type RunningKeeper } from './ssh-stand-in.js'
@@ -143,7 +144,8 @@ export interface HttpTunnel {
 export async function startHttpTunnel(
   entries: ExposeEntry[],
   hooks: Partial<HttpHooks> | 'none' = {},
-  config: Partial<KeeperConfig> = {}
+  config: Partial<KeeperConfig> = {},
+  io: Partial<KeeperIo> = {}
 ): Promise<HttpTunnel> {
   const service = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
   const response = await fetch(`${service.baseUrl}/credential-provision`, {
@@ -160,7 +162,7 @@ export async function startHttpTunnel(
   const keeper = runKeeper(
     tunnel.port,
     { host: tunnel.host, user, token, entries, ...config },
-    { pid: 4242 },
+    { pid: 4242, ...io },
     hooks === 'none'
       ? undefined
       : { passNotHttp: true, record: record => records.push(record), ...hooks }

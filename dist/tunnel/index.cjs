@@ -22912,6 +22912,7 @@ function withoutGatePath(target, matches) {
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/io.ts
+const COLLECT_OLD_EVERY_REQUESTS = 500;
 const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
 ;// CONCATENATED MODULE: external "node:dns"
@@ -23886,6 +23887,7 @@ class KeeperTraffic {
     open = new Set();
     lookup = cachedLookup();
     sinceCollect = 0;
+    loggedSinceCollect = 0;
     constructor(config, deps, hooks) {
         this.config = config;
         this.deps = deps;
@@ -23911,7 +23913,7 @@ class KeeperTraffic {
                     }
                     return gate?.(request) ?? 'forward';
                 },
-                ...(sink !== undefined && { record: record => sink.record(record) }),
+                ...(sink !== undefined && { record: record => this.logged(sink, record) }),
                 captureBodyBytes: sink === undefined ? 0 : (config.requestLog?.bodyBytes ?? 0),
                 passNotHttp: !protect
             };
@@ -23963,6 +23965,14 @@ class KeeperTraffic {
             this.sinceCollect = 0;
             this.deps.collectYoung?.();
         }
+    }
+    logged(sink, record) {
+        sink.record(record);
+        this.loggedSinceCollect += 1;
+        if (this.loggedSinceCollect < COLLECT_OLD_EVERY_REQUESTS)
+            return;
+        this.loggedSinceCollect = 0;
+        this.deps.collectOld?.();
     }
 }
 
@@ -24405,7 +24415,8 @@ class Keeper {
             log: (message) => this.log(message),
             now: () => io.now(),
             localErrors: this.localErrors,
-            collectYoung: () => io.collectYoung?.()
+            collectYoung: () => io.collectYoung?.(),
+            collectOld: () => io.collectOld?.()
         };
         this.traffic = new KeeperTraffic(config, deps, httpHooks);
     }
@@ -24613,7 +24624,8 @@ process.once('message', (config) => {
         random: () => Math.random(),
         pid: process.pid,
         ...(typeof globalThis.gc === 'function' && {
-            collectYoung: () => globalThis.gc({ type: 'minor', execution: 'sync' })
+            collectYoung: () => globalThis.gc({ type: 'minor', execution: 'sync' }),
+            collectOld: () => void globalThis.gc({ type: 'major', execution: 'async' })
         })
     });
     const crash = (error) => {

@@ -19,7 +19,17 @@ export interface KeeperIo {
    * megabytes of dead packets piled up, which the keeper's resident memory kept after the load.
    */
   collectYoung?(): void
+  /**
+   * Starts a full collection, marked concurrently. Each logged request leaves a few kilobytes of
+   * short-lived strings (its head, its HAR entry) that a young collection promotes, and V8 lets
+   * the old generation grow well past them before it collects on its own: the keeper's resident
+   * memory grew by about 20 MB over 8,000 logged requests without this.
+   */
+  collectOld?(): void
 }
+
+/** Requests logged between two full collections: see KeeperIo.collectOld. */
+export const COLLECT_OLD_EVERY_REQUESTS = 500
 
 /** Bytes through the tunnel between two young collections: see KeeperIo.collectYoung. */
 export const COLLECT_EVERY_BYTES = 2 * 1024 * 1024

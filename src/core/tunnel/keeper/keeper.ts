@@ -79,7 +79,8 @@ export class Keeper {
       log: (message: string) => this.log(message),
       now: () => io.now(),
       localErrors: this.localErrors,
-      collectYoung: () => io.collectYoung?.()
+      collectYoung: () => io.collectYoung?.(),
+      collectOld: () => io.collectOld?.()
     }
     this.traffic = new KeeperTraffic(config, deps, httpHooks)
   }

@@ -39,7 +39,8 @@ process.once('message', (config: KeeperConfig) => {
     pid: process.pid,
     // launch.ts starts the keeper with --expose-gc for this.
     ...(typeof globalThis.gc === 'function' && {
-      collectYoung: () => globalThis.gc!({ type: 'minor', execution: 'sync' })
+      collectYoung: () => globalThis.gc!({ type: 'minor', execution: 'sync' }),
+      collectOld: () => void globalThis.gc!({ type: 'major', execution: 'async' })
     })
   })
   const crash = (error: Error): never => {

@@ -21,8 +21,9 @@ import {
 } from '../protocol.js'
 import type { ForwardContext } from './forward-context.js'
 import { makeGate } from './gate.js'
+import type { RequestRecord } from '../request-log/record.js'
 import type { HttpHooks } from './http/hooks.js'
-import { COLLECT_EVERY_BYTES } from './io.js'
+import { COLLECT_EVERY_BYTES, COLLECT_OLD_EVERY_REQUESTS } from './io.js'
 import type { LocalErrorSummary } from './log.js'
 import { cachedLookup } from './lookup-cache.js'
 import { answerProof } from './proof-answer.js'
@@ -38,6 +39,7 @@ export interface TrafficDeps {
   now(): number
   localErrors: LocalErrorSummary
   collectYoung?(): void
+  collectOld?(): void
 }
 
 export class KeeperTraffic {
@@ -50,6 +52,7 @@ export class KeeperTraffic {
   private readonly open = new Set<Duplex | Socket>()
   private readonly lookup = cachedLookup()
   private sinceCollect = 0
+  private loggedSinceCollect = 0
 
   /** `hooks`: given by a test instead of those the configuration asks for. */
   constructor(
@@ -77,7 +80,7 @@ export class KeeperTraffic {
           }
           return gate?.(request) ?? 'forward'
         },
-        ...(sink !== undefined && { record: record => sink.record(record) }),
+        ...(sink !== undefined && { record: record => this.logged(sink, record) }),
         captureBodyBytes: sink === undefined ? 0 : (config.requestLog?.bodyBytes ?? 0),
         // With the gate on, bytes it cannot read are never passed on: they may be a request.
         passNotHttp: !protect
@@ -138,5 +141,14 @@ export class KeeperTraffic {
       this.sinceCollect = 0
       this.deps.collectYoung?.()
     }
+  }
+
+  /** Into the log; and a full collection now and then (KeeperIo.collectOld). */
+  private logged(sink: RequestLogSink, record: RequestRecord): void {
+    sink.record(record)
+    this.loggedSinceCollect += 1
+    if (this.loggedSinceCollect < COLLECT_OLD_EVERY_REQUESTS) return
+    this.loggedSinceCollect = 0
+    this.deps.collectOld?.()
   }
 }
