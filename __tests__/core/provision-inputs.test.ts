@@ -7,21 +7,7 @@ import nock from 'nock'
 import { API_KEY, BASE_URL } from '../helpers/in-process-step.js'
 import { linesLeaking, provisionWith } from '../helpers/memory-step.js'
 import { useNock } from '../helpers/nock-lifecycle.js'
-
-const ORIGIN = 'https://credentials.example.test'
-const PATH = '/functions/v1/credential-provision'
-const TOKEN = 'tok_3f9a8b7c6d5e4f3a2b1c'
-const CREDENTIAL = {
-  token: TOKEN,
-  tunnel_user: 'ab12c',
-  client_id: 'client-77',
-  expires_at: '2026-11-23T11:00:00Z',
-  ttl_minutes: 60,
-  tunnel_host: 'tunnel.example.test',
-  tunnel_port: 2223,
-  project_slug: 'web-shop'
-}
-const INPUTS = { 'api-key': API_KEY, project: 'web-shop', 'base-url': BASE_URL }
+import { ORIGIN, PATH, CREDENTIAL, INPUTS } from '../helpers/provision-answer.js'
 
 useNock(nock)
 
