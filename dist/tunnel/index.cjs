@@ -22091,7 +22091,6 @@ class HttpConnection {
     hooks;
     app;
     appConnected = false;
-    refusedEarly;
     queue = [];
     receiving;
     closing = false;
@@ -22141,8 +22140,6 @@ class HttpConnection {
             if (this.app !== undefined)
                 closeGently(this.app);
         });
-        if (this.hooks.connectEarly)
-            this.connectApp();
         this.fromClient(first, false);
         channel.resume();
     }
@@ -22290,11 +22287,7 @@ class HttpConnection {
         app.on('error', error => {
             if (this.appConnected)
                 return this.destroyBoth();
-            const code = error.code ?? error.message;
-            if (this.queue.length > 0 || this.closing)
-                return this.unreachable(code);
-            this.app = undefined;
-            this.refusedEarly = code;
+            this.unreachable(error.code ?? error.message);
         });
         return app;
     }
@@ -22316,8 +22309,6 @@ class HttpConnection {
         this.endBoth();
     }
     toApp(bytes) {
-        if (this.refusedEarly !== undefined)
-            return this.unreachable(this.refusedEarly);
         const app = this.app ?? this.connectApp();
         if (!app.write(bytes))
             pauseUntilDrained(this.channel, app, () => !this.closing);
@@ -23924,8 +23915,7 @@ class KeeperTraffic {
                 },
                 ...(sink !== undefined && { record: record => this.logged(sink, record) }),
                 captureBodyBytes: sink === undefined ? 0 : (config.requestLog?.bodyBytes ?? 0),
-                passNotHttp: !protect,
-                connectEarly: !protect
+                passNotHttp: !protect
             };
         }
     }

@@ -128,30 +128,6 @@ describe('the HTTP layer records', () => {
     ])
   })
 
-  it('connected early (no gate), answers the 502 page even when the app refused before the head came', async () => {
-    const tunnel = await start({ connectEarly: true })
-    // The raw port passes bytes as they come: the refusal lands between the two halves.
-    const port = await tunnel.service.tunnel!.rawPort('gone', tunnel.user)
-    const client = await openSocket(port)
-    client.socket.write('GET /x HTTP/1.1\r\n')
-    await new Promise(resolve => setTimeout(resolve, 200))
-    client.socket.write('Host: gone\r\n\r\n')
-    await client.closed
-    expect(client.received().toString('latin1')).toMatch(/^HTTP\/1\.1 502 /)
-    expect(tunnel.records).toEqual([
-      expect.objectContaining({ entry: 'gone', target: '/x', status: 502, outcome: 'unreachable' })
-    ])
-  })
-
-  it('connected early, forwards the request and records it', async () => {
-    const tunnel = await start({ connectEarly: true })
-    const { received } = await exchange(tunnel, 'GET /early HTTP/1.1\r\nHost: HOST\r\n\r\n', 'web')
-    expect(received.toString('latin1')).toMatch(/^HTTP\/1\.1 200 /)
-    expect(tunnel.records).toEqual([
-      expect.objectContaining({ entry: 'web', target: '/early', status: 200, outcome: 'forwarded' })
-    ])
-  })
-
   it('nothing on the raw path, which still answers the 502 page when the app is down', async () => {
     const tunnel = await start('none')
     const { received } = await exchange(tunnel, 'GET /x HTTP/1.1\r\nHost: HOST\r\n\r\n', 'gone')

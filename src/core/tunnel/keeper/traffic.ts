@@ -83,9 +83,7 @@ export class KeeperTraffic {
         ...(sink !== undefined && { record: record => this.logged(sink, record) }),
         captureBodyBytes: sink === undefined ? 0 : (config.requestLog?.bodyBytes ?? 0),
         // With the gate on, bytes it cannot read are never passed on: they may be a request.
-        passNotHttp: !protect,
-        // Without the gate nothing is refused before the app, so it is connected at once.
-        connectEarly: !protect
+        passNotHttp: !protect
       }
     }
   }

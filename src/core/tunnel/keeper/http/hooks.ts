@@ -53,12 +53,6 @@ export interface HttpHooks {
    * app reads, which the gate never saw; they are then closed unanswered and recorded `refused`.
    */
   passNotHttp: boolean
-  /**
-   * Connect to the app as soon as the channel opens, while the request's head is still being
-   * read, as the raw path does: it saves a connect's round trip on every connection. Only without
-   * the gate: a refused client must not reach the app at all, not even as an empty connection.
-   */
-  connectEarly?: boolean
 }
 
 /** `addr:port`, IPv6 in brackets, as the server reported the client; undefined without one. */

@@ -4,7 +4,7 @@
  * each request and answer begins and ends, so it keeps what a raw pipe keeps: keep-alive and
  * pipelining (answers come back in request order), chunked bodies, 100-continue (interim answers
  * pass through), Upgrade (raw both ways after 101), streamed answers, and backpressure both ways.
- * One app connection per channel: opened at once (connectEarly), or at the first forwarded request.
+ * One app connection per channel, opened at the first request that goes to the app.
  */
 import { connect as connectTcp, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -18,15 +18,16 @@ import { decideRequest, malformedRequest } from './request-decision.js'
 import * as rules from './rules.js'
 import { closeGently, endChannel, pauseUntilDrained } from './streams.js'
 
-// The longest request or answer head read: larger than any server's default (Node's 16 KiB).
+/** The longest request or answer head read: larger than any server's default (Node's 16 KiB). */
 export const MAX_HEAD_BYTES = 64 * 1024
 
 export class HttpConnection {
   private app: Socket | undefined
   private appConnected = false
-  private refusedEarly: string | undefined // connected early and refused: the first request's 502
-  private readonly queue: Exchange[] = [] // requests waiting for their answer, in order
-  private receiving: Exchange | undefined // the request whose body is being read
+  /** Requests waiting for their answer, in order. */
+  private readonly queue: Exchange[] = []
+  /** The request whose body is being read. */
+  private receiving: Exchange | undefined
   /** No more requests are read: an own answer, or an error, ends the connection. */
   private closing = false
   /** An interim (1xx) answer is passing: its end does not end the exchange. */
@@ -85,7 +86,6 @@ export class HttpConnection {
       this.recordAll()
       if (this.app !== undefined) closeGently(this.app)
     })
-    if (this.hooks.connectEarly) this.connectApp()
     this.fromClient(first, false)
     channel.resume()
   }
@@ -248,10 +248,7 @@ export class HttpConnection {
     })
     app.on('error', error => {
       if (this.appConnected) return this.destroyBoth()
-      const code = (error as NodeJS.ErrnoException).code ?? error.message
-      if (this.queue.length > 0 || this.closing) return this.unreachable(code)
-      this.app = undefined // connected early, before any request: the next one gets the 502
-      this.refusedEarly = code
+      this.unreachable((error as NodeJS.ErrnoException).code ?? error.message)
     })
     return app
   }
@@ -274,7 +271,6 @@ export class HttpConnection {
   }
 
   private toApp(bytes: Buffer): void {
-    if (this.refusedEarly !== undefined) return this.unreachable(this.refusedEarly)
     const app = this.app ?? this.connectApp()
     // Once closing, the client's further bytes are not read: the channel stays paused.
     if (!app.write(bytes)) pauseUntilDrained(this.channel, app, () => !this.closing)
