@@ -75,11 +75,12 @@ function keeperEnd(ends, startMs, expiresAt) {
     };
 }
 
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __webpack_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/gate.ts
 
+
 const GATE_USER = 'tunnel';
-const GATE_HEADER = 'X-Tunnel-Gate';
-const GATE_PATH_PREFIX = '/_tunnel-gate/';
 function makeGateSecret() {
     return (0,external_node_crypto_.randomBytes)(32).toString('base64url');
 }
@@ -90,11 +91,11 @@ function gateOutputs(secret, urls) {
     const entries = Object.entries(urls);
     return {
         'protect-secret': secret,
-        'protect-header': `${GATE_HEADER}: ${secret}`,
+        'protect-header': `${protocol/* GATE_HEADER */.Wh}: ${secret}`,
         'protect-urls': JSON.stringify(Object.fromEntries(entries.map(([name, url]) => [name, withUserInfo(url, secret)]))),
         'protect-webhook-urls': JSON.stringify(Object.fromEntries(entries.map(([name, url]) => [
             name,
-            `${withoutTrailingSlash(url)}${GATE_PATH_PREFIX}${secret}`
+            `${withoutTrailingSlash(url)}${protocol/* GATE_PATH_PREFIX */.zN}${secret}`
         ])))
     };
 }
@@ -220,8 +221,6 @@ function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption 
     }
 }
 
-// EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __webpack_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/tunnel-dir.ts
 
 

@@ -4683,9 +4683,11 @@ function identifierProblem(value) {
 /* harmony export */   SJ: () => (/* binding */ DEFAULT_PROTECT),
 /* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
+/* harmony export */   Wh: () => (/* binding */ GATE_HEADER),
 /* harmony export */   bq: () => (/* binding */ proofAnswer),
 /* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
-/* harmony export */   yJ: () => (/* binding */ tunnelFiles)
+/* harmony export */   yJ: () => (/* binding */ tunnelFiles),
+/* harmony export */   zN: () => (/* binding */ GATE_PATH_PREFIX)
 /* harmony export */ });
 /* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
@@ -4694,6 +4696,8 @@ function identifierProblem(value) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 
 
+const GATE_HEADER = 'X-Tunnel-Gate';
+const GATE_PATH_PREFIX = '/_tunnel-gate/';
 const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');

@@ -22683,6 +22683,8 @@ const external_node_path_namespaceObject = require("node:path");
 ;// CONCATENATED MODULE: ./core/tunnel/protocol.ts
 
 
+const GATE_HEADER = 'X-Tunnel-Gate';
+const GATE_PATH_PREFIX = '/_tunnel-gate/';
 const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,external_node_crypto_namespaceObject.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
@@ -22847,13 +22849,12 @@ function whenClosed(client) {
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/gate.ts
 
-const GATE_HEADER = 'X-Tunnel-Gate';
-const GATE_PATH = '/_tunnel-gate/';
+
 const GATE_REALM = 'tunnel-credentials gate';
 const REFUSAL_TEXT = 'This tunnel is protected by a per-run secret (the protect-secret output of the step that ' +
     'opened it). Send it in one of three ways: Basic authentication with any user name and the ' +
     `secret as the password; a header "${GATE_HEADER}: <secret>"; or a path that starts with ` +
-    `"${GATE_PATH}<secret>/".\n`;
+    `"${GATE_PATH_PREFIX}<secret>/".\n`;
 const refusal = {
     answer: {
         status: 401,
@@ -22900,9 +22901,9 @@ function matchesBasicPassword(value, matches) {
     return colon >= 0 && matches(decoded.slice(colon + 1));
 }
 function withoutGatePath(target, matches) {
-    if (!target.startsWith(GATE_PATH))
+    if (!target.startsWith(GATE_PATH_PREFIX))
         return undefined;
-    const rest = target.slice(GATE_PATH.length);
+    const rest = target.slice(GATE_PATH_PREFIX.length);
     const end = rest.search(/[/?#]/);
     const candidate = end < 0 ? rest : rest.slice(0, end);
     if (!matches(candidate))

@@ -4,13 +4,10 @@
  * KeeperConfig.gateSecret); nothing here touches a request.
  */
 import { randomBytes } from 'node:crypto'
+import { GATE_HEADER, GATE_PATH_PREFIX } from './protocol.js'
 
 /** The user name the URL and Basic forms carry; the keeper accepts any, only the password counts. */
 export const GATE_USER = 'tunnel'
-/** The header an API client sends the secret in, clear of the app's own Authorization. */
-export const GATE_HEADER = 'X-Tunnel-Gate'
-/** The path prefix a webhook URL carries the secret in; the keeper strips it before the app. */
-export const GATE_PATH_PREFIX = '/_tunnel-gate/'
 
 /** 32 bytes from the CSPRNG, base64url: 43 characters, safe in a header, a URL's user info and a path. */
 export function makeGateSecret(): string {

@@ -45,6 +45,11 @@ export interface RequestLogFiles {
   tallyPath: string
 }
 
+/** The header an API client sends the gate's secret in, clear of the app's own Authorization. */
+export const GATE_HEADER = 'X-Tunnel-Gate'
+/** The path prefix a webhook URL carries the gate's secret in; the keeper strips it before the app. */
+export const GATE_PATH_PREFIX = '/_tunnel-gate/'
+
 /** The path the URL proof asks for; the nonce follows. No app is asked for it. */
 export const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/'
 

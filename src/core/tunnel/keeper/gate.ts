@@ -8,10 +8,9 @@
  * Anything else gets 401 from the tunnel process and never reaches the app.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { GATE_HEADER, GATE_PATH_PREFIX } from '../protocol.js'
 import type { RequestDecision, RequestHead } from './http/hooks.js'
 
-export const GATE_HEADER = 'X-Tunnel-Gate'
-export const GATE_PATH = '/_tunnel-gate/'
 export const GATE_REALM = 'tunnel-credentials gate'
 
 // Says how to get in, never with what: the secret is only in the step's outputs.
@@ -19,7 +18,7 @@ const REFUSAL_TEXT =
   'This tunnel is protected by a per-run secret (the protect-secret output of the step that ' +
   'opened it). Send it in one of three ways: Basic authentication with any user name and the ' +
   `secret as the password; a header "${GATE_HEADER}: <secret>"; or a path that starts with ` +
-  `"${GATE_PATH}<secret>/".\n`
+  `"${GATE_PATH_PREFIX}<secret>/".\n`
 
 const refusal: RequestDecision = {
   answer: {
@@ -86,8 +85,8 @@ function withoutGatePath(
   target: string,
   matches: (candidate: string) => boolean
 ): string | undefined {
-  if (!target.startsWith(GATE_PATH)) return undefined
-  const rest = target.slice(GATE_PATH.length)
+  if (!target.startsWith(GATE_PATH_PREFIX)) return undefined
+  const rest = target.slice(GATE_PATH_PREFIX.length)
   const end = rest.search(/[/?#]/)
   const candidate = end < 0 ? rest : rest.slice(0, end)
   if (!matches(candidate)) return undefined
