@@ -884,17 +884,22 @@ async function proveAndCheck(tunnel, urls, proofKey, label, log, clock) {
 
 ;// CONCATENATED MODULE: ./core/tunnel/stats-line.ts
 function formatStatsLine(stats, endedAtMs, { requests, timeline = [] } = {}) {
-    const uptime = formatDuration(endedAtMs - Date.parse(stats.readyAt ?? stats.startedAt));
+    const upMs = endedAtMs - Date.parse(String(stats.readyAt ?? stats.startedAt));
+    const uptime = Number.isFinite(upMs) ? formatDuration(upMs) : 'for an unknown time';
     const [tunnel, ...apps] = timeline;
     const connections = requests === undefined
         ? plural(stats.connections, 'connection')
         : `${plural(stats.connections, 'connection')} (${plural(requests, 'request')}: a connection can carry several)`;
     return (`Tunnel: up ${uptime}${tunnel === undefined ? '' : `, ${tunnel}`}; ` +
-        `${connections}, ${formatBytes(stats.bytesIn)} in / ${formatBytes(stats.bytesOut)} out, ` +
+        `${connections}, ${formatBytes(counted(stats.bytesIn))} in / ${formatBytes(counted(stats.bytesOut))} out, ` +
         `${plural(stats.reconnects, 'reconnect')}, ${plural(stats.localErrors, 'local connection error')}` +
         `${apps.map(app => `; ${app}`).join('')}.`);
 }
-function plural(count, word) {
+function counted(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+}
+function plural(value, word) {
+    const count = counted(value);
     return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 function formatDuration(ms) {

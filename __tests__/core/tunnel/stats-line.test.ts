@@ -62,6 +62,23 @@ describe('formatStatsLine', () => {
     )
   })
 
+  it('prints no text from a stats file that holds text where counts belong', () => {
+    const forged = {
+      pid: 1,
+      startedAt: '::error::forged',
+      updatedAt: '2026-11-23T10:00:01.000Z',
+      state: 'stopped',
+      reconnects: '::warning::a',
+      connections: '##vso[task.setvariable variable=X]1',
+      bytesIn: '::error::b',
+      bytesOut: 2.5,
+      localErrors: -1
+    } as unknown as KeeperStats
+    expect(formatStatsLine(forged, Date.parse('2026-11-23T10:00:09.000Z'))).toBe(
+      'Tunnel: up for an unknown time; 0 connections, 0 B in / 0 B out, 0 reconnects, 0 local connection errors.'
+    )
+  })
+
   it('formats durations and sizes', () => {
     expect([0, -5, 59_400, 61_000, 3_600_000 + 120_000].map(formatDuration)).toEqual([
       '0 s',

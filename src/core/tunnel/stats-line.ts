@@ -19,7 +19,8 @@ export function formatStatsLine(
   endedAtMs: number,
   { requests, timeline = [] }: TunnelLineExtras = {}
 ): string {
-  const uptime = formatDuration(endedAtMs - Date.parse(stats.readyAt ?? stats.startedAt))
+  const upMs = endedAtMs - Date.parse(String(stats.readyAt ?? stats.startedAt))
+  const uptime = Number.isFinite(upMs) ? formatDuration(upMs) : 'for an unknown time'
   const [tunnel, ...apps] = timeline
   const connections =
     requests === undefined
@@ -27,13 +28,22 @@ export function formatStatsLine(
       : `${plural(stats.connections, 'connection')} (${plural(requests, 'request')}: a connection can carry several)`
   return (
     `Tunnel: up ${uptime}${tunnel === undefined ? '' : `, ${tunnel}`}; ` +
-    `${connections}, ${formatBytes(stats.bytesIn)} in / ${formatBytes(stats.bytesOut)} out, ` +
+    `${connections}, ${formatBytes(counted(stats.bytesIn))} in / ${formatBytes(counted(stats.bytesOut))} out, ` +
     `${plural(stats.reconnects, 'reconnect')}, ${plural(stats.localErrors, 'local connection error')}` +
     `${apps.map(app => `; ${app}`).join('')}.`
   )
 }
 
-function plural(count: number, word: string): string {
+/**
+ * A count from the stats file, which anything in the job could write: a whole number, or 0, so
+ * that no text in it reaches the log.
+ */
+function counted(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0
+}
+
+function plural(value: unknown, word: string): string {
+  const count = counted(value)
   return `${count} ${word}${count === 1 ? '' : 's'}`
 }
 
