@@ -462,11 +462,17 @@ async function stopTunnel(saved, options = {}) {
     const readRecord = () => (dir.ours ? readStats(files.statsPath, saved.pid) : undefined);
     const before = readRecord();
     const look = lookUp(saved.pid);
-    const gone = () => ({
+    const unclaimed = dir.ours && before === undefined
+        ? `it holds no record of the tunnel process ${saved.pid}, so nothing proves it was that process's folder`
+        : undefined;
+    const gone = (folderKept = unclaimed) => ({
         state: 'gone',
         ...(before && { stats: before }),
         killed: false,
-        ...(saved.started && { died: describeEnd(before, dir.ours ? saved.dir : undefined) })
+        ...(saved.started && {
+            died: describeEnd(before, dir.ours && folderKept === undefined ? saved.dir : undefined)
+        }),
+        ...(folderKept !== undefined && { folderKept })
     });
     if (look.state === 'gone')
         return gone();
@@ -476,8 +482,9 @@ async function stopTunnel(saved, options = {}) {
     }
     const startTime = saved.startTime;
     const isOurs = () => isKeeper(lookUp(saved.pid), startTime, saved.dir);
-    if (!isKeeper(look, startTime, saved.dir))
-        return gone();
+    if (!isKeeper(look, startTime, saved.dir)) {
+        return gone(`the process ${saved.pid} that the saved state names is running and is not the tunnel process, so nothing proves the tunnel process is gone or that the folder was its`);
+    }
     if (dir.ours)
         askByFile(files.stopPath);
     send(saved.pid, 'SIGTERM');
@@ -494,7 +501,8 @@ async function stopTunnel(saved, options = {}) {
         ...(after && { stats: after }),
         killed,
         ...(after?.endedAt !== undefined && { died: describeEnd(after, saved.dir) }),
-        ...(!dir.ours && { recordMissing: dir.reason })
+        ...(!dir.ours && { recordMissing: dir.reason }),
+        ...(isOurs() && { folderKept: 'the tunnel process still ran a second after it was killed' })
     };
     function send(pid, name) {
         try {
@@ -511,7 +519,11 @@ async function stopTunnel(saved, options = {}) {
         if (!saved.started) {
             if (dir.ours)
                 askByFile(files.stopPath);
-            return { state: 'gone', killed: false };
+            return {
+                state: 'gone',
+                killed: false,
+                folderKept: `${why}, so nothing proves the tunnel process ${saved.pid} is gone`
+            };
         }
         if (!dir.ours) {
             return { state: 'alive', killed: false, unproven: `${why}, and its directory ${dir.reason}` };
@@ -1236,6 +1248,11 @@ async function stopSavedTunnel({ saved, dirRefused }, host, options = {}) {
     }
     if (result.state === 'alive')
         return { outcome: { status: 'alive' } };
+    if (result.folderKept !== undefined) {
+        log.warning(`The tunnel's folder ${(0,printable/* printablePath */.Vj)(saved.dir)} was left as it is, and nothing in it was read or removed: ${(0,printable/* printable */.g$)(result.folderKept, 300)}. ` +
+            'Delete it by hand once no tunnel process uses it.');
+        return { outcome: { status: result.state }, untidied: saved.dir };
+    }
     const traffic = result.recordMissing === undefined ? readTraffic(result, saved.dir, host) : undefined;
     const stopped = { outcome: { status: result.state }, ...(traffic && { traffic }) };
     const refused = removeTunnelDir(saved.dir, saved.dirId);
