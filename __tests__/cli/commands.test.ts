@@ -7,12 +7,14 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync
 } from 'node:fs'
 import { spawnSync } from 'node:child_process'
@@ -154,6 +156,24 @@ describe('provision', () => {
       `Error: ${stateFile()} (SVC_STATE_FILE) exists and is not a tunnel-credentials state file. Move it away, or choose another SVC_STATE_FILE.`
     )
     expect(readFileSync(stateFile(), 'utf8')).toBe('{"somebody": "else"}')
+  })
+
+  it('refuses a link at the variables file, even to a file it wrote: exit 1, nothing sent or written through', async () => {
+    const own = join(work, 'own.env')
+    expect((await cli(['provision'], { SVC_VARIABLES_FILE: own })).code).toBe(0)
+    expect((await cli(['revoke'], { SVC_VARIABLES_FILE: own })).code).toBe(0)
+    writeFileSync(own, '# tunnel-credentials\nKEEP=1\n')
+    const link = join(work, 'tunnel.env')
+    symlinkSync(own, link)
+    service.clearRequests()
+    const ran = await cli(['provision'])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([
+      `Error: ${link} (SVC_VARIABLES_FILE) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another SVC_VARIABLES_FILE.`
+    ])
+    expect(service.requests()).toEqual([])
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    expect(readFileSync(own, 'utf8')).toBe('# tunnel-credentials\nKEEP=1\n')
   })
 
   it("never replaces the project's own .env: exit 1, no credential, and revoke leaves it too", async () => {
