@@ -95,18 +95,24 @@ describe('the GitLab component', () => {
       ])
     })
 
-    it('runs one installed file for provision and revoke, never npx nor a PATH lookup', () => {
-      const runs = lines.flatMap(line => [...line.matchAll(/node ("[^"]+") (provision|revoke)/g)])
-      expect(runs.map(([, file, command]) => [file, command])).toEqual([
-        ['"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'provision'],
-        ['"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'revoke']
+    it('runs provision and revoke from a folder of its own, with a fixed PATH and an allow-listed environment, never npx', () => {
+      const runs = lines.flatMap(line => [
+        ...line.matchAll(/(\S+) node ("[^"]+") (provision|revoke)/g)
+      ])
+      expect(runs.map(([, through, file, command]) => [through, file, command])).toEqual([
+        ['tunnel_credentials_run', '"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'provision'],
+        ['tunnel_credentials_run', '"$tc_own/dist/cli/index.cjs"', 'revoke']
       ])
       expect(lines.join('\n')).not.toMatch(/\bnpx\b|\bnpm\b|(^|\s)tunnel-credentials\s/)
-      // The same folder in both shells, checked by hash before anything is unpacked.
-      const folder = 'TUNNEL_CREDENTIALS="/tmp/tunnel-credentials-$CI_JOB_ID"'
-      expect([script[0], afterScript[0]]).toEqual([folder, folder])
+      // The same launcher first in both shells; a folder no other job can make in advance.
+      expect(afterScript[0]).toBe(script[0])
+      expect(script[0]).toMatch(/^tunnel_credentials_run\(\) \(/)
+      expect(script[1]).toBe(
+        'TUNNEL_CREDENTIALS=$(tunnel_credentials_run mktemp -d /tmp/tunnel-credentials-XXXXXX)'
+      )
+      expect(lines.join('\n')).not.toContain('tunnel-credentials-$CI_JOB_ID')
       const check = script.findIndex(line => line.includes('sha256sum -c'))
-      const unpack = script.findIndex(line => line.startsWith('tar '))
+      const unpack = script.findIndex(line => line.startsWith('tunnel_credentials_run tar '))
       expect(check).toBeGreaterThan(-1)
       expect(check).toBeLessThan(unpack)
     })

@@ -587,9 +587,12 @@ var external_node_http_ = __webpack_require__(67);
 var lib = __webpack_require__(78);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
 var client = __webpack_require__(554);
+// EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
+var extra_ca = __webpack_require__(531);
 // EXTERNAL MODULE: ./core/text/quote.ts
 var quote = __webpack_require__(620);
 ;// CONCATENATED MODULE: ./core/tunnel/url-proof.ts
+
 
 
 
@@ -613,7 +616,7 @@ async function proveOne(entry, url, options) {
     for (let attempt = 0;; attempt++) {
         const nonce = (0,external_node_crypto_.randomBytes)(16).toString('hex');
         const asked = `${withoutTrailingSlash(url)}${protocol/* PROOF_PATH_PREFIX */.ok}${nonce}`;
-        const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000);
+        const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000, options.ca);
         if (proves(answer, (0,protocol/* proofAnswer */.bq)(options.proofKey, entry, nonce)))
             return undefined;
         const pause = pauses[attempt];
@@ -635,8 +638,8 @@ function mayStillCome(answer) {
     const { status } = answer;
     return status >= 500 || [404, 408, 421, 425, 429].includes(status);
 }
-async function ask(url, timeoutMs) {
-    const http = new lib/* HttpClient */.Qq(`${version/* ACTION_NAME */.p}/${version/* ACTION_VERSION */.Y}`, [client/* unbracketIpv6Host */.BU, loopbackNames], {
+async function ask(url, timeoutMs, ca) {
+    const http = new lib/* HttpClient */.Qq(`${version/* ACTION_NAME */.p}/${version/* ACTION_VERSION */.Y}`, [client/* unbracketIpv6Host */.BU, loopbackNames, ...(ca ? [(0,extra_ca/* trustCa */.X)(ca)] : [])], {
         socketTimeout: timeoutMs,
         allowRedirects: false,
         allowRetries: false
@@ -842,7 +845,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     }
     if (login.lifetimeNote)
         log.info(login.lifetimeNote);
-    await proveAndCheck(tunnel, urls, proofKey, settings.optionLabel, log, clock);
+    await proveAndCheck(tunnel, urls, proofKey, settings, log, clock);
     if (requestLog) {
         log.info(`Requests through the tunnel are logged in ${(0,printable/* printablePath */.Vj)(requestLog.harPath)} (HAR).`);
         writes.outputs['request-log'] = requestLog.harPath;
@@ -864,11 +867,17 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         rows: [...Object.entries(urls), gateSummaryRow(tunnel.protect, settings.optionLabel)]
     });
 }
-async function proveAndCheck(tunnel, urls, proofKey, label, log, clock) {
+async function proveAndCheck(tunnel, urls, proofKey, { optionLabel: label, http }, log, clock) {
     const [failures, silentApps] = await Promise.all([
         proofKey === undefined
             ? []
-            : proveUrls({ proofKey, urls, now: () => clock.now(), sleep: ms => clock.sleep(ms) }),
+            : proveUrls({
+                proofKey,
+                urls,
+                now: () => clock.now(),
+                sleep: ms => clock.sleep(ms),
+                ...(http.ca !== undefined && { ca: http.ca })
+            }),
         appsNotListening(tunnel.entries)
     ]);
     for (const app of silentApps)
