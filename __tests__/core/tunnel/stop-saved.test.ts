@@ -114,13 +114,16 @@ describe('stopSavedTunnel', () => {
     const child = neverReaped
       ? // The shell starts the stand-in, then becomes `sleep`, which never waits for its children.
         spawn('sh', ['-c', `${node} -e "$0" "$1" & echo $!; exec sleep 30`, script, dir])
-      : spawn(process.execPath, ['-e', script, dir])
+      : // It says when its SIGTERM handler is in place: on a busy machine 300 ms may not do.
+        spawn(process.execPath, ['-e', `${script}; process.stdout.write('ready\\n')`, dir])
     // Given time to start, so that its command line is node's and SIGTERM has its handler.
     const started = (pid: number) =>
       new Promise<ChildProcess & { keeperPid: number }>(resolve =>
         setTimeout(() => resolve(Object.assign(child, { keeperPid: pid })), 300)
       )
-    if (!neverReaped) return started(child.pid!)
+    if (!neverReaped) {
+      return new Promise(resolve => child.stdout!.once('data', () => resolve(started(child.pid!))))
+    }
     return new Promise(resolve =>
       child.stdout!.once('data', data => resolve(started(Number(String(data).trim()))))
     )
