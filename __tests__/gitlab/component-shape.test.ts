@@ -3,6 +3,7 @@
  * then the job. GitLab refuses a component that uses an input it does not declare; one declared
  * and never used is a knob that does nothing. Both are checked here without GitLab.
  */
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -115,6 +116,55 @@ describe('the GitLab component', () => {
       const unpack = script.findIndex(line => line.startsWith('tunnel_credentials_run tar '))
       expect(check).toBeGreaterThan(-1)
       expect(check).toBeLessThan(unpack)
+    })
+
+    describe.each(['bash', 'dash'])('its launcher, in %s', shell => {
+      /** What a command started through tunnel_credentials_run gets, from a job shell's `env`. */
+      const launched = (env: Record<string, string>, before = '') => {
+        const ran = spawnSync(
+          shell,
+          ['-ec', `${script[0]}\n${before}\ntunnel_credentials_run env`],
+          { env, encoding: 'utf8' }
+        )
+        return { code: ran.status, env: ran.stdout.split('\n').filter(Boolean).sort() }
+      }
+
+      it('passes on the allow-list alone, with a fixed PATH', () => {
+        const job = {
+          PATH: `/builds/acme/web-shop/bin:/usr/bin:/bin`,
+          HOME: '/home/runner',
+          SVC_API_KEY: 'sk_key',
+          CI_JOB_ID: '42',
+          https_proxy: 'http://proxy.example:3128',
+          NODE_OPTIONS: '--import=data:text/javascript,console.log(1)',
+          NODE_PATH: '/builds/acme/web-shop',
+          NODE_EXTRA_CA_CERTS: '/builds/acme/web-shop/ca.pem',
+          NODE_TLS_REJECT_UNAUTHORIZED: '0',
+          OPENSSL_CONF: '/builds/acme/web-shop/openssl.cnf',
+          SVC_BASE_URL: 'https://elsewhere.example',
+          // A value that reads as more variables, line by line.
+          NOTES: 'a\nexport NODE_OPTIONS=--require=/x\ndeclare -x HOME=/tmp'
+        }
+        expect(launched(job)).toEqual({
+          code: 0,
+          env: [
+            'CI_JOB_ID=42',
+            'HOME=/home/runner',
+            'PATH=/usr/local/bin:/usr/bin:/bin',
+            'SVC_API_KEY=sk_key',
+            'https_proxy=http://proxy.example:3128'
+          ]
+        })
+      })
+
+      it('starts nothing when a variable cannot be removed', () => {
+        const ran = launched(
+          { PATH: '/usr/bin:/bin', NODE_OPTIONS: '--import=data:,' },
+          'readonly NODE_OPTIONS'
+        )
+        expect(ran.code).not.toBe(0)
+        expect(ran.env.filter(line => line.startsWith('NODE_OPTIONS='))).toEqual([])
+      })
     })
 
     it('gives every setting as a flag in single quotes, from an input whose regex keeps quotes out, never as a variable', () => {
