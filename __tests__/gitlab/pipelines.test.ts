@@ -373,29 +373,48 @@ require('fs').writeFileSync(process.env.TEST_SINK + '/planted-ran', String(proce
 })
 
 describe('the GitLab pipeline of docs/other-ci.md', () => {
+  const pipeline = cliPipeline('gitlab')
+  /** The example's values, for this machine's: the package, the service, the project, the app. */
+  function localPipeline(): string {
+    const archive =
+      'https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/archive/<commit>.tar.gz'
+    expect(pipeline).toContain(archive)
+    expect(pipeline).not.toMatch(/\bnpx\b/)
+    const { 'package-url': url, 'package-sha256': sha256 } = packageInputs(tarball)
+    return pipeline
+      .replaceAll(archive, url)
+      .replaceAll("--proto '=https'", "--proto '=file'")
+      .replaceAll("'<sha256>'", `'${sha256}'`)
+      .replaceAll('https://api.example.com/functions/v1', service().baseUrl)
+      .replaceAll('--project my-app', `--project ${service().seed.project}`)
+      .replaceAll('--expose 3000', `--expose ${app.port}`)
+  }
+
   // The failing script: everything a passing one shows, and after_script on a failed job too.
   it.each(['fails'] as Outcome[])(
     'whose script %s: installs the pinned package, provisions, reaches the exposed app, revokes in after_script',
     async outcome => {
-      const pipeline = cliPipeline('gitlab')
-      const archive =
-        'https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/archive/<commit>.tar.gz'
-      expect(pipeline).toContain(archive)
-      expect(pipeline).not.toMatch(/\bnpx\b/)
-      // The example's values, for this machine's: the package, the service, the project, the app.
-      const { 'package-url': url, 'package-sha256': sha256 } = packageInputs(tarball)
-      const local = pipeline
-        .replaceAll(archive, url)
-        .replaceAll("--proto '=https'", "--proto '=file'")
-        .replaceAll("'<sha256>'", `'${sha256}'`)
-        .replaceAll('https://api.example.com/functions/v1', service().baseUrl)
-        .replaceAll('--project my-app', `--project ${service().seed.project}`)
-        .replaceAll('--expose 3000', `--expose ${app.port}`)
-      const { user } = await runAndCheck(local, outcome, {
+      const { user } = await runAndCheck(localPipeline(), outcome, {
         variables: { SVC_URL_TEMPLATE: urlTemplate() }
       })
       expect(lifetimeMinutes(user)).toBe(Number(/--ttl-minutes (\d+)/.exec(pipeline)?.[1]))
     },
     90_000
   )
+
+  it("never runs nor removes a folder another job made under this job's id", async () => {
+    const jobId = String(800_000 + Math.floor(Math.random() * 99_999))
+    const foreign = `/tmp/tunnel-credentials-${jobId}`
+    const markers = scratch('gitlab-markers-')
+    mkdirSync(join(foreign, 'dist', 'cli'), { recursive: true, mode: 0o700 })
+    temps.push(foreign)
+    const trap = `require('fs').writeFileSync('${markers}/foreign-cli-ran', String(process.env.SVC_API_KEY))\n`
+    writeFileSync(join(foreign, 'dist', 'cli', 'index.cjs'), trap)
+    await runAndCheck(localPipeline(), 'passes', {
+      variables: { SVC_URL_TEMPLATE: urlTemplate() },
+      pipelineVariables: { CI_JOB_ID: jobId }
+    })
+    expect(readdirSync(markers)).toEqual([])
+    expect(readFileSync(join(foreign, 'dist', 'cli', 'index.cjs'), 'utf8')).toBe(trap)
+  }, 90_000)
 })
