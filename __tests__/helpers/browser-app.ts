@@ -25,9 +25,12 @@ export interface BrowserApp {
 /** The app's own cookie, set with the page: the gate must leave it to the app. */
 export const APP_COOKIE = 'app-session=s1'
 
-// Each part reports into #results as `name=ok`; the test waits until all are there.
+// Each part reports once into #results as `name=ok`; the test waits until all six are there.
 const SCRIPT = `
+const reported = new Set()
 const report = (name, ok) => {
+  if (reported.has(name)) return
+  reported.add(name)
   const line = document.createElement('li')
   line.textContent = name + '=' + (ok ? 'ok' : 'failed')
   document.getElementById('results').append(line)

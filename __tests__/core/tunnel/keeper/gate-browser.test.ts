@@ -224,7 +224,7 @@ describe('Chromium under Selenium (chromedriver)', () => {
     await driver.get(`http://tunnel:${SECRET}@${host}/`)
     // Waits across the navigation the gate's answer starts, to the app's page.
     const last = By.css(`#results li:nth-child(${ALL_OK.length})`)
-    await driver.wait(until.elementLocated(last), 20_000)
+    await driver.wait(until.elementLocated(last), 30_000)
     const items = await driver.findElements(By.css('#results li'))
     const results = await Promise.all(items.map(item => item.getText()))
     expect(results.sort()).toEqual(ALL_OK)
@@ -232,7 +232,7 @@ describe('Chromium under Selenium (chromedriver)', () => {
     const cookie = await driver.manage().getCookie(COOKIE_NAME)
     expect(cookie).toMatchObject({ value: COOKIE, path: '/', httpOnly: true, secure: false })
     await driver.findElement(By.id('send')).click()
-    await driver.wait(until.elementLocated(By.id('done')), 20_000)
+    await driver.wait(until.elementLocated(By.id('done')), 30_000)
     expectEveryPartReachedTheApp(app.seen)
     expectNoGateTrace(app.seen)
   }, 60_000)
