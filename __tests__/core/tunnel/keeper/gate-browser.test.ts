@@ -284,9 +284,12 @@ describe('clients that send the secret with each request', () => {
   })
 
   it('a browser’s navigation that does carry it gets a 303 whose Location is a path, never a host', async () => {
+    // A browser let in before: the answer is the gate's own, and its record keeps the request's
+    // Cookie field, which the request log must still not show (see the last test).
     const answer = await exchange([
       `GET /_tunnel-gate/${SECRET}/account?tab=2 HTTP/1.1`,
-      'Sec-Fetch-Mode: navigate'
+      'Sec-Fetch-Mode: navigate',
+      `Cookie: ${COOKIE_NAME}=${COOKIE}`
     ])
     expect(answer).toMatch(/^HTTP\/1\.1 303 /)
     expect(answer).toMatch(/\r\nLocation: \/account\?tab=2\r\n/)
