@@ -23019,8 +23019,6 @@ function makeGate(secret, secureCookie = () => true) {
         const addHeaders = cookies.holdsGateCookie && cookies.appCookies !== undefined
             ? [['Cookie', cookies.appCookies]]
             : [];
-        if (removeHeaders.length === 0 && target === undefined)
-            return 'forward';
         return {
             forward: {
                 ...(target !== undefined && { target }),

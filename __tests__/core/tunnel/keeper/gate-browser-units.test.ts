@@ -316,7 +316,10 @@ describe('prefersHtml', () => {
     ['*/*', false],
     ['text/*', false],
     ['', false],
-    [' , text/html', true]
+    [' , text/html', true],
+    [', text/html;q=0.5', true],
+    ['text/html;q=0.9, text/html;q=0.1, application/json;q=0.5', true],
+    ['application/json;q=0.9, image/png;q=0.1, text/html;q=0.5', false]
   ])('%j: %s', (accept, expected) => {
     expect(prefersHtml(accept)).toBe(expected)
   })

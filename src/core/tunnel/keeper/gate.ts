@@ -88,7 +88,7 @@ export function makeGate(
       cookies.holdsGateCookie && cookies.appCookies !== undefined
         ? [['Cookie', cookies.appCookies]]
         : []
-    if (removeHeaders.length === 0 && target === undefined) return 'forward'
+    // Whatever let the request in is in the target or a field, so there is always a change.
     return {
       forward: {
         ...(target !== undefined && { target }),
