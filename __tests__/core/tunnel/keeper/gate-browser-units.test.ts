@@ -9,6 +9,7 @@ import { makeGate } from '../../../../src/core/tunnel/keeper/gate.js'
 import { gateSetCookie, readCookieFields } from '../../../../src/core/tunnel/keeper/gate-cookie.js'
 import type { RequestHead } from '../../../../src/core/tunnel/keeper/http/hooks.js'
 import { isNavigation, prefersHtml } from '../../../../src/core/tunnel/keeper/navigation.js'
+import { secureCookieFor } from '../../../../src/core/tunnel/keeper/traffic.js'
 import { gateCookieValue } from '../../../../src/core/tunnel/protocol.js'
 
 const SECRET = 'Zm9vYmFyLXNlY3JldC12YWx1ZS0xMjM0NTY3ODkwYWJj'
@@ -322,5 +323,15 @@ describe('prefersHtml', () => {
     ['application/json;q=0.9, image/png;q=0.1, text/html;q=0.5', false]
   ])('%j: %s', (accept, expected) => {
     expect(prefersHtml(accept)).toBe(expected)
+  })
+})
+
+describe('whether the cookie is Secure', () => {
+  it('follows the scheme of the URL main formed for the entry; Secure when main sent none', () => {
+    const secure = secureCookieFor({
+      publicUrls: { web: 'https://web-u1.tunnel.example', local: 'HTTP://web.localhost:8080' }
+    })
+    expect(['web', 'local', 'other', '__proto__'].map(secure)).toEqual([true, false, true, true])
+    expect(secureCookieFor({})('web')).toBe(true)
   })
 })

@@ -158,7 +158,7 @@ export class KeeperTraffic {
  * formed and sent over IPC; a request's `X-Forwarded-Proto` is not asked, since where no edge
  * sets it the client writes it. A URL main did not send: `Secure`, which can only fail closed.
  */
-function secureCookieFor(config: KeeperConfig): SecureCookie {
+export function secureCookieFor(config: Pick<KeeperConfig, 'publicUrls'>): SecureCookie {
   const urls = config.publicUrls ?? {}
   return entry => !Object.hasOwn(urls, entry) || !/^http:/i.test(urls[entry])
 }
