@@ -1884,11 +1884,12 @@ function identifierProblem(value) {
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
 /* harmony export */   Wh: () => (/* binding */ GATE_HEADER),
 /* harmony export */   bq: () => (/* binding */ proofAnswer),
+/* harmony export */   hc: () => (/* binding */ gateCookieValue),
 /* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles),
 /* harmony export */   zN: () => (/* binding */ GATE_PATH_PREFIX)
 /* harmony export */ });
-/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* unused harmony exports GATE_COOKIE_NAME, GATE_COOKIE_SECURE_NAME, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
@@ -1897,6 +1898,11 @@ function identifierProblem(value) {
 
 const GATE_HEADER = 'X-Tunnel-Gate';
 const GATE_PATH_PREFIX = '/_tunnel-gate/';
+const GATE_COOKIE_NAME = 'tunnel-credentials-gate';
+const GATE_COOKIE_SECURE_NAME = (/* unused pure expression or super */ null && (`__Host-${GATE_COOKIE_NAME}`));
+function gateCookieValue(gateSecret) {
+    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', gateSecret).update('gate-cookie').digest('base64url');
+}
 const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');

@@ -85,7 +85,7 @@ function makeGateSecret() {
     return (0,external_node_crypto_.randomBytes)(32).toString('base64url');
 }
 function gateMasks(secret) {
-    return [secret, Buffer.from(`${GATE_USER}:${secret}`).toString('base64')];
+    return [secret, Buffer.from(`${GATE_USER}:${secret}`).toString('base64'), (0,protocol/* gateCookieValue */.hc)(secret)];
 }
 function gateOutputs(secret, urls) {
     const entries = Object.entries(urls);
@@ -1073,6 +1073,7 @@ const SUMMARY_COLUMNS = [
 const WHAT_THE_TUNNEL_DID = {
     forwarded: 'forwarded',
     refused: 'refused by the gate',
+    admitted: 'let in by the gate: cookie set',
     unreachable: 'app unreachable',
     'not-http': 'not HTTP, piped',
     proof: 'answered the URL proof'
