@@ -2,7 +2,7 @@
 /******/ 	"use strict";
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 488:
+/***/ 840:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -273,7 +273,7 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 519:
+/***/ 61:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -289,7 +289,7 @@ class ExplainedError extends Error {
 
 /***/ }),
 
-/***/ 493:
+/***/ 446:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -581,7 +581,7 @@ function optionDefault(name) {
 
 /***/ }),
 
-/***/ 897:
+/***/ 943:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -635,7 +635,7 @@ function checkOwnDirectory(path, savedId) {
 
 /***/ }),
 
-/***/ 854:
+/***/ 96:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -656,14 +656,14 @@ function tunnelUserOf(answer) {
 
 /***/ }),
 
-/***/ 570:
+/***/ 936:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ secretsIn),
 /* harmony export */   h: () => (/* binding */ holdsSecret)
 /* harmony export */ });
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(96);
 
 function secretsIn(raw) {
     if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
@@ -710,7 +710,7 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 554:
+/***/ 974:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -726,10 +726,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(67);
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(78);
+// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(95);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
+var printable = __nccwpck_require__(97);
 ;// CONCATENATED MODULE: ./core/service/service-error.ts
 class ServiceError extends Error {
     kind;
@@ -808,9 +808,9 @@ function shortBody(text) {
 }
 
 // EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(652);
+var retry = __nccwpck_require__(238);
 // EXTERNAL MODULE: ./core/version.ts
-var version = __nccwpck_require__(830);
+var version = __nccwpck_require__(104);
 ;// CONCATENATED MODULE: ./core/service/client.ts
 
 
@@ -982,20 +982,20 @@ function networkDetail(error) {
 
 /***/ }),
 
-/***/ 845:
+/***/ 503:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
 /* harmony export */   n: () => (/* binding */ parseCredential)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(87);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(785);
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(854);
-/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(570);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(61);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(697);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(97);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(103);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(315);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(96);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(936);
 
 
 
@@ -1089,7 +1089,7 @@ function invalid(what) {
 
 /***/ }),
 
-/***/ 652:
+/***/ 238:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1158,7 +1158,7 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 
 /***/ }),
 
-/***/ 249:
+/***/ 484:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1173,23 +1173,23 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
 // EXTERNAL MODULE: ./core/text/validators.ts
-var validators = __nccwpck_require__(45);
+var validators = __nccwpck_require__(103);
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(519);
+var errors = __nccwpck_require__(61);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
+var printable = __nccwpck_require__(97);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(620);
+var quote = __nccwpck_require__(142);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(344);
+var option_values = __nccwpck_require__(58);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
-var log_commands = __nccwpck_require__(785);
+var log_commands = __nccwpck_require__(315);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(196);
+var fingerprint = __nccwpck_require__(74);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(493);
+var option_facts = __nccwpck_require__(446);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(557);
+var protocol = __nccwpck_require__(499);
 ;// CONCATENATED MODULE: ./core/settings/traffic.ts
 
 
@@ -1413,7 +1413,7 @@ function readTunnelSettings(options) {
 
 /***/ }),
 
-/***/ 344:
+/***/ 58:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1423,9 +1423,9 @@ function readTunnelSettings(options) {
 /* harmony export */   bf: () => (/* binding */ readWholeNumber),
 /* harmony export */   nN: () => (/* binding */ readOneLine)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(785);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(61);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(142);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(315);
 
 
 
@@ -1472,13 +1472,13 @@ function readOneLine(options, name) {
 
 /***/ }),
 
-/***/ 436:
+/***/ 430:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ describeUnexpected)
 /* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(97);
 
 function describeUnexpected(error) {
     const message = error?.message;
@@ -1515,14 +1515,14 @@ function looksLikeSecret(segment) {
 
 /***/ }),
 
-/***/ 196:
+/***/ 74:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   a: () => (/* binding */ fingerprintOf),
 /* harmony export */   z: () => (/* binding */ keyTypeOf)
 /* harmony export */ });
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(217);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 
 function fingerprintOf(blob) {
@@ -1540,7 +1540,7 @@ function keyTypeOf(blob) {
 
 /***/ }),
 
-/***/ 87:
+/***/ 697:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1561,7 +1561,7 @@ function hasExpired(expiresAt, nowMs) {
 
 /***/ }),
 
-/***/ 785:
+/***/ 315:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1667,7 +1667,7 @@ function midLineMarkerIn(value) {
 
 /***/ }),
 
-/***/ 479:
+/***/ 97:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1679,7 +1679,7 @@ function midLineMarkerIn(value) {
 /* harmony export */   g$: () => (/* binding */ printable)
 /* harmony export */ });
 /* unused harmony exports hasControlCharacter, hasLineBreak */
-/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(785);
+/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(315);
 
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -1731,13 +1731,13 @@ function redactCredentials(text) {
 
 /***/ }),
 
-/***/ 620:
+/***/ 142:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ quote)
 /* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(97);
 
 function quote(value, max = 60) {
     return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
@@ -1746,7 +1746,7 @@ function quote(value, max = 60) {
 
 /***/ }),
 
-/***/ 45:
+/***/ 103:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1757,7 +1757,7 @@ function quote(value, max = 60) {
 /* harmony export */ });
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(97);
 
 
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
@@ -1787,7 +1787,7 @@ function identifierProblem(value) {
 
 /***/ }),
 
-/***/ 557:
+/***/ 499:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1799,12 +1799,14 @@ function identifierProblem(value) {
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
 /* harmony export */   Wh: () => (/* binding */ GATE_HEADER),
 /* harmony export */   bq: () => (/* binding */ proofAnswer),
+/* harmony export */   df: () => (/* binding */ PROOF_WINDOW_MS),
 /* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
+/* harmony export */   y4: () => (/* binding */ PROOF_ATTEMPT_TIMEOUT_MS),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles),
 /* harmony export */   zN: () => (/* binding */ GATE_PATH_PREFIX)
 /* harmony export */ });
-/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* unused harmony exports PROOF_NONCES_KEPT_MS, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(217);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
@@ -1816,6 +1818,9 @@ const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
 }
+const PROOF_WINDOW_MS = 20_000;
+const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
+const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
 const DEFAULT_REQUEST_LOG = {
     enabled: true,
     bodyBytes: 0,
@@ -1846,7 +1851,7 @@ function readyWaitMs(attemptTimeoutMs, maxAttempts) {
 
 /***/ }),
 
-/***/ 462:
+/***/ 419:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1860,9 +1865,9 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
+var owned_dir = __nccwpck_require__(943);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(557);
+var protocol = __nccwpck_require__(499);
 ;// CONCATENATED MODULE: ./core/tunnel/files.ts
 
 
@@ -1915,7 +1920,7 @@ function loadTunnel(state, tempRoot) {
 
 /***/ }),
 
-/***/ 95:
+/***/ 673:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1926,12 +1931,12 @@ function loadTunnel(state, tempRoot) {
 /* unused harmony export hostProblem */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(249);
-/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(503);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(61);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(97);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(142);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(484);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(58);
 
 
 
@@ -2058,7 +2063,7 @@ function badHost(url, name, problem, target, label) {
 
 /***/ }),
 
-/***/ 830:
+/***/ 104:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2071,7 +2076,7 @@ const ACTION_VERSION = '1.0.0';
 
 /***/ }),
 
-/***/ 822:
+/***/ 425:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2080,8 +2085,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   S: () => (/* binding */ githubHost)
 });
 
-// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
-var core = __nccwpck_require__(391);
+// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(87);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = require("node:os");
 ;// CONCATENATED MODULE: ./core/clock.ts
@@ -2111,7 +2116,7 @@ function runIdentityFrom(env) {
 }
 
 // EXTERNAL MODULE: ./github/summary.ts
-var github_summary = __nccwpck_require__(602);
+var github_summary = __nccwpck_require__(468);
 ;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
 const KEPT_VARIABLES = [
     'PATH',
@@ -2197,15 +2202,15 @@ function handOver({ variables, outputs, summary }) {
 
 /***/ }),
 
-/***/ 586:
+/***/ 520:
 /***/ ((module, __webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(822);
-/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
-/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(747);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(425);
+/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(598);
+/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(607);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(433);
 
 
 
@@ -2229,14 +2234,14 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8:
+/***/ 598:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   q: () => (/* binding */ reportUnexpected)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
-/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(436);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(87);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(430);
 
 
 function reportUnexpected(step, error) {
@@ -2251,14 +2256,14 @@ function reportUnexpected(step, error) {
 
 /***/ }),
 
-/***/ 949:
+/***/ 607:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   U: () => (/* binding */ markMainStarted),
 /* harmony export */   p: () => (/* binding */ isPostStep)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(87);
 
 const POST_MARKER = 'isPost';
 function isPostStep() {
@@ -2271,7 +2276,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 747:
+/***/ 433:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2281,21 +2286,21 @@ __nccwpck_require__.d(__webpack_exports__, {
   F: () => (/* binding */ postStep)
 });
 
-// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
-var core = __nccwpck_require__(391);
+// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(87);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(493);
+var option_facts = __nccwpck_require__(446);
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(519);
+var errors = __nccwpck_require__(61);
 ;// CONCATENATED MODULE: ./core/settings/kind-names.ts
 const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
-var answer_secrets = __nccwpck_require__(570);
+var answer_secrets = __nccwpck_require__(936);
 // EXTERNAL MODULE: ./core/service/answer-fields.ts
-var answer_fields = __nccwpck_require__(854);
+var answer_fields = __nccwpck_require__(96);
 // EXTERNAL MODULE: ./core/text/validators.ts
-var validators = __nccwpck_require__(45);
+var validators = __nccwpck_require__(103);
 ;// CONCATENATED MODULE: ./core/service/issued-credential.ts
 
 
@@ -2313,11 +2318,11 @@ function issuedCredential(raw) {
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
 // EXTERNAL MODULE: ./core/settings/expose.ts + 1 modules
-var expose = __nccwpck_require__(249);
+var expose = __nccwpck_require__(484);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(344);
+var option_values = __nccwpck_require__(58);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(620);
+var quote = __nccwpck_require__(142);
 ;// CONCATENATED MODULE: ./core/settings/common.ts
 
 
@@ -2385,11 +2390,11 @@ function readEnvPrefix(options) {
 }
 
 // EXTERNAL MODULE: ./core/service/credential.ts
-var service_credential = __nccwpck_require__(845);
+var service_credential = __nccwpck_require__(503);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
+var printable = __nccwpck_require__(97);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
-var log_commands = __nccwpck_require__(785);
+var log_commands = __nccwpck_require__(315);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
 
 
@@ -2470,7 +2475,7 @@ function readSelfNamedLogin(options, login, secrets = []) {
 }
 
 // EXTERNAL MODULE: ./core/text/iso-time.ts
-var iso_time = __nccwpck_require__(87);
+var iso_time = __nccwpck_require__(697);
 ;// CONCATENATED MODULE: ./core/expiry.ts
 
 
@@ -2773,11 +2778,11 @@ const freeKind = {
 };
 
 // EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __nccwpck_require__(436);
+var describe_error = __nccwpck_require__(430);
 // EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(652);
+var retry = __nccwpck_require__(238);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __nccwpck_require__(554);
+var client = __nccwpck_require__(974);
 ;// CONCATENATED MODULE: ./core/service/failures.ts
 
 
@@ -2883,7 +2888,7 @@ var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
+var owned_dir = __nccwpck_require__(943);
 ;// CONCATENATED MODULE: ./core/kinds/key-file.ts
 
 
@@ -2998,9 +3003,9 @@ function readSavedSshKey(saved) {
 }
 
 // EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(598);
+var external_node_crypto_ = __nccwpck_require__(217);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(196);
+var fingerprint = __nccwpck_require__(74);
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
 
 
@@ -3614,7 +3619,7 @@ function withPrintableSummary(writes) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
-var urls = __nccwpck_require__(95);
+var urls = __nccwpck_require__(673);
 ;// CONCATENATED MODULE: ./core/provision.ts
 
 
@@ -3640,7 +3645,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 334).then(__nccwpck_require__.bind(__nccwpck_require__, 334))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -3750,7 +3755,7 @@ function chooseRevokeKind(options, recorded, readsAs) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __nccwpck_require__(462);
+var saved_tunnel = __nccwpck_require__(419);
 ;// CONCATENATED MODULE: ./core/revoke.ts
 
 
@@ -3786,7 +3791,7 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 334).then(__nccwpck_require__.bind(__nccwpck_require__, 334));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,
@@ -3862,7 +3867,7 @@ function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
 }
 
 // EXTERNAL MODULE: ./github/summary.ts
-var summary = __nccwpck_require__(602);
+var summary = __nccwpck_require__(468);
 ;// CONCATENATED MODULE: ./github/steps.ts
 
 
@@ -3892,17 +3897,17 @@ async function postStep(host) {
 
 /***/ }),
 
-/***/ 602:
+/***/ 468:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Q: () => (/* binding */ appendSummaryTables)
 /* harmony export */ });
 /* unused harmony export appendSummaryTable */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(87);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(436);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(430);
 
 
 
@@ -3981,7 +3986,7 @@ module.exports = require("node:child_process");
 
 /***/ }),
 
-/***/ 598:
+/***/ 217:
 /***/ ((module) => {
 
 module.exports = require("node:crypto");
@@ -4030,7 +4035,7 @@ module.exports = require("util");
 
 /***/ }),
 
-/***/ 391:
+/***/ 87:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4053,7 +4058,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = require("os");
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -4089,7 +4094,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -4185,7 +4190,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = require("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = require("fs");
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -4222,9 +4227,9 @@ function prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = require("path");
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(78);
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/auth.js
+// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(95);
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4300,7 +4305,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4374,7 +4379,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4655,7 +4660,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -4689,7 +4694,7 @@ function toPlatformPath(pth) {
     return pth.replace(/[/\\]/g, path.sep);
 }
 //# sourceMappingURL=path-utils.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4754,7 +4759,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -5075,7 +5080,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 78:
+/***/ 95:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -5092,7 +5097,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -5186,7 +5191,7 @@ class DecodedURL extends URL {
 ;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
 let loaded;
 function tunnelPackage() {
-    loaded ??= __nccwpck_require__(488);
+    loaded ??= __nccwpck_require__(840);
     return loaded;
 }
 const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
@@ -5202,7 +5207,7 @@ class ProxyAgent {
     }
 }
 
-;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/index.js
+;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -6149,7 +6154,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 	// startup
 /******/ 	// Load entry module and return exports
 /******/ 	// This entry module used 'module' so it can't be inlined
-/******/ 	var __webpack_exports__ = __nccwpck_require__(586);
+/******/ 	var __webpack_exports__ = __nccwpck_require__(520);
 /******/ 	module.exports = __webpack_exports__;
 /******/ 	
 /******/ })()

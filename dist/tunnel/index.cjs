@@ -1,7 +1,7 @@
 /******/ (() => { // webpackBootstrap
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 953:
+/***/ 726:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -21,16 +21,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 873:
+/***/ 897:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
-var errors = __nccwpck_require__(953);
-var types = __nccwpck_require__(384);
+var errors = __nccwpck_require__(726);
+var types = __nccwpck_require__(512);
 
-var Reader = __nccwpck_require__(742);
-var Writer = __nccwpck_require__(46);
+var Reader = __nccwpck_require__(40);
+var Writer = __nccwpck_require__(558);
 
 
 // --- Exports
@@ -55,16 +55,16 @@ for (var e in errors) {
 
 /***/ }),
 
-/***/ 742:
+/***/ 40:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(237).Buffer);
+var Buffer = (__nccwpck_require__(877).Buffer);
 
-var ASN1 = __nccwpck_require__(384);
-var errors = __nccwpck_require__(953);
+var ASN1 = __nccwpck_require__(512);
+var errors = __nccwpck_require__(726);
 
 
 // --- Globals
@@ -324,7 +324,7 @@ module.exports = Reader;
 
 /***/ }),
 
-/***/ 384:
+/***/ 512:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -367,15 +367,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 46:
+/***/ 558:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(237).Buffer);
-var ASN1 = __nccwpck_require__(384);
-var errors = __nccwpck_require__(953);
+var Buffer = (__nccwpck_require__(877).Buffer);
+var ASN1 = __nccwpck_require__(512);
+var errors = __nccwpck_require__(726);
 
 
 // --- Globals
@@ -691,7 +691,7 @@ module.exports = Writer;
 
 /***/ }),
 
-/***/ 115:
+/***/ 195:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -699,7 +699,7 @@ module.exports = Writer;
 // If you have no idea what ASN.1 or BER is, see this:
 // ftp://ftp.rsa.com/pub/pkcs/ascii/layman.asc
 
-var Ber = __nccwpck_require__(873);
+var Ber = __nccwpck_require__(897);
 
 
 
@@ -718,13 +718,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 92:
+/***/ 724:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-var crypto_hash_sha512 = (__nccwpck_require__(262).lowlevel).crypto_hash;
+var crypto_hash_sha512 = (__nccwpck_require__(134).lowlevel).crypto_hash;
 
 /*
  * This file is a 1:1 port from the OpenBSD blowfish.c and bcrypt_pbkdf.c. As a
@@ -1282,7 +1282,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 237:
+/***/ 877:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1367,7 +1367,7 @@ module.exports = safer
 
 /***/ }),
 
-/***/ 277:
+/***/ 701:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1381,8 +1381,8 @@ const {
 
 const {
   CHANNEL_EXTENDED_DATATYPE: { STDERR },
-} = __nccwpck_require__(334);
-const { bufferSlice } = __nccwpck_require__(14);
+} = __nccwpck_require__(966);
+const { bufferSlice } = __nccwpck_require__(606);
 
 const PACKET_SIZE = 32 * 1024;
 const MAX_WINDOW = 2 * 1024 * 1024;
@@ -1670,7 +1670,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 455:
+/***/ 135:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1682,14 +1682,14 @@ const { resolve } = __nccwpck_require__(928);
 const { readFile } = __nccwpck_require__(896);
 const { execFile, spawn } = __nccwpck_require__(317);
 
-const { isParsedKey, parseKey } = __nccwpck_require__(87);
+const { isParsedKey, parseKey } = __nccwpck_require__(311);
 
 const {
   makeBufferParser,
   readUInt32BE,
   writeUInt32BE,
   writeUInt32LE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(606);
 
 function once(cb) {
   let called = false;
@@ -2801,7 +2801,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 531:
+/***/ 947:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -2837,11 +2837,11 @@ const {
   SUPPORTED_KEX,
   SUPPORTED_MAC,
   SUPPORTED_SERVER_HOST_KEY,
-} = __nccwpck_require__(334);
-const { init: cryptoInit } = __nccwpck_require__(722);
-const Protocol = __nccwpck_require__(371);
-const { parseKey } = __nccwpck_require__(87);
-const { SFTP } = __nccwpck_require__(546);
+} = __nccwpck_require__(966);
+const { init: cryptoInit } = __nccwpck_require__(362);
+const Protocol = __nccwpck_require__(307);
+const { parseKey } = __nccwpck_require__(311);
+const { SFTP } = __nccwpck_require__(242);
 const {
   bufferCopy,
   makeBufferParser,
@@ -2849,23 +2849,23 @@ const {
   readUInt32BE,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(606);
 
-const { AgentContext, createAgent, isAgent } = __nccwpck_require__(455);
+const { AgentContext, createAgent, isAgent } = __nccwpck_require__(135);
 const {
   Channel,
   MAX_WINDOW,
   PACKET_SIZE,
   windowAdjust,
   WINDOW_THRESHOLD,
-} = __nccwpck_require__(277);
+} = __nccwpck_require__(701);
 const {
   ChannelManager,
   generateAlgorithmList,
   isWritable,
   onChannelOpenFailure,
   onCHANNEL_CLOSE,
-} = __nccwpck_require__(443);
+} = __nccwpck_require__(115);
 
 const bufferParser = makeBufferParser();
 const sigParser = makeBufferParser();
@@ -4985,7 +4985,7 @@ module.exports = Client;
 
 /***/ }),
 
-/***/ 371:
+/***/ 307:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -5031,7 +5031,7 @@ module.exports = Client;
 
 const { inspect } = __nccwpck_require__(23);
 
-const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(722);
+const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(362);
 const {
   COMPAT_CHECKS,
   DISCONNECT_REASON,
@@ -5039,18 +5039,18 @@ const {
   MESSAGE,
   SIGNALS,
   TERMINAL_MODE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(966);
 const {
   DEFAULT_KEXINIT_CLIENT,
   DEFAULT_KEXINIT_SERVER,
   KexInit,
   kexinit,
   onKEXPayload,
-} = __nccwpck_require__(739);
+} = __nccwpck_require__(139);
 const {
   parseKey,
-} = __nccwpck_require__(87);
-const MESSAGE_HANDLERS = __nccwpck_require__(214);
+} = __nccwpck_require__(311);
+const MESSAGE_HANDLERS = __nccwpck_require__(566);
 const {
   bufferCopy,
   bufferFill,
@@ -5058,15 +5058,15 @@ const {
   convertSignature,
   sendPacket,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(606);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(702);
+} = __nccwpck_require__(686);
 
-const MODULE_VER = (__nccwpck_require__(362)/* .version */ .rE);
+const MODULE_VER = (__nccwpck_require__(292)/* .version */ .rE);
 
 const VALID_DISCONNECT_REASONS = new Map(
   Object.values(DISCONNECT_REASON).map((n) => [n, 1])
@@ -7129,7 +7129,7 @@ module.exports = Protocol;
 
 /***/ }),
 
-/***/ 546:
+/***/ 242:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -7151,7 +7151,7 @@ const {
   bufferSlice,
   makeBufferParser,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(606);
 
 const ATTR = {
   SIZE: 0x00000001,
@@ -10731,7 +10731,7 @@ const {
   ERR_INVALID_ARG_TYPE,
   ERR_OUT_OF_RANGE,
   validateNumber
-} = __nccwpck_require__(222);
+} = __nccwpck_require__(926);
 
 const kMinPoolSpace = 128;
 
@@ -11189,7 +11189,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 334:
+/***/ 966:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11199,10 +11199,10 @@ const crypto = __nccwpck_require__(982);
 
 let cpuInfo;
 try {
-  cpuInfo = __nccwpck_require__(192)();
+  cpuInfo = __nccwpck_require__(482)();
 } catch {}
 
-const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(722);
+const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(362);
 
 const eddsaSupported = (() => {
   if (typeof crypto.sign === 'function'
@@ -11553,7 +11553,7 @@ module.exports.DISCONNECT_REASON_BY_VALUE =
 
 /***/ }),
 
-/***/ 722:
+/***/ 362:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11569,7 +11569,7 @@ const {
   createCipheriv, createDecipheriv, createHmac, randomFillSync, timingSafeEqual
 } = __nccwpck_require__(982);
 
-const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(14);
+const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(606);
 
 const FastBuffer = Buffer[Symbol.species];
 const MAX_SEQNO = 2 ** 32 - 1;
@@ -13140,7 +13140,7 @@ module.exports = {
     // eslint-disable-next-line no-async-promise-executor
     return new Promise(async (resolve, reject) => {
       try {
-        POLY1305_WASM_MODULE = await __nccwpck_require__(832)();
+        POLY1305_WASM_MODULE = await __nccwpck_require__(760)();
         POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
         poly1305_auth = POLY1305_WASM_MODULE.cwrap(
           'poly1305_auth',
@@ -13163,7 +13163,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 832:
+/***/ 760:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13210,7 +13210,7 @@ else {}
 
 /***/ }),
 
-/***/ 214:
+/***/ 566:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13218,8 +13218,8 @@ else {}
 
 const MESSAGE_HANDLERS = new Array(256);
 [
-  (__nccwpck_require__(739).HANDLERS),
-  __nccwpck_require__(870),
+  (__nccwpck_require__(139).HANDLERS),
+  __nccwpck_require__(518),
 ].forEach((handlers) => {
   // eslint-disable-next-line prefer-const
   for (let [type, handler] of Object.entries(handlers)) {
@@ -13234,7 +13234,7 @@ module.exports = MESSAGE_HANDLERS;
 
 /***/ }),
 
-/***/ 870:
+/***/ 518:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13246,18 +13246,18 @@ const {
   doFatalError,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(606);
 
 const {
   CHANNEL_OPEN_FAILURE,
   COMPAT,
   MESSAGE,
   TERMINAL_MODE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(966);
 
 const {
   parseKey,
-} = __nccwpck_require__(87);
+} = __nccwpck_require__(311);
 
 const TERMINAL_MODE_BY_VALUE =
   Array.from(Object.entries(TERMINAL_MODE))
@@ -14527,7 +14527,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 739:
+/***/ 139:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -14544,7 +14544,7 @@ const {
   randomFillSync,
 } = __nccwpck_require__(982);
 
-const { Ber } = __nccwpck_require__(115);
+const { Ber } = __nccwpck_require__(195);
 
 const {
   COMPAT,
@@ -14556,14 +14556,14 @@ const {
   DEFAULT_COMPRESSION,
   DISCONNECT_REASON,
   MESSAGE,
-} = __nccwpck_require__(334);
+} = __nccwpck_require__(966);
 const {
   CIPHER_INFO,
   createCipher,
   createDecipher,
   MAC_INFO,
-} = __nccwpck_require__(722);
-const { parseDERKey } = __nccwpck_require__(87);
+} = __nccwpck_require__(362);
+const { parseDERKey } = __nccwpck_require__(311);
 const {
   bufferFill,
   bufferParser,
@@ -14572,13 +14572,13 @@ const {
   FastBuffer,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(606);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(702);
+} = __nccwpck_require__(686);
 
 let MESSAGE_HANDLERS;
 
@@ -16322,7 +16322,7 @@ function onKEXPayload(state, payload) {
       case MESSAGE.UNIMPLEMENTED:
       case MESSAGE.DEBUG:
         if (!MESSAGE_HANDLERS)
-          MESSAGE_HANDLERS = __nccwpck_require__(214);
+          MESSAGE_HANDLERS = __nccwpck_require__(566);
         return MESSAGE_HANDLERS[type](this, payload);
     }
   }
@@ -16330,7 +16330,7 @@ function onKEXPayload(state, payload) {
   switch (type) {
     case MESSAGE.DISCONNECT:
       if (!MESSAGE_HANDLERS)
-        MESSAGE_HANDLERS = __nccwpck_require__(214);
+        MESSAGE_HANDLERS = __nccwpck_require__(566);
       return MESSAGE_HANDLERS[type](this, payload);
     case MESSAGE.KEXINIT:
       if (!state.firstPacket) {
@@ -16443,7 +16443,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 87:
+/***/ 311:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -16466,18 +16466,18 @@ const {
 } = __nccwpck_require__(982);
 const supportedOpenSSLCiphers = getCiphers();
 
-const { Ber } = __nccwpck_require__(115);
-const bcrypt_pbkdf = (__nccwpck_require__(92).pbkdf);
+const { Ber } = __nccwpck_require__(195);
+const bcrypt_pbkdf = (__nccwpck_require__(724).pbkdf);
 
-const { CIPHER_INFO } = __nccwpck_require__(722);
-const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(334);
+const { CIPHER_INFO } = __nccwpck_require__(362);
+const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(966);
 const {
   bufferSlice,
   makeBufferParser,
   readString,
   readUInt32BE,
   writeUInt32BE,
-} = __nccwpck_require__(14);
+} = __nccwpck_require__(606);
 
 const SYM_HASH_ALGO = Symbol('Hash Algorithm');
 const SYM_PRIV_PEM = Symbol('Private key PEM');
@@ -17935,7 +17935,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 222:
+/***/ 926:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18058,13 +18058,13 @@ exports.validateNumber = function validateNumber(value, name) {
 
 /***/ }),
 
-/***/ 14:
+/***/ 606:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const Ber = (__nccwpck_require__(115).Ber);
+const Ber = (__nccwpck_require__(195).Ber);
 
 let DISCONNECT_REASON;
 
@@ -18235,7 +18235,7 @@ module.exports = {
   doFatalError: (protocol, msg, level, reason) => {
     let err;
     if (DISCONNECT_REASON === undefined)
-      ({ DISCONNECT_REASON } = __nccwpck_require__(334));
+      ({ DISCONNECT_REASON } = __nccwpck_require__(966));
     if (msg instanceof Error) {
       // doFatalError(protocol, err[, reason])
       err = msg;
@@ -18422,7 +18422,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 702:
+/***/ 686:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18685,13 +18685,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 443:
+/***/ 115:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const { SFTP } = __nccwpck_require__(546);
+const { SFTP } = __nccwpck_require__(242);
 
 const MAX_CHANNEL = 2 ** 32 - 1;
 
@@ -19029,7 +19029,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 262:
+/***/ 134:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 (function(nacl) {
@@ -21424,7 +21424,7 @@ nacl.setPRNG = function(fn) {
 
 /***/ }),
 
-/***/ 192:
+/***/ 482:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 724:
+/***/ 906:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -22689,6 +22689,9 @@ const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,external_node_crypto_namespaceObject.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
 }
+const PROOF_WINDOW_MS = 20_000;
+const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
+const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
 const DEFAULT_REQUEST_LOG = {
     enabled: true,
     bodyBytes: 0,
@@ -22960,38 +22963,76 @@ function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now 
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/proof-answer.ts
 
-const NONCE = /^[0-9a-f]{1,128}$/i;
-const notFound = {
-    answer: {
-        status: 404,
-        headers: [['Cache-Control', 'no-store']],
-        body: 'Not a proof request this tunnel answers.\n'
-    },
-    outcome: 'proof'
-};
-function answerProof(proofKey, request) {
-    const query = request.target.indexOf('?');
-    const path = query < 0 ? request.target : request.target.slice(0, query);
-    const at = path.lastIndexOf(PROOF_PATH_PREFIX);
-    if (at < 0)
-        return undefined;
-    const nonce = path.slice(at + PROOF_PATH_PREFIX.length);
-    if (!NONCE.test(nonce))
-        return { decision: notFound, answered: false };
-    return {
-        decision: {
+class ExpectedProofs {
+    proofKey;
+    now;
+    waiting = new Map();
+    until = Infinity;
+    constructor(proofKey, requests, now) {
+        this.proofKey = proofKey;
+        this.now = now;
+        for (const request of requests)
+            this.waiting.set(request.nonce, request);
+    }
+    startClock(keptMs) {
+        this.until = this.now() + keptMs;
+    }
+    end() {
+        this.waiting.clear();
+    }
+    get over() {
+        if (this.waiting.size > 0 && this.now() >= this.until)
+            this.end();
+        return this.waiting.size === 0;
+    }
+    answer(request) {
+        if (this.over)
+            return undefined;
+        const nonce = nonceIn(request.target);
+        const expected = nonce === undefined ? undefined : this.waiting.get(nonce);
+        if (expected === undefined || expected.entry !== request.entry)
+            return undefined;
+        this.waiting.delete(expected.nonce);
+        if (!reachedHost(request.headers, expected))
+            return undefined;
+        return {
             answer: {
                 status: 200,
                 headers: [
                     ['Content-Type', 'text/plain; charset=utf-8'],
                     ['Cache-Control', 'no-store']
                 ],
-                body: proofAnswer(proofKey, request.entry, nonce)
+                body: proofAnswer(this.proofKey, request.entry, expected.nonce)
             },
             outcome: 'proof'
-        },
-        answered: true
+        };
+    }
+}
+function nonceIn(target) {
+    const query = target.indexOf('?');
+    const path = query < 0 ? target : target.slice(0, query);
+    const at = path.lastIndexOf(PROOF_PATH_PREFIX);
+    return at < 0 ? undefined : path.slice(at + PROOF_PATH_PREFIX.length);
+}
+function reachedHost(headers, expected) {
+    const forwarded = headers.filter(([name]) => name.toLowerCase() === 'x-forwarded-host');
+    const fields = forwarded.length > 0 ? forwarded : headers.filter(([name]) => name.toLowerCase() === 'host');
+    const last = fields.at(-1)?.[1].split(',').at(-1)?.trim();
+    if (last === undefined || last === '')
+        return false;
+    return sameHost(last, expected.host, expected.defaultPort);
+}
+function sameHost(seen, asked, defaultPort) {
+    const normal = (host) => {
+        const match = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(host.toLowerCase());
+        if (match === null)
+            return undefined;
+        const name = match[1].replace(/\.$/, '');
+        const port = match[2] === undefined || match[2] === '' ? defaultPort : Number(match[2]);
+        return `${name}:${port}`;
     };
+    const wanted = normal(asked);
+    return wanted !== undefined && normal(seen) === wanted;
 }
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
@@ -23885,6 +23926,7 @@ class KeeperTraffic {
     hooks;
     rawOnceProven;
     proven = new Set();
+    proofs;
     open = new Set();
     lookup = cachedLookup();
     sinceCollect = 0;
@@ -23898,6 +23940,9 @@ class KeeperTraffic {
         const key = (config.proveUrl ?? DEFAULT_PROVE_URL) ? config.proofKey : undefined;
         const proofKey = key === '' ? undefined : key;
         const proving = proofKey !== undefined;
+        this.proofs = proving
+            ? new ExpectedProofs(proofKey, config.proofRequests ?? [], deps.now)
+            : undefined;
         this.rawOnceProven = hooks === undefined && proving && !protect && this.sink === undefined;
         if (hooks !== undefined)
             this.hooks = hooks;
@@ -23906,11 +23951,10 @@ class KeeperTraffic {
             const sink = this.sink;
             this.hooks = {
                 decide: request => {
-                    const proof = proofKey === undefined ? undefined : answerProof(proofKey, request);
+                    const proof = this.proofs?.answer(request);
                     if (proof !== undefined) {
-                        if (proof.answered)
-                            this.proven.add(request.entry);
-                        return proof.decision;
+                        this.proven.add(request.entry);
+                        return proof;
                     }
                     return gate?.(request) ?? 'forward';
                 },
@@ -23919,6 +23963,12 @@ class KeeperTraffic {
                 passNotHttp: !protect
             };
         }
+    }
+    proving() {
+        this.proofs?.startClock(PROOF_NONCES_KEPT_MS);
+    }
+    proofOver() {
+        this.proofs?.end();
     }
     async start() {
         await this.sink?.open();
@@ -23937,7 +23987,9 @@ class KeeperTraffic {
         return {
             entries: this.config.entries,
             lookup: this.lookup,
-            http: entry => (this.rawOnceProven && this.proven.has(entry.name) ? undefined : this.hooks),
+            http: entry => this.rawOnceProven && (this.proven.has(entry.name) || this.proofs.over)
+                ? undefined
+                : this.hooks,
             served: entry => {
                 stats.connections += 1;
                 changed();
@@ -24086,11 +24138,11 @@ function isRetryable(cause) {
     return cause === 'timeout' || cause === 'connect';
 }
 
-// EXTERNAL MODULE: ../node_modules/ssh2/lib/client.js
-var lib_client = __nccwpck_require__(531);
+// EXTERNAL MODULE: ../../wt-proof/node_modules/ssh2/lib/client.js
+var lib_client = __nccwpck_require__(947);
 var client_default = /*#__PURE__*/__nccwpck_require__.n(lib_client);
-// EXTERNAL MODULE: ../node_modules/ssh2/package.json
-var ssh2_package = __nccwpck_require__(362);
+// EXTERNAL MODULE: ../../wt-proof/node_modules/ssh2/package.json
+var ssh2_package = __nccwpck_require__(292);
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/cipher-keys.ts
 
 
@@ -24447,6 +24499,7 @@ class Keeper {
             const notRecorded = this.writeStats();
             if (notRecorded !== undefined)
                 return await this.failStart(notRecorded);
+            this.traffic.proving();
             this.io.report({ type: 'ready', fingerprint: this.fingerprint });
             return await this.keepUp();
         }
@@ -24461,6 +24514,9 @@ class Keeper {
             return;
         this.log('Stop requested');
         this.leave();
+    }
+    proofOver() {
+        this.traffic.proofOver();
     }
     leave() {
         this.stopping = true;
@@ -24636,6 +24692,11 @@ process.once('message', (config) => {
     };
     process.on('uncaughtException', crash);
     stopOnSignal = () => keeper.stop();
+    process.on('message', (message) => {
+        if (message.type === 'proof-over')
+            keeper.proofOver();
+    });
+    process.once('disconnect', () => keeper.proofOver());
     keeper.run().then(() => process.exit(0), crash);
 });
 
@@ -24746,7 +24807,7 @@ module.exports = require("zlib");
 
 /***/ }),
 
-/***/ 362:
+/***/ 292:
 /***/ ((module) => {
 
 "use strict";
@@ -24836,7 +24897,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(724)
+__nccwpck_require__(906)
 
 module.exports = __webpack_exports__;
 /******/ })()

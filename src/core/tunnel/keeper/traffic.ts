@@ -7,7 +7,7 @@
  * - no request log, no gate, no proof: every connection is piped raw, as fast as a pipe;
  * - request log or gate on: every connection goes through the HTTP layer;
  * - proof alone: an entry's connections go through the HTTP layer only until its first proof is
- *   answered (main asks once per entry, right after ready); that entry's later connections take
+ *   answered (main asks once per entry, right after ready), or until main is done proving; then
  *   the raw path. A connection already in the HTTP layer stays there.
  */
 import type { Socket } from 'node:net'
@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream'
 import {
   DEFAULT_PROTECT,
   DEFAULT_PROVE_URL,
+  PROOF_NONCES_KEPT_MS,
   type ExposeEntry,
   type KeeperConfig,
   type KeeperStats
@@ -26,7 +27,7 @@ import type { HttpHooks } from './http/hooks.js'
 import { COLLECT_EVERY_BYTES, COLLECT_OLD_EVERY_REQUESTS } from './io.js'
 import type { LocalErrorSummary } from './log.js'
 import { cachedLookup } from './lookup-cache.js'
-import { answerProof } from './proof-answer.js'
+import { ExpectedProofs } from './proof-answer.js'
 import { RequestLogSink } from './request-log-sink.js'
 import { Timeline } from './timeline.js'
 
@@ -49,6 +50,8 @@ export class KeeperTraffic {
   /** The proof alone needs HTTP: an entry's connections go raw once it was proven. */
   private readonly rawOnceProven: boolean
   private readonly proven = new Set<string>()
+  /** Main's proof requests, answered once each while it proves (proof-answer.ts). */
+  private readonly proofs: ExpectedProofs | undefined
   private readonly open = new Set<Duplex | Socket>()
   private readonly lookup = cachedLookup()
   private sinceCollect = 0
@@ -66,6 +69,9 @@ export class KeeperTraffic {
     const key = (config.proveUrl ?? DEFAULT_PROVE_URL) ? config.proofKey : undefined
     const proofKey = key === '' ? undefined : key
     const proving = proofKey !== undefined
+    this.proofs = proving
+      ? new ExpectedProofs(proofKey, config.proofRequests ?? [], deps.now)
+      : undefined
     this.rawOnceProven = hooks === undefined && proving && !protect && this.sink === undefined
     if (hooks !== undefined) this.hooks = hooks
     else if (protect || proving || this.sink !== undefined) {
@@ -73,10 +79,10 @@ export class KeeperTraffic {
       const sink = this.sink
       this.hooks = {
         decide: request => {
-          const proof = proofKey === undefined ? undefined : answerProof(proofKey, request)
+          const proof = this.proofs?.answer(request)
           if (proof !== undefined) {
-            if (proof.answered) this.proven.add(request.entry)
-            return proof.decision
+            this.proven.add(request.entry)
+            return proof
           }
           return gate?.(request) ?? 'forward'
         },
@@ -86,6 +92,16 @@ export class KeeperTraffic {
         passNotHttp: !protect
       }
     }
+  }
+
+  /** Main is told the tunnel is ready and proves now: its nonces are kept a bounded time. */
+  proving(): void {
+    this.proofs?.startClock(PROOF_NONCES_KEPT_MS)
+  }
+
+  /** Main has proved (or failed, or left): no proof is answered any more. */
+  proofOver(): void {
+    this.proofs?.end()
   }
 
   /** Before ready: the HAR exists and is valid from then on. */
@@ -111,7 +127,10 @@ export class KeeperTraffic {
     return {
       entries: this.config.entries,
       lookup: this.lookup,
-      http: entry => (this.rawOnceProven && this.proven.has(entry.name) ? undefined : this.hooks),
+      http: entry =>
+        this.rawOnceProven && (this.proven.has(entry.name) || this.proofs!.over)
+          ? undefined
+          : this.hooks,
       served: entry => {
         stats.connections += 1
         changed()

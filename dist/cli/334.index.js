@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 761;
-exports.ids = [761];
+exports.id = 334;
+exports.ids = [334];
 exports.modules = {
 
-/***/ 761:
+/***/ 334:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -18,11 +18,11 @@ __webpack_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(598);
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __webpack_require__(519);
+var errors = __webpack_require__(61);
 // EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __webpack_require__(436);
+var describe_error = __webpack_require__(430);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __webpack_require__(479);
+var printable = __webpack_require__(97);
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __webpack_require__(30);
 ;// CONCATENATED MODULE: ./core/tunnel/app-check.ts
@@ -76,7 +76,7 @@ function keeperEnd(ends, startMs, expiresAt) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __webpack_require__(557);
+var protocol = __webpack_require__(499);
 ;// CONCATENATED MODULE: ./core/tunnel/gate.ts
 
 
@@ -132,9 +132,9 @@ var external_node_fs_ = __webpack_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __webpack_require__(897);
+var owned_dir = __webpack_require__(943);
 // EXTERNAL MODULE: ./core/version.ts
-var version = __webpack_require__(830);
+var version = __webpack_require__(104);
 ;// CONCATENATED MODULE: ./core/tunnel/identity.ts
 
 
@@ -359,10 +359,17 @@ function launchKeeper(options) {
             const pid = launched.pid;
             if (outcome.type === 'ready' && pid !== undefined) {
                 launched.removeAllListeners();
-                launched.disconnect();
                 launched.unref();
+                launched.channel?.unref();
+                launched.on('error', () => undefined);
                 ready = true;
-                return { pid, dir, ...paths, fingerprint: outcome.fingerprint };
+                return {
+                    pid,
+                    dir,
+                    ...paths,
+                    fingerprint: outcome.fingerprint,
+                    letGo: () => letGo(launched)
+                };
             }
             await killAndWait(launched);
             const lastLine = lastLogLine(dir);
@@ -380,6 +387,15 @@ function launchKeeper(options) {
 }
 function startTunnel(options) {
     return launchKeeper(options).start(options.config);
+}
+function letGo(child) {
+    if (!child.connected)
+        return;
+    const over = { type: 'proof-over' };
+    child.send(over, () => {
+        if (child.connected)
+            child.disconnect();
+    });
 }
 function killAndWait(child) {
     if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
@@ -446,7 +462,7 @@ function isEmptyOwnLog(path) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __webpack_require__(462);
+var saved_tunnel = __webpack_require__(419);
 ;// CONCATENATED MODULE: ./core/tunnel/stop.ts
 
 
@@ -571,12 +587,12 @@ function isProcessAlive(pid) {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(67);
-// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __webpack_require__(78);
+// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __webpack_require__(95);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __webpack_require__(554);
+var client = __webpack_require__(974);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __webpack_require__(620);
+var quote = __webpack_require__(142);
 ;// CONCATENATED MODULE: ./core/tunnel/url-proof.ts
 
 
@@ -590,24 +606,39 @@ var quote = __webpack_require__(620);
 const DEFAULT_PAUSES = [1_000, 2_000, 4_000, 4_000, 4_000];
 const BODY_READ_BYTES = 1024;
 const BODY_SHOWN_CHARACTERS = 100;
+function planProof(urls, pauses = DEFAULT_PAUSES) {
+    return Object.entries(urls).flatMap(([entry, url]) => {
+        const { host, protocol } = new URL(url);
+        const defaultPort = protocol === 'https:' ? 443 : 80;
+        return Array.from({ length: pauses.length + 1 }, () => ({
+            entry,
+            nonce: (0,external_node_crypto_.randomBytes)(16).toString('hex'),
+            host,
+            defaultPort
+        }));
+    });
+}
 async function proveUrls(options) {
-    const results = await Promise.all(Object.entries(options.urls).map(([entry, url]) => proveOne(entry, url, options)));
+    const requests = options.requests ?? planProof(options.urls, options.pauses);
+    const results = await Promise.all(Object.entries(options.urls).map(([entry, url]) => proveOne(entry, url, requests.filter(request => request.entry === entry).map(request => request.nonce), options)));
     return results.filter((failure) => failure !== undefined);
 }
-async function proveOne(entry, url, options) {
+async function proveOne(entry, url, nonces, options) {
     const pauses = options.pauses ?? DEFAULT_PAUSES;
-    const windowMs = options.windowMs ?? 20_000;
+    const windowMs = options.windowMs ?? protocol/* PROOF_WINDOW_MS */.df;
     const started = options.now();
     for (let attempt = 0;; attempt++) {
-        const nonce = (0,external_node_crypto_.randomBytes)(16).toString('hex');
+        const nonce = nonces[attempt];
         const asked = `${withoutTrailingSlash(url)}${protocol/* PROOF_PATH_PREFIX */.ok}${nonce}`;
-        const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000);
+        const answer = await ask(asked, options.attemptTimeoutMs ?? protocol/* PROOF_ATTEMPT_TIMEOUT_MS */.y4);
         if (proves(answer, (0,protocol/* proofAnswer */.bq)(options.proofKey, entry, nonce)))
             return undefined;
         const pause = pauses[attempt];
         const late = options.now() - started + (pause ?? 0) >= windowMs;
-        if (!mayStillCome(answer) || pause === undefined || late)
+        const noNonce = nonces[attempt + 1] === undefined;
+        if (!mayStillCome(answer) || pause === undefined || late || noNonce) {
             return { entry, asked, answer };
+        }
         await options.sleep(pause);
     }
 }
@@ -704,7 +735,7 @@ function proofFailureMessage(failures, template, label) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
-var tunnel_urls = __webpack_require__(95);
+var tunnel_urls = __webpack_require__(673);
 ;// CONCATENATED MODULE: ./core/tunnel/open.ts
 
 
@@ -789,6 +820,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     const requestLog = tunnel.requestLog.enabled
         ? requestLogFilesFor(keeper.dir, requestLogPath(keeper.dir))
         : undefined;
+    const proofRequests = proofKey === undefined ? undefined : planProof(urls);
     const started = await keeper.start({
         host: login.host,
         port: login.port,
@@ -804,7 +836,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         protect: tunnel.protect,
         proveUrl: tunnel.proveUrl,
         ...(gateSecret !== undefined && { gateSecret }),
-        ...(proofKey !== undefined && { proofKey }),
+        ...(proofKey !== undefined && { proofKey, proofRequests }),
         ...(login.expiresAt && { expiresAt: login.expiresAt }),
         attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
         maxAttempts: settings.http.maxAttempts,
@@ -830,7 +862,13 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     }
     if (login.lifetimeNote)
         log.info(login.lifetimeNote);
-    await proveAndCheck(tunnel, urls, proofKey, settings.optionLabel, log, clock);
+    const proof = proofKey === undefined ? undefined : { proofKey, requests: proofRequests };
+    try {
+        await proveAndCheck(tunnel, urls, proof, settings.optionLabel, log, clock);
+    }
+    finally {
+        started.letGo();
+    }
     if (requestLog) {
         log.info(`Requests through the tunnel are logged in ${(0,printable/* printablePath */.Vj)(requestLog.harPath)} (HAR).`);
         writes.outputs['request-log'] = requestLog.harPath;
@@ -852,11 +890,11 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         rows: [...Object.entries(urls), gateSummaryRow(tunnel.protect, settings.optionLabel)]
     });
 }
-async function proveAndCheck(tunnel, urls, proofKey, label, log, clock) {
+async function proveAndCheck(tunnel, urls, proof, label, log, clock) {
     const [failures, silentApps] = await Promise.all([
-        proofKey === undefined
+        proof === undefined
             ? []
-            : proveUrls({ proofKey, urls, now: () => clock.now(), sleep: ms => clock.sleep(ms) }),
+            : proveUrls({ ...proof, urls, now: () => clock.now(), sleep: ms => clock.sleep(ms) }),
         appsNotListening(tunnel.entries)
     ]);
     for (const app of silentApps)
@@ -864,7 +902,7 @@ async function proveAndCheck(tunnel, urls, proofKey, label, log, clock) {
     if (failures.length > 0) {
         throw new errors/* ExplainedError */.h(proofFailureMessage(failures, tunnel.urlTemplate, label));
     }
-    if (proofKey !== undefined) {
+    if (proof !== undefined) {
         log.info(`Proved that the URL of ${Object.keys(urls).join(', ')} reaches this tunnel.`);
     }
 }
