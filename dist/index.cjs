@@ -2,7 +2,7 @@
 /******/ 	"use strict";
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 840:
+/***/ 488:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -273,7 +273,7 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 61:
+/***/ 519:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -289,7 +289,7 @@ class ExplainedError extends Error {
 
 /***/ }),
 
-/***/ 446:
+/***/ 493:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -581,7 +581,7 @@ function optionDefault(name) {
 
 /***/ }),
 
-/***/ 943:
+/***/ 897:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -635,7 +635,7 @@ function checkOwnDirectory(path, savedId) {
 
 /***/ }),
 
-/***/ 96:
+/***/ 854:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -656,14 +656,14 @@ function tunnelUserOf(answer) {
 
 /***/ }),
 
-/***/ 936:
+/***/ 570:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ secretsIn),
 /* harmony export */   h: () => (/* binding */ holdsSecret)
 /* harmony export */ });
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(96);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
 
 function secretsIn(raw) {
     if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
@@ -710,7 +710,7 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 974:
+/***/ 554:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -726,10 +726,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(67);
-// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(95);
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(97);
+var printable = __nccwpck_require__(479);
 ;// CONCATENATED MODULE: ./core/service/service-error.ts
 class ServiceError extends Error {
     kind;
@@ -808,9 +808,9 @@ function shortBody(text) {
 }
 
 // EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(238);
+var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/version.ts
-var version = __nccwpck_require__(104);
+var version = __nccwpck_require__(830);
 ;// CONCATENATED MODULE: ./core/service/client.ts
 
 
@@ -982,20 +982,20 @@ function networkDetail(error) {
 
 /***/ }),
 
-/***/ 503:
+/***/ 845:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
 /* harmony export */   n: () => (/* binding */ parseCredential)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(61);
-/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(697);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(97);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(103);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(315);
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(96);
-/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(936);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(87);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(785);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(854);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(570);
 
 
 
@@ -1089,7 +1089,7 @@ function invalid(what) {
 
 /***/ }),
 
-/***/ 238:
+/***/ 652:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1158,7 +1158,7 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 
 /***/ }),
 
-/***/ 484:
+/***/ 249:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1173,23 +1173,23 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
 // EXTERNAL MODULE: ./core/text/validators.ts
-var validators = __nccwpck_require__(103);
+var validators = __nccwpck_require__(45);
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(61);
+var errors = __nccwpck_require__(519);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(97);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(142);
+var quote = __nccwpck_require__(620);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(58);
+var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
-var log_commands = __nccwpck_require__(315);
+var log_commands = __nccwpck_require__(785);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(74);
+var fingerprint = __nccwpck_require__(196);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(446);
+var option_facts = __nccwpck_require__(493);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(499);
+var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/settings/traffic.ts
 
 
@@ -1413,7 +1413,7 @@ function readTunnelSettings(options) {
 
 /***/ }),
 
-/***/ 58:
+/***/ 344:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1423,9 +1423,9 @@ function readTunnelSettings(options) {
 /* harmony export */   bf: () => (/* binding */ readWholeNumber),
 /* harmony export */   nN: () => (/* binding */ readOneLine)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(61);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(142);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(315);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(785);
 
 
 
@@ -1472,13 +1472,13 @@ function readOneLine(options, name) {
 
 /***/ }),
 
-/***/ 430:
+/***/ 436:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ describeUnexpected)
 /* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(97);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
 
 function describeUnexpected(error) {
     const message = error?.message;
@@ -1515,14 +1515,14 @@ function looksLikeSecret(segment) {
 
 /***/ }),
 
-/***/ 74:
+/***/ 196:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   a: () => (/* binding */ fingerprintOf),
 /* harmony export */   z: () => (/* binding */ keyTypeOf)
 /* harmony export */ });
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(217);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 
 function fingerprintOf(blob) {
@@ -1540,7 +1540,7 @@ function keyTypeOf(blob) {
 
 /***/ }),
 
-/***/ 697:
+/***/ 87:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1561,7 +1561,7 @@ function hasExpired(expiresAt, nowMs) {
 
 /***/ }),
 
-/***/ 315:
+/***/ 785:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1667,7 +1667,7 @@ function midLineMarkerIn(value) {
 
 /***/ }),
 
-/***/ 97:
+/***/ 479:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1679,7 +1679,7 @@ function midLineMarkerIn(value) {
 /* harmony export */   g$: () => (/* binding */ printable)
 /* harmony export */ });
 /* unused harmony exports hasControlCharacter, hasLineBreak */
-/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(315);
+/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(785);
 
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -1731,13 +1731,13 @@ function redactCredentials(text) {
 
 /***/ }),
 
-/***/ 142:
+/***/ 620:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ quote)
 /* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(97);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
 
 function quote(value, max = 60) {
     return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
@@ -1746,7 +1746,7 @@ function quote(value, max = 60) {
 
 /***/ }),
 
-/***/ 103:
+/***/ 45:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1757,7 +1757,7 @@ function quote(value, max = 60) {
 /* harmony export */ });
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(97);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
 
 
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
@@ -1787,7 +1787,7 @@ function identifierProblem(value) {
 
 /***/ }),
 
-/***/ 499:
+/***/ 557:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1806,7 +1806,7 @@ function identifierProblem(value) {
 /* harmony export */   zN: () => (/* binding */ GATE_PATH_PREFIX)
 /* harmony export */ });
 /* unused harmony exports PROOF_NONCES_KEPT_MS, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(217);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
@@ -1851,7 +1851,7 @@ function readyWaitMs(attemptTimeoutMs, maxAttempts) {
 
 /***/ }),
 
-/***/ 419:
+/***/ 462:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1865,9 +1865,9 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(943);
+var owned_dir = __nccwpck_require__(897);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(499);
+var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/files.ts
 
 
@@ -1920,7 +1920,7 @@ function loadTunnel(state, tempRoot) {
 
 /***/ }),
 
-/***/ 673:
+/***/ 95:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1931,12 +1931,12 @@ function loadTunnel(state, tempRoot) {
 /* unused harmony export hostProblem */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(503);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(61);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(97);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(142);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(484);
-/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(58);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(249);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
 
 
 
@@ -2063,7 +2063,7 @@ function badHost(url, name, problem, target, label) {
 
 /***/ }),
 
-/***/ 104:
+/***/ 830:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2076,7 +2076,7 @@ const ACTION_VERSION = '1.0.0';
 
 /***/ }),
 
-/***/ 425:
+/***/ 822:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2085,8 +2085,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   S: () => (/* binding */ githubHost)
 });
 
-// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/core/lib/core.js + 12 modules
-var core = __nccwpck_require__(87);
+// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(391);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = require("node:os");
 ;// CONCATENATED MODULE: ./core/clock.ts
@@ -2116,7 +2116,7 @@ function runIdentityFrom(env) {
 }
 
 // EXTERNAL MODULE: ./github/summary.ts
-var github_summary = __nccwpck_require__(468);
+var github_summary = __nccwpck_require__(602);
 ;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
 const KEPT_VARIABLES = [
     'PATH',
@@ -2202,15 +2202,15 @@ function handOver({ variables, outputs, summary }) {
 
 /***/ }),
 
-/***/ 520:
+/***/ 586:
 /***/ ((module, __webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(425);
-/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(598);
-/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(607);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(433);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(822);
+/* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
+/* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(747);
 
 
 
@@ -2234,14 +2234,14 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 598:
+/***/ 8:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   q: () => (/* binding */ reportUnexpected)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(87);
-/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(430);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(436);
 
 
 function reportUnexpected(step, error) {
@@ -2256,14 +2256,14 @@ function reportUnexpected(step, error) {
 
 /***/ }),
 
-/***/ 607:
+/***/ 949:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   U: () => (/* binding */ markMainStarted),
 /* harmony export */   p: () => (/* binding */ isPostStep)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(87);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 
 const POST_MARKER = 'isPost';
 function isPostStep() {
@@ -2276,7 +2276,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 433:
+/***/ 747:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2286,21 +2286,21 @@ __nccwpck_require__.d(__webpack_exports__, {
   F: () => (/* binding */ postStep)
 });
 
-// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/core/lib/core.js + 12 modules
-var core = __nccwpck_require__(87);
+// EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
+var core = __nccwpck_require__(391);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(446);
+var option_facts = __nccwpck_require__(493);
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(61);
+var errors = __nccwpck_require__(519);
 ;// CONCATENATED MODULE: ./core/settings/kind-names.ts
 const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
-var answer_secrets = __nccwpck_require__(936);
+var answer_secrets = __nccwpck_require__(570);
 // EXTERNAL MODULE: ./core/service/answer-fields.ts
-var answer_fields = __nccwpck_require__(96);
+var answer_fields = __nccwpck_require__(854);
 // EXTERNAL MODULE: ./core/text/validators.ts
-var validators = __nccwpck_require__(103);
+var validators = __nccwpck_require__(45);
 ;// CONCATENATED MODULE: ./core/service/issued-credential.ts
 
 
@@ -2318,11 +2318,11 @@ function issuedCredential(raw) {
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
 // EXTERNAL MODULE: ./core/settings/expose.ts + 1 modules
-var expose = __nccwpck_require__(484);
+var expose = __nccwpck_require__(249);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(58);
+var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(142);
+var quote = __nccwpck_require__(620);
 ;// CONCATENATED MODULE: ./core/settings/common.ts
 
 
@@ -2390,11 +2390,11 @@ function readEnvPrefix(options) {
 }
 
 // EXTERNAL MODULE: ./core/service/credential.ts
-var service_credential = __nccwpck_require__(503);
+var service_credential = __nccwpck_require__(845);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(97);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
-var log_commands = __nccwpck_require__(315);
+var log_commands = __nccwpck_require__(785);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
 
 
@@ -2475,7 +2475,7 @@ function readSelfNamedLogin(options, login, secrets = []) {
 }
 
 // EXTERNAL MODULE: ./core/text/iso-time.ts
-var iso_time = __nccwpck_require__(697);
+var iso_time = __nccwpck_require__(87);
 ;// CONCATENATED MODULE: ./core/expiry.ts
 
 
@@ -2778,11 +2778,11 @@ const freeKind = {
 };
 
 // EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __nccwpck_require__(430);
+var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(238);
+var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __nccwpck_require__(974);
+var client = __nccwpck_require__(554);
 ;// CONCATENATED MODULE: ./core/service/failures.ts
 
 
@@ -2888,7 +2888,7 @@ var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(943);
+var owned_dir = __nccwpck_require__(897);
 ;// CONCATENATED MODULE: ./core/kinds/key-file.ts
 
 
@@ -3003,9 +3003,9 @@ function readSavedSshKey(saved) {
 }
 
 // EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(217);
+var external_node_crypto_ = __nccwpck_require__(598);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(74);
+var fingerprint = __nccwpck_require__(196);
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
 
 
@@ -3619,7 +3619,7 @@ function withPrintableSummary(writes) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
-var urls = __nccwpck_require__(673);
+var urls = __nccwpck_require__(95);
 ;// CONCATENATED MODULE: ./core/provision.ts
 
 
@@ -3645,7 +3645,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 334).then(__nccwpck_require__.bind(__nccwpck_require__, 334))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -3755,7 +3755,7 @@ function chooseRevokeKind(options, recorded, readsAs) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __nccwpck_require__(419);
+var saved_tunnel = __nccwpck_require__(462);
 ;// CONCATENATED MODULE: ./core/revoke.ts
 
 
@@ -3791,7 +3791,7 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 334).then(__nccwpck_require__.bind(__nccwpck_require__, 334));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,
@@ -3867,7 +3867,7 @@ function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
 }
 
 // EXTERNAL MODULE: ./github/summary.ts
-var summary = __nccwpck_require__(468);
+var summary = __nccwpck_require__(602);
 ;// CONCATENATED MODULE: ./github/steps.ts
 
 
@@ -3897,17 +3897,17 @@ async function postStep(host) {
 
 /***/ }),
 
-/***/ 468:
+/***/ 602:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Q: () => (/* binding */ appendSummaryTables)
 /* harmony export */ });
 /* unused harmony export appendSummaryTable */
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(87);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(391);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(24);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(430);
+/* harmony import */ var _core_text_describe_error_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(436);
 
 
 
@@ -3986,7 +3986,7 @@ module.exports = require("node:child_process");
 
 /***/ }),
 
-/***/ 217:
+/***/ 598:
 /***/ ((module) => {
 
 module.exports = require("node:crypto");
@@ -4035,7 +4035,7 @@ module.exports = require("util");
 
 /***/ }),
 
-/***/ 87:
+/***/ 391:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4058,7 +4058,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = require("os");
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -4094,7 +4094,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -4190,7 +4190,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = require("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = require("fs");
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -4227,9 +4227,9 @@ function prepareKeyValueMessage(key, value) {
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
 const external_path_namespaceObject = require("path");
-// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(95);
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/auth.js
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/auth.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4305,7 +4305,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4379,7 +4379,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4660,7 +4660,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -4694,7 +4694,7 @@ function toPlatformPath(pth) {
     return pth.replace(/[/\\]/g, path.sep);
 }
 //# sourceMappingURL=path-utils.js.map
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -4759,7 +4759,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -5080,7 +5080,7 @@ function getIDToken(aud) {
 
 /***/ }),
 
-/***/ 95:
+/***/ 78:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -5097,7 +5097,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -5191,7 +5191,7 @@ class DecodedURL extends URL {
 ;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
 let loaded;
 function tunnelPackage() {
-    loaded ??= __nccwpck_require__(840);
+    loaded ??= __nccwpck_require__(488);
     return loaded;
 }
 const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
@@ -5207,7 +5207,7 @@ class ProxyAgent {
     }
 }
 
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -6154,7 +6154,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 	// startup
 /******/ 	// Load entry module and return exports
 /******/ 	// This entry module used 'module' so it can't be inlined
-/******/ 	var __webpack_exports__ = __nccwpck_require__(520);
+/******/ 	var __webpack_exports__ = __nccwpck_require__(586);
 /******/ 	module.exports = __webpack_exports__;
 /******/ 	
 /******/ })()

@@ -3,7 +3,7 @@
 /******/ 	"use strict";
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 840:
+/***/ 488:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -274,7 +274,7 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 487:
+/***/ 693:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -282,7 +282,7 @@ exports.debug = debug; // for test
 /* harmony export */   eb: () => (/* binding */ UsageError)
 /* harmony export */ });
 /* unused harmony export COMMANDS */
-/* harmony import */ var _option_names_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(223);
+/* harmony import */ var _option_names_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(301);
 
 const COMMANDS = ['provision', 'revoke', 'run'];
 class UsageError extends Error {
@@ -391,12 +391,12 @@ function describeWord(word) {
 
 /***/ }),
 
-/***/ 554:
+/***/ 456:
 /***/ ((module, __webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(815);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(428);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -409,7 +409,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 815:
+/***/ 428:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -419,22 +419,22 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __nccwpck_require__(430);
+var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./cli/arguments.ts
-var cli_arguments = __nccwpck_require__(487);
+var cli_arguments = __nccwpck_require__(693);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(446);
+var option_facts = __nccwpck_require__(493);
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(61);
+var errors = __nccwpck_require__(519);
 ;// CONCATENATED MODULE: ./core/settings/kind-names.ts
 const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
-var answer_secrets = __nccwpck_require__(936);
+var answer_secrets = __nccwpck_require__(570);
 // EXTERNAL MODULE: ./core/service/answer-fields.ts
-var answer_fields = __nccwpck_require__(96);
+var answer_fields = __nccwpck_require__(854);
 // EXTERNAL MODULE: ./core/text/validators.ts
-var validators = __nccwpck_require__(103);
+var validators = __nccwpck_require__(45);
 ;// CONCATENATED MODULE: ./core/service/issued-credential.ts
 
 
@@ -452,11 +452,11 @@ function issuedCredential(raw) {
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
 // EXTERNAL MODULE: ./core/settings/expose.ts + 1 modules
-var expose = __nccwpck_require__(484);
+var expose = __nccwpck_require__(249);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(58);
+var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(142);
+var quote = __nccwpck_require__(620);
 ;// CONCATENATED MODULE: ./core/settings/common.ts
 
 
@@ -524,11 +524,11 @@ function readEnvPrefix(options) {
 }
 
 // EXTERNAL MODULE: ./core/service/credential.ts
-var service_credential = __nccwpck_require__(503);
+var service_credential = __nccwpck_require__(845);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(97);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
-var log_commands = __nccwpck_require__(315);
+var log_commands = __nccwpck_require__(785);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
 
 
@@ -609,7 +609,7 @@ function readSelfNamedLogin(options, login, secrets = []) {
 }
 
 // EXTERNAL MODULE: ./core/text/iso-time.ts
-var iso_time = __nccwpck_require__(697);
+var iso_time = __nccwpck_require__(87);
 ;// CONCATENATED MODULE: ./core/expiry.ts
 
 
@@ -912,9 +912,9 @@ const freeKind = {
 };
 
 // EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(238);
+var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __nccwpck_require__(974);
+var client = __nccwpck_require__(554);
 ;// CONCATENATED MODULE: ./core/service/failures.ts
 
 
@@ -1020,7 +1020,7 @@ var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(943);
+var owned_dir = __nccwpck_require__(897);
 ;// CONCATENATED MODULE: ./core/kinds/key-file.ts
 
 
@@ -1137,7 +1137,7 @@ function readSavedSshKey(saved) {
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(598);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(74);
+var fingerprint = __nccwpck_require__(196);
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
 
 
@@ -1751,7 +1751,7 @@ function withPrintableSummary(writes) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
-var urls = __nccwpck_require__(673);
+var urls = __nccwpck_require__(95);
 ;// CONCATENATED MODULE: ./core/provision.ts
 
 
@@ -1777,7 +1777,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 334).then(__nccwpck_require__.bind(__nccwpck_require__, 334))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -2364,7 +2364,7 @@ function printSummary(terminal, tables) {
 }
 
 // EXTERNAL MODULE: ./cli/option-names.ts
-var option_names = __nccwpck_require__(223);
+var option_names = __nccwpck_require__(301);
 ;// CONCATENATED MODULE: ./cli/options.ts
 
 
@@ -2642,7 +2642,7 @@ function chooseRevokeKind(options, recorded, readsAs) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __nccwpck_require__(419);
+var saved_tunnel = __nccwpck_require__(462);
 ;// CONCATENATED MODULE: ./core/revoke.ts
 
 
@@ -2678,7 +2678,7 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 334).then(__nccwpck_require__.bind(__nccwpck_require__, 334));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,
@@ -2982,7 +2982,7 @@ function startError(error) {
 }
 
 // EXTERNAL MODULE: ./core/version.ts
-var version = __nccwpck_require__(104);
+var version = __nccwpck_require__(830);
 ;// CONCATENATED MODULE: ./cli/help.ts
 
 
@@ -3080,7 +3080,7 @@ async function main(argv, env, terminal) {
     if (parsed.type === 'version')
         return (terminal.stdout(VERSION_TEXT), 0);
     if (parsed.type === 'replay') {
-        const { replayCommand } = await __nccwpck_require__.e(/* import() */ 77).then(__nccwpck_require__.bind(__nccwpck_require__, 77));
+        const { replayCommand } = await __nccwpck_require__.e(/* import() */ 508).then(__nccwpck_require__.bind(__nccwpck_require__, 508));
         return await replayCommand(parsed.args, terminal).catch(error => {
             if (error instanceof cli_arguments/* UsageError */.eb)
                 return usageError(error);
@@ -3105,7 +3105,7 @@ async function main(argv, env, terminal) {
 
 /***/ }),
 
-/***/ 223:
+/***/ 301:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -3119,7 +3119,7 @@ async function main(argv, env, terminal) {
 /* harmony export */   aA: () => (/* binding */ isFlagName),
 /* harmony export */   wE: () => (/* binding */ ACTION_OPTIONS)
 /* harmony export */ });
-/* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(446);
+/* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(493);
 
 const ACTION_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
     .filter(option => option.hosts.includes('action') && !option.secret)
@@ -3157,7 +3157,7 @@ function variableFor(name) {
 
 /***/ }),
 
-/***/ 61:
+/***/ 519:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -3173,7 +3173,7 @@ class ExplainedError extends Error {
 
 /***/ }),
 
-/***/ 446:
+/***/ 493:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3467,7 +3467,7 @@ function optionDefault(name) {
 
 /***/ }),
 
-/***/ 943:
+/***/ 897:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -3521,7 +3521,7 @@ function checkOwnDirectory(path, savedId) {
 
 /***/ }),
 
-/***/ 96:
+/***/ 854:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -3542,14 +3542,14 @@ function tunnelUserOf(answer) {
 
 /***/ }),
 
-/***/ 936:
+/***/ 570:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ secretsIn),
 /* harmony export */   h: () => (/* binding */ holdsSecret)
 /* harmony export */ });
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(96);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(854);
 
 function secretsIn(raw) {
     if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_0__/* .isObject */ .Gv)(raw))
@@ -3596,7 +3596,7 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 974:
+/***/ 554:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3612,10 +3612,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(67);
-// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __nccwpck_require__(95);
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(97);
+var printable = __nccwpck_require__(479);
 ;// CONCATENATED MODULE: ./core/service/service-error.ts
 class ServiceError extends Error {
     kind;
@@ -3694,9 +3694,9 @@ function shortBody(text) {
 }
 
 // EXTERNAL MODULE: ./core/service/retry.ts
-var retry = __nccwpck_require__(238);
+var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/version.ts
-var version = __nccwpck_require__(104);
+var version = __nccwpck_require__(830);
 ;// CONCATENATED MODULE: ./core/service/client.ts
 
 
@@ -3868,20 +3868,20 @@ function networkDetail(error) {
 
 /***/ }),
 
-/***/ 503:
+/***/ 845:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
 /* harmony export */   n: () => (/* binding */ parseCredential)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(61);
-/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(697);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(97);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(103);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(315);
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(96);
-/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(936);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(87);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
+/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(785);
+/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(854);
+/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(570);
 
 
 
@@ -3975,7 +3975,7 @@ function invalid(what) {
 
 /***/ }),
 
-/***/ 238:
+/***/ 652:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4044,7 +4044,7 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 
 /***/ }),
 
-/***/ 484:
+/***/ 249:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4059,23 +4059,23 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
 // EXTERNAL MODULE: ./core/text/validators.ts
-var validators = __nccwpck_require__(103);
+var validators = __nccwpck_require__(45);
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __nccwpck_require__(61);
+var errors = __nccwpck_require__(519);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(97);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __nccwpck_require__(142);
+var quote = __nccwpck_require__(620);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
-var option_values = __nccwpck_require__(58);
+var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
-var log_commands = __nccwpck_require__(315);
+var log_commands = __nccwpck_require__(785);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
-var fingerprint = __nccwpck_require__(74);
+var fingerprint = __nccwpck_require__(196);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(446);
+var option_facts = __nccwpck_require__(493);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(499);
+var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/settings/traffic.ts
 
 
@@ -4299,7 +4299,7 @@ function readTunnelSettings(options) {
 
 /***/ }),
 
-/***/ 58:
+/***/ 344:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4309,9 +4309,9 @@ function readTunnelSettings(options) {
 /* harmony export */   bf: () => (/* binding */ readWholeNumber),
 /* harmony export */   nN: () => (/* binding */ readOneLine)
 /* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(61);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(142);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(315);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(620);
+/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(785);
 
 
 
@@ -4358,13 +4358,13 @@ function readOneLine(options, name) {
 
 /***/ }),
 
-/***/ 430:
+/***/ 436:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ describeUnexpected)
 /* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(97);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
 
 function describeUnexpected(error) {
     const message = error?.message;
@@ -4401,7 +4401,7 @@ function looksLikeSecret(segment) {
 
 /***/ }),
 
-/***/ 74:
+/***/ 196:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4426,7 +4426,7 @@ function keyTypeOf(blob) {
 
 /***/ }),
 
-/***/ 697:
+/***/ 87:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4447,7 +4447,7 @@ function hasExpired(expiresAt, nowMs) {
 
 /***/ }),
 
-/***/ 315:
+/***/ 785:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4553,7 +4553,7 @@ function midLineMarkerIn(value) {
 
 /***/ }),
 
-/***/ 97:
+/***/ 479:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4565,7 +4565,7 @@ function midLineMarkerIn(value) {
 /* harmony export */   g$: () => (/* binding */ printable)
 /* harmony export */ });
 /* unused harmony exports hasControlCharacter, hasLineBreak */
-/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(315);
+/* harmony import */ var _log_commands_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(785);
 
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -4617,13 +4617,13 @@ function redactCredentials(text) {
 
 /***/ }),
 
-/***/ 142:
+/***/ 620:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ quote)
 /* harmony export */ });
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(97);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
 
 function quote(value, max = 60) {
     return `"${(0,_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(value, max)}"`;
@@ -4632,7 +4632,7 @@ function quote(value, max = 60) {
 
 /***/ }),
 
-/***/ 103:
+/***/ 45:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4643,7 +4643,7 @@ function quote(value, max = 60) {
 /* harmony export */ });
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(97);
+/* harmony import */ var _printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
 
 
 const HOSTNAME_PATTERN = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
@@ -4673,7 +4673,7 @@ function identifierProblem(value) {
 
 /***/ }),
 
-/***/ 499:
+/***/ 557:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4737,7 +4737,7 @@ function readyWaitMs(attemptTimeoutMs, maxAttempts) {
 
 /***/ }),
 
-/***/ 419:
+/***/ 462:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4751,9 +4751,9 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(943);
+var owned_dir = __nccwpck_require__(897);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(499);
+var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/files.ts
 
 
@@ -4806,7 +4806,7 @@ function loadTunnel(state, tempRoot) {
 
 /***/ }),
 
-/***/ 673:
+/***/ 95:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4817,12 +4817,12 @@ function loadTunnel(state, tempRoot) {
 /* unused harmony export hostProblem */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(503);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(61);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(97);
-/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(142);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(484);
-/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(58);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
+/* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(249);
+/* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
 
 
 
@@ -4949,7 +4949,7 @@ function badHost(url, name, problem, target, label) {
 
 /***/ }),
 
-/***/ 104:
+/***/ 830:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -5060,7 +5060,7 @@ module.exports = require("util");
 
 /***/ }),
 
-/***/ 95:
+/***/ 78:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -5077,7 +5077,7 @@ var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(692);
 var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -5171,7 +5171,7 @@ class DecodedURL extends URL {
 ;// CONCATENATED MODULE: ./bundle/tunnel-on-demand.ts
 let loaded;
 function tunnelPackage() {
-    loaded ??= __nccwpck_require__(840);
+    loaded ??= __nccwpck_require__(488);
     return loaded;
 }
 const httpOverHttp = options => tunnelPackage().httpOverHttp(options);
@@ -5187,7 +5187,7 @@ class ProxyAgent {
     }
 }
 
-;// CONCATENATED MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js
+;// CONCATENATED MODULE: ../node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -6134,7 +6134,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /******/ 	// startup
 /******/ 	// Load entry module and return exports
 /******/ 	// This entry module used 'module' so it can't be inlined
-/******/ 	var __webpack_exports__ = __nccwpck_require__(554);
+/******/ 	var __webpack_exports__ = __nccwpck_require__(456);
 /******/ 	module.exports = __webpack_exports__;
 /******/ 	
 /******/ })()

@@ -1,7 +1,7 @@
 /******/ (() => { // webpackBootstrap
 /******/ 	var __webpack_modules__ = ({
 
-/***/ 726:
+/***/ 953:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -21,16 +21,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 897:
+/***/ 873:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
-var errors = __nccwpck_require__(726);
-var types = __nccwpck_require__(512);
+var errors = __nccwpck_require__(953);
+var types = __nccwpck_require__(384);
 
-var Reader = __nccwpck_require__(40);
-var Writer = __nccwpck_require__(558);
+var Reader = __nccwpck_require__(742);
+var Writer = __nccwpck_require__(46);
 
 
 // --- Exports
@@ -55,16 +55,16 @@ for (var e in errors) {
 
 /***/ }),
 
-/***/ 40:
+/***/ 742:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(877).Buffer);
+var Buffer = (__nccwpck_require__(237).Buffer);
 
-var ASN1 = __nccwpck_require__(512);
-var errors = __nccwpck_require__(726);
+var ASN1 = __nccwpck_require__(384);
+var errors = __nccwpck_require__(953);
 
 
 // --- Globals
@@ -324,7 +324,7 @@ module.exports = Reader;
 
 /***/ }),
 
-/***/ 512:
+/***/ 384:
 /***/ ((module) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -367,15 +367,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 558:
+/***/ 46:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
 
 var assert = __nccwpck_require__(613);
-var Buffer = (__nccwpck_require__(877).Buffer);
-var ASN1 = __nccwpck_require__(512);
-var errors = __nccwpck_require__(726);
+var Buffer = (__nccwpck_require__(237).Buffer);
+var ASN1 = __nccwpck_require__(384);
+var errors = __nccwpck_require__(953);
 
 
 // --- Globals
@@ -691,7 +691,7 @@ module.exports = Writer;
 
 /***/ }),
 
-/***/ 195:
+/***/ 115:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Copyright 2011 Mark Cavage <mcavage@gmail.com> All rights reserved.
@@ -699,7 +699,7 @@ module.exports = Writer;
 // If you have no idea what ASN.1 or BER is, see this:
 // ftp://ftp.rsa.com/pub/pkcs/ascii/layman.asc
 
-var Ber = __nccwpck_require__(897);
+var Ber = __nccwpck_require__(873);
 
 
 
@@ -718,13 +718,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 724:
+/***/ 92:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-var crypto_hash_sha512 = (__nccwpck_require__(134).lowlevel).crypto_hash;
+var crypto_hash_sha512 = (__nccwpck_require__(262).lowlevel).crypto_hash;
 
 /*
  * This file is a 1:1 port from the OpenBSD blowfish.c and bcrypt_pbkdf.c. As a
@@ -1282,7 +1282,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 877:
+/***/ 237:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1367,7 +1367,7 @@ module.exports = safer
 
 /***/ }),
 
-/***/ 701:
+/***/ 277:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1381,8 +1381,8 @@ const {
 
 const {
   CHANNEL_EXTENDED_DATATYPE: { STDERR },
-} = __nccwpck_require__(966);
-const { bufferSlice } = __nccwpck_require__(606);
+} = __nccwpck_require__(334);
+const { bufferSlice } = __nccwpck_require__(14);
 
 const PACKET_SIZE = 32 * 1024;
 const MAX_WINDOW = 2 * 1024 * 1024;
@@ -1670,7 +1670,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 135:
+/***/ 455:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -1682,14 +1682,14 @@ const { resolve } = __nccwpck_require__(928);
 const { readFile } = __nccwpck_require__(896);
 const { execFile, spawn } = __nccwpck_require__(317);
 
-const { isParsedKey, parseKey } = __nccwpck_require__(311);
+const { isParsedKey, parseKey } = __nccwpck_require__(87);
 
 const {
   makeBufferParser,
   readUInt32BE,
   writeUInt32BE,
   writeUInt32LE,
-} = __nccwpck_require__(606);
+} = __nccwpck_require__(14);
 
 function once(cb) {
   let called = false;
@@ -2801,7 +2801,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 947:
+/***/ 531:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -2837,11 +2837,11 @@ const {
   SUPPORTED_KEX,
   SUPPORTED_MAC,
   SUPPORTED_SERVER_HOST_KEY,
-} = __nccwpck_require__(966);
-const { init: cryptoInit } = __nccwpck_require__(362);
-const Protocol = __nccwpck_require__(307);
-const { parseKey } = __nccwpck_require__(311);
-const { SFTP } = __nccwpck_require__(242);
+} = __nccwpck_require__(334);
+const { init: cryptoInit } = __nccwpck_require__(722);
+const Protocol = __nccwpck_require__(371);
+const { parseKey } = __nccwpck_require__(87);
+const { SFTP } = __nccwpck_require__(546);
 const {
   bufferCopy,
   makeBufferParser,
@@ -2849,23 +2849,23 @@ const {
   readUInt32BE,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(606);
+} = __nccwpck_require__(14);
 
-const { AgentContext, createAgent, isAgent } = __nccwpck_require__(135);
+const { AgentContext, createAgent, isAgent } = __nccwpck_require__(455);
 const {
   Channel,
   MAX_WINDOW,
   PACKET_SIZE,
   windowAdjust,
   WINDOW_THRESHOLD,
-} = __nccwpck_require__(701);
+} = __nccwpck_require__(277);
 const {
   ChannelManager,
   generateAlgorithmList,
   isWritable,
   onChannelOpenFailure,
   onCHANNEL_CLOSE,
-} = __nccwpck_require__(115);
+} = __nccwpck_require__(443);
 
 const bufferParser = makeBufferParser();
 const sigParser = makeBufferParser();
@@ -4985,7 +4985,7 @@ module.exports = Client;
 
 /***/ }),
 
-/***/ 307:
+/***/ 371:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -5031,7 +5031,7 @@ module.exports = Client;
 
 const { inspect } = __nccwpck_require__(23);
 
-const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(362);
+const { bindingAvailable, NullCipher, NullDecipher } = __nccwpck_require__(722);
 const {
   COMPAT_CHECKS,
   DISCONNECT_REASON,
@@ -5039,18 +5039,18 @@ const {
   MESSAGE,
   SIGNALS,
   TERMINAL_MODE,
-} = __nccwpck_require__(966);
+} = __nccwpck_require__(334);
 const {
   DEFAULT_KEXINIT_CLIENT,
   DEFAULT_KEXINIT_SERVER,
   KexInit,
   kexinit,
   onKEXPayload,
-} = __nccwpck_require__(139);
+} = __nccwpck_require__(739);
 const {
   parseKey,
-} = __nccwpck_require__(311);
-const MESSAGE_HANDLERS = __nccwpck_require__(566);
+} = __nccwpck_require__(87);
+const MESSAGE_HANDLERS = __nccwpck_require__(214);
 const {
   bufferCopy,
   bufferFill,
@@ -5058,15 +5058,15 @@ const {
   convertSignature,
   sendPacket,
   writeUInt32BE,
-} = __nccwpck_require__(606);
+} = __nccwpck_require__(14);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(686);
+} = __nccwpck_require__(702);
 
-const MODULE_VER = (__nccwpck_require__(292)/* .version */ .rE);
+const MODULE_VER = (__nccwpck_require__(362)/* .version */ .rE);
 
 const VALID_DISCONNECT_REASONS = new Map(
   Object.values(DISCONNECT_REASON).map((n) => [n, 1])
@@ -7129,7 +7129,7 @@ module.exports = Protocol;
 
 /***/ }),
 
-/***/ 242:
+/***/ 546:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -7151,7 +7151,7 @@ const {
   bufferSlice,
   makeBufferParser,
   writeUInt32BE,
-} = __nccwpck_require__(606);
+} = __nccwpck_require__(14);
 
 const ATTR = {
   SIZE: 0x00000001,
@@ -10731,7 +10731,7 @@ const {
   ERR_INVALID_ARG_TYPE,
   ERR_OUT_OF_RANGE,
   validateNumber
-} = __nccwpck_require__(926);
+} = __nccwpck_require__(222);
 
 const kMinPoolSpace = 128;
 
@@ -11189,7 +11189,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 966:
+/***/ 334:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11199,10 +11199,10 @@ const crypto = __nccwpck_require__(982);
 
 let cpuInfo;
 try {
-  cpuInfo = __nccwpck_require__(482)();
+  cpuInfo = __nccwpck_require__(192)();
 } catch {}
 
-const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(362);
+const { bindingAvailable, CIPHER_INFO, MAC_INFO } = __nccwpck_require__(722);
 
 const eddsaSupported = (() => {
   if (typeof crypto.sign === 'function'
@@ -11553,7 +11553,7 @@ module.exports.DISCONNECT_REASON_BY_VALUE =
 
 /***/ }),
 
-/***/ 362:
+/***/ 722:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -11569,7 +11569,7 @@ const {
   createCipheriv, createDecipheriv, createHmac, randomFillSync, timingSafeEqual
 } = __nccwpck_require__(982);
 
-const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(606);
+const { readUInt32BE, writeUInt32BE } = __nccwpck_require__(14);
 
 const FastBuffer = Buffer[Symbol.species];
 const MAX_SEQNO = 2 ** 32 - 1;
@@ -13140,7 +13140,7 @@ module.exports = {
     // eslint-disable-next-line no-async-promise-executor
     return new Promise(async (resolve, reject) => {
       try {
-        POLY1305_WASM_MODULE = await __nccwpck_require__(760)();
+        POLY1305_WASM_MODULE = await __nccwpck_require__(832)();
         POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
         poly1305_auth = POLY1305_WASM_MODULE.cwrap(
           'poly1305_auth',
@@ -13163,7 +13163,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 760:
+/***/ 832:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13210,7 +13210,7 @@ else {}
 
 /***/ }),
 
-/***/ 566:
+/***/ 214:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13218,8 +13218,8 @@ else {}
 
 const MESSAGE_HANDLERS = new Array(256);
 [
-  (__nccwpck_require__(139).HANDLERS),
-  __nccwpck_require__(518),
+  (__nccwpck_require__(739).HANDLERS),
+  __nccwpck_require__(870),
 ].forEach((handlers) => {
   // eslint-disable-next-line prefer-const
   for (let [type, handler] of Object.entries(handlers)) {
@@ -13234,7 +13234,7 @@ module.exports = MESSAGE_HANDLERS;
 
 /***/ }),
 
-/***/ 518:
+/***/ 870:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -13246,18 +13246,18 @@ const {
   doFatalError,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(606);
+} = __nccwpck_require__(14);
 
 const {
   CHANNEL_OPEN_FAILURE,
   COMPAT,
   MESSAGE,
   TERMINAL_MODE,
-} = __nccwpck_require__(966);
+} = __nccwpck_require__(334);
 
 const {
   parseKey,
-} = __nccwpck_require__(311);
+} = __nccwpck_require__(87);
 
 const TERMINAL_MODE_BY_VALUE =
   Array.from(Object.entries(TERMINAL_MODE))
@@ -14527,7 +14527,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 139:
+/***/ 739:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -14544,7 +14544,7 @@ const {
   randomFillSync,
 } = __nccwpck_require__(982);
 
-const { Ber } = __nccwpck_require__(195);
+const { Ber } = __nccwpck_require__(115);
 
 const {
   COMPAT,
@@ -14556,14 +14556,14 @@ const {
   DEFAULT_COMPRESSION,
   DISCONNECT_REASON,
   MESSAGE,
-} = __nccwpck_require__(966);
+} = __nccwpck_require__(334);
 const {
   CIPHER_INFO,
   createCipher,
   createDecipher,
   MAC_INFO,
-} = __nccwpck_require__(362);
-const { parseDERKey } = __nccwpck_require__(311);
+} = __nccwpck_require__(722);
+const { parseDERKey } = __nccwpck_require__(87);
 const {
   bufferFill,
   bufferParser,
@@ -14572,13 +14572,13 @@ const {
   FastBuffer,
   sigSSHToASN1,
   writeUInt32BE,
-} = __nccwpck_require__(606);
+} = __nccwpck_require__(14);
 const {
   PacketReader,
   PacketWriter,
   ZlibPacketReader,
   ZlibPacketWriter,
-} = __nccwpck_require__(686);
+} = __nccwpck_require__(702);
 
 let MESSAGE_HANDLERS;
 
@@ -16322,7 +16322,7 @@ function onKEXPayload(state, payload) {
       case MESSAGE.UNIMPLEMENTED:
       case MESSAGE.DEBUG:
         if (!MESSAGE_HANDLERS)
-          MESSAGE_HANDLERS = __nccwpck_require__(566);
+          MESSAGE_HANDLERS = __nccwpck_require__(214);
         return MESSAGE_HANDLERS[type](this, payload);
     }
   }
@@ -16330,7 +16330,7 @@ function onKEXPayload(state, payload) {
   switch (type) {
     case MESSAGE.DISCONNECT:
       if (!MESSAGE_HANDLERS)
-        MESSAGE_HANDLERS = __nccwpck_require__(566);
+        MESSAGE_HANDLERS = __nccwpck_require__(214);
       return MESSAGE_HANDLERS[type](this, payload);
     case MESSAGE.KEXINIT:
       if (!state.firstPacket) {
@@ -16443,7 +16443,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 311:
+/***/ 87:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -16466,18 +16466,18 @@ const {
 } = __nccwpck_require__(982);
 const supportedOpenSSLCiphers = getCiphers();
 
-const { Ber } = __nccwpck_require__(195);
-const bcrypt_pbkdf = (__nccwpck_require__(724).pbkdf);
+const { Ber } = __nccwpck_require__(115);
+const bcrypt_pbkdf = (__nccwpck_require__(92).pbkdf);
 
-const { CIPHER_INFO } = __nccwpck_require__(362);
-const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(966);
+const { CIPHER_INFO } = __nccwpck_require__(722);
+const { eddsaSupported, SUPPORTED_CIPHER } = __nccwpck_require__(334);
 const {
   bufferSlice,
   makeBufferParser,
   readString,
   readUInt32BE,
   writeUInt32BE,
-} = __nccwpck_require__(606);
+} = __nccwpck_require__(14);
 
 const SYM_HASH_ALGO = Symbol('Hash Algorithm');
 const SYM_PRIV_PEM = Symbol('Private key PEM');
@@ -17935,7 +17935,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 926:
+/***/ 222:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18058,13 +18058,13 @@ exports.validateNumber = function validateNumber(value, name) {
 
 /***/ }),
 
-/***/ 606:
+/***/ 14:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const Ber = (__nccwpck_require__(195).Ber);
+const Ber = (__nccwpck_require__(115).Ber);
 
 let DISCONNECT_REASON;
 
@@ -18235,7 +18235,7 @@ module.exports = {
   doFatalError: (protocol, msg, level, reason) => {
     let err;
     if (DISCONNECT_REASON === undefined)
-      ({ DISCONNECT_REASON } = __nccwpck_require__(966));
+      ({ DISCONNECT_REASON } = __nccwpck_require__(334));
     if (msg instanceof Error) {
       // doFatalError(protocol, err[, reason])
       err = msg;
@@ -18422,7 +18422,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 686:
+/***/ 702:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
@@ -18685,13 +18685,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 115:
+/***/ 443:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 "use strict";
 
 
-const { SFTP } = __nccwpck_require__(242);
+const { SFTP } = __nccwpck_require__(546);
 
 const MAX_CHANNEL = 2 ** 32 - 1;
 
@@ -19029,7 +19029,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 134:
+/***/ 262:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 (function(nacl) {
@@ -21424,7 +21424,7 @@ nacl.setPRNG = function(fn) {
 
 /***/ }),
 
-/***/ 482:
+/***/ 192:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 906:
+/***/ 563:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21603,6 +21603,7 @@ class FramingError extends Error {
         this.status = status;
     }
 }
+const MAX_HEAD_BYTES = 64 * 1024;
 var State;
 (function (State) {
     State[State["Head"] = 0] = "Head";
@@ -21627,6 +21628,9 @@ class MessageReader {
     constructor(events, maxHeadBytes) {
         this.events = events;
         this.maxHeadBytes = maxHeadBytes;
+    }
+    get partialHeadBytes() {
+        return this.state === State.Head ? (this.partial?.length ?? 0) : 0;
     }
     pause() {
         this.paused = true;
@@ -21785,6 +21789,35 @@ class MessageReader {
         done(line.subarray(0, line.length - 2).toString('latin1'));
         return lf + 1;
     }
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/app-socket.ts
+
+function openApp(entry, context, events) {
+    const app = (0,external_node_net_namespaceObject.connect)({
+        host: entry.host,
+        port: entry.port,
+        noDelay: true,
+        lookup: context.lookup
+    });
+    context.track(app);
+    let connected = false;
+    app.once('connect', () => {
+        connected = true;
+        context.served(entry);
+    });
+    app.on('data', (chunk) => {
+        context.bytes('bytesOut', chunk.length);
+        events.data(chunk);
+    });
+    app.on('end', () => events.end());
+    app.on('error', error => {
+        if (connected)
+            events.lost();
+        else
+            events.refused(error.code ?? error.message);
+    });
+    return app;
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/http/own-answers.ts
@@ -22082,7 +22115,6 @@ function closeGently(app) {
 
 
 
-const MAX_HEAD_BYTES = 64 * 1024;
 class HttpConnection {
     channel;
     entry;
@@ -22090,7 +22122,6 @@ class HttpConnection {
     context;
     hooks;
     app;
-    appConnected = false;
     queue = [];
     receiving;
     closing = false;
@@ -22154,8 +22185,17 @@ class HttpConnection {
         catch (error) {
             this.unreadable(error);
         }
+        const partial = this.requests.partialHeadBytes;
+        if (partial > 0)
+            this.context.heads?.holding(this.channel, partial);
+    }
+    idle() {
+        if (this.queue.length > 0 || this.receiving !== undefined || this.closing)
+            return;
+        this.context.heads?.wait(this.channel);
     }
     requestHead(bytes) {
+        this.context.heads?.done(this.channel);
         const { exchange, framing, toApp } = decideRequest(bytes, this.entry.name, this.client, this.hooks);
         this.receiving = exchange;
         this.queue.push(exchange);
@@ -22171,6 +22211,7 @@ class HttpConnection {
         if (this.receiving?.switches === true)
             this.requests.pause();
         this.receiving = undefined;
+        this.idle();
     }
     answerHead(bytes) {
         const exchange = this.queue[0];
@@ -22214,8 +22255,10 @@ class HttpConnection {
             }
         }
         this.writeOwnAnswer();
+        this.idle();
     }
     switchToRaw() {
+        this.context.heads?.done(this.channel);
         this.requests.passRaw();
         return { kind: 'raw' };
     }
@@ -22258,38 +22301,24 @@ class HttpConnection {
         this.writeOwnAnswer();
     }
     connectApp() {
-        const app = (0,external_node_net_namespaceObject.connect)({
-            host: this.entry.host,
-            port: this.entry.port,
-            noDelay: true,
-            lookup: this.context.lookup
+        this.app = openApp(this.entry, this.context, {
+            data: chunk => {
+                try {
+                    this.answers.feed(chunk);
+                }
+                catch {
+                    this.destroyBoth();
+                }
+            },
+            end: () => {
+                this.answers.senderEnded();
+                this.writeOwnAnswer();
+                this.endBoth();
+            },
+            lost: () => this.destroyBoth(),
+            refused: code => this.unreachable(code)
         });
-        this.app = app;
-        this.context.track(app);
-        app.once('connect', () => {
-            this.appConnected = true;
-            this.context.served(this.entry);
-        });
-        app.on('data', (chunk) => {
-            this.context.bytes('bytesOut', chunk.length);
-            try {
-                this.answers.feed(chunk);
-            }
-            catch {
-                this.destroyBoth();
-            }
-        });
-        app.on('end', () => {
-            this.answers.senderEnded();
-            this.writeOwnAnswer();
-            this.endBoth();
-        });
-        app.on('error', error => {
-            if (this.appConnected)
-                return this.destroyBoth();
-            this.unreachable(error.code ?? error.message);
-        });
-        return app;
+        return this.app;
     }
     unreachable(code) {
         this.context.localError(this.entry, code);
@@ -22414,6 +22443,7 @@ function pipeRaw(channel, local, entry, context) {
 
 
 
+
 function serveForwarded(details, accept, reject, context) {
     const entry = context.entries.find(e => e.name === details.destIP.toLowerCase());
     if (entry === undefined)
@@ -22496,14 +22526,19 @@ function connectLocal(entry, context) {
 }
 function readFirstBytes(channel, context, decided) {
     let first = Buffer.alloc(0);
+    const { heads } = context;
+    heads?.wait(channel);
+    channel.once('close', () => heads?.done(channel));
     const onData = (chunk) => {
         context.bytes('bytesIn', chunk.length);
         first = first.length === 0 ? chunk : Buffer.concat([first, chunk]);
         const sniffed = sniffRequestLine(first, MAX_HEAD_BYTES);
         if (sniffed === 'more')
-            return;
+            return heads?.holding(channel, first.length);
         channel.pause();
         channel.off('data', onData);
+        if (sniffed !== 'http')
+            heads?.done(channel);
         decided(sniffed, first);
     };
     channel.on('data', onData);
@@ -22913,6 +22948,77 @@ function withoutGatePath(target, matches) {
         return undefined;
     const after = end < 0 ? '' : rest.slice(end);
     return after.startsWith('/') ? after : `/${after}`;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/head-watch.ts
+const DEFAULT_HEAD_LIMITS = {
+    headMs: 60_000,
+    sweepMs: 1_000,
+    budgetBytes: 16 * 1024 * 1024
+};
+class HeadWatch {
+    limits;
+    now;
+    waiting = new Map();
+    held = 0;
+    timer;
+    constructor(limits, now) {
+        this.limits = limits;
+        this.now = now;
+    }
+    wait(connection) {
+        if (this.waiting.has(connection))
+            return;
+        this.waiting.set(connection, { since: this.now(), bytes: 0 });
+        if (this.timer === undefined) {
+            this.timer = setInterval(() => this.sweep(), this.limits.sweepMs);
+            this.timer.unref();
+        }
+    }
+    holding(connection, bytes) {
+        this.wait(connection);
+        const waiting = this.waiting.get(connection);
+        this.held += bytes - waiting.bytes;
+        waiting.bytes = bytes;
+        if (this.held > this.limits.budgetBytes)
+            this.overBudget();
+    }
+    done(connection) {
+        const waiting = this.waiting.get(connection);
+        if (waiting === undefined)
+            return;
+        this.held -= waiting.bytes;
+        this.waiting.delete(connection);
+    }
+    stop() {
+        clearInterval(this.timer);
+        this.timer = undefined;
+    }
+    get size() {
+        return { connections: this.waiting.size, bytes: this.held };
+    }
+    sweep() {
+        const late = this.now() - this.limits.headMs;
+        for (const [connection, waiting] of this.waiting) {
+            if (waiting.since > late)
+                continue;
+            this.done(connection);
+            connection.destroy();
+        }
+    }
+    overBudget() {
+        while (this.held > this.limits.budgetBytes) {
+            let largest;
+            for (const entry of this.waiting) {
+                if (largest === undefined || entry[1].bytes > largest[1].bytes)
+                    largest = entry;
+            }
+            if (largest === undefined)
+                return;
+            this.done(largest[0]);
+            largest[0].destroy();
+        }
+    }
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/io.ts
@@ -23918,6 +24024,7 @@ class RequestLogSink {
 
 
 
+
 class KeeperTraffic {
     config;
     deps;
@@ -23929,12 +24036,14 @@ class KeeperTraffic {
     proofs;
     open = new Set();
     lookup = cachedLookup();
+    heads;
     sinceCollect = 0;
     loggedSinceCollect = 0;
     constructor(config, deps, hooks) {
         this.config = config;
         this.deps = deps;
         this.timeline = new Timeline(config.entries, deps.now, deps.changed);
+        this.heads = new HeadWatch(deps.headLimits ?? DEFAULT_HEAD_LIMITS, deps.now);
         this.sink = RequestLogSink.wanted(config) ? new RequestLogSink(config, deps.log) : undefined;
         const protect = config.protect ?? DEFAULT_PROTECT;
         const key = (config.proveUrl ?? DEFAULT_PROVE_URL) ? config.proofKey : undefined;
@@ -23974,6 +24083,7 @@ class KeeperTraffic {
         await this.sink?.open();
     }
     async finish() {
+        this.heads.stop();
         this.destroyOpen();
         await new Promise(resolve => setImmediate(resolve));
         await this.sink?.close();
@@ -23987,6 +24097,7 @@ class KeeperTraffic {
         return {
             entries: this.config.entries,
             lookup: this.lookup,
+            heads: this.heads,
             http: entry => this.rawOnceProven && (this.proven.has(entry.name) || this.proofs.over)
                 ? undefined
                 : this.hooks,
@@ -24138,11 +24249,11 @@ function isRetryable(cause) {
     return cause === 'timeout' || cause === 'connect';
 }
 
-// EXTERNAL MODULE: ../../wt-proof/node_modules/ssh2/lib/client.js
-var lib_client = __nccwpck_require__(947);
+// EXTERNAL MODULE: ../node_modules/ssh2/lib/client.js
+var lib_client = __nccwpck_require__(531);
 var client_default = /*#__PURE__*/__nccwpck_require__.n(lib_client);
-// EXTERNAL MODULE: ../../wt-proof/node_modules/ssh2/package.json
-var ssh2_package = __nccwpck_require__(292);
+// EXTERNAL MODULE: ../node_modules/ssh2/package.json
+var ssh2_package = __nccwpck_require__(362);
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/cipher-keys.ts
 
 
@@ -24469,7 +24580,8 @@ class Keeper {
             now: () => io.now(),
             localErrors: this.localErrors,
             collectYoung: () => io.collectYoung?.(),
-            collectOld: () => io.collectOld?.()
+            collectOld: () => io.collectOld?.(),
+            headLimits: io.headLimits
         };
         this.traffic = new KeeperTraffic(config, deps, httpHooks);
     }
@@ -24807,7 +24919,7 @@ module.exports = require("zlib");
 
 /***/ }),
 
-/***/ 292:
+/***/ 362:
 /***/ ((module) => {
 
 "use strict";
@@ -24897,7 +25009,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(906)
+__nccwpck_require__(563)
 
 module.exports = __webpack_exports__;
 /******/ })()

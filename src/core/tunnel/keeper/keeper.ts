@@ -80,7 +80,8 @@ export class Keeper {
       now: () => io.now(),
       localErrors: this.localErrors,
       collectYoung: () => io.collectYoung?.(),
-      collectOld: () => io.collectOld?.()
+      collectOld: () => io.collectOld?.(),
+      headLimits: io.headLimits
     }
     this.traffic = new KeeperTraffic(config, deps, httpHooks)
   }

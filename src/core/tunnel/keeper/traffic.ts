@@ -23,6 +23,7 @@ import {
 import type { ForwardContext } from './forward-context.js'
 import { makeGate } from './gate.js'
 import type { RequestRecord } from '../request-log/record.js'
+import { DEFAULT_HEAD_LIMITS, HeadWatch, type HeadLimits } from './http/head-watch.js'
 import type { HttpHooks } from './http/hooks.js'
 import { COLLECT_EVERY_BYTES, COLLECT_OLD_EVERY_REQUESTS } from './io.js'
 import type { LocalErrorSummary } from './log.js'
@@ -41,6 +42,8 @@ export interface TrafficDeps {
   localErrors: LocalErrorSummary
   collectYoung?(): void
   collectOld?(): void
+  /** A test's shorter limits for connections that send no whole head; DEFAULT_HEAD_LIMITS. */
+  headLimits?: HeadLimits
 }
 
 export class KeeperTraffic {
@@ -54,6 +57,8 @@ export class KeeperTraffic {
   private readonly proofs: ExpectedProofs | undefined
   private readonly open = new Set<Duplex | Socket>()
   private readonly lookup = cachedLookup()
+  /** Connections through the HTTP layer that owe a whole request head. */
+  readonly heads: HeadWatch
   private sinceCollect = 0
   private loggedSinceCollect = 0
 
@@ -64,6 +69,7 @@ export class KeeperTraffic {
     hooks?: HttpHooks
   ) {
     this.timeline = new Timeline(config.entries, deps.now, deps.changed)
+    this.heads = new HeadWatch(deps.headLimits ?? DEFAULT_HEAD_LIMITS, deps.now)
     this.sink = RequestLogSink.wanted(config) ? new RequestLogSink(config, deps.log) : undefined
     const protect = config.protect ?? DEFAULT_PROTECT
     const key = (config.proveUrl ?? DEFAULT_PROVE_URL) ? config.proofKey : undefined
@@ -111,6 +117,7 @@ export class KeeperTraffic {
 
   /** At the end, before the final record: open connections closed, the final HAR written. */
   async finish(): Promise<void> {
+    this.heads.stop()
     this.destroyOpen()
     // The connections just closed record their requests on their 'close', a turn later.
     await new Promise(resolve => setImmediate(resolve))
@@ -127,6 +134,7 @@ export class KeeperTraffic {
     return {
       entries: this.config.entries,
       lookup: this.lookup,
+      heads: this.heads,
       http: entry =>
         this.rawOnceProven && (this.proven.has(entry.name) || this.proofs!.over)
           ? undefined

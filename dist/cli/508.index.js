@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 77;
-exports.ids = [77];
+exports.id = 508;
+exports.ids = [508];
 exports.modules = {
 
-/***/ 77:
+/***/ 508:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -15,9 +15,9 @@ __webpack_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(24);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __webpack_require__(97);
+var printable = __webpack_require__(479);
 // EXTERNAL MODULE: ./cli/arguments.ts
-var cli_arguments = __webpack_require__(487);
+var cli_arguments = __webpack_require__(693);
 ;// CONCATENATED MODULE: ./cli/har-read.ts
 const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'unreachable', 'not-http', 'proof']);
 class HarError extends Error {

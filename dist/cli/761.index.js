@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 334;
-exports.ids = [334];
+exports.id = 761;
+exports.ids = [761];
 exports.modules = {
 
-/***/ 334:
+/***/ 761:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -18,11 +18,11 @@ __webpack_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(598);
 // EXTERNAL MODULE: ./core/errors.ts
-var errors = __webpack_require__(61);
+var errors = __webpack_require__(519);
 // EXTERNAL MODULE: ./core/text/describe-error.ts
-var describe_error = __webpack_require__(430);
+var describe_error = __webpack_require__(436);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __webpack_require__(97);
+var printable = __webpack_require__(479);
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __webpack_require__(30);
 ;// CONCATENATED MODULE: ./core/tunnel/app-check.ts
@@ -76,7 +76,7 @@ function keeperEnd(ends, startMs, expiresAt) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __webpack_require__(499);
+var protocol = __webpack_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/gate.ts
 
 
@@ -132,9 +132,9 @@ var external_node_fs_ = __webpack_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __webpack_require__(943);
+var owned_dir = __webpack_require__(897);
 // EXTERNAL MODULE: ./core/version.ts
-var version = __webpack_require__(104);
+var version = __webpack_require__(830);
 ;// CONCATENATED MODULE: ./core/tunnel/identity.ts
 
 
@@ -462,7 +462,7 @@ function isEmptyOwnLog(path) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __webpack_require__(419);
+var saved_tunnel = __webpack_require__(462);
 ;// CONCATENATED MODULE: ./core/tunnel/stop.ts
 
 
@@ -587,12 +587,12 @@ function isProcessAlive(pid) {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(67);
-// EXTERNAL MODULE: ../../wt-proof/node_modules/@actions/http-client/lib/index.js + 3 modules
-var lib = __webpack_require__(95);
+// EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
+var lib = __webpack_require__(78);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __webpack_require__(974);
+var client = __webpack_require__(554);
 // EXTERNAL MODULE: ./core/text/quote.ts
-var quote = __webpack_require__(142);
+var quote = __webpack_require__(620);
 ;// CONCATENATED MODULE: ./core/tunnel/url-proof.ts
 
 
@@ -735,7 +735,7 @@ function proofFailureMessage(failures, template, label) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/urls.ts
-var tunnel_urls = __webpack_require__(673);
+var tunnel_urls = __webpack_require__(95);
 ;// CONCATENATED MODULE: ./core/tunnel/open.ts
 
 
