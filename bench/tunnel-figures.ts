@@ -36,7 +36,7 @@ export const MEMORY_CHECKPOINTS = [2_000, 10_000] as const
 export const MEMORY_CONNECTIONS = 20
 /** Idle public connections (tunnel-idle.ts), each holding IDLE_HEAD_BYTES of an unfinished head. */
 export const IDLE_CONNECTIONS = 2_000
-export const IDLE_HEAD_BYTES = 8 * 1024
+export const IDLE_HEAD_BYTES = 4 * 1024
 export const CONCURRENT_CONNECTIONS = 100
 export const REQUESTS_PER_CONCURRENT_CONNECTION = 10
 

@@ -3,7 +3,7 @@
  * head: what an attacker who opens connections and never finishes a head costs it. Through the
  * stand-in's raw TCP port, which passes bytes on as they come (as OpenSSH's `-R` does); the HTTP
  * front would read each head itself first. The keeper bounds these (keeper/http/head-watch.ts):
- * 60 s per head, and 16 MiB for all unfinished heads together, so IDLE_HEAD_BYTES is chosen for
+ * 60 s per head, and 8 MiB for all unfinished heads together, so IDLE_HEAD_BYTES is chosen for
  * IDLE_CONNECTIONS to stay just within that budget, and every connection is held, none closed.
  */
 import { connect, type Socket } from 'node:net'

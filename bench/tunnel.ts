@@ -11,8 +11,8 @@
  * - 100 connections at once, 10 keep-alive requests each: every request answered, p99;
  * - memory: the tunnel process's RSS after 2,000 and after 10,000 small requests over 20
  *   keep-alive connections in parallel, and the growth between the two (the log streams to disk,
- *   so it must not grow with the requests); the HAR's entries are counted after post; then its
- *   RSS with 2,000 idle connections that each hold part of a request head (tunnel-idle.ts).
+ *   so it must not grow with the requests); the HAR's entries are counted after post; then, on a
+ *   fresh tunnel, its RSS with 2,000 idle connections that each hold part of a head (tunnel-idle.ts).
  * Opens alternate between the clients (A B, then B A), so drift in the machine hits all alike.
  *
  * Until the action has an `expose` input, the candidate is OpenSSH again, which checks the
@@ -249,9 +249,13 @@ export async function benchTunnel(
       const tunnel = await attempt(own, 'open', () => client.open(app.port))
       if (tunnel === undefined) continue
       await memorySession(own, tunnel, frontPort)
-      await idleSession(own, tunnel, context)
       await closeTunnel(own, tunnel)
       log(`tunnel: memory over ${MEMORY_CHECKPOINTS.at(-1)} requests, ${client.label}, done`)
+      // A fresh tunnel, so the figure is the idle connections' alone; its HAR is not counted.
+      const fresh = await attempt(own, 'open', () => client.open(app.port))
+      if (fresh === undefined) continue
+      await idleSession(own, fresh, context)
+      await attempt(own, 'close', () => fresh.close())
     }
   } finally {
     await app.close()

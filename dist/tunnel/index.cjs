@@ -22539,7 +22539,9 @@ function readFirstBytes(channel, context, decided) {
         channel.off('data', onData);
         if (sniffed !== 'http')
             heads?.done(channel);
-        decided(sniffed, first);
+        const read = first;
+        first = Buffer.alloc(0);
+        decided(sniffed, read);
     };
     channel.on('data', onData);
     channel.once('end', () => {
@@ -22954,7 +22956,7 @@ function withoutGatePath(target, matches) {
 const DEFAULT_HEAD_LIMITS = {
     headMs: 60_000,
     sweepMs: 1_000,
-    budgetBytes: 16 * 1024 * 1024
+    budgetBytes: 8 * 1024 * 1024
 };
 class HeadWatch {
     limits;

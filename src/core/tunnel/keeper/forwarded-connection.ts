@@ -126,7 +126,11 @@ function readFirstBytes(
     channel.pause()
     channel.off('data', onData)
     if (sniffed !== 'http') heads?.done(channel)
-    decided(sniffed, first)
+    const read = first
+    // The listeners left on the channel share this scope: they must not keep the bytes alive
+    // (a slice of an SSH packet) for as long as the connection lasts.
+    first = Buffer.alloc(0)
+    decided(sniffed, read)
   }
   channel.on('data', onData)
   // A client that leaves before it says anything: nothing to serve.

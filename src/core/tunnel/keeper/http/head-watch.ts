@@ -22,13 +22,13 @@ export interface HeadLimits {
 /**
  * Node's own HTTP server allows 60 s for a head (headersTimeout); so do we, and the same again
  * for an idle keep-alive connection, whose tunnel server or edge may pool it (Node's 5 s would
- * race a pooled request). 16 MiB holds 256 heads of the largest size read, and thousands of
- * ordinary ones.
+ * race a pooled request). 8 MiB holds 128 heads of the largest size read (512 of the largest
+ * Node reads), and thousands of ordinary ones.
  */
 export const DEFAULT_HEAD_LIMITS: HeadLimits = {
   headMs: 60_000,
   sweepMs: 1_000,
-  budgetBytes: 16 * 1024 * 1024
+  budgetBytes: 8 * 1024 * 1024
 }
 
 /** A connection as the watch sees it: destroyed when it waited too long or holds too much. */
