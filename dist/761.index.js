@@ -392,10 +392,8 @@ function letGo(child) {
     if (!child.connected)
         return;
     const over = { type: 'proof-over' };
-    child.send(over, () => {
-        if (child.connected)
-            child.disconnect();
-    });
+    child.send(over);
+    child.disconnect();
 }
 function killAndWait(child) {
     if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {

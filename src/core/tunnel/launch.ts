@@ -230,10 +230,9 @@ export function startTunnel(options: StartOptions): Promise<StartedTunnel> {
 function letGo(child: ChildProcess): void {
   if (!child.connected) return
   const over: MainMessage = { type: 'proof-over' }
-  // Sent, then the channel closed: the keeper takes the close itself as the same word.
-  child.send(over, () => {
-    if (child.connected) child.disconnect()
-  })
+  child.send(over)
+  // At once: the keeper takes the channel's close as the same word, should the message be lost.
+  child.disconnect()
 }
 
 function killAndWait(child: ChildProcess): Promise<void> {
