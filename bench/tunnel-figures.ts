@@ -21,6 +21,8 @@ export const TUNNEL_TARGETS = {
    * bodies is about that size).
    */
   rssGrowthMb: 10,
+  /** The tunnel process with IDLE_CONNECTIONS idle connections, each holding part of a head, at most. */
+  idleRssMb: 100,
   /** Requests left unanswered with CONCURRENT_CONNECTIONS connections at once. */
   concurrentFailures: 0
 }
@@ -32,10 +34,14 @@ export const DOWNLOADS_PER_ROUND = 3
 export const MEMORY_CHECKPOINTS = [2_000, 10_000] as const
 /** Keep-alive connections in parallel for the memory load. */
 export const MEMORY_CONNECTIONS = 20
+/** Idle public connections (tunnel-idle.ts), each holding IDLE_HEAD_BYTES of an unfinished head. */
+export const IDLE_CONNECTIONS = 2_000
+export const IDLE_HEAD_BYTES = 4 * 1024
 export const CONCURRENT_CONNECTIONS = 100
 export const REQUESTS_PER_CONCURRENT_CONNECTION = 10
 
-export type Measurement = 'open' | 'download' | 'small requests' | 'memory' | 'concurrent' | 'close'
+export type Measurement =
+  'open' | 'download' | 'small requests' | 'memory' | 'idle' | 'concurrent' | 'close'
 
 export interface Failure {
   what: Measurement
@@ -52,6 +58,9 @@ export interface Samples {
   rssAtCheckpointKib: number[]
   keepAliveTimes: number[]
   keepAliveFailures: number
+  /** RSS with IDLE_CONNECTIONS idle connections, KiB, and how many of them were still open. */
+  idleRssKib?: number
+  idleOpen?: number
   /** Requests in the HAR after the memory session's post (the action, with its log on). */
   harEntries?: number
   /** Whether main set a `request-log` output: the request log is wired and on. */
@@ -121,6 +130,8 @@ export interface ClientFigures {
     p99Ms: number
     firstFailure?: string
   }
+  /** With IDLE_CONNECTIONS idle connections, each holding IDLE_HEAD_BYTES of a head. */
+  idle: { connections: number; headBytes: number; rssMb: number; open: number }
   /** The action only: whether main set `request-log` (its log is on). */
   requestLogOutput?: boolean
   postLine?: string
@@ -146,6 +157,12 @@ export function figures(label: string, samples: Samples): ClientFigures {
       keepAliveP99Ms: round(percentile(samples.keepAliveTimes, 0.99), 2),
       failures: samples.keepAliveFailures,
       ...(samples.harEntries === undefined ? {} : { harEntries: samples.harEntries })
+    },
+    idle: {
+      connections: IDLE_CONNECTIONS,
+      headBytes: IDLE_HEAD_BYTES,
+      rssMb: samples.idleRssKib === undefined ? NaN : mb(samples.idleRssKib),
+      open: samples.idleOpen ?? 0
     },
     concurrent: {
       connections: CONCURRENT_CONNECTIONS,

@@ -31,6 +31,7 @@ const LIMITS: Record<keyof Verdicts, string> = {
   latency: `<= ${TUNNEL_TARGETS.latencyRatio}x`,
   rss: `<= ${TUNNEL_TARGETS.rssMb} MB`,
   rssGrowth: `<= ${TUNNEL_TARGETS.rssGrowthMb} MB`,
+  idleRss: `<= ${TUNNEL_TARGETS.idleRssMb} MB`,
   concurrent: `<= ${TUNNEL_TARGETS.concurrentFailures} lost`
 }
 
@@ -42,6 +43,7 @@ function targetFigures({ ratios, candidate }: TunnelResults): Record<keyof Verdi
     latency: shown(ratios.latency, 3, 'x'),
     rss: shown(candidate.memory.rssMb.at(-1), 1, ' MB'),
     rssGrowth: shown(candidate.memory.growthMb, 1, ' MB'),
+    idleRss: shown(candidate.idle.rssMb, 1, ' MB'),
     concurrent: `${candidate.concurrent.failures} lost`
   }
 }
@@ -168,6 +170,15 @@ export function reportTunnel(results: TunnelResults): string {
     [b.memory.keepAliveP99Ms, a.memory.keepAliveP99Ms, 2, ' ms'],
     null,
     null
+  )
+  row(
+    `RSS, ${count(b.idle.connections)} idle connections`,
+    [b.idle.rssMb, a.idle.rssMb, 1, ' MB'],
+    null,
+    'idleRss'
+  )
+  out(
+    `  ${''.padEnd(34)}(each holding ${b.idle.headBytes / 1024} KiB of a head; open when read: ${count(b.idle.open)} / ${count(a.idle.open)})`
   )
   const maxOf = (values: number[]) => (values.length === 0 ? NaN : Math.max(...values))
   row(

@@ -11,7 +11,8 @@
  * - 100 connections at once, 10 keep-alive requests each: every request answered, p99;
  * - memory: the tunnel process's RSS after 2,000 and after 10,000 small requests over 20
  *   keep-alive connections in parallel, and the growth between the two (the log streams to disk,
- *   so it must not grow with the requests); the HAR's entries are counted after post.
+ *   so it must not grow with the requests); the HAR's entries are counted after post; then, on a
+ *   fresh tunnel, its RSS with 2,000 idle connections that each hold part of a head (tunnel-idle.ts).
  * Opens alternate between the clients (A B, then B A), so drift in the machine hits all alike.
  *
  * Until the action has an `expose` input, the candidate is OpenSSH again, which checks the
@@ -43,12 +44,15 @@ import {
   figures,
   MEMORY_CHECKPOINTS,
   MEMORY_CONNECTIONS,
+  IDLE_CONNECTIONS,
+  IDLE_HEAD_BYTES,
   REQUESTS_PER_CONCURRENT_CONNECTION,
   TUNNEL_TARGETS,
   type ClientFigures,
   type Measurement,
   type Samples
 } from './tunnel-figures.js'
+import { idleConnectionsRss } from './tunnel-idle.js'
 import {
   downloadThroughput,
   keepAliveLoad,
@@ -80,7 +84,7 @@ export interface TunnelResults {
   targets: typeof TUNNEL_TARGETS
   /** Null in validation mode. */
   pass: Record<
-    'readyVsRecipe' | 'throughput' | 'latency' | 'rss' | 'rssGrowth' | 'concurrent',
+    'readyVsRecipe' | 'throughput' | 'latency' | 'rss' | 'rssGrowth' | 'idleRss' | 'concurrent',
     boolean
   > | null
 }
@@ -138,6 +142,22 @@ async function loadSession(own: Samples, tunnel: OpenTunnel, frontPort: number):
   own.concurrentTimes.push(...(load?.times ?? []))
   own.concurrentFailures += load?.failures ?? total
   own.firstConcurrentFailure ??= load?.firstFailure
+}
+
+/** With idle connections through the stand-in's raw port to the tunnel's `app` forward. */
+async function idleSession(own: Samples, tunnel: OpenTunnel, context: ClientContext) {
+  const user = tunnel.host.replace(/^app-/, '').replace(/\.localhost$/, '')
+  const port = await context.service.tunnel!.rawPort('app', user)
+  const idle = await attempt(own, 'idle', () =>
+    idleConnectionsRss(
+      port,
+      tunnel.host,
+      { count: IDLE_CONNECTIONS, headBytes: IDLE_HEAD_BYTES },
+      () => rssKib(tunnel)
+    )
+  )
+  own.idleRssKib = idle?.rssKib
+  own.idleOpen = idle?.open
 }
 
 /** A fresh tunnel: RSS after each of MEMORY_CHECKPOINTS requests over keep-alive connections. */
@@ -231,6 +251,11 @@ export async function benchTunnel(
       await memorySession(own, tunnel, frontPort)
       await closeTunnel(own, tunnel)
       log(`tunnel: memory over ${MEMORY_CHECKPOINTS.at(-1)} requests, ${client.label}, done`)
+      // A fresh tunnel, so the figure is the idle connections' alone; its HAR is not counted.
+      const fresh = await attempt(own, 'open', () => client.open(app.port))
+      if (fresh === undefined) continue
+      await idleSession(own, fresh, context)
+      await attempt(own, 'close', () => fresh.close())
     }
   } finally {
     await app.close()
@@ -273,6 +298,7 @@ export async function benchTunnel(
           latency: clean('small requests') && ratios.latency <= TUNNEL_TARGETS.latencyRatio,
           rss: clean('memory') && memory.rssMb.at(-1)! <= TUNNEL_TARGETS.rssMb,
           rssGrowth: clean('memory') && memory.growthMb <= TUNNEL_TARGETS.rssGrowthMb,
+          idleRss: clean('idle') && candidate.idle.rssMb <= TUNNEL_TARGETS.idleRssMb,
           concurrent:
             clean('concurrent') &&
             concurrent.requests > 0 &&

@@ -1884,12 +1884,14 @@ function identifierProblem(value) {
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
 /* harmony export */   Wh: () => (/* binding */ GATE_HEADER),
 /* harmony export */   bq: () => (/* binding */ proofAnswer),
+/* harmony export */   df: () => (/* binding */ PROOF_WINDOW_MS),
 /* harmony export */   hc: () => (/* binding */ gateCookieValue),
 /* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
+/* harmony export */   y4: () => (/* binding */ PROOF_ATTEMPT_TIMEOUT_MS),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles),
 /* harmony export */   zN: () => (/* binding */ GATE_PATH_PREFIX)
 /* harmony export */ });
-/* unused harmony exports GATE_COOKIE_NAME, GATE_COOKIE_SECURE_NAME, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* unused harmony exports GATE_COOKIE_NAME, GATE_COOKIE_SECURE_NAME, PROOF_NONCES_KEPT_MS, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
@@ -1907,6 +1909,9 @@ const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
 }
+const PROOF_WINDOW_MS = 20_000;
+const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
+const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
 const DEFAULT_REQUEST_LOG = {
     enabled: true,
     bodyBytes: 0,

@@ -6,7 +6,7 @@
  * is not listening draws a warning, and the step still succeeds.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,6 +19,10 @@ const service = useService({ tunnel: { checkIntervalMs: 100 } })
 let web: Awaited<ReturnType<typeof startLocalApp>>
 let other: Server
 let otherPort: number
+/** A server at a wrong URL that passes each request on to the real URL, and back: a relay. */
+let relay: Server
+let relayPort: number
+const relayed: string[] = []
 const temps: string[] = []
 
 beforeAll(async () => {
@@ -29,10 +33,32 @@ beforeAll(async () => {
   )
   await new Promise<void>(resolve => other.listen(0, '127.0.0.1', resolve))
   otherPort = (other.address() as AddressInfo).port
+  relay = createServer((incoming, outgoing) => {
+    // The real URL: the same name at the stand-in's front, asked as any HTTP client asks it.
+    const realHost = incoming.headers.host!.replace(/:\d+$/, `:${service().tunnel!.frontPort}`)
+    relayed.push(incoming.url!)
+    const onward = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: service().tunnel!.frontPort,
+        path: incoming.url,
+        headers: { ...incoming.headers, host: realHost }
+      },
+      answer => {
+        outgoing.writeHead(answer.statusCode!, answer.headers)
+        answer.pipe(outgoing)
+      }
+    )
+    onward.on('error', () => outgoing.writeHead(502).end())
+    incoming.pipe(onward)
+  })
+  await new Promise<void>(resolve => relay.listen(0, '127.0.0.1', resolve))
+  relayPort = (relay.address() as AddressInfo).port
 })
 afterAll(async () => {
   await web?.close()
   await new Promise(resolve => other?.close(resolve))
+  await new Promise(resolve => relay?.close(resolve))
   for (const dir of temps) rmSync(dir, { recursive: true, force: true })
 })
 
@@ -87,6 +113,26 @@ it('a url-template that reaches another server fails main: one error, nothing se
   expect(isAlive(tunnelPidOf(main))).toBe(false)
   expect(readdirSync(runnerTemp).filter(name => name.startsWith('tunnel-'))).toEqual([])
   expectNoLeak(main, { secrets: [service().seed.provisionKey] })
+  const [post] = await job.end()
+  expect(post.exitCode).toBe(0)
+}, 90_000)
+
+it('a url-template that reaches a relay to the real URL fails main: the keeper does not answer for another host', async () => {
+  const { job } = newJob()
+  relayed.length = 0
+  const { main } = await job.uses(
+    inputs({ 'url-template': `http://{name}-{user}.localhost:${relayPort}` })
+  )
+  // The relay did pass main's request on, and what came back was the app's page.
+  expect(relayed).toEqual([
+    expect.stringMatching(/^\/\.well-known\/tunnel-credentials-proof\/[0-9a-f]{32}$/)
+  ])
+  expect(main.exitCode).toBe(1)
+  const errors = annotations(main, 'error')
+  expect(errors).toHaveLength(1)
+  expect(errors[0]).toContain('url-template')
+  expect(errors[0]).toContain('answer from web')
+  expect(main.outputs).toEqual({})
   const [post] = await job.end()
   expect(post.exitCode).toBe(0)
 }, 90_000)

@@ -139,12 +139,15 @@ export interface HttpTunnel {
 /**
  * The stand-in, a credential, and a keeper with `hooks` (records collected), ready. With 'none'
  * the keeper builds its own hooks from its configuration (`config`: the gate, the proof, the
- * request log), and without any of them it pipes raw.
+ * request log), and without any of them it pipes raw. `config` may be made from the tunnel's
+ * user and front port, for settings that name the public hosts (the proof's requests).
  */
 export async function startHttpTunnel(
   entries: ExposeEntry[],
   hooks: Partial<HttpHooks> | 'none' = {},
-  config: Partial<KeeperConfig> = {},
+  config:
+    | Partial<KeeperConfig>
+    | ((at: { user: string; frontPort: number }) => Partial<KeeperConfig>) = {},
   io: Partial<KeeperIo> = {}
 ): Promise<HttpTunnel> {
   const service = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
@@ -161,7 +164,13 @@ export async function startHttpTunnel(
   const tunnel = service.tunnel!
   const keeper = runKeeper(
     tunnel.port,
-    { host: tunnel.host, user, token, entries, ...config },
+    {
+      host: tunnel.host,
+      user,
+      token,
+      entries,
+      ...(typeof config === 'function' ? config({ user, frontPort: tunnel.frontPort }) : config)
+    },
     { pid: 4242, ...io },
     hooks === 'none'
       ? undefined

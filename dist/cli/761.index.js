@@ -366,10 +366,17 @@ function launchKeeper(options) {
             const pid = launched.pid;
             if (outcome.type === 'ready' && pid !== undefined) {
                 launched.removeAllListeners();
-                launched.disconnect();
                 launched.unref();
+                launched.channel?.unref();
+                launched.on('error', () => undefined);
                 ready = true;
-                return { pid, dir, ...paths, fingerprint: outcome.fingerprint };
+                return {
+                    pid,
+                    dir,
+                    ...paths,
+                    fingerprint: outcome.fingerprint,
+                    letGo: () => letGo(launched)
+                };
             }
             await killAndWait(launched);
             const lastLine = lastLogLine(dir);
@@ -387,6 +394,13 @@ function launchKeeper(options) {
 }
 function startTunnel(options) {
     return launchKeeper(options).start(options.config);
+}
+function letGo(child) {
+    if (!child.connected)
+        return;
+    const over = { type: 'proof-over' };
+    child.send(over);
+    child.disconnect();
 }
 function killAndWait(child) {
     if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
@@ -612,24 +626,39 @@ var quote = __webpack_require__(620);
 const DEFAULT_PAUSES = [1_000, 2_000, 4_000, 4_000, 4_000];
 const BODY_READ_BYTES = 1024;
 const BODY_SHOWN_CHARACTERS = 100;
+function planProof(urls, pauses = DEFAULT_PAUSES) {
+    return Object.entries(urls).flatMap(([entry, url]) => {
+        const { host, protocol } = new URL(url);
+        const defaultPort = protocol === 'https:' ? 443 : 80;
+        return Array.from({ length: pauses.length + 1 }, () => ({
+            entry,
+            nonce: (0,external_node_crypto_.randomBytes)(16).toString('hex'),
+            host,
+            defaultPort
+        }));
+    });
+}
 async function proveUrls(options) {
-    const results = await Promise.all(Object.entries(options.urls).map(([entry, url]) => proveOne(entry, url, options)));
+    const requests = options.requests ?? planProof(options.urls, options.pauses);
+    const results = await Promise.all(Object.entries(options.urls).map(([entry, url]) => proveOne(entry, url, requests.filter(request => request.entry === entry).map(request => request.nonce), options)));
     return results.filter((failure) => failure !== undefined);
 }
-async function proveOne(entry, url, options) {
+async function proveOne(entry, url, nonces, options) {
     const pauses = options.pauses ?? DEFAULT_PAUSES;
-    const windowMs = options.windowMs ?? 20_000;
+    const windowMs = options.windowMs ?? protocol/* PROOF_WINDOW_MS */.df;
     const started = options.now();
     for (let attempt = 0;; attempt++) {
-        const nonce = (0,external_node_crypto_.randomBytes)(16).toString('hex');
+        const nonce = nonces[attempt];
         const asked = `${withoutTrailingSlash(url)}${protocol/* PROOF_PATH_PREFIX */.ok}${nonce}`;
-        const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000, options.ca);
+        const answer = await ask(asked, options.attemptTimeoutMs ?? protocol/* PROOF_ATTEMPT_TIMEOUT_MS */.y4, options.ca);
         if (proves(answer, (0,protocol/* proofAnswer */.bq)(options.proofKey, entry, nonce)))
             return undefined;
         const pause = pauses[attempt];
         const late = options.now() - started + (pause ?? 0) >= windowMs;
-        if (!mayStillCome(answer) || pause === undefined || late)
+        const noNonce = nonces[attempt + 1] === undefined;
+        if (!mayStillCome(answer) || pause === undefined || late || noNonce) {
             return { entry, asked, answer };
+        }
         await options.sleep(pause);
     }
 }
@@ -811,6 +840,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     const requestLog = tunnel.requestLog.enabled
         ? requestLogFilesFor(keeper.dir, requestLogPath(keeper.dir))
         : undefined;
+    const proofRequests = proofKey === undefined ? undefined : planProof(urls);
     const started = await keeper.start({
         host: login.host,
         port: login.port,
@@ -826,7 +856,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         protect: tunnel.protect,
         proveUrl: tunnel.proveUrl,
         ...(gateSecret !== undefined && { gateSecret }),
-        ...(proofKey !== undefined && { proofKey }),
+        ...(proofKey !== undefined && { proofKey, proofRequests }),
         ...(login.expiresAt && { expiresAt: login.expiresAt }),
         attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
         maxAttempts: settings.http.maxAttempts,
@@ -852,7 +882,13 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     }
     if (login.lifetimeNote)
         log.info(login.lifetimeNote);
-    await proveAndCheck(tunnel, urls, proofKey, settings, log, clock);
+    const proof = proofKey === undefined ? undefined : { proofKey, requests: proofRequests };
+    try {
+        await proveAndCheck(tunnel, urls, proof, settings, log, clock);
+    }
+    finally {
+        started.letGo();
+    }
     if (requestLog) {
         log.info(`Requests through the tunnel are logged in ${(0,printable/* printablePath */.Vj)(requestLog.harPath)} (HAR).`);
         writes.outputs['request-log'] = requestLog.harPath;
@@ -880,12 +916,12 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         ]
     });
 }
-async function proveAndCheck(tunnel, urls, proofKey, { optionLabel: label, http }, log, clock) {
+async function proveAndCheck(tunnel, urls, proof, { optionLabel: label, http }, log, clock) {
     const [failures, silentApps] = await Promise.all([
-        proofKey === undefined
+        proof === undefined
             ? []
             : proveUrls({
-                proofKey,
+                ...proof,
                 urls,
                 now: () => clock.now(),
                 sleep: ms => clock.sleep(ms),
@@ -898,7 +934,7 @@ async function proveAndCheck(tunnel, urls, proofKey, { optionLabel: label, http 
     if (failures.length > 0) {
         throw new errors/* ExplainedError */.h(proofFailureMessage(failures, tunnel.urlTemplate, label));
     }
-    if (proofKey !== undefined) {
+    if (proof !== undefined) {
         log.info(`Proved that the URL of ${Object.keys(urls).join(', ')} reaches this tunnel.`);
     }
 }

@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 907:
+/***/ 228:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21603,6 +21603,7 @@ class FramingError extends Error {
         this.status = status;
     }
 }
+const MAX_HEAD_BYTES = 64 * 1024;
 var State;
 (function (State) {
     State[State["Head"] = 0] = "Head";
@@ -21627,6 +21628,9 @@ class MessageReader {
     constructor(events, maxHeadBytes) {
         this.events = events;
         this.maxHeadBytes = maxHeadBytes;
+    }
+    get partialHeadBytes() {
+        return this.state === State.Head ? (this.partial?.length ?? 0) : 0;
     }
     pause() {
         this.paused = true;
@@ -21785,6 +21789,35 @@ class MessageReader {
         done(line.subarray(0, line.length - 2).toString('latin1'));
         return lf + 1;
     }
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/app-socket.ts
+
+function openApp(entry, context, events) {
+    const app = (0,external_node_net_namespaceObject.connect)({
+        host: entry.host,
+        port: entry.port,
+        noDelay: true,
+        lookup: context.lookup
+    });
+    context.track(app);
+    let connected = false;
+    app.once('connect', () => {
+        connected = true;
+        context.served(entry);
+    });
+    app.on('data', (chunk) => {
+        context.bytes('bytesOut', chunk.length);
+        events.data(chunk);
+    });
+    app.on('end', () => events.end());
+    app.on('error', error => {
+        if (connected)
+            events.lost();
+        else
+            events.refused(error.code ?? error.message);
+    });
+    return app;
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/http/own-answers.ts
@@ -22089,7 +22122,6 @@ function closeGently(app) {
 
 
 
-const MAX_HEAD_BYTES = 64 * 1024;
 class HttpConnection {
     channel;
     entry;
@@ -22097,7 +22129,6 @@ class HttpConnection {
     context;
     hooks;
     app;
-    appConnected = false;
     queue = [];
     receiving;
     closing = false;
@@ -22161,8 +22192,17 @@ class HttpConnection {
         catch (error) {
             this.unreadable(error);
         }
+        const partial = this.requests.partialHeadBytes;
+        if (partial > 0)
+            this.context.heads?.holding(this.channel, partial);
+    }
+    idle() {
+        if (this.queue.length > 0 || this.receiving !== undefined || this.closing)
+            return;
+        this.context.heads?.wait(this.channel);
     }
     requestHead(bytes) {
+        this.context.heads?.done(this.channel);
         const { exchange, framing, toApp } = decideRequest(bytes, this.entry.name, this.client, this.hooks);
         this.receiving = exchange;
         this.queue.push(exchange);
@@ -22178,6 +22218,7 @@ class HttpConnection {
         if (this.receiving?.switches === true)
             this.requests.pause();
         this.receiving = undefined;
+        this.idle();
     }
     answerHead(bytes) {
         const exchange = this.queue[0];
@@ -22221,8 +22262,10 @@ class HttpConnection {
             }
         }
         this.writeOwnAnswer();
+        this.idle();
     }
     switchToRaw() {
+        this.context.heads?.done(this.channel);
         this.requests.passRaw();
         return { kind: 'raw' };
     }
@@ -22265,38 +22308,24 @@ class HttpConnection {
         this.writeOwnAnswer();
     }
     connectApp() {
-        const app = (0,external_node_net_namespaceObject.connect)({
-            host: this.entry.host,
-            port: this.entry.port,
-            noDelay: true,
-            lookup: this.context.lookup
+        this.app = openApp(this.entry, this.context, {
+            data: chunk => {
+                try {
+                    this.answers.feed(chunk);
+                }
+                catch {
+                    this.destroyBoth();
+                }
+            },
+            end: () => {
+                this.answers.senderEnded();
+                this.writeOwnAnswer();
+                this.endBoth();
+            },
+            lost: () => this.destroyBoth(),
+            refused: code => this.unreachable(code)
         });
-        this.app = app;
-        this.context.track(app);
-        app.once('connect', () => {
-            this.appConnected = true;
-            this.context.served(this.entry);
-        });
-        app.on('data', (chunk) => {
-            this.context.bytes('bytesOut', chunk.length);
-            try {
-                this.answers.feed(chunk);
-            }
-            catch {
-                this.destroyBoth();
-            }
-        });
-        app.on('end', () => {
-            this.answers.senderEnded();
-            this.writeOwnAnswer();
-            this.endBoth();
-        });
-        app.on('error', error => {
-            if (this.appConnected)
-                return this.destroyBoth();
-            this.unreachable(error.code ?? error.message);
-        });
-        return app;
+        return this.app;
     }
     unreachable(code) {
         this.context.localError(this.entry, code);
@@ -22421,6 +22450,7 @@ function pipeRaw(channel, local, entry, context) {
 
 
 
+
 function serveForwarded(details, accept, reject, context) {
     const entry = context.entries.find(e => e.name === details.destIP.toLowerCase());
     if (entry === undefined)
@@ -22503,15 +22533,22 @@ function connectLocal(entry, context) {
 }
 function readFirstBytes(channel, context, decided) {
     let first = Buffer.alloc(0);
+    const { heads } = context;
+    heads?.wait(channel);
+    channel.once('close', () => heads?.done(channel));
     const onData = (chunk) => {
         context.bytes('bytesIn', chunk.length);
         first = first.length === 0 ? chunk : Buffer.concat([first, chunk]);
         const sniffed = sniffRequestLine(first, MAX_HEAD_BYTES);
         if (sniffed === 'more')
-            return;
+            return heads?.holding(channel, first.length);
         channel.pause();
         channel.off('data', onData);
-        decided(sniffed, first);
+        if (sniffed !== 'http')
+            heads?.done(channel);
+        const read = first;
+        first = Buffer.alloc(0);
+        decided(sniffed, read);
     };
     channel.on('data', onData);
     channel.once('end', () => {
@@ -22701,6 +22738,9 @@ const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,external_node_crypto_namespaceObject.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
 }
+const PROOF_WINDOW_MS = 20_000;
+const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
+const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
 const DEFAULT_REQUEST_LOG = {
     enabled: true,
     bodyBytes: 0,
@@ -23057,6 +23097,77 @@ function withoutGatePath(target, matches) {
     return after.startsWith('/') ? after : `/${after}`;
 }
 
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/head-watch.ts
+const DEFAULT_HEAD_LIMITS = {
+    headMs: 60_000,
+    sweepMs: 1_000,
+    budgetBytes: 8 * 1024 * 1024
+};
+class HeadWatch {
+    limits;
+    now;
+    waiting = new Map();
+    held = 0;
+    timer;
+    constructor(limits, now) {
+        this.limits = limits;
+        this.now = now;
+    }
+    wait(connection) {
+        if (this.waiting.has(connection))
+            return;
+        this.waiting.set(connection, { since: this.now(), bytes: 0 });
+        if (this.timer === undefined) {
+            this.timer = setInterval(() => this.sweep(), this.limits.sweepMs);
+            this.timer.unref();
+        }
+    }
+    holding(connection, bytes) {
+        this.wait(connection);
+        const waiting = this.waiting.get(connection);
+        this.held += bytes - waiting.bytes;
+        waiting.bytes = bytes;
+        if (this.held > this.limits.budgetBytes)
+            this.overBudget();
+    }
+    done(connection) {
+        const waiting = this.waiting.get(connection);
+        if (waiting === undefined)
+            return;
+        this.held -= waiting.bytes;
+        this.waiting.delete(connection);
+    }
+    stop() {
+        clearInterval(this.timer);
+        this.timer = undefined;
+    }
+    get size() {
+        return { connections: this.waiting.size, bytes: this.held };
+    }
+    sweep() {
+        const late = this.now() - this.limits.headMs;
+        for (const [connection, waiting] of this.waiting) {
+            if (waiting.since > late)
+                continue;
+            this.done(connection);
+            connection.destroy();
+        }
+    }
+    overBudget() {
+        while (this.held > this.limits.budgetBytes) {
+            let largest;
+            for (const entry of this.waiting) {
+                if (largest === undefined || entry[1].bytes > largest[1].bytes)
+                    largest = entry;
+            }
+            if (largest === undefined)
+                return;
+            this.done(largest[0]);
+            largest[0].destroy();
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/io.ts
 const COLLECT_OLD_EVERY_REQUESTS = 500;
 const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
@@ -23105,38 +23216,76 @@ function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now 
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/proof-answer.ts
 
-const NONCE = /^[0-9a-f]{1,128}$/i;
-const notFound = {
-    answer: {
-        status: 404,
-        headers: [['Cache-Control', 'no-store']],
-        body: 'Not a proof request this tunnel answers.\n'
-    },
-    outcome: 'proof'
-};
-function answerProof(proofKey, request) {
-    const query = request.target.indexOf('?');
-    const path = query < 0 ? request.target : request.target.slice(0, query);
-    const at = path.lastIndexOf(PROOF_PATH_PREFIX);
-    if (at < 0)
-        return undefined;
-    const nonce = path.slice(at + PROOF_PATH_PREFIX.length);
-    if (!NONCE.test(nonce))
-        return { decision: notFound, answered: false };
-    return {
-        decision: {
+class ExpectedProofs {
+    proofKey;
+    now;
+    waiting = new Map();
+    until = Infinity;
+    constructor(proofKey, requests, now) {
+        this.proofKey = proofKey;
+        this.now = now;
+        for (const request of requests)
+            this.waiting.set(request.nonce, request);
+    }
+    startClock(keptMs) {
+        this.until = this.now() + keptMs;
+    }
+    end() {
+        this.waiting.clear();
+    }
+    get over() {
+        if (this.waiting.size > 0 && this.now() >= this.until)
+            this.end();
+        return this.waiting.size === 0;
+    }
+    answer(request) {
+        if (this.over)
+            return undefined;
+        const nonce = nonceIn(request.target);
+        const expected = nonce === undefined ? undefined : this.waiting.get(nonce);
+        if (expected === undefined || expected.entry !== request.entry)
+            return undefined;
+        this.waiting.delete(expected.nonce);
+        if (!reachedHost(request.headers, expected))
+            return undefined;
+        return {
             answer: {
                 status: 200,
                 headers: [
                     ['Content-Type', 'text/plain; charset=utf-8'],
                     ['Cache-Control', 'no-store']
                 ],
-                body: proofAnswer(proofKey, request.entry, nonce)
+                body: proofAnswer(this.proofKey, request.entry, expected.nonce)
             },
             outcome: 'proof'
-        },
-        answered: true
+        };
+    }
+}
+function nonceIn(target) {
+    const query = target.indexOf('?');
+    const path = query < 0 ? target : target.slice(0, query);
+    const at = path.lastIndexOf(PROOF_PATH_PREFIX);
+    return at < 0 ? undefined : path.slice(at + PROOF_PATH_PREFIX.length);
+}
+function reachedHost(headers, expected) {
+    const forwarded = headers.filter(([name]) => name.toLowerCase() === 'x-forwarded-host');
+    const fields = forwarded.length > 0 ? forwarded : headers.filter(([name]) => name.toLowerCase() === 'host');
+    const last = fields.at(-1)?.[1].split(',').at(-1)?.trim();
+    if (last === undefined || last === '')
+        return false;
+    return sameHost(last, expected.host, expected.defaultPort);
+}
+function sameHost(seen, asked, defaultPort) {
+    const normal = (host) => {
+        const match = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(host.toLowerCase());
+        if (match === null)
+            return undefined;
+        const name = match[1].replace(/\.$/, '');
+        const port = match[2] === undefined || match[2] === '' ? defaultPort : Number(match[2]);
+        return `${name}:${port}`;
     };
+    const wanted = normal(asked);
+    return wanted !== undefined && normal(seen) === wanted;
 }
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
@@ -24024,6 +24173,7 @@ class RequestLogSink {
 
 
 
+
 class KeeperTraffic {
     config;
     deps;
@@ -24032,19 +24182,25 @@ class KeeperTraffic {
     hooks;
     rawOnceProven;
     proven = new Set();
+    proofs;
     open = new Set();
     lookup = cachedLookup();
+    heads;
     sinceCollect = 0;
     loggedSinceCollect = 0;
     constructor(config, deps, hooks) {
         this.config = config;
         this.deps = deps;
         this.timeline = new Timeline(config.entries, deps.now, deps.changed);
+        this.heads = new HeadWatch(deps.headLimits ?? DEFAULT_HEAD_LIMITS, deps.now);
         this.sink = RequestLogSink.wanted(config) ? new RequestLogSink(config, deps.log) : undefined;
         const protect = config.protect ?? DEFAULT_PROTECT;
         const key = (config.proveUrl ?? DEFAULT_PROVE_URL) ? config.proofKey : undefined;
         const proofKey = key === '' ? undefined : key;
         const proving = proofKey !== undefined;
+        this.proofs = proving
+            ? new ExpectedProofs(proofKey, config.proofRequests ?? [], deps.now)
+            : undefined;
         this.rawOnceProven = hooks === undefined && proving && !protect && this.sink === undefined;
         if (hooks !== undefined)
             this.hooks = hooks;
@@ -24053,11 +24209,10 @@ class KeeperTraffic {
             const sink = this.sink;
             this.hooks = {
                 decide: request => {
-                    const proof = proofKey === undefined ? undefined : answerProof(proofKey, request);
+                    const proof = this.proofs?.answer(request);
                     if (proof !== undefined) {
-                        if (proof.answered)
-                            this.proven.add(request.entry);
-                        return proof.decision;
+                        this.proven.add(request.entry);
+                        return proof;
                     }
                     return gate?.(request) ?? 'forward';
                 },
@@ -24067,10 +24222,17 @@ class KeeperTraffic {
             };
         }
     }
+    proving() {
+        this.proofs?.startClock(PROOF_NONCES_KEPT_MS);
+    }
+    proofOver() {
+        this.proofs?.end();
+    }
     async start() {
         await this.sink?.open();
     }
     async finish() {
+        this.heads.stop();
         this.destroyOpen();
         await new Promise(resolve => setImmediate(resolve));
         await this.sink?.close();
@@ -24084,7 +24246,10 @@ class KeeperTraffic {
         return {
             entries: this.config.entries,
             lookup: this.lookup,
-            http: entry => (this.rawOnceProven && this.proven.has(entry.name) ? undefined : this.hooks),
+            heads: this.heads,
+            http: entry => this.rawOnceProven && (this.proven.has(entry.name) || this.proofs.over)
+                ? undefined
+                : this.hooks,
             served: entry => {
                 stats.connections += 1;
                 changed();
@@ -24568,7 +24733,8 @@ class Keeper {
             now: () => io.now(),
             localErrors: this.localErrors,
             collectYoung: () => io.collectYoung?.(),
-            collectOld: () => io.collectOld?.()
+            collectOld: () => io.collectOld?.(),
+            headLimits: io.headLimits
         };
         this.traffic = new KeeperTraffic(config, deps, httpHooks);
     }
@@ -24598,6 +24764,7 @@ class Keeper {
             const notRecorded = this.writeStats();
             if (notRecorded !== undefined)
                 return await this.failStart(notRecorded);
+            this.traffic.proving();
             this.io.report({ type: 'ready', fingerprint: this.fingerprint });
             return await this.keepUp();
         }
@@ -24612,6 +24779,9 @@ class Keeper {
             return;
         this.log('Stop requested');
         this.leave();
+    }
+    proofOver() {
+        this.traffic.proofOver();
     }
     leave() {
         this.stopping = true;
@@ -24787,6 +24957,11 @@ process.once('message', (config) => {
     };
     process.on('uncaughtException', crash);
     stopOnSignal = () => keeper.stop();
+    process.on('message', (message) => {
+        if (message.type === 'proof-over')
+            keeper.proofOver();
+    });
+    process.once('disconnect', () => keeper.proofOver());
     keeper.run().then(() => process.exit(0), crash);
 });
 
@@ -24987,7 +25162,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(907)
+__nccwpck_require__(228)
 
 module.exports = __webpack_exports__;
 /******/ })()

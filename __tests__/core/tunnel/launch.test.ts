@@ -3,6 +3,7 @@
  * (its TypeScript source through tsx) against the service's tunnel stand-in.
  */
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { createServer, type AddressInfo } from 'node:net'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,7 +11,11 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getThroughFront, startLocalApp } from '../../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../../service/server.js'
-import type { KeeperStats } from '../../../src/core/tunnel/protocol.js'
+import {
+  PROOF_PATH_PREFIX,
+  proofAnswer,
+  type KeeperStats
+} from '../../../src/core/tunnel/protocol.js'
 import { launchKeeper, startTunnel, type StartOptions } from '../../../src/core/tunnel/launch.js'
 import { lookUpProcess } from '../../../src/core/tunnel/identity.js'
 import { isProcessAlive, stopTunnel } from '../../../src/core/tunnel/stop.js'
@@ -150,6 +155,48 @@ describe('startTunnel and stopTunnel', () => {
     )
     expect(isProcessAlive(Number(readFileSync(join(dir, 'pid'), 'utf8')))).toBe(false)
   }, 15_000)
+})
+
+describe("main's word that the URL proof is over", () => {
+  it('reaches the keeper over IPC: a nonce it was handed is answered before letGo, and not after', async () => {
+    const start = await options()
+    const host = `web-${start.config.user}.localhost`
+    const { frontPort } = service.tunnel!
+    const key = randomBytes(32).toString('hex')
+    const [before, after] = [0, 1].map(() => randomBytes(16).toString('hex'))
+    const started = await startTunnel({
+      ...start,
+      config: {
+        ...start.config,
+        // The gate keeps every connection in the HTTP layer, so the proof path is judged each time.
+        protect: true,
+        gateSecret: randomBytes(32).toString('base64url'),
+        proveUrl: true,
+        proofKey: key,
+        proofRequests: [before, after].map(nonce => ({
+          entry: 'web',
+          nonce,
+          host: `${host}:${frontPort}`,
+          defaultPort: 80
+        }))
+      }
+    })
+    try {
+      expect(await getThroughFront(frontPort, host, `${PROOF_PATH_PREFIX}${before}`)).toEqual({
+        status: 200,
+        body: proofAnswer(key, 'web', before)
+      })
+      started.letGo()
+      // The keeper hears it a moment later; until then it would still answer.
+      await new Promise(resolve => setTimeout(resolve, 1_000))
+      const late = await getThroughFront(frontPort, host, `${PROOF_PATH_PREFIX}${after}`)
+      expect(late.status).toBe(401)
+      expect(late.body).not.toContain(proofAnswer(key, 'web', after))
+      expect(isProcessAlive(started.pid)).toBe(true)
+    } finally {
+      await stopTunnel({ ...launchedSaved(start.tempRoot, started.pid), started: true })
+    }
+  }, 30_000)
 })
 
 describe('a keeper that ends by itself', () => {

@@ -1,7 +1,7 @@
 /**
  * The tunnel process as the steps see it. Main starts the keeper detached before it asks for the
- * credential, then sends it its configuration over IPC, waits for ready or a failure, and lets
- * go so the step can exit.
+ * credential, then sends it its configuration over IPC, waits for ready or a failure, proves the
+ * URLs while it still holds the channel, and then lets go so the step can exit.
  * Post stops it (stop.ts), knowing it by what launchKeeper saves: its pid, its start time and
  * its directory, which ends its command line.
  */
@@ -22,6 +22,7 @@ import {
   tunnelFiles,
   type KeeperConfig,
   type KeeperReport,
+  type MainMessage,
   type TunnelFiles
 } from './protocol.js'
 
@@ -68,6 +69,12 @@ export interface LaunchedKeeper {
 
 export interface StartedTunnel extends TunnelProcess, TunnelFiles {
   fingerprint: string
+  /**
+   * Tells the keeper the URL proof is over (it answers no nonce after it) and lets go of the
+   * process, so the step can exit while it runs on. Call it once the proof is done, whatever
+   * its result; a second call does nothing.
+   */
+  letGo(): void
 }
 
 /**
@@ -183,12 +190,20 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       clearTimeout(timer)
       const pid = launched.pid
       if (outcome.type === 'ready' && pid !== undefined) {
-        // Let go: the step exits while the keeper runs on, detached, until post stops it.
         launched.removeAllListeners()
-        launched.disconnect()
+        // The channel alone no longer keeps main waiting; it stays open while main proves.
         launched.unref()
+        launched.channel?.unref()
+        // A keeper that dies while main proves must not end main with an unhandled 'error'.
+        launched.on('error', () => undefined)
         ready = true
-        return { pid, dir, ...paths, fingerprint: outcome.fingerprint }
+        return {
+          pid,
+          dir,
+          ...paths,
+          fingerprint: outcome.fingerprint,
+          letGo: () => letGo(launched)
+        }
       }
       await killAndWait(launched)
       const lastLine = lastLogLine(dir)
@@ -209,6 +224,15 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
 /** Starts the keeper and waits until every forward is accepted; on failure no process is left. */
 export function startTunnel(options: StartOptions): Promise<StartedTunnel> {
   return launchKeeper(options).start(options.config)
+}
+
+/** The step exits while the keeper runs on, detached, until post stops it. */
+function letGo(child: ChildProcess): void {
+  if (!child.connected) return
+  const over: MainMessage = { type: 'proof-over' }
+  child.send(over)
+  // At once: the keeper takes the channel's close as the same word, should the message be lost.
+  child.disconnect()
 }
 
 function killAndWait(child: ChildProcess): Promise<void> {

@@ -26,7 +26,8 @@ import {
 import { clearTunnel, saveTunnel } from './saved-tunnel.js'
 import { stopTunnel } from './stop.js'
 import { removeTunnelDir } from './tunnel-dir.js'
-import { proofFailureMessage, proveUrls } from './url-proof.js'
+import type { ProofRequest } from './protocol.js'
+import { planProof, proofFailureMessage, proveUrls } from './url-proof.js'
 import { targetOf, urlsFor } from './urls.js'
 
 /** Main's tunnel: its process started, waiting for the credential. */
@@ -141,6 +142,8 @@ async function openTunnel(
   const requestLog = tunnel.requestLog.enabled
     ? requestLogFilesFor(keeper.dir, requestLogPath(keeper.dir))
     : undefined
+  // Every nonce the proof may ask, told to the keeper now: it answers no other.
+  const proofRequests = proofKey === undefined ? undefined : planProof(urls)
   const started = await keeper.start({
     host: login.host,
     port: login.port,
@@ -158,7 +161,7 @@ async function openTunnel(
     protect: tunnel.protect,
     proveUrl: tunnel.proveUrl,
     ...(gateSecret !== undefined && { gateSecret }),
-    ...(proofKey !== undefined && { proofKey }),
+    ...(proofKey !== undefined && { proofKey, proofRequests }),
     ...(login.expiresAt && { expiresAt: login.expiresAt }),
     attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
     maxAttempts: settings.http.maxAttempts,
@@ -185,7 +188,13 @@ async function openTunnel(
   // The kind knows its own lifetime (a free credential's tunnel ends after 5 minutes).
   if (login.lifetimeNote) log.info(login.lifetimeNote)
   // Readiness: no output until every URL is proven to reach this tunnel.
-  await proveAndCheck(tunnel, urls, proofKey, settings, log, clock)
+  const proof = proofKey === undefined ? undefined : { proofKey, requests: proofRequests! }
+  try {
+    await proveAndCheck(tunnel, urls, proof, settings, log, clock)
+  } finally {
+    // Proven or not, the keeper answers no proof from now on, and the step may exit.
+    started.letGo()
+  }
   if (requestLog) {
     log.info(
       `Requests through the tunnel are logged in ${printablePath(requestLog.harPath)} (HAR).`
@@ -222,16 +231,16 @@ async function openTunnel(
 async function proveAndCheck(
   tunnel: TunnelSettings,
   urls: Record<string, string>,
-  proofKey: string | undefined,
+  proof: { proofKey: string; requests: ProofRequest[] } | undefined,
   { optionLabel: label, http }: Pick<CommonSettings, 'optionLabel' | 'http'>,
   log: StepLog,
   clock: Clock
 ): Promise<void> {
   const [failures, silentApps] = await Promise.all([
-    proofKey === undefined
+    proof === undefined
       ? []
       : proveUrls({
-          proofKey,
+          ...proof,
           urls,
           now: () => clock.now(),
           sleep: ms => clock.sleep(ms),
@@ -243,7 +252,7 @@ async function proveAndCheck(
   if (failures.length > 0) {
     throw new ExplainedError(proofFailureMessage(failures, tunnel.urlTemplate, label))
   }
-  if (proofKey !== undefined) {
+  if (proof !== undefined) {
     log.info(`Proved that the URL of ${Object.keys(urls).join(', ')} reaches this tunnel.`)
   }
 }

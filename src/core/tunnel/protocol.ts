@@ -77,6 +77,36 @@ export function proofAnswer(proofKey: string, entry: string, nonce: string): str
   return createHmac('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex')
 }
 
+/**
+ * One request main will make to prove a URL: the entry, the nonce (each try has its own), and
+ * where main sends it: the URL's host as `new URL(url).host` gives it (lowercase, the port only
+ * when not the scheme's default) and that default port (80 or 443). Main hands the keeper every
+ * nonce it may ask with its configuration; the keeper answers each once, and only there.
+ */
+export interface ProofRequest {
+  entry: string
+  nonce: string
+  host: string
+  defaultPort: number
+}
+
+/** The proof's bounds, main's (url-proof.ts) and the keeper's, which keeps its nonces no longer. */
+export const PROOF_WINDOW_MS = 20_000
+export const PROOF_ATTEMPT_TIMEOUT_MS = 10_000
+/**
+ * The keeper answers no proof this long after its ready, even if main never said it was done:
+ * main's last try starts within the window and ends within one try's limit; the rest is slack
+ * for main's own steps between ready and its first try.
+ */
+export const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000
+
+/**
+ * What main tells the keeper over IPC after its configuration: the proof is over (proven or
+ * failed), so no nonce is answered any more. Main then lets go of the channel, which says the
+ * same to a keeper that missed the message.
+ */
+export type MainMessage = { type: 'proof-over' }
+
 /** The options' defaults (src/core/options/): a log without bodies, redacted, no gate, proof on. */
 export const DEFAULT_REQUEST_LOG: RequestLogConfig = {
   enabled: true,
@@ -129,6 +159,8 @@ export interface KeeperConfig {
    * proofAnswer(proofKey, entry, nonce), which no other server can compute.
    */
   proofKey?: string
+  /** The proof's requests main will make (ProofRequest); nothing else is answered as a proof. */
+  proofRequests?: ProofRequest[]
   /** Where the request log goes: the HAR, and the spool and tally beside it; with requestLog on. */
   requestLogFiles?: RequestLogFiles
   /** Each entry's public base URL (`https://web-u1.host`), for the HAR's request URLs. */

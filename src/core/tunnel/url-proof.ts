@@ -4,6 +4,9 @@
  * proofKey, can answer with proofAnswer(). An edge that answers for any name, a 404 page, or a
  * server that echoes what it is sent cannot pass. Sent like the service's requests (the same
  * HTTP client, so https_proxy and no_proxy apply), and with no key or secret of any kind.
+ * Main hands the keeper every nonce it will ask, with the host of each URL (planProof), and the
+ * keeper answers only those, once each, and only when the request reached that host: a server
+ * at a wrong URL that relays main's request to the real one cannot pass either.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { LookupFunction } from 'node:net'
@@ -16,12 +19,20 @@ import { cleanText, printable } from '../text/printable.js'
 import { quote } from '../text/quote.js'
 import { ACTION_NAME, ACTION_VERSION } from '../version.js'
 import { withoutTrailingSlash } from './gate.js'
-import { PROOF_PATH_PREFIX, proofAnswer } from './protocol.js'
+import {
+  PROOF_ATTEMPT_TIMEOUT_MS,
+  PROOF_PATH_PREFIX,
+  PROOF_WINDOW_MS,
+  proofAnswer,
+  type ProofRequest
+} from './protocol.js'
 
 export interface ProofOptions {
   proofKey: string
   /** The public URLs by entry name, as the `urls` output gives them. */
   urls: Record<string, string>
+  /** Each entry's nonces, one per try, in order (planProof); made here when absent. */
+  requests?: readonly ProofRequest[]
   now: () => number
   sleep: (ms: number) => Promise<void>
   /** PEM certificates trusted besides Node's own (ca-file). */
@@ -52,10 +63,38 @@ const DEFAULT_PAUSES = [1_000, 2_000, 4_000, 4_000, 4_000]
 const BODY_READ_BYTES = 1024
 const BODY_SHOWN_CHARACTERS = 100
 
+/**
+ * The requests the proof of `urls` may make: one per try and entry, each with its own nonce,
+ * and the host its URL names. Made before the keeper is configured, which is told them all.
+ */
+export function planProof(
+  urls: Record<string, string>,
+  pauses: readonly number[] = DEFAULT_PAUSES
+): ProofRequest[] {
+  return Object.entries(urls).flatMap(([entry, url]) => {
+    const { host, protocol } = new URL(url)
+    const defaultPort = protocol === 'https:' ? 443 : 80
+    return Array.from({ length: pauses.length + 1 }, () => ({
+      entry,
+      nonce: randomBytes(16).toString('hex'),
+      host,
+      defaultPort
+    }))
+  })
+}
+
 /** Proves every URL at once; the failures in the order of `urls`, empty when all are proven. */
 export async function proveUrls(options: ProofOptions): Promise<ProofFailure[]> {
+  const requests = options.requests ?? planProof(options.urls, options.pauses)
   const results = await Promise.all(
-    Object.entries(options.urls).map(([entry, url]) => proveOne(entry, url, options))
+    Object.entries(options.urls).map(([entry, url]) =>
+      proveOne(
+        entry,
+        url,
+        requests.filter(request => request.entry === entry).map(request => request.nonce),
+        options
+      )
+    )
   )
   return results.filter((failure): failure is ProofFailure => failure !== undefined)
 }
@@ -63,19 +102,28 @@ export async function proveUrls(options: ProofOptions): Promise<ProofFailure[]> 
 async function proveOne(
   entry: string,
   url: string,
+  nonces: readonly string[],
   options: ProofOptions
 ): Promise<ProofFailure | undefined> {
   const pauses = options.pauses ?? DEFAULT_PAUSES
-  const windowMs = options.windowMs ?? 20_000
+  const windowMs = options.windowMs ?? PROOF_WINDOW_MS
   const started = options.now()
   for (let attempt = 0; ; attempt++) {
-    const nonce = randomBytes(16).toString('hex')
+    // Only a nonce the keeper was told is answered: one per try, never one used before.
+    const nonce = nonces[attempt]
     const asked = `${withoutTrailingSlash(url)}${PROOF_PATH_PREFIX}${nonce}`
-    const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000, options.ca)
+    const answer = await ask(
+      asked,
+      options.attemptTimeoutMs ?? PROOF_ATTEMPT_TIMEOUT_MS,
+      options.ca
+    )
     if (proves(answer, proofAnswer(options.proofKey, entry, nonce))) return undefined
     const pause = pauses[attempt]
     const late = options.now() - started + (pause ?? 0) >= windowMs
-    if (!mayStillCome(answer) || pause === undefined || late) return { entry, asked, answer }
+    const noNonce = nonces[attempt + 1] === undefined
+    if (!mayStillCome(answer) || pause === undefined || late || noNonce) {
+      return { entry, asked, answer }
+    }
     await options.sleep(pause)
   }
 }

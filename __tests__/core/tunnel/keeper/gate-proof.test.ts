@@ -15,11 +15,7 @@ import {
   type HttpTunnel,
   type TestApp
 } from '../../../helpers/http-tunnel.js'
-import {
-  PROOF_PATH_PREFIX,
-  proofAnswer,
-  type KeeperConfig
-} from '../../../../src/core/tunnel/protocol.js'
+import { PROOF_PATH_PREFIX, type KeeperConfig } from '../../../../src/core/tunnel/protocol.js'
 import { readValidHar } from '../request-log/records.js'
 
 const SECRET = randomBytes(32).toString('base64url')
@@ -158,48 +154,10 @@ describe('the gate', () => {
 })
 
 describe('the URL proof', () => {
-  const nonce = () => randomBytes(16).toString('hex')
-  const body = (answer: string) => answer.slice(answer.indexOf('\r\n\r\n') + 4)
-
-  it('is answered by the keeper with the keyed answer, also under a path, and before the gate', async () => {
-    const tunnel = await start({ proofKey: PROOF_KEY, ...gated() })
-    const first = nonce()
-    const answer = await send(tunnel, `${PROOF_PATH_PREFIX}${first}`)
-    expect(answer).toMatch(/^HTTP\/1\.1 200 /)
-    expect(answer).toMatch(/\r\nContent-Type: text\/plain/i)
-    expect(body(answer)).toBe(proofAnswer(PROOF_KEY, 'web', first))
-    const second = nonce()
-    const under = await send(tunnel, `/base/path${PROOF_PATH_PREFIX}${second}?cache=1`)
-    expect(body(under)).toBe(proofAnswer(PROOF_KEY, 'web', second))
-    const bad = await send(tunnel, `${PROOF_PATH_PREFIX}not-hex`)
-    expect(bad).toMatch(/^HTTP\/1\.1 404 /)
-    expect(app.seen).toEqual([])
-    await stopped(tunnel)
-    const har = await readValidHar(join(dir, 'requests.har'))
-    expect(har.log.entries.map(entry => entry._tunnel)).toEqual(['proof', 'proof', 'proof'])
-    expect(readFileSync(join(dir, 'requests.har'), 'utf8')).not.toContain(PROOF_KEY)
-  })
-
-  it('with no log and no gate: an entry takes the raw path once its first proof was answered', async () => {
-    const tunnel = await start({
-      proofKey: PROOF_KEY,
-      requestLog: { enabled: false, bodyBytes: 0, headers: 'redacted' }
-    })
-    expect(await send(tunnel, '/before')).toMatch(/^HTTP\/1\.1 200 /)
-    const first = nonce()
-    expect(body(await send(tunnel, `${PROOF_PATH_PREFIX}${first}`))).toBe(
-      proofAnswer(PROOF_KEY, 'web', first)
-    )
-    expect(app.seen.map(seen => seen.url)).toEqual(['/before'])
-    // Piped raw from now on: nothing reads the requests, so the proof path reaches the app.
-    const later = `${PROOF_PATH_PREFIX}${nonce()}`
-    expect(await send(tunnel, later)).toMatch(/^HTTP\/1\.1 200 /)
-    expect(app.seen.map(seen => seen.url)).toEqual(['/before', later])
-  })
-
+  // Main's own requests are answered only when main hands them over: proof-answer.test.ts.
   it('is not answered when the proof is off: the path reaches the app', async () => {
     const tunnel = await start({ proofKey: PROOF_KEY, proveUrl: false })
-    const target = `${PROOF_PATH_PREFIX}${nonce()}`
+    const target = `${PROOF_PATH_PREFIX}${randomBytes(16).toString('hex')}`
     await send(tunnel, target)
     expect(app.seen.map(seen => seen.url)).toEqual([target])
   })

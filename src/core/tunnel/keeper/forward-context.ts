@@ -6,6 +6,7 @@
 import type { LookupFunction, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ExposeEntry } from '../protocol.js'
+import type { HeadWatch } from './http/head-watch.js'
 import type { HttpHooks } from './http/hooks.js'
 
 /** What serving a connection needs from the keeper: its entries, counters and bookkeeping. */
@@ -24,4 +25,6 @@ export interface ForwardContext {
    * undefined for that entry: the connection is piped raw.
    */
   http?(entry: ExposeEntry): HttpHooks | undefined
+  /** Bounds the time and memory of connections that send no whole request head; none: unbounded. */
+  heads?: HeadWatch
 }

@@ -8,7 +8,8 @@ import type { ClientChannel, TcpConnectionDetails } from 'ssh2'
 import type { ExposeEntry } from '../protocol.js'
 import type { ForwardContext } from './forward-context.js'
 import { clientAddress } from './http/hooks.js'
-import { HttpConnection, MAX_HEAD_BYTES } from './http/http-connection.js'
+import { MAX_HEAD_BYTES } from './http/framing.js'
+import { HttpConnection } from './http/http-connection.js'
 import { serializeAnswer, unreachableAnswer } from './http/own-answers.js'
 import { sniffRequestLine, type Sniffed } from './http/sniff.js'
 import { pipeRaw } from './raw-pipe.js'
@@ -103,21 +104,33 @@ function connectLocal(entry: ExposeEntry, context: ForwardContext): Socket {
   return connectTcp({ host: entry.host, port: entry.port, noDelay: true, lookup: context.lookup })
 }
 
-/** Reads until the first bytes tell HTTP from the rest; the channel is left paused. */
+/**
+ * Reads until the first bytes tell HTTP from the rest; the channel is left paused. The wait for
+ * the first head is on the clock from here (head-watch.ts): an HTTP connection stays on it until
+ * its head is whole (http-connection.ts), any other leaves it once it is known.
+ */
 function readFirstBytes(
   channel: ClientChannel,
   context: ForwardContext,
   decided: (sniffed: Exclude<Sniffed, 'more'>, first: Buffer) => void
 ): void {
   let first: Buffer = Buffer.alloc(0)
+  const { heads } = context
+  heads?.wait(channel)
+  channel.once('close', () => heads?.done(channel))
   const onData = (chunk: Buffer): void => {
     context.bytes('bytesIn', chunk.length)
     first = first.length === 0 ? chunk : Buffer.concat([first, chunk])
     const sniffed = sniffRequestLine(first, MAX_HEAD_BYTES)
-    if (sniffed === 'more') return
+    if (sniffed === 'more') return heads?.holding(channel, first.length)
     channel.pause()
     channel.off('data', onData)
-    decided(sniffed, first)
+    if (sniffed !== 'http') heads?.done(channel)
+    const read = first
+    // The listeners left on the channel share this scope: they must not keep the bytes alive
+    // (a slice of an SSH packet) for as long as the connection lasts.
+    first = Buffer.alloc(0)
+    decided(sniffed, read)
   }
   channel.on('data', onData)
   // A client that leaves before it says anything: nothing to serve.

@@ -3,12 +3,15 @@
  * where its one report goes, the clock, randomness for the backoff's jitter, and its pid.
  */
 import type { KeeperReport } from '../protocol.js'
+import type { HeadLimits } from './http/head-watch.js'
 
 export interface KeeperIo {
   report(report: KeeperReport): void
   now(): number
   random(): number
   pid: number
+  /** How long, and how much, connections that send no whole request head may hold; tests shorten it. */
+  headLimits?: HeadLimits
   /** Waits `ms`; a test may pass one that moves a fake clock instead. Default: setTimeout. */
   sleep?(ms: number): Promise<void>
   /**

@@ -80,7 +80,8 @@ export class Keeper {
       now: () => io.now(),
       localErrors: this.localErrors,
       collectYoung: () => io.collectYoung?.(),
-      collectOld: () => io.collectOld?.()
+      collectOld: () => io.collectOld?.(),
+      headLimits: io.headLimits
     }
     this.traffic = new KeeperTraffic(config, deps, httpHooks)
   }
@@ -115,6 +116,7 @@ export class Keeper {
       // The record says "ready" before main is told so, and main lets go only then.
       const notRecorded = this.writeStats()
       if (notRecorded !== undefined) return await this.failStart(notRecorded)
+      this.traffic.proving()
       this.io.report({ type: 'ready', fingerprint: this.fingerprint! })
       return await this.keepUp()
     } finally {
@@ -129,6 +131,11 @@ export class Keeper {
     if (this.stopping) return
     this.log('Stop requested')
     this.leave()
+  }
+
+  /** Main has its proof answers, or is gone: no nonce of its is answered any more. */
+  proofOver(): void {
+    this.traffic.proofOver()
   }
 
   /** A stop, or the end of its lifetime: the loops return, the connection closes. */

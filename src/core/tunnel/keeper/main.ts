@@ -5,7 +5,7 @@
  * stdout and stderr go to the keeper's log file (main opens it), never to the step's pipes.
  */
 import { appendFileSync } from 'node:fs'
-import type { KeeperConfig, KeeperReport } from '../protocol.js'
+import type { KeeperConfig, KeeperReport, MainMessage } from '../protocol.js'
 import { Keeper } from './keeper.js'
 
 let ready = false
@@ -50,5 +50,11 @@ process.once('message', (config: KeeperConfig) => {
   }
   process.on('uncaughtException', crash)
   stopOnSignal = () => keeper.stop()
+  // Main keeps the channel while it proves the URLs; its word that it is done, or its leaving,
+  // ends the proof: no nonce is answered after it.
+  process.on('message', (message: MainMessage) => {
+    if (message.type === 'proof-over') keeper.proofOver()
+  })
+  process.once('disconnect', () => keeper.proofOver())
   keeper.run().then(() => process.exit(0), crash)
 })

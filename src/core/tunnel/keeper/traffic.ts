@@ -7,7 +7,7 @@
  * - no request log, no gate, no proof: every connection is piped raw, as fast as a pipe;
  * - request log or gate on: every connection goes through the HTTP layer;
  * - proof alone: an entry's connections go through the HTTP layer only until its first proof is
- *   answered (main asks once per entry, right after ready); that entry's later connections take
+ *   answered (main asks once per entry, right after ready), or until main is done proving; then
  *   the raw path. A connection already in the HTTP layer stays there.
  */
 import type { Socket } from 'node:net'
@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream'
 import {
   DEFAULT_PROTECT,
   DEFAULT_PROVE_URL,
+  PROOF_NONCES_KEPT_MS,
   type ExposeEntry,
   type KeeperConfig,
   type KeeperStats
@@ -22,11 +23,12 @@ import {
 import type { ForwardContext } from './forward-context.js'
 import { makeGate, type SecureCookie } from './gate.js'
 import type { RequestRecord } from '../request-log/record.js'
+import { DEFAULT_HEAD_LIMITS, HeadWatch, type HeadLimits } from './http/head-watch.js'
 import type { HttpHooks } from './http/hooks.js'
 import { COLLECT_EVERY_BYTES, COLLECT_OLD_EVERY_REQUESTS } from './io.js'
 import type { LocalErrorSummary } from './log.js'
 import { cachedLookup } from './lookup-cache.js'
-import { answerProof } from './proof-answer.js'
+import { ExpectedProofs } from './proof-answer.js'
 import { RequestLogSink } from './request-log-sink.js'
 import { Timeline } from './timeline.js'
 
@@ -40,6 +42,8 @@ export interface TrafficDeps {
   localErrors: LocalErrorSummary
   collectYoung?(): void
   collectOld?(): void
+  /** A test's shorter limits for connections that send no whole head; DEFAULT_HEAD_LIMITS. */
+  headLimits?: HeadLimits
 }
 
 export class KeeperTraffic {
@@ -49,8 +53,12 @@ export class KeeperTraffic {
   /** The proof alone needs HTTP: an entry's connections go raw once it was proven. */
   private readonly rawOnceProven: boolean
   private readonly proven = new Set<string>()
+  /** Main's proof requests, answered once each while it proves (proof-answer.ts). */
+  private readonly proofs: ExpectedProofs | undefined
   private readonly open = new Set<Duplex | Socket>()
   private readonly lookup = cachedLookup()
+  /** Connections through the HTTP layer that owe a whole request head. */
+  readonly heads: HeadWatch
   private sinceCollect = 0
   private loggedSinceCollect = 0
 
@@ -61,11 +69,15 @@ export class KeeperTraffic {
     hooks?: HttpHooks
   ) {
     this.timeline = new Timeline(config.entries, deps.now, deps.changed)
+    this.heads = new HeadWatch(deps.headLimits ?? DEFAULT_HEAD_LIMITS, deps.now)
     this.sink = RequestLogSink.wanted(config) ? new RequestLogSink(config, deps.log) : undefined
     const protect = config.protect ?? DEFAULT_PROTECT
     const key = (config.proveUrl ?? DEFAULT_PROVE_URL) ? config.proofKey : undefined
     const proofKey = key === '' ? undefined : key
     const proving = proofKey !== undefined
+    this.proofs = proving
+      ? new ExpectedProofs(proofKey, config.proofRequests ?? [], deps.now)
+      : undefined
     this.rawOnceProven = hooks === undefined && proving && !protect && this.sink === undefined
     if (hooks !== undefined) this.hooks = hooks
     else if (protect || proving || this.sink !== undefined) {
@@ -73,10 +85,10 @@ export class KeeperTraffic {
       const sink = this.sink
       this.hooks = {
         decide: request => {
-          const proof = proofKey === undefined ? undefined : answerProof(proofKey, request)
+          const proof = this.proofs?.answer(request)
           if (proof !== undefined) {
-            if (proof.answered) this.proven.add(request.entry)
-            return proof.decision
+            this.proven.add(request.entry)
+            return proof
           }
           return gate?.(request) ?? 'forward'
         },
@@ -88,6 +100,16 @@ export class KeeperTraffic {
     }
   }
 
+  /** Main is told the tunnel is ready and proves now: its nonces are kept a bounded time. */
+  proving(): void {
+    this.proofs?.startClock(PROOF_NONCES_KEPT_MS)
+  }
+
+  /** Main has proved (or failed, or left): no proof is answered any more. */
+  proofOver(): void {
+    this.proofs?.end()
+  }
+
   /** Before ready: the HAR exists and is valid from then on. */
   async start(): Promise<void> {
     await this.sink?.open()
@@ -95,6 +117,7 @@ export class KeeperTraffic {
 
   /** At the end, before the final record: open connections closed, the final HAR written. */
   async finish(): Promise<void> {
+    this.heads.stop()
     this.destroyOpen()
     // The connections just closed record their requests on their 'close', a turn later.
     await new Promise(resolve => setImmediate(resolve))
@@ -111,7 +134,11 @@ export class KeeperTraffic {
     return {
       entries: this.config.entries,
       lookup: this.lookup,
-      http: entry => (this.rawOnceProven && this.proven.has(entry.name) ? undefined : this.hooks),
+      heads: this.heads,
+      http: entry =>
+        this.rawOnceProven && (this.proven.has(entry.name) || this.proofs!.over)
+          ? undefined
+          : this.hooks,
       served: entry => {
         stats.connections += 1
         changed()

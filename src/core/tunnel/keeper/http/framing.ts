@@ -37,6 +37,9 @@ export class FramingError extends Error {
   }
 }
 
+/** The longest request or answer head read: larger than any server's default (Node's 16 KiB). */
+export const MAX_HEAD_BYTES = 64 * 1024
+
 const enum State {
   Head,
   Length,
@@ -64,6 +67,11 @@ export class MessageReader {
     private readonly events: MessageEvents,
     private readonly maxHeadBytes: number
   ) {}
+
+  /** Bytes of a head begun and not yet complete, held here until its end comes. */
+  get partialHeadBytes(): number {
+    return this.state === State.Head ? (this.partial?.length ?? 0) : 0
+  }
 
   /** Stops after the current message: later bytes are held until resume() or passRaw(). */
   pause(): void {

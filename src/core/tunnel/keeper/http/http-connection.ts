@@ -6,24 +6,21 @@
  * pass through), Upgrade (raw both ways after 101), streamed answers, and backpressure both ways.
  * One app connection per channel, opened at the first request that goes to the app.
  */
-import { connect as connectTcp, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ExposeEntry } from '../../protocol.js'
 import type { ForwardContext } from '../forward-context.js'
+import { openApp } from './app-socket.js'
 import type { Exchange } from './exchange.js'
-import { FramingError, MessageReader, type BodyFraming } from './framing.js'
+import { FramingError, MAX_HEAD_BYTES, MessageReader, type BodyFraming } from './framing.js'
 import type { HttpHooks } from './hooks.js'
 import { serializeAnswer, unreachableAnswer } from './own-answers.js'
 import { decideRequest, malformedRequest } from './request-decision.js'
 import * as rules from './rules.js'
 import { closeGently, endChannel, pauseUntilDrained } from './streams.js'
 
-/** The longest request or answer head read: larger than any server's default (Node's 16 KiB). */
-export const MAX_HEAD_BYTES = 64 * 1024
-
 export class HttpConnection {
   private app: Socket | undefined
-  private appConnected = false
   /** Requests waiting for their answer, in order. */
   private readonly queue: Exchange[] = []
   /** The request whose body is being read. */
@@ -98,9 +95,19 @@ export class HttpConnection {
     } catch (error) {
       this.unreadable(error)
     }
+    // Part of a head held here: counted, and on the clock (head-watch.ts).
+    const partial = this.requests.partialHeadBytes
+    if (partial > 0) this.context.heads?.holding(this.channel, partial)
+  }
+
+  /** Nothing in progress (every request read and answered): the next head is on the clock. */
+  private idle(): void {
+    if (this.queue.length > 0 || this.receiving !== undefined || this.closing) return
+    this.context.heads?.wait(this.channel)
   }
 
   private requestHead(bytes: Buffer): BodyFraming {
+    this.context.heads?.done(this.channel)
     const { exchange, framing, toApp } = decideRequest(
       bytes,
       this.entry.name,
@@ -123,6 +130,7 @@ export class HttpConnection {
     // Bytes after a request to switch protocols are held until the app says whether it did.
     if (this.receiving?.switches === true) this.requests.pause()
     this.receiving = undefined
+    this.idle()
   }
 
   private answerHead(bytes: Buffer): BodyFraming {
@@ -168,10 +176,12 @@ export class HttpConnection {
       }
     }
     this.writeOwnAnswer()
+    this.idle()
   }
 
   /** The app switched protocols: from now on both sides are piped unchanged. */
   private switchToRaw(): BodyFraming {
+    this.context.heads?.done(this.channel)
     this.requests.passRaw()
     return { kind: 'raw' }
   }
@@ -220,37 +230,24 @@ export class HttpConnection {
   }
 
   private connectApp(): Socket {
-    const app = connectTcp({
-      host: this.entry.host,
-      port: this.entry.port,
-      noDelay: true,
-      lookup: this.context.lookup
+    this.app = openApp(this.entry, this.context, {
+      data: chunk => {
+        try {
+          this.answers.feed(chunk)
+        } catch {
+          // An answer that does not frame as HTTP cannot be passed on in step with its request.
+          this.destroyBoth()
+        }
+      },
+      end: () => {
+        this.answers.senderEnded()
+        this.writeOwnAnswer()
+        this.endBoth()
+      },
+      lost: () => this.destroyBoth(),
+      refused: code => this.unreachable(code)
     })
-    this.app = app
-    this.context.track(app)
-    app.once('connect', () => {
-      this.appConnected = true
-      this.context.served(this.entry)
-    })
-    app.on('data', (chunk: Buffer) => {
-      this.context.bytes('bytesOut', chunk.length)
-      try {
-        this.answers.feed(chunk)
-      } catch {
-        // An answer that does not frame as HTTP cannot be passed on in step with its request.
-        this.destroyBoth()
-      }
-    })
-    app.on('end', () => {
-      this.answers.senderEnded()
-      this.writeOwnAnswer()
-      this.endBoth()
-    })
-    app.on('error', error => {
-      if (this.appConnected) return this.destroyBoth()
-      this.unreachable((error as NodeJS.ErrnoException).code ?? error.message)
-    })
-    return app
+    return this.app
   }
 
   /** The app did not accept the connection: the first request gets the 502 page, then the end. */
