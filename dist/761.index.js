@@ -899,6 +899,7 @@ function formatBytes(bytes) {
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/tally.ts
 
+
 const TALLY_ROWS = 50;
 const ENTRIES_COUNTED = 20;
 const OTHER_ENTRIES = '(other entries)';
@@ -911,6 +912,7 @@ const STATUS_CLASSES = [
     '5xx',
     'no answer',
     'refused',
+    'challenged',
     'unreachable',
     'not HTTP',
     'proof'
@@ -940,6 +942,7 @@ class RequestTally {
         latest: []
     };
     byEntry = new Map();
+    challenges = new ChallengeWatch();
     add(record) {
         const statusClass = statusClassOf(record);
         this.data.total++;
@@ -948,10 +951,32 @@ class RequestTally {
             ? record.entry
             : OTHER_ENTRIES;
         this.byEntry.set(entry, (this.byEntry.get(entry) ?? 0) + 1);
+        const row = rowOf(record);
         const rows = isFailure(statusClass) ? this.data.failures : this.data.latest;
-        rows.push(rowOf(record));
+        rows.push(row);
         if (rows.length > TALLY_ROWS)
             rows.shift();
+        if (isGateChallenge(record))
+            this.challenges.refused(record, row);
+        const challenge = this.challenges.answered(record);
+        if (challenge !== undefined)
+            this.challenged(challenge);
+    }
+    challenged(row) {
+        const { byClass, failures, latest } = this.data;
+        byClass.refused = (byClass.refused ?? 1) - 1;
+        if (byClass.refused === 0)
+            delete byClass.refused;
+        byClass.challenged = (byClass.challenged ?? 0) + 1;
+        row.challenge = true;
+        const at = failures.indexOf(row);
+        if (at < 0)
+            return;
+        failures.splice(at, 1);
+        const before = latest.findIndex(other => other.startedAt > row.startedAt);
+        latest.splice(before < 0 ? latest.length : before, 0, row);
+        if (latest.length > TALLY_ROWS)
+            latest.shift();
     }
     toJSON() {
         return { ...this.data, byEntry: Object.fromEntries(this.byEntry) };
@@ -1005,7 +1030,8 @@ function isRows(value) {
             row !== null &&
             ['entry', 'client', 'method', 'target', 'outcome'].every(key => typeof row[key] === 'string') &&
             ['startedAt', 'durationMs', 'bytesIn', 'bytesOut'].every(key => typeof row[key] === 'number') &&
-            (row.status === undefined || typeof row.status === 'number')));
+            (row.status === undefined || typeof row.status === 'number') &&
+            (row.challenge === undefined || typeof row.challenge === 'boolean')));
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/summary.ts
@@ -1032,6 +1058,7 @@ const WHAT_THE_TUNNEL_DID = {
     'not-http': 'not HTTP, piped',
     proof: 'answered the URL proof'
 };
+const CHALLENGE_TEXT = 'challenged by the gate, then admitted';
 function requestSummary(tally, logPath, maxRows = SUMMARY_MAX_ROWS) {
     const heading = 'Requests through the tunnel';
     const log = (0,printable/* printablePath */.Vj)(logPath);
@@ -1050,6 +1077,11 @@ function requestSummary(tally, logPath, maxRows = SUMMARY_MAX_ROWS) {
     const lines = [
         `${tally.total} ${tally.total === 1 ? 'request' : 'requests'}: ${classCounts(tally)}.`,
         `By entry: ${entryCounts(tally)}.`,
+        ...((tally.byClass.challenged ?? 0) > 0
+            ? [
+                'Challenged: the gate answered 401 and the client sent the same request again with the secret within 10 s, as browsers do; not a failure.'
+            ]
+            : []),
         shown < tally.total
             ? `Showing ${shown}: the latest failures first, then the latest others.`
             : 'Failures first, then the others.',
@@ -1087,9 +1119,12 @@ function cellsOf(row) {
         `${Math.round(row.durationMs)} ms`,
         String(row.bytesIn),
         String(row.bytesOut),
-        Object.hasOwn(WHAT_THE_TUNNEL_DID, row.outcome)
-            ? WHAT_THE_TUNNEL_DID[row.outcome]
-            : (0,printable/* printable */.g$)(row.outcome, 20)
+        row.challenge === true
+            ? CHALLENGE_TEXT
+            :
+                Object.hasOwn(WHAT_THE_TUNNEL_DID, row.outcome)
+                    ? WHAT_THE_TUNNEL_DID[row.outcome]
+                    : (0,printable/* printable */.g$)(row.outcome, 20)
     ];
 }
 function timeOfDay(epochMs) {
