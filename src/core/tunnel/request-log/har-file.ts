@@ -8,15 +8,15 @@
  * holds a few numbers per kept entry, that list, and the records of the last moments, never the
  * log; the forwarding code only ever calls record(), which does no I/O.
  */
-import { appendFile, rename, rm, writeFile } from 'node:fs/promises'
+import { appendFile, rm, writeFile } from 'node:fs/promises'
 import { appendEntries } from './har-append.js'
 import { rewriteHar, stripBodies } from './har-rewrite.js'
 import { envelopeBytes, harEnvelope, type DropCounts } from './har-envelope.js'
 import { harEntryOf, holdsBody, withoutBodies, type PublicBaseUrl } from './har-entry.js'
 import type { RequestRecord } from './record.js'
 import { makeRedactor, type RedactionPolicy, type Redactor } from './redact.js'
-import { planDrops, type SpooledEntry } from './size-cap.js'
-import { RequestTally } from './tally.js'
+import { dropPendingNow, planDrops, type Pending, type SpooledEntry } from './size-cap.js'
+import { RequestTally, writeTally } from './tally.js'
 import { closingTextBytes, TunnelAnswers, tunnelAnswersBudget } from './tunnel-answers.js'
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -40,11 +40,6 @@ export interface HarWriterOptions {
   debounceMs?: number
   /** A file that could not be written: one line naming it and the cause (not twice in a row). */
   onError?: (message: string) => void
-}
-
-interface Pending {
-  line: string
-  spooled: SpooledEntry
 }
 
 export class HarWriter {
@@ -137,24 +132,12 @@ export class HarWriter {
     await rm(this.options.spoolPath, { force: true }).catch(() => undefined)
   }
 
-  /**
-   * A flood that outruns the disk must not grow memory: what the cap will drop anyway is decided
-   * now, over the spool and the waiting records alike (so the order holds: the oldest bodies,
-   * then the oldest entries), and the waiting records lose their part at once. The spool's part
-   * is planned on copies: a rebuild may be reading it, and the next one plans the same again.
-   */
+  /** A flood that outruns the disk must not grow memory (size-cap.ts: dropPendingNow). */
   private dropPendingNow(): void {
-    const spooled = this.spooled.map(entry => ({ ...entry }))
-    planDrops([...spooled, ...this.pending.map(item => item.spooled)], this.entriesBudget)
-    for (const item of this.pending) {
-      if (item.spooled.drop) this.marked.entries++
-      if (!item.spooled.stripBodies) continue
-      this.marked.bodies++
-      item.line = stripBodies(item.line)
-      item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line)
-      item.spooled.stripBodies = undefined
-    }
-    this.pending = this.pending.filter(item => !item.spooled.drop)
+    const dropped = dropPendingNow(this.spooled, this.pending, this.entriesBudget, stripBodies)
+    this.marked.bodies += dropped.bodies
+    this.marked.entries += dropped.entries
+    this.pending = dropped.kept
     this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0)
   }
 
@@ -281,8 +264,7 @@ export class HarWriter {
     const { tallyPath } = this.options
     if (!tallyPath) return
     try {
-      await writeFile(`${tallyPath}.tmp`, JSON.stringify(this.tally), { mode: PRIVATE_FILE })
-      await rename(`${tallyPath}.tmp`, tallyPath)
+      await writeTally(tallyPath, this.tally)
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException
       this.report(`could not write the request counts ${tallyPath} (${code ?? message})`)

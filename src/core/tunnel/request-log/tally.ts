@@ -5,6 +5,7 @@
  * with the number of requests; the request log writes it beside the HAR for post to read.
  */
 import { readFileSync } from 'node:fs'
+import { rename, writeFile } from 'node:fs/promises'
 import { ChallengeWatch, isGateChallenge } from './challenge.js'
 import type { RequestOutcome, RequestRecord } from './record.js'
 
@@ -148,6 +149,12 @@ function rowOf(record: RequestRecord): TallyRow {
     bytesOut: record.bytesOut,
     outcome: record.outcome
   }
+}
+
+/** Writes the tally whole beside the HAR, renamed into place, readable by its owner alone. */
+export async function writeTally(path: string, tally: RequestTally): Promise<void> {
+  await writeFile(`${path}.tmp`, JSON.stringify(tally), { mode: 0o600 })
+  await rename(`${path}.tmp`, path)
 }
 
 /**
