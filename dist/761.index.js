@@ -897,7 +897,10 @@ function formatBytes(bytes) {
     return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __webpack_require__(455);
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/tally.ts
+
 
 
 const TALLY_ROWS = 50;
@@ -995,6 +998,10 @@ function rowOf(record) {
         bytesOut: record.bytesOut,
         outcome: record.outcome
     };
+}
+async function writeTally(path, tally) {
+    await writeFile(`${path}.tmp`, JSON.stringify(tally), { mode: 0o600 });
+    await rename(`${path}.tmp`, path);
 }
 function readTally(path) {
     try {

@@ -5013,6 +5013,13 @@ module.exports = require("node:fs");
 
 /***/ }),
 
+/***/ 455:
+/***/ ((module) => {
+
+module.exports = require("node:fs/promises");
+
+/***/ }),
+
 /***/ 67:
 /***/ ((module) => {
 

@@ -23049,6 +23049,23 @@ function planDrops(entries, budget) {
     }
     return { bodies, entries: dropped };
 }
+function dropPendingNow(spooled, pending, budget, stripBodies) {
+    const copies = spooled.map(entry => ({ ...entry }));
+    planDrops([...copies, ...pending.map(item => item.spooled)], budget);
+    let bodies = 0;
+    let entries = 0;
+    for (const item of pending) {
+        if (item.spooled.drop)
+            entries++;
+        if (!item.spooled.stripBodies)
+            continue;
+        bodies++;
+        item.line = stripBodies(item.line);
+        item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line);
+        item.spooled.stripBodies = undefined;
+    }
+    return { kept: pending.filter(item => !item.spooled.drop), bodies, entries };
+}
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/har-append.ts
 
@@ -23381,6 +23398,20 @@ function isCredentialHeader(name) {
     return (CREDENTIAL_HEADER_NAMES.includes(lower) ||
         CREDENTIAL_NAME_WORDS.some(word => lower.includes(word)));
 }
+const NAMES_REMEMBERED = 512;
+function headerKindCache() {
+    const known = new Map();
+    return name => {
+        let kind = known.get(name);
+        if (kind !== undefined)
+            return kind;
+        kind = isKeptHeader(name) ? 'kept' : isCredentialHeader(name) ? 'credential' : 'other';
+        if (known.size >= NAMES_REMEMBERED)
+            known.clear();
+        known.set(name, kind);
+        return kind;
+    };
+}
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/secret-pattern.ts
 const SHORTEST_CUT_SECRET = 4;
@@ -23445,7 +23476,7 @@ function escapeRegExp(text) {
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/url-redact.ts
 const REDACTED = 'REDACTED';
-const URL_VALUED = /^(location|content-location|referr?er|origin|(.*-)?(url|uri))$/;
+const URL_VALUED = /^(?:location|content-location|referr?er|origin|.*-ur[il]|ur[il])$/;
 const URL_INSIDE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*/gi;
 function redactUrl(url) {
     const fragmentAt = url.indexOf('#');
@@ -23465,6 +23496,8 @@ function redactUrl(url) {
 function redactUrlsInHeader(name, value) {
     if (URL_VALUED.test(name.toLowerCase()))
         return redactUrl(value);
+    if (!value.includes('://'))
+        return value;
     return value.replace(URL_INSIDE, url => {
         const trailing = /[,;.]+$/.exec(url)?.[0] ?? '';
         return `${redactUrl(url.slice(0, url.length - trailing.length))}${trailing}`;
@@ -23501,10 +23534,14 @@ function makeRedactor(policy) {
     const patterns = secretPatterns(policy.secrets);
     const scrub = (text) => scrubText(text, patterns);
     const redactValues = policy.headers === 'redacted';
+    const kindOf = headerKindCache();
     const headerValue = (name, value) => {
-        if (!redactValues || isKeptHeader(name))
+        if (!redactValues)
             return value;
-        return isCredentialHeader(name) ? REDACTED : redactUrlsInHeader(name, value);
+        const kind = kindOf(name);
+        if (kind === 'kept')
+            return value;
+        return kind === 'credential' ? REDACTED : redactUrlsInHeader(name, value);
     };
     const headers = (list) => list.map(([name, value]) => [
         scrub(name),
@@ -23614,6 +23651,7 @@ function addressOf(client) {
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/tally.ts
 
 
+
 const TALLY_ROWS = 50;
 const ENTRIES_COUNTED = 20;
 const OTHER_ENTRIES = '(other entries)';
@@ -23709,6 +23747,10 @@ function rowOf(record) {
         bytesOut: record.bytesOut,
         outcome: record.outcome
     };
+}
+async function writeTally(path, tally) {
+    await (0,promises_namespaceObject.writeFile)(`${path}.tmp`, JSON.stringify(tally), { mode: 0o600 });
+    await (0,promises_namespaceObject.rename)(`${path}.tmp`, path);
 }
 function readTally(path) {
     try {
@@ -23883,19 +23925,10 @@ class HarWriter {
         await (0,promises_namespaceObject.rm)(this.options.spoolPath, { force: true }).catch(() => undefined);
     }
     dropPendingNow() {
-        const spooled = this.spooled.map(entry => ({ ...entry }));
-        planDrops([...spooled, ...this.pending.map(item => item.spooled)], this.entriesBudget);
-        for (const item of this.pending) {
-            if (item.spooled.drop)
-                this.marked.entries++;
-            if (!item.spooled.stripBodies)
-                continue;
-            this.marked.bodies++;
-            item.line = stripBodies(item.line);
-            item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line);
-            item.spooled.stripBodies = undefined;
-        }
-        this.pending = this.pending.filter(item => !item.spooled.drop);
+        const dropped = dropPendingNow(this.spooled, this.pending, this.entriesBudget, stripBodies);
+        this.marked.bodies += dropped.bodies;
+        this.marked.entries += dropped.entries;
+        this.pending = dropped.kept;
         this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0);
     }
     delay() {
@@ -24005,8 +24038,7 @@ class HarWriter {
         if (!tallyPath)
             return;
         try {
-            await (0,promises_namespaceObject.writeFile)(`${tallyPath}.tmp`, JSON.stringify(this.tally), { mode: har_file_PRIVATE_FILE });
-            await (0,promises_namespaceObject.rename)(`${tallyPath}.tmp`, tallyPath);
+            await writeTally(tallyPath, this.tally);
         }
         catch (error) {
             const { code, message } = error;

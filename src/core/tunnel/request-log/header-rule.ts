@@ -51,3 +51,24 @@ export function isCredentialHeader(name: string): boolean {
     CREDENTIAL_NAME_WORDS.some(word => lower.includes(word))
   )
 }
+
+export type HeaderKind = 'kept' | 'credential' | 'other'
+
+/** Names seen remembered at most: the same few dozen names come on every request. */
+const NAMES_REMEMBERED = 512
+
+/**
+ * What the rule says of a name, remembered: the log runs it for every header of every request,
+ * and a flood must not make the tunnel slower for it (the cache is cleared when full).
+ */
+export function headerKindCache(): (name: string) => HeaderKind {
+  const known = new Map<string, HeaderKind>()
+  return name => {
+    let kind = known.get(name)
+    if (kind !== undefined) return kind
+    kind = isKeptHeader(name) ? 'kept' : isCredentialHeader(name) ? 'credential' : 'other'
+    if (known.size >= NAMES_REMEMBERED) known.clear()
+    known.set(name, kind)
+    return kind
+  }
+}

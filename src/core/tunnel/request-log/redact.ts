@@ -6,7 +6,7 @@
  * appear: a path prefix, a header, a body, inside a Basic credential.
  */
 import type { RequestRecord } from './record.js'
-import { isCredentialHeader, isKeptHeader } from './header-rule.js'
+import { headerKindCache } from './header-rule.js'
 import { secretPatterns, type SecretPatterns } from './secret-pattern.js'
 import { REDACTED, redactUrl, redactUrlsInHeader } from './url-redact.js'
 
@@ -31,9 +31,12 @@ export function makeRedactor(policy: RedactionPolicy): Redactor {
   const patterns = secretPatterns(policy.secrets)
   const scrub = (text: string): string => scrubText(text, patterns)
   const redactValues = policy.headers === 'redacted'
+  const kindOf = headerKindCache()
   const headerValue = (name: string, value: string): string => {
-    if (!redactValues || isKeptHeader(name)) return value
-    return isCredentialHeader(name) ? REDACTED : redactUrlsInHeader(name, value)
+    if (!redactValues) return value
+    const kind = kindOf(name)
+    if (kind === 'kept') return value
+    return kind === 'credential' ? REDACTED : redactUrlsInHeader(name, value)
   }
   const headers = (list: [string, string][]): [string, string][] =>
     list.map(([name, value]) => [

@@ -9,7 +9,7 @@
 export const REDACTED = 'REDACTED'
 
 /** Headers whose whole value is one URL reference, absolute or relative (compared in lower case). */
-const URL_VALUED = /^(location|content-location|referr?er|origin|(.*-)?(url|uri))$/
+const URL_VALUED = /^(?:location|content-location|referr?er|origin|.*-ur[il]|ur[il])$/
 
 /** An absolute URL inside a longer value: up to a blank, a quote, `<` or `>`. */
 const URL_INSIDE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*/gi
@@ -37,6 +37,7 @@ export function redactUrl(url: string): string {
  */
 export function redactUrlsInHeader(name: string, value: string): string {
   if (URL_VALUED.test(name.toLowerCase())) return redactUrl(value)
+  if (!value.includes('://')) return value
   return value.replace(URL_INSIDE, url => {
     // A `,` or `;` that ends the match separates list items (`Link: <a>, <b>`), it is not the URL's.
     const trailing = /[,;.]+$/.exec(url)?.[0] ?? ''
