@@ -19,7 +19,7 @@ var printable = __webpack_require__(479);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __webpack_require__(693);
 ;// CONCATENATED MODULE: ./cli/har-read.ts
-const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'unreachable', 'not-http', 'proof']);
+const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'admitted', 'unreachable', 'not-http', 'proof']);
 class HarError extends Error {
 }
 function readHar(text) {
@@ -342,6 +342,7 @@ const NOT_FORWARDED = new Set([
 const REDACTED = 'REDACTED';
 const TUNNEL_OUTCOMES = {
     refused: "refused by the tunnel's gate",
+    admitted: "the gate's own redirect that sets its cookie",
     unreachable: 'the app was not listening',
     'not-http': 'not HTTP',
     proof: "the tunnel's own proof of the URL"

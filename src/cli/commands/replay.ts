@@ -30,6 +30,7 @@ const REDACTED = 'REDACTED'
 // What the tunnel did instead of forwarding: these requests never reached the app.
 const TUNNEL_OUTCOMES: Record<string, string> = {
   refused: "refused by the tunnel's gate",
+  admitted: "the gate's own redirect that sets its cookie",
   unreachable: 'the app was not listening',
   'not-http': 'not HTTP',
   proof: "the tunnel's own proof of the URL"

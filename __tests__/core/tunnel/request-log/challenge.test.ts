@@ -41,6 +41,13 @@ it('counts a 401 answered from the same client address within 10 s as challenged
   })
 })
 
+it("counts one answered by the gate's own redirect that lets a browser in as challenged", () => {
+  expect(counts([refused(), admitted({ status: 303, outcome: 'admitted' })])).toEqual({
+    '3xx': 1,
+    challenged: 1
+  })
+})
+
 it('counts one answered on the same connection, from any address, as challenged', () => {
   expect(counts([refused(), admitted({ connection: 1, client: '192.0.2.9:1' })])).toEqual({
     '2xx': 1,

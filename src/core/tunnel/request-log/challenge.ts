@@ -28,9 +28,12 @@ export function isGateChallenge(record: RequestRecord): boolean {
   return record.outcome === 'refused' && record.status === 401 && record.tunnelAnswered === true
 }
 
-/** Whether the record passed the gate: it was sent to the app (which may have been down). */
+/**
+ * Whether the record passed the gate: sent to the app (which may have been down), or let in by
+ * the gate's own redirect that sets its cookie (a browser's navigation that held the secret).
+ */
 function isAdmitted(record: RequestRecord): boolean {
-  return record.outcome === 'forwarded' || record.outcome === 'unreachable'
+  return ['forwarded', 'unreachable', 'admitted'].includes(record.outcome)
 }
 
 /** Watches the gate's 401s; `T` is what the caller keeps of a refusal (its table row). */
