@@ -330,6 +330,59 @@ describe('bodies that are not whole, and requests that never reached the app', (
     expect(ran.stdout.filter(line => /^#\d+ .*skipped/.test(line))).toHaveLength(5)
   })
 
+  it('reads log._tunnelAnswers too: merged in time order, numbered so, each skipped with a note, whatever its outcome', async () => {
+    const at = (second: number) => ({
+      startedDateTime: `2024-05-02T10:00:0${second}.000Z`
+    })
+    const path = join(work, 'own.har')
+    const har = {
+      log: {
+        version: '1.2',
+        creator: { name: 'tunnel-credentials', version: '1' },
+        entries: [
+          { ...entry({ url: '/page' }), ...at(2) },
+          { ...entry({ url: '/later' }), ...at(5) }
+        ],
+        _tunnelAnswers: [
+          { ...entry({ url: '/page', status: 401, tunnel: 'refused' }), ...at(1) },
+          { ...entry({ url: '/nav', status: 303, tunnel: 'gate-redirect' }), ...at(3) }
+        ]
+      }
+    }
+    writeFileSync(path, JSON.stringify(har))
+    const ran = await replay([path, '--to', appUrl])
+    expect(arrived.map(r => r.target)).toEqual(['/page', '/later'])
+    expect(ran.stdout.filter(line => line.startsWith('#'))).toEqual([
+      "#1 GET /page  skipped: refused by the tunnel's gate, it never reached the app",
+      '#2 GET /page  200 -> 200  OK',
+      "#3 GET /nav  skipped: the tunnel's own answer (gate-redirect), it never reached the app",
+      '#4 GET /later  200 -> 200  OK'
+    ])
+    expect(ran.code).toBe(0)
+  })
+
+  it('counts a request sent without its redacted parts, or with a header that holds one, apart from OK', async () => {
+    const file = harFile([
+      entry({ url: '/hooks/twilio?attempt=REDACTED' }),
+      entry({
+        url: '/static/app.css',
+        headers: [['Referer', 'https://web.example/reset?token=REDACTED']]
+      }),
+      entry({ url: '/plain' })
+    ])
+    const ran = await replay([file, '--to', appUrl])
+    expect(arrived.map(r => r.target)).toEqual(['/hooks/twilio', '/static/app.css', '/plain'])
+    expect(ran.stdout.filter(line => line.startsWith('#'))).toEqual([
+      '#1 GET /hooks/twilio?attempt=REDACTED  200 -> 200  SENT REDACTED  (not sent, redacted: query attempt)',
+      '#2 GET /static/app.css  200 -> 200  SENT REDACTED  (sent with REDACTED in it: Referer)',
+      '#3 GET /plain  200 -> 200  OK'
+    ])
+    expect(ran.stdout).toContain(
+      'Replayed 3: 1 OK, 2 sent redacted, 0 DIFF; 0 not replayed; 0 skipped (never reached the app).'
+    )
+    expect(ran.code).toBe(0)
+  })
+
   it('a method Node would change (none at all, or lower case) is not replayed as another', async () => {
     const file = harFile([
       entry({ method: '', url: '/no-method' }),

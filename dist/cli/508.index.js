@@ -30,10 +30,37 @@ function readHar(text) {
     catch {
         throw new HarError('is not JSON');
     }
-    const entries = field(field(parsed, 'log'), 'entries');
+    const log = field(parsed, 'log');
+    const entries = field(log, 'entries');
     if (!Array.isArray(entries))
         throw new HarError('has no log.entries list: it is not a HAR file');
-    return entries.map((entry, position) => readEntry(entry, position + 1));
+    const answers = field(log, '_tunnelAnswers') ?? [];
+    if (!Array.isArray(answers))
+        throw new HarError('has a log._tunnelAnswers that is not a list');
+    return inTimeOrder(entries, answers).map(({ entry, tunnelAnswer }, position) => {
+        const request = readEntry(entry, position + 1);
+        if (!tunnelAnswer)
+            return request;
+        return {
+            ...request,
+            tunnelAnswer,
+            tunnelOutcome: tunnelOutcome(field(entry, '_tunnel')) ?? 'tunnel'
+        };
+    });
+}
+function inTimeOrder(entries, answers) {
+    const time = (entry) => Date.parse(String(field(entry, 'startedDateTime')));
+    const merged = [];
+    let next = 0;
+    for (const answer of answers) {
+        while (next < entries.length && !(time(answer) < time(entries[next]))) {
+            merged.push({ entry: entries[next++], tunnelAnswer: false });
+        }
+        merged.push({ entry: answer, tunnelAnswer: true });
+    }
+    for (; next < entries.length; next++)
+        merged.push({ entry: entries[next], tunnelAnswer: false });
+    return merged;
 }
 function readEntry(entry, index) {
     const request = field(entry, 'request');
@@ -315,10 +342,13 @@ const NOT_FORWARDED = new Set([
 const REDACTED = 'REDACTED';
 const TUNNEL_OUTCOMES = {
     refused: "refused by the tunnel's gate",
+    admitted: "the gate's own redirect that sets its cookie",
     unreachable: 'the app was not listening',
     'not-http': 'not HTTP',
     proof: "the tunnel's own proof of the URL"
 };
+const REDACTED_NOTE = 'Sent redacted: the app did not get these requests as recorded (a signature over the URL or a ' +
+    'header cannot match); record with log-headers: unredacted to replay them whole.';
 async function replayCommand(args, terminal) {
     const options = parseReplayArguments(args);
     const all = loadHar(options.harFile);
@@ -331,15 +361,15 @@ async function replayCommand(args, terminal) {
         return 1;
     }
     terminal.stdout(`Replaying ${selected.length} of ${all.length} requests from ${file} to ${(0,printable/* printable */.g$)(options.to.href)}`);
-    const counts = { ok: 0, diff: 0, skipped: 0, notReplayed: 0 };
+    const counts = { ok: 0, redacted: 0, diff: 0, skipped: 0, notReplayed: 0 };
     for (const recorded of selected) {
         const head = `#${recorded.index} ${(0,printable/* printable */.g$)(recorded.method || '-', 20)} ${(0,printable/* printable */.g$)(recorded.target || '-')}`;
         if (recorded.tunnelOutcome !== undefined) {
             counts.skipped++;
-            terminal.stdout(`${head}  skipped: ${TUNNEL_OUTCOMES[recorded.tunnelOutcome]}, it never reached the app`);
+            terminal.stdout(`${head}  skipped: ${skipReason(recorded)}, it never reached the app`);
             continue;
         }
-        const { outgoing, withheld } = outgoingFor(recorded, options.to);
+        const { outgoing, withheld, sentRedacted } = outgoingFor(recorded, options.to);
         const cannot = whyNotReplayable(recorded, outgoing.target);
         if (cannot !== undefined) {
             counts.notReplayed++;
@@ -358,15 +388,31 @@ async function replayCommand(args, terminal) {
         }
         const replayed = result.type === 'answered' ? result.status : 0;
         const same = statusClass(replayed) === statusClass(recorded.status ?? 0);
-        counts[same ? 'ok' : 'diff']++;
+        const redacted = withheld.length > 0 || sentRedacted.length > 0;
+        const verdict = !same ? 'diff' : redacted ? 'redacted' : 'ok';
+        counts[verdict]++;
         const shown = result.type === 'answered' ? String(result.status) : `no answer (${result.cause})`;
-        const note = withheld.length > 0 ? `  (not sent, redacted: ${(0,printable/* printable */.g$)(withheld.join(', '))})` : '';
-        terminal.stdout(`${head}  ${recorded.status || '-'} -> ${shown}  ${same ? 'OK' : 'DIFF'}${note}`);
+        const notes = [
+            ...(withheld.length > 0 ? [`not sent, redacted: ${withheld.join(', ')}`] : []),
+            ...(sentRedacted.length > 0 ? [`sent with REDACTED in it: ${sentRedacted.join(', ')}`] : [])
+        ];
+        const note = notes.length > 0 ? `  (${(0,printable/* printable */.g$)(notes.join('; '))})` : '';
+        const word = { ok: 'OK', redacted: 'SENT REDACTED', diff: 'DIFF' }[verdict];
+        terminal.stdout(`${head}  ${recorded.status || '-'} -> ${shown}  ${word}${note}`);
     }
     return report(terminal, counts);
 }
-function report(terminal, { ok, diff, skipped, notReplayed }) {
-    terminal.stdout(`Replayed ${ok + diff}: ${ok} OK, ${diff} DIFF; ${notReplayed} not replayed; ${skipped} skipped (never reached the app).`);
+function skipReason(recorded) {
+    const outcome = recorded.tunnelOutcome ?? '';
+    if (Object.hasOwn(TUNNEL_OUTCOMES, outcome))
+        return TUNNEL_OUTCOMES[outcome];
+    return `the tunnel's own answer (${(0,printable/* printable */.g$)(outcome, 20)})`;
+}
+function report(terminal, counts) {
+    const { ok, redacted, diff, skipped, notReplayed } = counts;
+    terminal.stdout(`Replayed ${ok + redacted + diff}: ${ok} OK, ${redacted} sent redacted, ${diff} DIFF; ${notReplayed} not replayed; ${skipped} skipped (never reached the app).`);
+    if (redacted > 0)
+        terminal.stdout(REDACTED_NOTE);
     if (diff === 0 && notReplayed === 0)
         return 0;
     const parts = [
@@ -426,6 +472,7 @@ function whyNotReplayable(recorded, target) {
 }
 function outgoingFor(recorded, to) {
     const withheld = [];
+    const sentRedacted = [];
     const connectionListed = new Set(recorded.headers
         .filter(([name]) => name.toLowerCase() === 'connection')
         .flatMap(([, value]) => value.split(',').map(option => option.trim().toLowerCase())));
@@ -437,6 +484,8 @@ function outgoingFor(recorded, to) {
             return false;
         if (value === REDACTED)
             return (withheld.push(name), false);
+        if (value.includes(REDACTED))
+            sentRedacted.push(name);
         return true;
     });
     if (!headers.some(([name]) => name.toLowerCase() === 'host'))
@@ -456,7 +505,8 @@ function outgoingFor(recorded, to) {
             headers,
             body
         },
-        withheld
+        withheld,
+        sentRedacted
     };
 }
 function withoutRedactedQuery(target) {

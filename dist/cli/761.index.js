@@ -978,7 +978,11 @@ function formatBytes(bytes) {
     return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __webpack_require__(455);
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/tally.ts
+
+
 
 const TALLY_ROWS = 50;
 const ENTRIES_COUNTED = 20;
@@ -992,6 +996,7 @@ const STATUS_CLASSES = [
     '5xx',
     'no answer',
     'refused',
+    'challenged',
     'unreachable',
     'not HTTP',
     'proof'
@@ -1021,6 +1026,7 @@ class RequestTally {
         latest: []
     };
     byEntry = new Map();
+    challenges = new ChallengeWatch();
     add(record) {
         const statusClass = statusClassOf(record);
         this.data.total++;
@@ -1029,10 +1035,32 @@ class RequestTally {
             ? record.entry
             : OTHER_ENTRIES;
         this.byEntry.set(entry, (this.byEntry.get(entry) ?? 0) + 1);
+        const row = rowOf(record);
         const rows = isFailure(statusClass) ? this.data.failures : this.data.latest;
-        rows.push(rowOf(record));
+        rows.push(row);
         if (rows.length > TALLY_ROWS)
             rows.shift();
+        if (isGateChallenge(record))
+            this.challenges.refused(record, row);
+        const challenge = this.challenges.answered(record);
+        if (challenge !== undefined)
+            this.challenged(challenge);
+    }
+    challenged(row) {
+        const { byClass, failures, latest } = this.data;
+        byClass.refused = (byClass.refused ?? 1) - 1;
+        if (byClass.refused === 0)
+            delete byClass.refused;
+        byClass.challenged = (byClass.challenged ?? 0) + 1;
+        row.challenge = true;
+        const at = failures.indexOf(row);
+        if (at < 0)
+            return;
+        failures.splice(at, 1);
+        const before = latest.findIndex(other => other.startedAt > row.startedAt);
+        latest.splice(before < 0 ? latest.length : before, 0, row);
+        if (latest.length > TALLY_ROWS)
+            latest.shift();
     }
     toJSON() {
         return { ...this.data, byEntry: Object.fromEntries(this.byEntry) };
@@ -1051,6 +1079,10 @@ function rowOf(record) {
         bytesOut: record.bytesOut,
         outcome: record.outcome
     };
+}
+async function writeTally(path, tally) {
+    await writeFile(`${path}.tmp`, JSON.stringify(tally), { mode: 0o600 });
+    await rename(`${path}.tmp`, path);
 }
 function readTally(path) {
     try {
@@ -1086,7 +1118,8 @@ function isRows(value) {
             row !== null &&
             ['entry', 'client', 'method', 'target', 'outcome'].every(key => typeof row[key] === 'string') &&
             ['startedAt', 'durationMs', 'bytesIn', 'bytesOut'].every(key => typeof row[key] === 'number') &&
-            (row.status === undefined || typeof row.status === 'number')));
+            (row.status === undefined || typeof row.status === 'number') &&
+            (row.challenge === undefined || typeof row.challenge === 'boolean')));
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/summary.ts
@@ -1114,6 +1147,7 @@ const WHAT_THE_TUNNEL_DID = {
     'not-http': 'not HTTP, piped',
     proof: 'answered the URL proof'
 };
+const CHALLENGE_TEXT = 'challenged by the gate, then admitted';
 function requestSummary(tally, logPath, maxRows = SUMMARY_MAX_ROWS) {
     const heading = 'Requests through the tunnel';
     const log = (0,printable/* printablePath */.Vj)(logPath);
@@ -1132,6 +1166,11 @@ function requestSummary(tally, logPath, maxRows = SUMMARY_MAX_ROWS) {
     const lines = [
         `${tally.total} ${tally.total === 1 ? 'request' : 'requests'}: ${classCounts(tally)}.`,
         `By entry: ${entryCounts(tally)}.`,
+        ...((tally.byClass.challenged ?? 0) > 0
+            ? [
+                'Challenged: the gate answered 401 and the client sent the same request again with the secret within 10 s, as browsers do; not a failure.'
+            ]
+            : []),
         shown < tally.total
             ? `Showing ${shown}: the latest failures first, then the latest others.`
             : 'Failures first, then the others.',
@@ -1169,9 +1208,12 @@ function cellsOf(row) {
         `${Math.round(row.durationMs)} ms`,
         String(row.bytesIn),
         String(row.bytesOut),
-        Object.hasOwn(WHAT_THE_TUNNEL_DID, row.outcome)
-            ? WHAT_THE_TUNNEL_DID[row.outcome]
-            : (0,printable/* printable */.g$)(row.outcome, 20)
+        row.challenge === true
+            ? CHALLENGE_TEXT
+            :
+                Object.hasOwn(WHAT_THE_TUNNEL_DID, row.outcome)
+                    ? WHAT_THE_TUNNEL_DID[row.outcome]
+                    : (0,printable/* printable */.g$)(row.outcome, 20)
     ];
 }
 function timeOfDay(epochMs) {

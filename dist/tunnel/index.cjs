@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 228:
+/***/ 598:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -21843,17 +21843,20 @@ function htmlText(value) {
     return printable(value).replace(/[<>&"']/g, character => HTML_ESCAPES[character]);
 }
 function serializeAnswer(answer) {
+    return sentAnswer(answer).bytes;
+}
+function sentAnswer(answer) {
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : (answer.body ?? Buffer.alloc(0));
     const headers = (answer.headers ?? []).filter(([name]) => !['content-length', 'connection', 'transfer-encoding'].includes(name.toLowerCase()));
     if (!headers.some(([name]) => name.toLowerCase() === 'content-type')) {
         headers.push(['Content-Type', 'text/plain; charset=utf-8']);
     }
     headers.push(['Content-Length', String(body.length)], ['Connection', 'close']);
-    const lines = headers
-        .filter(([name, value]) => !/[\r\n]/.test(name + value))
-        .map(([name, value]) => `${name}: ${value}\r\n`);
+    const sent = headers.filter(([name, value]) => !/[\r\n]/.test(name + value));
+    const lines = sent.map(([name, value]) => `${name}: ${value}\r\n`);
     const status = `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Status'}\r\n`;
-    return Buffer.concat([Buffer.from(`${status}${lines.join('')}\r\n`, 'latin1'), body]);
+    const bytes = Buffer.concat([Buffer.from(`${status}${lines.join('')}\r\n`, 'latin1'), body]);
+    return { bytes, headers: sent, body };
 }
 function unreachableAnswer(entry, code) {
     const name = htmlText(entry.name);
@@ -21896,6 +21899,7 @@ class BodyCapture {
 class Exchange {
     request;
     captureBytes;
+    connection;
     startedAt = Date.now();
     bytesIn;
     bytesOut = 0;
@@ -21904,12 +21908,15 @@ class Exchange {
     ownAnswer;
     outcome = 'forwarded';
     switches = false;
+    tunnelAnswered = false;
+    bodyUnread = false;
     recorded = false;
     requestBody;
     responseBody;
-    constructor(request, headBytes, captureBytes) {
+    constructor(request, headBytes, captureBytes, connection) {
         this.request = request;
         this.captureBytes = captureBytes;
+        this.connection = connection;
         this.bytesIn = headBytes;
         this.requestBody = new BodyCapture(captureBytes);
         this.responseBody = new BodyCapture(captureBytes);
@@ -21917,10 +21924,14 @@ class Exchange {
     get forwarded() {
         return this.ownAnswer === undefined;
     }
-    answerLocally(bytes, status, outcome) {
-        this.ownAnswer = bytes;
+    answerLocally(answer, status, outcome, decided = false) {
+        this.ownAnswer = answer.bytes;
         this.status = status;
         this.outcome = outcome;
+        this.responseHeaders = answer.headers;
+        this.responseBody.add(answer.body);
+        this.tunnelAnswered = decided;
+        this.bodyUnread = decided;
     }
     requestData(bytes) {
         this.requestBody.add(bytes);
@@ -21936,6 +21947,7 @@ class Exchange {
             startedAt: this.startedAt,
             entry: this.request.entry,
             ...(this.request.client !== undefined && { client: this.request.client }),
+            ...(this.connection !== undefined && { connection: this.connection }),
             method: this.request.method,
             target: this.request.target,
             httpVersion: this.request.httpVersion,
@@ -21947,8 +21959,11 @@ class Exchange {
             bytesOut: this.bytesOut,
             outcome: this.outcome
         };
+        if (this.tunnelAnswered)
+            record.tunnelAnswered = true;
         if (this.captureBytes > 0) {
-            record.requestBody = this.requestBody.bytes();
+            if (!this.bodyUnread)
+                record.requestBody = this.requestBody.bytes();
             record.responseBody = this.responseBody.bytes();
             record.bodyTruncated = {
                 request: this.requestBody.truncated,
@@ -22055,16 +22070,16 @@ function rewriteHead(head, line, target, removeHeaders, addHeaders = []) {
 
 
 
-function decideRequest(bytes, entry, client, hooks) {
+function decideRequest(bytes, entry, client, hooks, connection) {
     const head = parseHead(bytes);
     const line = parseRequestLine(head.startLine);
     const framing = requestFraming(head.headers);
     const request = { entry, client, ...line, headers: head.headers };
-    const exchange = new Exchange(request, bytes.length, hooks.captureBodyBytes ?? 0);
+    const exchange = new Exchange(request, bytes.length, hooks.captureBodyBytes ?? 0, connection);
     const decision = hooks.decide?.(request) ?? 'forward';
     if (typeof decision === 'object' && 'answer' in decision) {
         const { answer, outcome } = decision;
-        exchange.answerLocally(serializeAnswer(answer), answer.status, outcome);
+        exchange.answerLocally(sentAnswer(answer), answer.status, outcome, true);
         return { exchange, framing, toApp: undefined };
     }
     exchange.switches = asksToSwitch(line.method, head.headers);
@@ -22080,11 +22095,11 @@ function decideRequest(bytes, entry, client, hooks) {
     const toApp = rewriteHead(head, line, target, removeHeaders, addHeaders);
     return { exchange, framing, toApp };
 }
-function malformedRequest(entry, client, error) {
+function malformedRequest(entry, client, error, connection) {
     const request = { entry, client, method: '', target: '', httpVersion: '', headers: [] };
-    const exchange = new Exchange(request, 0, 0);
+    const exchange = new Exchange(request, 0, 0, connection);
     const answer = malformedAnswer(error.status, error.message);
-    exchange.answerLocally(serializeAnswer(answer), error.status, 'not-http');
+    exchange.answerLocally(sentAnswer(answer), error.status, 'not-http');
     return exchange;
 }
 
@@ -22122,6 +22137,7 @@ function closeGently(app) {
 
 
 
+let connectionsOpened = 0;
 class HttpConnection {
     channel;
     entry;
@@ -22135,6 +22151,7 @@ class HttpConnection {
     interim = false;
     requests;
     answers;
+    id = ++connectionsOpened;
     constructor(channel, entry, client, context, hooks) {
         this.channel = channel;
         this.entry = entry;
@@ -22203,7 +22220,8 @@ class HttpConnection {
     }
     requestHead(bytes) {
         this.context.heads?.done(this.channel);
-        const { exchange, framing, toApp } = decideRequest(bytes, this.entry.name, this.client, this.hooks);
+        const { entry, client, hooks, id } = this;
+        const { exchange, framing, toApp } = decideRequest(bytes, entry.name, client, hooks, id);
         this.receiving = exchange;
         this.queue.push(exchange);
         if (toApp !== undefined) {
@@ -22302,7 +22320,7 @@ class HttpConnection {
         const cutBody = this.receiving !== undefined && this.receiving.forwarded;
         if (!(error instanceof FramingError) || cutBody)
             return this.destroyBoth();
-        const exchange = malformedRequest(this.entry.name, this.client, error);
+        const exchange = malformedRequest(this.entry.name, this.client, error, this.id);
         this.queue.push(exchange);
         this.stopReading();
         this.writeOwnAnswer();
@@ -22336,7 +22354,7 @@ class HttpConnection {
         const first = waiting.shift();
         if (first !== undefined) {
             const answer = unreachableAnswer(this.entry, code);
-            first.answerLocally(serializeAnswer(answer), answer.status, 'unreachable');
+            first.answerLocally(sentAnswer(answer), answer.status, 'unreachable');
             this.queue.push(first);
         }
         for (const exchange of waiting)
@@ -22477,7 +22495,8 @@ function serveForwarded(details, accept, reject, context) {
             durationMs: 0,
             bytesIn: first.length,
             bytesOut: 0,
-            outcome
+            outcome,
+            ...(outcome === 'refused' && { tunnelAnswered: true })
         });
         if (!hooks.passNotHttp) {
             record('refused');
@@ -23324,16 +23343,34 @@ function planDrops(entries, budget) {
     }
     return { bodies, entries: dropped };
 }
+function dropPendingNow(spooled, pending, budget, stripBodies) {
+    const copies = spooled.map(entry => ({ ...entry }));
+    planDrops([...copies, ...pending.map(item => item.spooled)], budget);
+    let bodies = 0;
+    let entries = 0;
+    for (const item of pending) {
+        if (item.spooled.drop)
+            entries++;
+        if (!item.spooled.stripBodies)
+            continue;
+        bodies++;
+        item.line = stripBodies(item.line);
+        item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line);
+        item.spooled.stripBodies = undefined;
+    }
+    return { kept: pending.filter(item => !item.spooled.drop), bodies, entries };
+}
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/har-append.ts
 
 
-async function appendEntries(har, lines) {
+async function appendEntries(har, lines, closingText) {
     if ((await (0,promises_namespaceObject.stat)(har.path).catch(() => undefined))?.size !== har.size)
         return undefined;
     const temporary = `${har.path}.${process.pid}.append.tmp`;
-    const cut = har.size - Buffer.byteLength(har.suffix);
-    const added = `${har.hasEntries ? ENTRY_SEPARATOR : ''}${lines.join(ENTRY_SEPARATOR)}${har.suffix}`;
+    const cut = har.size - har.closingBytes;
+    const separator = har.hasEntries && lines.length > 0 ? ENTRY_SEPARATOR : '';
+    const added = `${separator}${lines.join(ENTRY_SEPARATOR)}${closingText}`;
     try {
         await (0,promises_namespaceObject.copyFile)(har.path, temporary);
         const handle = await (0,promises_namespaceObject.open)(temporary, 'r+');
@@ -23437,6 +23474,8 @@ function harEntryOf(record, publicBaseUrl) {
     };
     if (record.client !== undefined)
         entry._client = record.client;
+    if (record.connection !== undefined)
+        entry.connection = String(record.connection);
     if (record.requestBody && record.requestBody.length > 0) {
         entry.request.postData = {
             mimeType: mimeTypeOf(requestHeaders),
@@ -23616,15 +23655,56 @@ function harEnvelope(creatorVersion, maxBytes, dropped) {
         _maxBytes: maxBytes
     };
     const head = JSON.stringify({ log });
-    return { prefix: `${head.slice(0, -2)},"entries":[\n`, suffix: '\n]}}\n' };
+    return `${head.slice(0, -2)},"entries":[\n`;
 }
 function envelopeBytes(creatorVersion, maxBytes) {
     const widest = Number.MAX_SAFE_INTEGER;
-    const { prefix, suffix } = harEnvelope(creatorVersion, maxBytes, {
-        bodies: widest,
-        entries: widest
-    });
-    return Buffer.byteLength(prefix) + Buffer.byteLength(suffix);
+    return Buffer.byteLength(harEnvelope(creatorVersion, maxBytes, { bodies: widest, entries: widest }));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/header-rule.ts
+const CREDENTIAL_HEADER_NAMES = ['authorization', 'proxy-authorization'];
+const CREDENTIAL_NAME_WORDS = [
+    'token',
+    'secret',
+    'password',
+    'passwd',
+    'session',
+    'cookie',
+    'credential',
+    'api-key',
+    'apikey'
+];
+const KEPT_HEADER_NAMES = [
+    'www-authenticate',
+    'sec-websocket-key',
+    'idempotency-key'
+];
+const SIGNATURE_HEADER = /(^|-)signature(-\d+)?$/;
+function isKeptHeader(name) {
+    const lower = name.toLowerCase();
+    return KEPT_HEADER_NAMES.includes(lower) || SIGNATURE_HEADER.test(lower);
+}
+function isCredentialHeader(name) {
+    const lower = name.toLowerCase();
+    if (isKeptHeader(lower))
+        return false;
+    return (CREDENTIAL_HEADER_NAMES.includes(lower) ||
+        CREDENTIAL_NAME_WORDS.some(word => lower.includes(word)));
+}
+const NAMES_REMEMBERED = 512;
+function headerKindCache() {
+    const known = new Map();
+    return name => {
+        let kind = known.get(name);
+        if (kind !== undefined)
+            return kind;
+        kind = isKeptHeader(name) ? 'kept' : isCredentialHeader(name) ? 'credential' : 'other';
+        if (known.size >= NAMES_REMEMBERED)
+            known.clear();
+        known.set(name, kind);
+        return kind;
+    };
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/secret-pattern.ts
@@ -23688,33 +23768,85 @@ function escapeRegExp(text) {
     return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
+;// CONCATENATED MODULE: ./core/tunnel/request-log/url-redact.ts
+const REDACTED = 'REDACTED';
+const URL_VALUED = /^(?:location|content-location|referr?er|origin|.*-ur[il]|ur[il])$/;
+const URL_INSIDE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*/gi;
+function redactUrl(url) {
+    const fragmentAt = url.indexOf('#');
+    const beforeFragment = fragmentAt < 0 ? url : url.slice(0, fragmentAt);
+    const fragment = fragmentAt < 0 ? undefined : url.slice(fragmentAt + 1);
+    const queryAt = beforeFragment.indexOf('?');
+    const beforeQuery = queryAt < 0 ? beforeFragment : beforeFragment.slice(0, queryAt);
+    const query = queryAt < 0 ? undefined : beforeFragment.slice(queryAt + 1);
+    let text = withoutUserInfo(beforeQuery);
+    if (query !== undefined)
+        text += `?${redactParameters(query)}`;
+    if (fragment !== undefined) {
+        text += `#${fragment.includes('=') ? redactParameters(fragment) : fragment}`;
+    }
+    return text;
+}
+function redactUrlsInHeader(name, value) {
+    if (URL_VALUED.test(name.toLowerCase()))
+        return redactUrl(value);
+    if (!value.includes('://'))
+        return value;
+    return value.replace(URL_INSIDE, url => {
+        const trailing = /[,;.]+$/.exec(url)?.[0] ?? '';
+        return `${redactUrl(url.slice(0, url.length - trailing.length))}${trailing}`;
+    });
+}
+function withoutUserInfo(url) {
+    const authority = /^((?:[a-z][a-z0-9+.-]*:)?\/\/)([^/]*)/i.exec(url);
+    if (authority === null)
+        return url;
+    const at = authority[2].lastIndexOf('@');
+    if (at < 0)
+        return url;
+    return `${authority[1]}${REDACTED}${url.slice(authority[1].length + at)}`;
+}
+function redactParameters(parameters) {
+    return parameters
+        .split('&')
+        .map(parameter => {
+        if (parameter === '')
+            return parameter;
+        const equals = parameter.indexOf('=');
+        return equals < 0 ? REDACTED : `${parameter.slice(0, equals)}=${REDACTED}`;
+    })
+        .join('&');
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/redact.ts
 
-const REDACTED = 'REDACTED';
-const CREDENTIAL_HEADERS = new Set([
-    'authorization',
-    'proxy-authorization',
-    'cookie',
-    'set-cookie',
-    'x-api-key'
-]);
+
+
+
 const BASIC_CREDENTIAL = /\b(basic\s+)([A-Za-z0-9+/_-]+={0,2})/gi;
 function makeRedactor(policy) {
     const patterns = secretPatterns(policy.secrets);
     const scrub = (text) => scrubText(text, patterns);
     const redactValues = policy.headers === 'redacted';
+    const kindOf = headerKindCache();
+    const headerValue = (name, value) => {
+        if (!redactValues)
+            return value;
+        const kind = kindOf(name);
+        if (kind === 'kept')
+            return value;
+        return kind === 'credential' ? REDACTED : redactUrlsInHeader(name, value);
+    };
     const headers = (list) => list.map(([name, value]) => [
         scrub(name),
-        redactValues && CREDENTIAL_HEADERS.has(name.toLowerCase())
-            ? REDACTED
-            : scrub(hideSecretsInBasic(value, patterns))
+        scrub(hideSecretsInBasic(headerValue(name, value), patterns))
     ]);
     return record => {
         const redacted = {
             ...record,
             entry: scrub(record.entry),
             method: scrub(record.method),
-            target: scrub(redactValues ? redactQueryValues(record.target) : record.target),
+            target: scrub(redactValues ? redactUrl(record.target) : record.target),
             httpVersion: scrub(record.httpVersion),
             requestHeaders: headers(record.requestHeaders),
             responseHeaders: headers(record.responseHeaders),
@@ -23757,23 +23889,62 @@ function hideSecretsInBasic(value, patterns) {
         return holdsSecret ? `${scheme}${REDACTED}` : match;
     });
 }
-function redactQueryValues(target) {
-    const start = target.indexOf('?');
-    if (start < 0)
-        return target;
-    const parameters = target
-        .slice(start + 1)
-        .split('&')
-        .map(parameter => {
-        if (parameter === '')
-            return parameter;
-        const equals = parameter.indexOf('=');
-        return equals < 0 ? REDACTED : `${parameter.slice(0, equals)}=${REDACTED}`;
-    });
-    return `${target.slice(0, start + 1)}${parameters.join('&')}`;
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/challenge.ts
+const CHALLENGE_WINDOW_MS = 10_000;
+const REFUSALS_WATCHED = 256;
+function isGateChallenge(record) {
+    return record.outcome === 'refused' && record.status === 401 && record.tunnelAnswered === true;
+}
+function isAdmitted(record) {
+    return ['forwarded', 'unreachable', 'admitted'].includes(record.outcome);
+}
+class ChallengeWatch {
+    watched = [];
+    refused(record, refusal) {
+        this.watched.push({
+            method: record.method,
+            path: pathOf(record.target),
+            ...(record.connection !== undefined && { connection: record.connection }),
+            ...(addressOf(record.client) !== undefined && { address: addressOf(record.client) }),
+            startedAt: record.startedAt,
+            refusal
+        });
+        if (this.watched.length > REFUSALS_WATCHED)
+            this.watched.shift();
+    }
+    answered(record) {
+        if (!isAdmitted(record))
+            return undefined;
+        const path = pathOf(record.target);
+        const address = addressOf(record.client);
+        const index = this.watched.findIndex(watched => watched.method === record.method &&
+            watched.path === path &&
+            record.startedAt >= watched.startedAt &&
+            record.startedAt - watched.startedAt <= CHALLENGE_WINDOW_MS &&
+            ((watched.connection !== undefined && watched.connection === record.connection) ||
+                (watched.address !== undefined && watched.address === address)));
+        if (index < 0)
+            return undefined;
+        return this.watched.splice(index, 1)[0].refusal;
+    }
+}
+function pathOf(target) {
+    const query = target.indexOf('?');
+    return query < 0 ? target : target.slice(0, query);
+}
+function addressOf(client) {
+    if (client === undefined || client === '')
+        return undefined;
+    if (client.startsWith('['))
+        return client.slice(0, client.indexOf(']') + 1) || client;
+    const colons = client.split(':').length - 1;
+    return colons === 1 ? client.slice(0, client.indexOf(':')) : client;
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/tally.ts
+
+
 
 const TALLY_ROWS = 50;
 const ENTRIES_COUNTED = 20;
@@ -23787,6 +23958,7 @@ const STATUS_CLASSES = (/* unused pure expression or super */ null && ([
     '5xx',
     'no answer',
     'refused',
+    'challenged',
     'unreachable',
     'not HTTP',
     'proof'
@@ -23816,6 +23988,7 @@ class RequestTally {
         latest: []
     };
     byEntry = new Map();
+    challenges = new ChallengeWatch();
     add(record) {
         const statusClass = statusClassOf(record);
         this.data.total++;
@@ -23824,10 +23997,32 @@ class RequestTally {
             ? record.entry
             : OTHER_ENTRIES;
         this.byEntry.set(entry, (this.byEntry.get(entry) ?? 0) + 1);
+        const row = rowOf(record);
         const rows = isFailure(statusClass) ? this.data.failures : this.data.latest;
-        rows.push(rowOf(record));
+        rows.push(row);
         if (rows.length > TALLY_ROWS)
             rows.shift();
+        if (isGateChallenge(record))
+            this.challenges.refused(record, row);
+        const challenge = this.challenges.answered(record);
+        if (challenge !== undefined)
+            this.challenged(challenge);
+    }
+    challenged(row) {
+        const { byClass, failures, latest } = this.data;
+        byClass.refused = (byClass.refused ?? 1) - 1;
+        if (byClass.refused === 0)
+            delete byClass.refused;
+        byClass.challenged = (byClass.challenged ?? 0) + 1;
+        row.challenge = true;
+        const at = failures.indexOf(row);
+        if (at < 0)
+            return;
+        failures.splice(at, 1);
+        const before = latest.findIndex(other => other.startedAt > row.startedAt);
+        latest.splice(before < 0 ? latest.length : before, 0, row);
+        if (latest.length > TALLY_ROWS)
+            latest.shift();
     }
     toJSON() {
         return { ...this.data, byEntry: Object.fromEntries(this.byEntry) };
@@ -23846,6 +24041,10 @@ function rowOf(record) {
         bytesOut: record.bytesOut,
         outcome: record.outcome
     };
+}
+async function writeTally(path, tally) {
+    await (0,promises_namespaceObject.writeFile)(`${path}.tmp`, JSON.stringify(tally), { mode: 0o600 });
+    await (0,promises_namespaceObject.rename)(`${path}.tmp`, path);
 }
 function readTally(path) {
     try {
@@ -23881,10 +24080,52 @@ function isRows(value) {
             row !== null &&
             ['entry', 'client', 'method', 'target', 'outcome'].every(key => typeof row[key] === 'string') &&
             ['startedAt', 'durationMs', 'bytesIn', 'bytesOut'].every(key => typeof row[key] === 'number') &&
-            (row.status === undefined || typeof row.status === 'number')));
+            (row.status === undefined || typeof row.status === 'number') &&
+            (row.challenge === undefined || typeof row.challenge === 'boolean')));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/tunnel-answers.ts
+const TUNNEL_ANSWERS_MAX_BYTES = 256 * 1024;
+function tunnelAnswersBudget(maxBytes) {
+    return Math.min(TUNNEL_ANSWERS_MAX_BYTES, Math.floor(maxBytes / 8));
+}
+const SEPARATOR = ',\n';
+class TunnelAnswers {
+    budget;
+    lines = [];
+    bytes = 0;
+    dropped = 0;
+    changed = false;
+    constructor(budget) {
+        this.budget = budget;
+    }
+    add(line, bare) {
+        const kept = Buffer.byteLength(line) <= this.budget ? line : bare;
+        const size = Buffer.byteLength(kept);
+        this.changed = true;
+        if (size > this.budget) {
+            this.dropped++;
+            return;
+        }
+        this.lines.push(kept);
+        this.bytes += size + SEPARATOR.length;
+        while (this.bytes > this.budget) {
+            this.bytes -= Buffer.byteLength(this.lines.shift()) + SEPARATOR.length;
+            this.dropped++;
+        }
+    }
+    closingText() {
+        const list = this.lines.length === 0 ? '' : `\n${this.lines.join(SEPARATOR)}\n`;
+        return `\n],"_tunnelAnswers":[${list}],"_tunnelAnswersDropped":${this.dropped}}}\n`;
+    }
+}
+function closingTextBytes(budget) {
+    const widest = `\n],"_tunnelAnswers":[\n\n],"_tunnelAnswersDropped":${Number.MAX_SAFE_INTEGER}}}\n`;
+    return Buffer.byteLength(widest) + budget;
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/har-file.ts
+
 
 
 
@@ -23903,6 +24144,8 @@ class HarWriter {
     maxBytes;
     debounceMs;
     entriesBudget;
+    answers;
+    closingBytes = 0;
     spooled = [];
     pending = [];
     pendingBytes = 0;
@@ -23919,7 +24162,12 @@ class HarWriter {
         this.redact = makeRedactor(options.redaction);
         this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
         this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
-        this.entriesBudget = this.maxBytes - envelopeBytes(options.creatorVersion, this.maxBytes);
+        const answersBudget = tunnelAnswersBudget(this.maxBytes);
+        this.answers = new TunnelAnswers(answersBudget);
+        this.entriesBudget =
+            this.maxBytes -
+                envelopeBytes(options.creatorVersion, this.maxBytes) -
+                closingTextBytes(answersBudget);
     }
     static async open(options) {
         const writer = new HarWriter(options);
@@ -23938,8 +24186,13 @@ class HarWriter {
             this.tally.add(redacted);
             const entry = harEntryOf(redacted, this.options.publicBaseUrl);
             const line = JSON.stringify(entry);
+            const bareLine = holdsBody(entry) ? JSON.stringify(withoutBodies(entry)) : line;
+            if (redacted.tunnelAnswered === true) {
+                this.answers.add(line, bareLine);
+                return this.schedule(this.delay());
+            }
             const size = Buffer.byteLength(line);
-            const bare = holdsBody(entry) ? Buffer.byteLength(JSON.stringify(withoutBodies(entry))) : size;
+            const bare = Buffer.byteLength(bareLine);
             this.pending.push({ line, spooled: { size, bareSize: bare } });
             this.pendingBytes += size;
             if (this.pendingBytes > 2 * this.maxBytes)
@@ -23966,19 +24219,10 @@ class HarWriter {
         await (0,promises_namespaceObject.rm)(this.options.spoolPath, { force: true }).catch(() => undefined);
     }
     dropPendingNow() {
-        const spooled = this.spooled.map(entry => ({ ...entry }));
-        planDrops([...spooled, ...this.pending.map(item => item.spooled)], this.entriesBudget);
-        for (const item of this.pending) {
-            if (item.spooled.drop)
-                this.marked.entries++;
-            if (!item.spooled.stripBodies)
-                continue;
-            this.marked.bodies++;
-            item.line = stripBodies(item.line);
-            item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line);
-            item.spooled.stripBodies = undefined;
-        }
-        this.pending = this.pending.filter(item => !item.spooled.drop);
+        const dropped = dropPendingNow(this.spooled, this.pending, this.entriesBudget, stripBodies);
+        this.marked.bodies += dropped.bodies;
+        this.marked.entries += dropped.entries;
+        this.pending = dropped.kept;
         this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0);
     }
     delay() {
@@ -23998,7 +24242,7 @@ class HarWriter {
     startRebuild() {
         this.running = this.rebuild().finally(() => {
             this.running = undefined;
-            if (this.pending.length === 0 || this.closed)
+            if ((this.pending.length === 0 && !this.answers.changed) || this.closed)
                 return;
             this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay());
         });
@@ -24019,16 +24263,22 @@ class HarWriter {
             entries: this.written.entries + this.marked.entries
         };
         const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies);
-        const envelope = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped);
+        const envelope = {
+            prefix: harEnvelope(this.options.creatorVersion, this.maxBytes, dropped),
+            suffix: this.answers.closingText()
+        };
+        const answersChanged = this.answers.changed;
+        this.answers.changed = false;
         const sameDrops = dropped.bodies === this.written.bodies && dropped.entries === this.written.entries;
         try {
             const appended = this.harSize !== undefined && !compact && sameDrops
-                ? await this.append(batch, inSpool > 0, envelope.suffix)
+                ? await this.append(batch, inSpool > 0, answersChanged ? envelope.suffix : undefined)
                 : false;
             if (!appended)
                 await this.rewrite(batch, entries, inSpool, envelope);
         }
         catch (error) {
+            this.answers.changed = true;
             this.spooled = entries.slice(0, inSpool);
             this.pending = [...batch, ...this.pending];
             this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0);
@@ -24040,17 +24290,19 @@ class HarWriter {
             this.lastRebuildMs = Date.now() - started;
         }
         this.spooled = entries.filter(entry => !entry.drop);
+        this.closingBytes = Buffer.byteLength(envelope.suffix);
         this.written = dropped;
         this.marked = { bodies: 0, entries: 0 };
         this.lastError = undefined;
         await this.writeTally();
     }
-    async append(batch, hasEntries, suffix) {
-        if (batch.length === 0)
+    async append(batch, hasEntries, closing) {
+        if (batch.length === 0 && closing === undefined)
             return true;
         const { harPath, spoolPath } = this.options;
         const lines = batch.map(item => item.line);
-        const size = await appendEntries({ path: harPath, size: this.harSize, hasEntries, suffix }, lines);
+        const har = { path: harPath, size: this.harSize, hasEntries, closingBytes: this.closingBytes };
+        const size = await appendEntries(har, lines, closing ?? this.answers.closingText());
         this.harSize = undefined;
         if (size === undefined)
             return false;
@@ -24080,8 +24332,7 @@ class HarWriter {
         if (!tallyPath)
             return;
         try {
-            await (0,promises_namespaceObject.writeFile)(`${tallyPath}.tmp`, JSON.stringify(this.tally), { mode: har_file_PRIVATE_FILE });
-            await (0,promises_namespaceObject.rename)(`${tallyPath}.tmp`, tallyPath);
+            await writeTally(tallyPath, this.tally);
         }
         catch (error) {
             const { code, message } = error;
@@ -25162,7 +25413,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(228)
+__nccwpck_require__(598)
 
 module.exports = __webpack_exports__;
 /******/ })()

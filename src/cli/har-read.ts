@@ -3,6 +3,10 @@
  * log, Chrome's or Firefox's DevTools export. The whole file is checked before any request is
  * sent, so a bad entry sends nothing. Everything read here is outside text: callers pass it
  * through printable() before it reaches a line.
+ *
+ * This tool's log keeps the tunnel's own answers (the gate's refusals, the URL proof) in
+ * `log._tunnelAnswers`, apart from `log.entries`: both are read, in the order the requests came,
+ * and numbered in that order, so `replay` still shows what it skips.
  */
 
 /** What the tunnel did with a request it recorded; anything but `forwarded` never reached the app. */
@@ -26,6 +30,8 @@ export interface HarRequest {
   status?: number
   /** The tunnel's own outcome when the request never reached the app. */
   tunnelOutcome?: string
+  /** Read from `log._tunnelAnswers`: the gate or the proof answered it, never the app. */
+  tunnelAnswer?: boolean
 }
 
 /** A file that is not a HAR this tool can read: a usage error, with the cause. */
@@ -38,9 +44,42 @@ export function readHar(text: string): HarRequest[] {
   } catch {
     throw new HarError('is not JSON')
   }
-  const entries = field(field(parsed, 'log'), 'entries')
+  const log = field(parsed, 'log')
+  const entries = field(log, 'entries')
   if (!Array.isArray(entries)) throw new HarError('has no log.entries list: it is not a HAR file')
-  return entries.map((entry, position) => readEntry(entry, position + 1))
+  const answers = field(log, '_tunnelAnswers') ?? []
+  if (!Array.isArray(answers)) throw new HarError('has a log._tunnelAnswers that is not a list')
+  return inTimeOrder(entries, answers).map(({ entry, tunnelAnswer }, position) => {
+    const request = readEntry(entry, position + 1)
+    if (!tunnelAnswer) return request
+    // Whatever the outcome is called (a newer gate may answer in other ways), it is the tunnel's.
+    return {
+      ...request,
+      tunnelAnswer,
+      tunnelOutcome: tunnelOutcome(field(entry, '_tunnel')) ?? 'tunnel'
+    }
+  })
+}
+
+/**
+ * The two lists merged by their start times, each list's own order kept (a time that does not
+ * parse goes where its list puts it): the requests in the order they came.
+ */
+function inTimeOrder(
+  entries: unknown[],
+  answers: unknown[]
+): { entry: unknown; tunnelAnswer: boolean }[] {
+  const time = (entry: unknown) => Date.parse(String(field(entry, 'startedDateTime')))
+  const merged: { entry: unknown; tunnelAnswer: boolean }[] = []
+  let next = 0
+  for (const answer of answers) {
+    while (next < entries.length && !(time(answer) < time(entries[next]))) {
+      merged.push({ entry: entries[next++], tunnelAnswer: false })
+    }
+    merged.push({ entry: answer, tunnelAnswer: true })
+  }
+  for (; next < entries.length; next++) merged.push({ entry: entries[next], tunnelAnswer: false })
+  return merged
 }
 
 function readEntry(entry: unknown, index: number): HarRequest {

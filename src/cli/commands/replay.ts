@@ -30,10 +30,16 @@ const REDACTED = 'REDACTED'
 // What the tunnel did instead of forwarding: these requests never reached the app.
 const TUNNEL_OUTCOMES: Record<string, string> = {
   refused: "refused by the tunnel's gate",
+  admitted: "the gate's own redirect that sets its cookie",
   unreachable: 'the app was not listening',
   'not-http': 'not HTTP',
   proof: "the tunnel's own proof of the URL"
 }
+
+/** Said once after the total when some requests went out without their redacted parts. */
+const REDACTED_NOTE =
+  'Sent redacted: the app did not get these requests as recorded (a signature over the URL or a ' +
+  'header cannot match); record with log-headers: unredacted to replay them whole.'
 
 /** `args`: the words after `replay`. Throws UsageError for a usage error (exit 2). */
 export async function replayCommand(args: string[], terminal: Terminal): Promise<number> {
@@ -51,17 +57,15 @@ export async function replayCommand(args: string[], terminal: Terminal): Promise
   terminal.stdout(
     `Replaying ${selected.length} of ${all.length} requests from ${file} to ${printable(options.to.href)}`
   )
-  const counts = { ok: 0, diff: 0, skipped: 0, notReplayed: 0 }
+  const counts = { ok: 0, redacted: 0, diff: 0, skipped: 0, notReplayed: 0 }
   for (const recorded of selected) {
     const head = `#${recorded.index} ${printable(recorded.method || '-', 20)} ${printable(recorded.target || '-')}`
     if (recorded.tunnelOutcome !== undefined) {
       counts.skipped++
-      terminal.stdout(
-        `${head}  skipped: ${TUNNEL_OUTCOMES[recorded.tunnelOutcome]}, it never reached the app`
-      )
+      terminal.stdout(`${head}  skipped: ${skipReason(recorded)}, it never reached the app`)
       continue
     }
-    const { outgoing, withheld } = outgoingFor(recorded, options.to)
+    const { outgoing, withheld, sentRedacted } = outgoingFor(recorded, options.to)
     const cannot = whyNotReplayable(recorded, outgoing.target)
     if (cannot !== undefined) {
       counts.notReplayed++
@@ -82,29 +86,38 @@ export async function replayCommand(args: string[], terminal: Terminal): Promise
     }
     const replayed = result.type === 'answered' ? result.status : 0
     const same = statusClass(replayed) === statusClass(recorded.status ?? 0)
-    counts[same ? 'ok' : 'diff']++
+    // Without its redacted parts the request is not the one recorded: a match is not an OK.
+    const redacted = withheld.length > 0 || sentRedacted.length > 0
+    const verdict = !same ? 'diff' : redacted ? 'redacted' : 'ok'
+    counts[verdict]++
     const shown = result.type === 'answered' ? String(result.status) : `no answer (${result.cause})`
-    const note =
-      withheld.length > 0 ? `  (not sent, redacted: ${printable(withheld.join(', '))})` : ''
-    terminal.stdout(
-      `${head}  ${recorded.status || '-'} -> ${shown}  ${same ? 'OK' : 'DIFF'}${note}`
-    )
+    const notes = [
+      ...(withheld.length > 0 ? [`not sent, redacted: ${withheld.join(', ')}`] : []),
+      ...(sentRedacted.length > 0 ? [`sent with REDACTED in it: ${sentRedacted.join(', ')}`] : [])
+    ]
+    const note = notes.length > 0 ? `  (${printable(notes.join('; '))})` : ''
+    const word = { ok: 'OK', redacted: 'SENT REDACTED', diff: 'DIFF' }[verdict]
+    terminal.stdout(`${head}  ${recorded.status || '-'} -> ${shown}  ${word}${note}`)
   }
   return report(terminal, counts)
 }
 
+/** Why a request the tunnel answered itself is skipped; an outcome this version does not know is named. */
+function skipReason(recorded: HarRequest): string {
+  const outcome = recorded.tunnelOutcome ?? ''
+  if (Object.hasOwn(TUNNEL_OUTCOMES, outcome)) return TUNNEL_OUTCOMES[outcome]
+  return `the tunnel's own answer (${printable(outcome, 20)})`
+}
+
 function report(
   terminal: Terminal,
-  {
-    ok,
-    diff,
-    skipped,
-    notReplayed
-  }: { ok: number; diff: number; skipped: number; notReplayed: number }
+  counts: { ok: number; redacted: number; diff: number; skipped: number; notReplayed: number }
 ): number {
+  const { ok, redacted, diff, skipped, notReplayed } = counts
   terminal.stdout(
-    `Replayed ${ok + diff}: ${ok} OK, ${diff} DIFF; ${notReplayed} not replayed; ${skipped} skipped (never reached the app).`
+    `Replayed ${ok + redacted + diff}: ${ok} OK, ${redacted} sent redacted, ${diff} DIFF; ${notReplayed} not replayed; ${skipped} skipped (never reached the app).`
   )
+  if (redacted > 0) terminal.stdout(REDACTED_NOTE)
   if (diff === 0 && notReplayed === 0) return 0
   const parts = [
     ...(diff > 0 ? [`${diff} got another status class than recorded`] : []),
@@ -169,15 +182,17 @@ function whyNotReplayable(recorded: HarRequest, target: string): string | undefi
 
 /**
  * The request to send: recorded headers but those of the connection, HTTP/2's pseudo-headers
- * and redacted ones (named in `withheld`), and redacted query parameters dropped. The recorded
+ * and redacted ones (named in `withheld`), and redacted query parameters dropped; a header whose
+ * value only holds a redacted part (a Referer's query) is sent as it is, named in `sentRedacted`. The recorded
  * Host is kept: the app got it first, may route or check signatures by it, and a replay should
  * reproduce what the app saw; a request recorded without one gets --to's.
  */
 function outgoingFor(
   recorded: HarRequest,
   to: URL
-): { outgoing: OutgoingRequest; withheld: string[] } {
+): { outgoing: OutgoingRequest; withheld: string[]; sentRedacted: string[] } {
   const withheld: string[] = []
+  const sentRedacted: string[] = []
   const connectionListed = new Set(
     recorded.headers
       .filter(([name]) => name.toLowerCase() === 'connection')
@@ -189,6 +204,7 @@ function outgoingFor(
       return false
     if (connectionListed.has(lower)) return false
     if (value === REDACTED) return (withheld.push(name), false)
+    if (value.includes(REDACTED)) sentRedacted.push(name)
     return true
   })
   if (!headers.some(([name]) => name.toLowerCase() === 'host')) headers.unshift(['Host', to.host])
@@ -210,7 +226,8 @@ function outgoingFor(
       headers,
       body
     },
-    withheld
+    withheld,
+    sentRedacted
   }
 }
 

@@ -63,7 +63,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
     secret: false,
     value: 'redacted|unredacted',
     description:
-      'With `expose` and the log on, `redacted` replaces the values of `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-Api-Key` headers and of query parameters with `REDACTED`; `unredacted` keeps them. Job summaries and artifacts of public repositories are public: keep `redacted` there.'
+      'With `expose` and the log on, `redacted` replaces with `REDACTED` the values of credential headers (`Authorization`, and names holding `token`, `secret`, `password`, `cookie`, `session`, `api-key` and more: docs/traffic.md) and the user-info and query values of URLs; `unredacted` keeps them. Job summaries and artifacts of public repositories are public: keep `redacted` there.'
   },
   {
     name: 'protect',

@@ -51,6 +51,9 @@ export interface HarFile {
     comment?: string
     _dropped: { bodies: number; entries: number }
     entries: HarEntryJson[]
+    /** The tunnel's own answers (gate, proof), apart from the app's. */
+    _tunnelAnswers: HarEntryJson[]
+    _tunnelAnswersDropped: number
   }
 }
 
@@ -63,16 +66,20 @@ export interface HarEntryJson {
     headers: { name: string; value: string }[]
     queryString: { name: string; value: string }[]
     postData?: { mimeType: string; text: string; encoding?: string }
+    bodySize: number
   }
   response: {
     status: number
+    redirectURL: string
     headers: { name: string; value: string }[]
     content: { size: number; mimeType: string; text?: string; encoding?: string }
+    bodySize: number
   }
   timings: { send: number; wait: number; receive: number }
   _entry: string
   _client?: string
   _tunnel: string
+  connection?: string
 }
 
 /** Reads the HAR file, checks it with har-validator, and returns it. */

@@ -44,7 +44,9 @@ export function serveForwarded(
         durationMs: 0,
         bytesIn: first.length,
         bytesOut: 0,
-        outcome
+        outcome,
+        // Closed unanswered by the gate: its refusal, like a 401, is the tunnel's own.
+        ...(outcome === 'refused' && { tunnelAnswered: true })
       })
     // With the gate on, bytes it cannot read never reach the app: they might be a request.
     if (!hooks.passNotHttp) {

@@ -1,7 +1,7 @@
 /**
  * The common case of a rebuild, when nothing is dropped: the HAR in place is copied (by the
- * kernel, off the event loop), its closing brackets cut off, the new entries and the brackets
- * written after them, and the copy renamed over the file. A reader still never sees half a file,
+ * kernel, off the event loop), its closing text cut off, the new entries and the new closing
+ * text (which holds the tunnel's own answers) written after them, and the copy renamed over the file. A reader still never sees half a file,
  * and the work in this process is the new entries' alone, not the whole log's: re-reading a
  * 10 MB spool every half second had cost the tunnel latency and memory.
  */
@@ -14,19 +14,21 @@ export interface HarInPlace {
   size: number
   /** Whether it holds entries already (a separator goes before the first new one). */
   hasEntries: boolean
-  /** Its closing text, after the entries (harEnvelope's suffix). */
-  suffix: string
+  /** Bytes of its closing text as last written, after the entries (tunnel-answers.ts). */
+  closingBytes: number
 }
 
 /** The new size, or undefined when the file is not as last written (then rebuild it whole). */
 export async function appendEntries(
   har: HarInPlace,
-  lines: readonly string[]
+  lines: readonly string[],
+  closingText: string
 ): Promise<number | undefined> {
   if ((await stat(har.path).catch(() => undefined))?.size !== har.size) return undefined
   const temporary = `${har.path}.${process.pid}.append.tmp`
-  const cut = har.size - Buffer.byteLength(har.suffix)
-  const added = `${har.hasEntries ? ENTRY_SEPARATOR : ''}${lines.join(ENTRY_SEPARATOR)}${har.suffix}`
+  const cut = har.size - har.closingBytes
+  const separator = har.hasEntries && lines.length > 0 ? ENTRY_SEPARATOR : ''
+  const added = `${separator}${lines.join(ENTRY_SEPARATOR)}${closingText}`
   try {
     await copyFile(har.path, temporary)
     const handle = await open(temporary, 'r+')

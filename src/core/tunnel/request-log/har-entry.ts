@@ -54,6 +54,8 @@ export interface HarEntry {
   }
   cache: Record<string, never>
   timings: { send: number; wait: number; receive: number }
+  /** HAR's own field: the connection it came on (a challenge's retry may share it). */
+  connection?: string
   _entry: string
   _client?: string
   _tunnel: RequestOutcome
@@ -108,6 +110,7 @@ export function harEntryOf(record: RequestRecord, publicBaseUrl: PublicBaseUrl):
     _bytesOut: nonNegative(record.bytesOut)
   }
   if (record.client !== undefined) entry._client = record.client
+  if (record.connection !== undefined) entry.connection = String(record.connection)
   if (record.requestBody && record.requestBody.length > 0) {
     entry.request.postData = {
       mimeType: mimeTypeOf(requestHeaders),

@@ -1,6 +1,6 @@
 /**
- * The HAR file around its entries: `{"log":{…,"entries":[` and `]}}`, written as text so that
- * the entries can be streamed between them. It says how many bodies and entries the size cap
+ * The HAR file before its entries: `{"log":{…,"entries":[`, written as text so that the entries
+ * can be streamed after it (the closing text, with the tunnel's own answers, is tunnel-answers.ts). It says how many bodies and entries the size cap
  * dropped, in the log's comment (what DevTools show) and in `_dropped` (for tools).
  */
 
@@ -9,16 +9,7 @@ export interface DropCounts {
   entries: number
 }
 
-export interface HarEnvelope {
-  prefix: string
-  suffix: string
-}
-
-export function harEnvelope(
-  creatorVersion: string,
-  maxBytes: number,
-  dropped: DropCounts
-): HarEnvelope {
+export function harEnvelope(creatorVersion: string, maxBytes: number, dropped: DropCounts): string {
   const log = {
     version: '1.2',
     creator: { name: 'tunnel-credentials', version: creatorVersion },
@@ -31,15 +22,13 @@ export function harEnvelope(
   }
   const head = JSON.stringify({ log })
   // `head` ends with `}}`: the entries go in before them.
-  return { prefix: `${head.slice(0, -2)},"entries":[\n`, suffix: '\n]}}\n' }
+  return `${head.slice(0, -2)},"entries":[\n`
 }
 
-/** The envelope's bytes with room for any count of drops to come. */
+/** The text's bytes with room for any count of drops to come. */
 export function envelopeBytes(creatorVersion: string, maxBytes: number): number {
   const widest = Number.MAX_SAFE_INTEGER
-  const { prefix, suffix } = harEnvelope(creatorVersion, maxBytes, {
-    bodies: widest,
-    entries: widest
-  })
-  return Buffer.byteLength(prefix) + Buffer.byteLength(suffix)
+  return Buffer.byteLength(
+    harEnvelope(creatorVersion, maxBytes, { bodies: widest, entries: widest })
+  )
 }

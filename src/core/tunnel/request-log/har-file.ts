@@ -3,18 +3,21 @@
  * upload step that runs while the tunnel still serves gets a file that opens. Records are
  * redacted, turned into entries and appended to a spool (one JSON line each, in the tunnel's
  * folder); on a debounce, and at close, the new entries are appended to a copy of the HAR
- * renamed over it, or, when the cap drops something, the HAR is rebuilt from the spool. Memory holds a few numbers per kept entry and the records of the
- * last moments, never the log; the forwarding code only ever calls record(), which does no I/O.
+ * renamed over it, or, when the cap drops something, the HAR is rebuilt from the spool. The
+ * tunnel's own answers go in a list of their own after the entries (tunnel-answers.ts). Memory
+ * holds a few numbers per kept entry, that list, and the records of the last moments, never the
+ * log; the forwarding code only ever calls record(), which does no I/O.
  */
-import { appendFile, rename, rm, writeFile } from 'node:fs/promises'
+import { appendFile, rm, writeFile } from 'node:fs/promises'
 import { appendEntries } from './har-append.js'
 import { rewriteHar, stripBodies } from './har-rewrite.js'
 import { envelopeBytes, harEnvelope, type DropCounts } from './har-envelope.js'
 import { harEntryOf, holdsBody, withoutBodies, type PublicBaseUrl } from './har-entry.js'
 import type { RequestRecord } from './record.js'
 import { makeRedactor, type RedactionPolicy, type Redactor } from './redact.js'
-import { planDrops, type SpooledEntry } from './size-cap.js'
-import { RequestTally } from './tally.js'
+import { dropPendingNow, planDrops, type Pending, type SpooledEntry } from './size-cap.js'
+import { RequestTally, writeTally } from './tally.js'
+import { closingTextBytes, TunnelAnswers, tunnelAnswersBudget } from './tunnel-answers.js'
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 export const DEFAULT_DEBOUNCE_MS = 500
@@ -39,17 +42,16 @@ export interface HarWriterOptions {
   onError?: (message: string) => void
 }
 
-interface Pending {
-  line: string
-  spooled: SpooledEntry
-}
-
 export class HarWriter {
   readonly tally = new RequestTally()
   private readonly redact: Redactor
   private readonly maxBytes: number
   private readonly debounceMs: number
   private readonly entriesBudget: number
+  /** The gate's and the proof's answers: kept apart from the entries (tunnel-answers.ts). */
+  private readonly answers: TunnelAnswers
+  /** Bytes of the closing text the file ends with now (it holds the tunnel's answers). */
+  private closingBytes = 0
   /** Entries in the spool, oldest first; their marks (drop, strip) wait for the next rebuild. */
   private spooled: SpooledEntry[] = []
   private pending: Pending[] = []
@@ -69,7 +71,12 @@ export class HarWriter {
     this.redact = makeRedactor(options.redaction)
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
     this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS
-    this.entriesBudget = this.maxBytes - envelopeBytes(options.creatorVersion, this.maxBytes)
+    const answersBudget = tunnelAnswersBudget(this.maxBytes)
+    this.answers = new TunnelAnswers(answersBudget)
+    this.entriesBudget =
+      this.maxBytes -
+      envelopeBytes(options.creatorVersion, this.maxBytes) -
+      closingTextBytes(answersBudget)
   }
 
   /** Starts an empty log: the HAR file exists and is valid once this resolves. */
@@ -93,8 +100,13 @@ export class HarWriter {
       this.tally.add(redacted)
       const entry = harEntryOf(redacted, this.options.publicBaseUrl)
       const line = JSON.stringify(entry)
+      const bareLine = holdsBody(entry) ? JSON.stringify(withoutBodies(entry)) : line
+      if (redacted.tunnelAnswered === true) {
+        this.answers.add(line, bareLine)
+        return this.schedule(this.delay())
+      }
       const size = Buffer.byteLength(line)
-      const bare = holdsBody(entry) ? Buffer.byteLength(JSON.stringify(withoutBodies(entry))) : size
+      const bare = Buffer.byteLength(bareLine)
       this.pending.push({ line, spooled: { size, bareSize: bare } })
       this.pendingBytes += size
       if (this.pendingBytes > 2 * this.maxBytes) this.dropPendingNow()
@@ -120,24 +132,12 @@ export class HarWriter {
     await rm(this.options.spoolPath, { force: true }).catch(() => undefined)
   }
 
-  /**
-   * A flood that outruns the disk must not grow memory: what the cap will drop anyway is decided
-   * now, over the spool and the waiting records alike (so the order holds: the oldest bodies,
-   * then the oldest entries), and the waiting records lose their part at once. The spool's part
-   * is planned on copies: a rebuild may be reading it, and the next one plans the same again.
-   */
+  /** A flood that outruns the disk must not grow memory (size-cap.ts: dropPendingNow). */
   private dropPendingNow(): void {
-    const spooled = this.spooled.map(entry => ({ ...entry }))
-    planDrops([...spooled, ...this.pending.map(item => item.spooled)], this.entriesBudget)
-    for (const item of this.pending) {
-      if (item.spooled.drop) this.marked.entries++
-      if (!item.spooled.stripBodies) continue
-      this.marked.bodies++
-      item.line = stripBodies(item.line)
-      item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line)
-      item.spooled.stripBodies = undefined
-    }
-    this.pending = this.pending.filter(item => !item.spooled.drop)
+    const dropped = dropPendingNow(this.spooled, this.pending, this.entriesBudget, stripBodies)
+    this.marked.bodies += dropped.bodies
+    this.marked.entries += dropped.entries
+    this.pending = dropped.kept
     this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0)
   }
 
@@ -160,7 +160,7 @@ export class HarWriter {
   private startRebuild(): Promise<void> {
     this.running = this.rebuild().finally(() => {
       this.running = undefined
-      if (this.pending.length === 0 || this.closed) return
+      if ((this.pending.length === 0 && !this.answers.changed) || this.closed) return
       this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay())
     })
     return this.running
@@ -187,17 +187,23 @@ export class HarWriter {
       entries: this.written.entries + this.marked.entries
     }
     const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies)
-    const envelope = harEnvelope(this.options.creatorVersion, this.maxBytes, dropped)
+    const envelope = {
+      prefix: harEnvelope(this.options.creatorVersion, this.maxBytes, dropped),
+      suffix: this.answers.closingText()
+    }
+    const answersChanged = this.answers.changed
+    this.answers.changed = false
     const sameDrops =
       dropped.bodies === this.written.bodies && dropped.entries === this.written.entries
     try {
       const appended =
         this.harSize !== undefined && !compact && sameDrops
-          ? await this.append(batch, inSpool > 0, envelope.suffix)
+          ? await this.append(batch, inSpool > 0, answersChanged ? envelope.suffix : undefined)
           : false
       if (!appended) await this.rewrite(batch, entries, inSpool, envelope)
     } catch (error) {
       // The marks stay: the next rebuild carries them out, with these records again.
+      this.answers.changed = true
       this.spooled = entries.slice(0, inSpool)
       this.pending = [...batch, ...this.pending]
       this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0)
@@ -208,6 +214,7 @@ export class HarWriter {
       this.lastRebuildMs = Date.now() - started
     }
     this.spooled = entries.filter(entry => !entry.drop)
+    this.closingBytes = Buffer.byteLength(envelope.suffix)
     this.written = dropped
     this.marked = { bodies: 0, entries: 0 }
     this.lastError = undefined
@@ -215,14 +222,13 @@ export class HarWriter {
   }
 
   /** Appends the batch to the file and the spool; false when the file must be written whole. */
-  private async append(batch: Pending[], hasEntries: boolean, suffix: string): Promise<boolean> {
-    if (batch.length === 0) return true
+  /** `closing`: the new closing text, undefined when the tunnel's answers have not changed. */
+  private async append(batch: Pending[], hasEntries: boolean, closing?: string): Promise<boolean> {
+    if (batch.length === 0 && closing === undefined) return true
     const { harPath, spoolPath } = this.options
     const lines = batch.map(item => item.line)
-    const size = await appendEntries(
-      { path: harPath, size: this.harSize!, hasEntries, suffix },
-      lines
-    )
+    const har = { path: harPath, size: this.harSize!, hasEntries, closingBytes: this.closingBytes }
+    const size = await appendEntries(har, lines, closing ?? this.answers.closingText())
     // Until the spool has them too, only a whole rewrite (from the spool) is right.
     this.harSize = undefined
     if (size === undefined) return false
@@ -258,8 +264,7 @@ export class HarWriter {
     const { tallyPath } = this.options
     if (!tallyPath) return
     try {
-      await writeFile(`${tallyPath}.tmp`, JSON.stringify(this.tally), { mode: PRIVATE_FILE })
-      await rename(`${tallyPath}.tmp`, tallyPath)
+      await writeTally(tallyPath, this.tally)
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException
       this.report(`could not write the request counts ${tallyPath} (${code ?? message})`)

@@ -15,6 +15,7 @@ export interface RequestRecord {
   startedAt: number // ms since epoch
   entry: string // the expose entry name
   client?: string // public client address as the server reported it (originAddr:originPort)
+  connection?: number // the forwarded connection it came on, unique in the tunnel process's run
   method: string // '' for not-http
   target: string // request target as sent (path + query), '' for not-http
   httpVersion: string // 'HTTP/1.1'
@@ -28,4 +29,10 @@ export interface RequestRecord {
   requestBody?: Buffer // only when log-bodies > 0, already cut to that size
   responseBody?: Buffer
   bodyTruncated?: { request: boolean; response: boolean }
+  /**
+   * The gate or the proof answered (or closed) this request itself, by its decision: not the
+   * app's answer, so the HAR keeps it apart from the entries a replaying consumer serves. A 502
+   * for an app that is down is not one: it is what the client got in place of the app's answer.
+   */
+  tunnelAnswered?: boolean
 }

@@ -1,32 +1,25 @@
 /**
  * What of a request may be written down. Job summaries and artifacts of public repositories are
- * public, so the log is private by default: no bodies, and the values of the headers that carry
- * credentials and of every query parameter replaced. The run's own secrets (tunnel token, API key,
+ * public, so the log is private by default: no bodies, the values of the headers that carry
+ * credentials replaced (header-rule.ts), and every URL redacted by one rule (url-redact.ts). The run's own secrets (tunnel token, API key,
  * the gate's secret) are removed in every case, even with headers unredacted, wherever they
  * appear: a path prefix, a header, a body, inside a Basic credential.
  */
 import type { RequestRecord } from './record.js'
+import { headerKindCache } from './header-rule.js'
 import { secretPatterns, type SecretPatterns } from './secret-pattern.js'
+import { REDACTED, redactUrl, redactUrlsInHeader } from './url-redact.js'
 
-export const REDACTED = 'REDACTED'
+export { REDACTED }
 
 export interface RedactionPolicy {
-  /** `redacted` (default): credential headers' and query parameters' values replaced. */
+  /** `redacted` (default): credential headers' values, URLs' user-info and query values replaced. */
   headers: 'redacted' | 'unredacted'
   /** Bodies are kept only when the log-bodies option is on; the HTTP layer has cut them. */
   logBodies: boolean
   /** The run's secrets: removed from everything, whatever the policy says. */
   secrets: readonly string[]
 }
-
-/** Headers whose values are credentials (compared in lower case). */
-const CREDENTIAL_HEADERS = new Set([
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-  'x-api-key'
-])
 
 // `Basic <base64 of user:password>`: the gate's secret hides inside it, out of reach of a search.
 const BASIC_CREDENTIAL = /\b(basic\s+)([A-Za-z0-9+/_-]+={0,2})/gi
@@ -38,19 +31,24 @@ export function makeRedactor(policy: RedactionPolicy): Redactor {
   const patterns = secretPatterns(policy.secrets)
   const scrub = (text: string): string => scrubText(text, patterns)
   const redactValues = policy.headers === 'redacted'
+  const kindOf = headerKindCache()
+  const headerValue = (name: string, value: string): string => {
+    if (!redactValues) return value
+    const kind = kindOf(name)
+    if (kind === 'kept') return value
+    return kind === 'credential' ? REDACTED : redactUrlsInHeader(name, value)
+  }
   const headers = (list: [string, string][]): [string, string][] =>
     list.map(([name, value]) => [
       scrub(name),
-      redactValues && CREDENTIAL_HEADERS.has(name.toLowerCase())
-        ? REDACTED
-        : scrub(hideSecretsInBasic(value, patterns))
+      scrub(hideSecretsInBasic(headerValue(name, value), patterns))
     ])
   return record => {
     const redacted: RequestRecord = {
       ...record,
       entry: scrub(record.entry),
       method: scrub(record.method),
-      target: scrub(redactValues ? redactQueryValues(record.target) : record.target),
+      target: scrub(redactValues ? redactUrl(record.target) : record.target),
       httpVersion: scrub(record.httpVersion),
       requestHeaders: headers(record.requestHeaders),
       responseHeaders: headers(record.responseHeaders),
@@ -98,22 +96,4 @@ function hideSecretsInBasic(value: string, patterns: SecretPatterns | undefined)
     )
     return holdsSecret ? `${scheme}${REDACTED}` : match
   })
-}
-
-/**
- * The target with the value of every query parameter replaced; a parameter without `=` is all
- * value (`?<api key>` is how some clients send one), so it is replaced whole.
- */
-export function redactQueryValues(target: string): string {
-  const start = target.indexOf('?')
-  if (start < 0) return target
-  const parameters = target
-    .slice(start + 1)
-    .split('&')
-    .map(parameter => {
-      if (parameter === '') return parameter
-      const equals = parameter.indexOf('=')
-      return equals < 0 ? REDACTED : `${parameter.slice(0, equals)}=${REDACTED}`
-    })
-  return `${target.slice(0, start + 1)}${parameters.join('&')}`
 }

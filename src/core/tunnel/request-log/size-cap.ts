@@ -59,3 +59,36 @@ export function planDrops(
   }
   return { bodies, entries: dropped }
 }
+
+/** A record's line waiting for the next rebuild, with its numbers. */
+export interface Pending {
+  line: string
+  spooled: SpooledEntry
+}
+
+/**
+ * A flood that outruns the disk must not grow memory: what the cap will drop anyway is decided
+ * now, over the spool and the waiting records alike (so the order holds: the oldest bodies,
+ * then the oldest entries), and the waiting records lose their part at once. The spool's part
+ * is planned on copies: a rebuild may be reading it, and the next one plans the same again.
+ */
+export function dropPendingNow(
+  spooled: readonly SpooledEntry[],
+  pending: Pending[],
+  budget: number,
+  stripBodies: (line: string) => string
+): { kept: Pending[]; bodies: number; entries: number } {
+  const copies = spooled.map(entry => ({ ...entry }))
+  planDrops([...copies, ...pending.map(item => item.spooled)], budget)
+  let bodies = 0
+  let entries = 0
+  for (const item of pending) {
+    if (item.spooled.drop) entries++
+    if (!item.spooled.stripBodies) continue
+    bodies++
+    item.line = stripBodies(item.line)
+    item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line)
+    item.spooled.stripBodies = undefined
+  }
+  return { kept: pending.filter(item => !item.spooled.drop), bodies, entries }
+}

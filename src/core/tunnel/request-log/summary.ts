@@ -44,6 +44,8 @@ const WHAT_THE_TUNNEL_DID: Record<RequestOutcome, string> = {
   proof: 'answered the URL proof'
 }
 
+const CHALLENGE_TEXT = 'challenged by the gate, then admitted'
+
 /** The summary of the requests the tally counted; `logPath` is the HAR file. */
 export function requestSummary(
   tally: TallyData,
@@ -67,6 +69,11 @@ export function requestSummary(
   const lines = [
     `${tally.total} ${tally.total === 1 ? 'request' : 'requests'}: ${classCounts(tally)}.`,
     `By entry: ${entryCounts(tally)}.`,
+    ...((tally.byClass.challenged ?? 0) > 0
+      ? [
+          'Challenged: the gate answered 401 and the client sent the same request again with the secret within 10 s, as browsers do; not a failure.'
+        ]
+      : []),
     shown < tally.total
       ? `Showing ${shown}: the latest failures first, then the latest others.`
       : 'Failures first, then the others.',
@@ -80,7 +87,10 @@ export function requestSummary(
   }
 }
 
-/** One line for the CLI's revoke: `Requests: 12 (2xx 10, 4xx 1, refused 1); log: PATH`. */
+/**
+ * One line for the CLI's revoke: `Requests: 12 (2xx 10, 4xx 1, refused 1, challenged 3); log:
+ * PATH`. A challenge is a 401 the client answered with the secret (challenge.ts), not a refusal.
+ */
 export function requestCountsLine(tally: TallyData, logPath: string): string {
   const counts = tally.total === 0 ? '0' : `${tally.total} (${classCounts(tally)})`
   return `Requests: ${counts}; log: ${printablePath(logPath)}`
@@ -109,10 +119,12 @@ function cellsOf(row: TallyRow): string[] {
     `${Math.round(row.durationMs)} ms`,
     String(row.bytesIn),
     String(row.bytesOut),
-    // A tally file is read back from disk: an unknown outcome is shown, not looked up.
-    Object.hasOwn(WHAT_THE_TUNNEL_DID, row.outcome)
-      ? WHAT_THE_TUNNEL_DID[row.outcome]
-      : printable(row.outcome, 20)
+    row.challenge === true
+      ? CHALLENGE_TEXT
+      : // A tally file is read back from disk: an unknown outcome is shown, not looked up.
+        Object.hasOwn(WHAT_THE_TUNNEL_DID, row.outcome)
+        ? WHAT_THE_TUNNEL_DID[row.outcome]
+        : printable(row.outcome, 20)
   ]
 }
 

@@ -5,6 +5,8 @@
  * with the number of requests; the request log writes it beside the HAR for post to read.
  */
 import { readFileSync } from 'node:fs'
+import { rename, writeFile } from 'node:fs/promises'
+import { ChallengeWatch, isGateChallenge } from './challenge.js'
 import type { RequestOutcome, RequestRecord } from './record.js'
 
 /** Rows kept of each kind: more than a summary shows. */
@@ -23,6 +25,7 @@ export type StatusClass =
   | '5xx'
   | 'no answer'
   | 'refused'
+  | 'challenged'
   | 'unreachable'
   | 'not HTTP'
   | 'proof'
@@ -36,6 +39,7 @@ export const STATUS_CLASSES: readonly StatusClass[] = [
   '5xx',
   'no answer',
   'refused',
+  'challenged',
   'unreachable',
   'not HTTP',
   'proof'
@@ -52,6 +56,8 @@ export interface TallyRow {
   bytesIn: number
   bytesOut: number
   outcome: RequestOutcome
+  /** A gate's 401 that the client answered with the secret (challenge.ts): not a failure. */
+  challenge?: boolean
 }
 
 export interface TallyData {
@@ -88,6 +94,7 @@ export class RequestTally {
   }
   // A Map: entry names come from outside, and `__proto__` is a name an object would mishandle.
   private readonly byEntry = new Map<string, number>()
+  private readonly challenges = new ChallengeWatch<TallyRow>()
 
   /** Counts a redacted record and keeps it as a row. */
   add(record: RequestRecord): void {
@@ -99,9 +106,29 @@ export class RequestTally {
         ? record.entry
         : OTHER_ENTRIES
     this.byEntry.set(entry, (this.byEntry.get(entry) ?? 0) + 1)
+    const row = rowOf(record)
     const rows = isFailure(statusClass) ? this.data.failures : this.data.latest
-    rows.push(rowOf(record))
+    rows.push(row)
     if (rows.length > TALLY_ROWS) rows.shift()
+    if (isGateChallenge(record)) this.challenges.refused(record, row)
+    const challenge = this.challenges.answered(record)
+    if (challenge !== undefined) this.challenged(challenge)
+  }
+
+  /** A refusal turned out a challenge: counted apart, and moved from the failures to the rest. */
+  private challenged(row: TallyRow): void {
+    const { byClass, failures, latest } = this.data
+    byClass.refused = (byClass.refused ?? 1) - 1
+    if (byClass.refused === 0) delete byClass.refused
+    byClass.challenged = (byClass.challenged ?? 0) + 1
+    row.challenge = true
+    const at = failures.indexOf(row)
+    if (at < 0) return
+    failures.splice(at, 1)
+    // The rest stay oldest first: the challenge goes before the rows that started after it.
+    const before = latest.findIndex(other => other.startedAt > row.startedAt)
+    latest.splice(before < 0 ? latest.length : before, 0, row)
+    if (latest.length > TALLY_ROWS) latest.shift()
   }
 
   toJSON(): TallyData {
@@ -122,6 +149,12 @@ function rowOf(record: RequestRecord): TallyRow {
     bytesOut: record.bytesOut,
     outcome: record.outcome
   }
+}
+
+/** Writes the tally whole beside the HAR, renamed into place, readable by its owner alone. */
+export async function writeTally(path: string, tally: RequestTally): Promise<void> {
+  await writeFile(`${path}.tmp`, JSON.stringify(tally), { mode: 0o600 })
+  await rename(`${path}.tmp`, path)
 }
 
 /**
@@ -176,7 +209,8 @@ function isRows(value: unknown): value is TallyRow[] {
         ['startedAt', 'durationMs', 'bytesIn', 'bytesOut'].every(
           key => typeof row[key] === 'number'
         ) &&
-        (row.status === undefined || typeof row.status === 'number')
+        (row.status === undefined || typeof row.status === 'number') &&
+        (row.challenge === undefined || typeof row.challenge === 'boolean')
     )
   )
 }

@@ -4,6 +4,7 @@
  */
 import type { RequestOutcome, RequestRecord } from '../../request-log/record.js'
 import type { RequestHead } from './hooks.js'
+import type { SentAnswer } from './own-answers.js'
 
 /** The first `limit` bytes of a body, and whether there were more. */
 class BodyCapture {
@@ -40,6 +41,10 @@ export class Exchange {
   outcome: RequestOutcome = 'forwarded'
   /** The request asks to leave HTTP (Upgrade, CONNECT): later requests wait for its answer. */
   switches = false
+  /** Answered by the gate's or the proof's decision (RequestRecord.tunnelAnswered). */
+  private tunnelAnswered = false
+  /** Answered from its head alone: its body was never read, so its size is what it declared. */
+  private bodyUnread = false
   private recorded = false
   private readonly requestBody: BodyCapture
   private readonly responseBody: BodyCapture
@@ -48,7 +53,9 @@ export class Exchange {
     /** As recorded: after the gate's rewrite when it was forwarded. */
     public request: RequestHead,
     headBytes: number,
-    private readonly captureBytes: number
+    private readonly captureBytes: number,
+    /** The forwarded connection it came on. */
+    private readonly connection?: number
   ) {
     this.bytesIn = headBytes
     this.requestBody = new BodyCapture(captureBytes)
@@ -59,11 +66,24 @@ export class Exchange {
     return this.ownAnswer === undefined
   }
 
-  /** The tunnel process answers this request itself, with `status`, as `outcome`. */
-  answerLocally(bytes: Buffer, status: number, outcome: RequestOutcome): void {
-    this.ownAnswer = bytes
+  /**
+   * The tunnel process answers this request itself, with `status`, as `outcome`; recorded as
+   * sent (fields, and the body as far as bodies are kept). `decided`: by the gate's or the
+   * proof's decision, from the request's head alone.
+   */
+  answerLocally(
+    answer: SentAnswer,
+    status: number,
+    outcome: RequestOutcome,
+    decided = false
+  ): void {
+    this.ownAnswer = answer.bytes
     this.status = status
     this.outcome = outcome
+    this.responseHeaders = answer.headers
+    this.responseBody.add(answer.body)
+    this.tunnelAnswered = decided
+    this.bodyUnread = decided
   }
 
   requestData(bytes: Buffer): void {
@@ -82,6 +102,7 @@ export class Exchange {
       startedAt: this.startedAt,
       entry: this.request.entry,
       ...(this.request.client !== undefined && { client: this.request.client }),
+      ...(this.connection !== undefined && { connection: this.connection }),
       method: this.request.method,
       target: this.request.target,
       httpVersion: this.request.httpVersion,
@@ -93,8 +114,9 @@ export class Exchange {
       bytesOut: this.bytesOut,
       outcome: this.outcome
     }
+    if (this.tunnelAnswered) record.tunnelAnswered = true
     if (this.captureBytes > 0) {
-      record.requestBody = this.requestBody.bytes()
+      if (!this.bodyUnread) record.requestBody = this.requestBody.bytes()
       record.responseBody = this.responseBody.bytes()
       record.bodyTruncated = {
         request: this.requestBody.truncated,

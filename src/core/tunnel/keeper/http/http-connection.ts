@@ -14,10 +14,13 @@ import { openApp } from './app-socket.js'
 import type { Exchange } from './exchange.js'
 import { FramingError, MAX_HEAD_BYTES, MessageReader, type BodyFraming } from './framing.js'
 import type { HttpHooks } from './hooks.js'
-import { serializeAnswer, unreachableAnswer } from './own-answers.js'
+import { sentAnswer, unreachableAnswer } from './own-answers.js'
 import { decideRequest, malformedRequest } from './request-decision.js'
 import * as rules from './rules.js'
 import { closeGently, endChannel, pauseUntilDrained } from './streams.js'
+
+/** Numbers the connections of this process, for the request log (a challenge's connection). */
+let connectionsOpened = 0
 
 export class HttpConnection {
   private app: Socket | undefined
@@ -31,6 +34,7 @@ export class HttpConnection {
   private interim = false
   private readonly requests: MessageReader
   private readonly answers: MessageReader
+  private readonly id = ++connectionsOpened
 
   constructor(
     private readonly channel: Duplex,
@@ -108,12 +112,8 @@ export class HttpConnection {
 
   private requestHead(bytes: Buffer): BodyFraming {
     this.context.heads?.done(this.channel)
-    const { exchange, framing, toApp } = decideRequest(
-      bytes,
-      this.entry.name,
-      this.client,
-      this.hooks
-    )
+    const { entry, client, hooks, id } = this
+    const { exchange, framing, toApp } = decideRequest(bytes, entry.name, client, hooks, id)
     this.receiving = exchange
     this.queue.push(exchange)
     if (toApp !== undefined) {
@@ -223,7 +223,7 @@ export class HttpConnection {
   private unreadable(error: unknown): void {
     const cutBody = this.receiving !== undefined && this.receiving.forwarded
     if (!(error instanceof FramingError) || cutBody) return this.destroyBoth()
-    const exchange = malformedRequest(this.entry.name, this.client, error)
+    const exchange = malformedRequest(this.entry.name, this.client, error, this.id)
     this.queue.push(exchange)
     this.stopReading()
     this.writeOwnAnswer()
@@ -259,7 +259,7 @@ export class HttpConnection {
     const first = waiting.shift()
     if (first !== undefined) {
       const answer = unreachableAnswer(this.entry, code)
-      first.answerLocally(serializeAnswer(answer), answer.status, 'unreachable')
+      first.answerLocally(sentAnswer(answer), answer.status, 'unreachable')
       this.queue.push(first)
     }
     for (const exchange of waiting) this.finish(exchange)

@@ -31,8 +31,21 @@ export function htmlText(value: string): string {
   return printable(value).replace(/[<>&"']/g, character => HTML_ESCAPES[character])
 }
 
+/** An answer as it goes on the wire, and its parts as the request log records them. */
+export interface SentAnswer {
+  bytes: Buffer
+  /** Every field sent, the added ones included, in order. */
+  headers: [string, string][]
+  body: Buffer
+}
+
 /** The bytes of an answer: status line, fields, Content-Length, Connection: close, body. */
 export function serializeAnswer(answer: LocalAnswer): Buffer {
+  return sentAnswer(answer).bytes
+}
+
+/** The answer as sent: Content-Type (when absent), Content-Length and Connection: close added. */
+export function sentAnswer(answer: LocalAnswer): SentAnswer {
   const body =
     typeof answer.body === 'string' ? Buffer.from(answer.body) : (answer.body ?? Buffer.alloc(0))
   const headers = (answer.headers ?? []).filter(
@@ -43,11 +56,11 @@ export function serializeAnswer(answer: LocalAnswer): Buffer {
   }
   headers.push(['Content-Length', String(body.length)], ['Connection', 'close'])
   // A value with a line break would end the head early: such a field is left out.
-  const lines = headers
-    .filter(([name, value]) => !/[\r\n]/.test(name + value))
-    .map(([name, value]) => `${name}: ${value}\r\n`)
+  const sent = headers.filter(([name, value]) => !/[\r\n]/.test(name + value))
+  const lines = sent.map(([name, value]) => `${name}: ${value}\r\n`)
   const status = `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Status'}\r\n`
-  return Buffer.concat([Buffer.from(`${status}${lines.join('')}\r\n`, 'latin1'), body])
+  const bytes = Buffer.concat([Buffer.from(`${status}${lines.join('')}\r\n`, 'latin1'), body])
+  return { bytes, headers: sent, body }
 }
 
 /** The page a client gets when the entry's app does not accept the connection. */

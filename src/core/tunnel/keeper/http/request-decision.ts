@@ -6,7 +6,7 @@
 import { Exchange } from './exchange.js'
 import type { BodyFraming, FramingError } from './framing.js'
 import type { HttpHooks, RequestHead } from './hooks.js'
-import { malformedAnswer, serializeAnswer } from './own-answers.js'
+import { malformedAnswer, sentAnswer } from './own-answers.js'
 import * as rules from './rules.js'
 
 export interface DecidedRequest {
@@ -20,17 +20,19 @@ export function decideRequest(
   bytes: Buffer,
   entry: string,
   client: string | undefined,
-  hooks: HttpHooks
+  hooks: HttpHooks,
+  connection?: number
 ): DecidedRequest {
   const head = rules.parseHead(bytes)
   const line = rules.parseRequestLine(head.startLine)
   const framing = rules.requestFraming(head.headers)
   const request: RequestHead = { entry, client, ...line, headers: head.headers }
-  const exchange = new Exchange(request, bytes.length, hooks.captureBodyBytes ?? 0)
+  const exchange = new Exchange(request, bytes.length, hooks.captureBodyBytes ?? 0, connection)
   const decision = hooks.decide?.(request) ?? 'forward'
   if (typeof decision === 'object' && 'answer' in decision) {
     const { answer, outcome } = decision
-    exchange.answerLocally(serializeAnswer(answer), answer.status, outcome)
+    // Whatever a hook answers (a refusal, a proof, any answer a hook adds) is the tunnel's own.
+    exchange.answerLocally(sentAnswer(answer), answer.status, outcome, true)
     return { exchange, framing, toApp: undefined }
   }
   exchange.switches = rules.asksToSwitch(line.method, head.headers)
@@ -50,11 +52,12 @@ export function decideRequest(
 export function malformedRequest(
   entry: string,
   client: string | undefined,
-  error: FramingError
+  error: FramingError,
+  connection?: number
 ): Exchange {
   const request = { entry, client, method: '', target: '', httpVersion: '', headers: [] }
-  const exchange = new Exchange(request, 0, 0)
+  const exchange = new Exchange(request, 0, 0, connection)
   const answer = malformedAnswer(error.status, error.message)
-  exchange.answerLocally(serializeAnswer(answer), error.status, 'not-http')
+  exchange.answerLocally(sentAnswer(answer), error.status, 'not-http')
   return exchange
 }
