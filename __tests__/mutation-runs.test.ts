@@ -59,6 +59,7 @@ describe('the mutation runs', () => {
         'src/core/tunnel/keeper/http/rules.ts',
         'src/core/tunnel/keeper/http/framing.ts',
         'src/core/tunnel/keeper/http/sniff.ts',
+        'src/core/tunnel/keeper/gate.ts',
         'src/core/tunnel/request-log/redact.ts',
         'src/core/tunnel/request-log/secret-pattern.ts',
         'src/cli/har-read.ts'

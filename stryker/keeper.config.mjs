@@ -1,5 +1,6 @@
 // The tunnel process's reading of HTTP: the framing rules that keep a request from smuggling
-// another past the gate, the streaming reader, and the first-bytes sniffer, against their unit tests.
+// another past the gate, the streaming reader, the first-bytes sniffer, and the gate's check,
+// against their unit tests.
 import { mutationRun } from './shared.mjs'
 
 export default mutationRun({
@@ -7,7 +8,11 @@ export default mutationRun({
   mutate: [
     'src/core/tunnel/keeper/http/rules.ts',
     'src/core/tunnel/keeper/http/framing.ts',
-    'src/core/tunnel/keeper/http/sniff.ts'
+    'src/core/tunnel/keeper/http/sniff.ts',
+    'src/core/tunnel/keeper/gate.ts'
   ],
-  tests: ['__tests__/core/tunnel/keeper/http/*.test.ts']
+  tests: [
+    '__tests__/core/tunnel/keeper/http/*.test.ts',
+    '__tests__/core/tunnel/keeper/gate-check.test.ts'
+  ]
 })
