@@ -27,7 +27,10 @@ export function mutationRun({ name, mutate, tests }) {
     ignoreStatic: true,
     jest: {
       configFile: 'jest.config.js',
-      config: { testMatch: tests.map(path => `<rootDir>/${path}`) }
+      config: {
+        testMatch: tests.map(path => `<rootDir>/${path}`),
+        setupFilesAfterEnv: ['<rootDir>/stryker/property-tests-fail-fast.mjs']
+      }
     },
     mutate,
     // What the sandbox needs: sources, tests and their helpers, configs. Not the bundle.
