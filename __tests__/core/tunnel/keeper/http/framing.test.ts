@@ -120,6 +120,14 @@ describe('MessageReader', () => {
     ])
   })
 
+  it('passes no empty body piece when a head ends where a chunk does', () => {
+    const { bodyPieces, messages, feed } = recorder()
+    const head = 'POST /p HTTP/1.1\r\nContent-Length: 5\r\n\r\n'
+    feed(head, 'hel', 'lo')
+    expect(bodyPieces).toEqual(['hel', 'lo'])
+    expect(messages[0].ended).toBe(true)
+  })
+
   it('ends a body of length 0 at once, and reads the next request', () => {
     const empty = 'POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n'
     const { messages, feed } = recorder()
@@ -164,6 +172,14 @@ describe('MessageReader', () => {
     // Resumed for good: later requests are read as they come.
     feed(GET)
     expect(messages).toHaveLength(3)
+  })
+
+  it('reads on after resume when nothing was held', () => {
+    const { reader, messages, feed } = recorder({ pauseOnFirstHead: true })
+    feed(GET)
+    reader.resume()
+    feed(GET)
+    expect(messages.map(message => message.ended)).toEqual([true, true])
   })
 
   it('gives the held bytes, then every later one, to raw after passRaw', () => {
@@ -213,6 +229,14 @@ describe('MessageReader', () => {
     const { messages, feed } = recorder()
     feed(`POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${body}`)
     expect(messages[0]).toMatchObject({ data: '0123456789abcdefghijk', ended: true })
+  })
+
+  it('reads a chunk size of twelve hexadecimal digits', () => {
+    const { messages, feed } = recorder()
+    feed(
+      'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n00000000000A\r\n0123456789\r\n0\r\n\r\n'
+    )
+    expect(messages[0]).toMatchObject({ data: '0123456789', ended: true })
   })
 
   it.each([

@@ -266,6 +266,12 @@ describe('responseFraming', () => {
     })
   })
 
+  it('reads the length when Transfer-Encoding names no coding at all', () => {
+    expect(
+      responseFraming('GET', 200, fields(['Transfer-Encoding', ''], ['Content-Length', '5']))
+    ).toEqual({ kind: 'length', length: 5 })
+  })
+
   it('answers 502 for an app whose Content-Length disagrees with itself', () => {
     expect(
       refusal(() =>
