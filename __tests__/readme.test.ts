@@ -8,8 +8,12 @@ import {
   renderInputsTable,
   renderOutputsTable,
   replaceSection,
+  updateFlagTable,
   updateReadme
 } from '../scripts/readme-tables.js'
+import { FLAG_TABLE_DOCS } from '../scripts/flag-tables.js'
+import { resolveConfig } from 'prettier'
+import { parseExpose } from '../src/core/settings/expose.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const read = (name: string) => readFileSync(join(root, name), 'utf8')
@@ -19,6 +23,43 @@ describe('README.md', () => {
     const readme = read('README.md')
     const expected = await updateReadme(readme, read('action.yml'), await readmePrettierOptions())
     expect(readme).toBe(expected)
+  })
+
+  // Issue 26, item 12: the gate's block read `.web` after an example whose only entry is `app`.
+  it("reads each entry's URL by a name the tunnel step's expose gives", () => {
+    const blocks = [...read('README.md').matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map(m => m[1])
+    const step = blocks.find(block => /^\s*- id: tunnel$/m.test(block))!
+    const exposed = /^\s*expose: (\S+)/m.exec(step)![1]
+    const names = parseExpose(exposed, name => name).map(entry => entry.name)
+    const lookups = blocks.flatMap(block => [
+      ...block.matchAll(/fromJSON\(steps\.tunnel\.outputs\.[\w-]+\)\.([\w-]+)/g)
+    ])
+    expect(lookups.length).toBeGreaterThan(0)
+    for (const [, name] of lookups) expect(names).toContain(name)
+  })
+})
+
+// Issue 26, item 12: both lists stopped before --log-requests, --log-bodies, --log-headers,
+// --protect and --prove-url; they are generated now, and `npm run docs -- --check` checks them.
+describe.each(FLAG_TABLE_DOCS)('%s', file => {
+  it("has the flag table the options' table generates (run `npm run docs`)", async () => {
+    const doc = read(file)
+    expect(doc).toBe(await updateFlagTable(doc, file, (await resolveConfig(file)) ?? {}))
+  })
+
+  it('lists every flag of the action, the traffic options included', () => {
+    const section = read(file).split('<!-- flags:')[1]
+    for (const flag of [
+      '--expose',
+      '--log-requests',
+      '--log-bodies',
+      '--log-headers',
+      '--protect',
+      '--prove-url',
+      '--tunnel-host-key'
+    ]) {
+      expect(section).toContain(`\`${flag} `)
+    }
   })
 })
 

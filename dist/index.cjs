@@ -289,7 +289,7 @@ class ExplainedError extends Error {
 
 /***/ }),
 
-/***/ 493:
+/***/ 862:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -479,7 +479,38 @@ const CREDENTIAL_OPTIONS = [
     }
 ];
 
-;// CONCATENATED MODULE: ./core/options/tunnel-options.ts
+// EXTERNAL MODULE: ./core/options/tunnel-options.ts
+var tunnel_options = __nccwpck_require__(578);
+;// CONCATENATED MODULE: ./core/options/option-facts.ts
+
+
+
+const OPTIONS = [
+    ...CREDENTIAL_OPTIONS,
+    ...tunnel_options/* TUNNEL_OPTIONS */.u,
+    ...CLI_ONLY_OPTIONS
+];
+const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
+function optionFacts(name) {
+    return BY_NAME.get(name);
+}
+function optionsOf(host) {
+    return OPTIONS.filter(option => option.hosts.includes(host));
+}
+const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+function optionDefault(name) {
+    return BY_NAME.get(name)?.default ?? '';
+}
+
+
+/***/ }),
+
+/***/ 578:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   u: () => (/* binding */ TUNNEL_OPTIONS)
+/* harmony export */ });
 const TUNNEL_OPTIONS = [
     {
         name: 'expose',
@@ -556,27 +587,6 @@ const TUNNEL_OPTIONS = [
         description: 'With `expose`, prove before the step ends that each public URL reaches this tunnel: a request from the runner with a per-run nonce, answered by the tunnel without touching the app. A URL that does not fails the step. `false` for runners that cannot reach their own public URL.'
     }
 ];
-
-;// CONCATENATED MODULE: ./core/options/option-facts.ts
-
-
-
-const OPTIONS = [
-    ...CREDENTIAL_OPTIONS,
-    ...TUNNEL_OPTIONS,
-    ...CLI_ONLY_OPTIONS
-];
-const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
-function optionFacts(name) {
-    return BY_NAME.get(name);
-}
-function optionsOf(host) {
-    return OPTIONS.filter(option => option.hosts.includes(host));
-}
-const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
-function optionDefault(name) {
-    return BY_NAME.get(name)?.default ?? '';
-}
 
 
 /***/ }),
@@ -1186,8 +1196,8 @@ var option_values = __nccwpck_require__(344);
 var log_commands = __nccwpck_require__(785);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
 var fingerprint = __nccwpck_require__(196);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(493);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
+var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/settings/traffic.ts
@@ -2183,6 +2193,7 @@ function githubHost() {
         },
         tempRoot,
         tempRootName: 'RUNNER_TEMP',
+        outputsName: "the step's outputs",
         run,
         clock: systemClock,
         tunnelProcess: bundledTunnelProcess,
@@ -2208,7 +2219,7 @@ __nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(822);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(747);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(886);
 
 
 
@@ -2274,7 +2285,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 747:
+/***/ 886:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2286,8 +2297,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
 var core = __nccwpck_require__(391);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(493);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
+var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
 ;// CONCATENATED MODULE: ./core/settings/kind-names.ts
@@ -3586,6 +3597,36 @@ function readMainSettings(source) {
     return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
 }
 
+// EXTERNAL MODULE: ./core/options/tunnel-options.ts
+var tunnel_options = __nccwpck_require__(578);
+;// CONCATENATED MODULE: ./core/settings/without-expose.ts
+
+
+function normalised(name, value) {
+    const text = value.trim();
+    if (name === 'url-template' || name === 'tunnel-host-key')
+        return text;
+    if (name === 'log-bodies' && /^\d+$/.test(text))
+        return String(Number(text));
+    return text.toLowerCase();
+}
+function tunnelOptionsSetWithoutExpose(options) {
+    return tunnel_options/* TUNNEL_OPTIONS */.u.filter(option => option.name !== 'expose')
+        .filter(option => {
+        const value = normalised(option.name, options.read(option.name));
+        return value !== '' && value !== normalised(option.name, option.default);
+    })
+        .map(option => option.name);
+}
+function withoutExposeWarning(options) {
+    const names = tunnelOptionsSetWithoutExpose(options).map(name => options.label(name));
+    if (names.length === 0)
+        return undefined;
+    const listed = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+    const verb = names.length === 1 ? 'does' : 'do';
+    return `${(0,option_values/* capitalised */.Iu)(listed)} ${verb} nothing without ${options.label('expose')}: no tunnel is opened in this step, so ${names.length === 1 ? 'it is' : 'they are'} ignored.`;
+}
+
 ;// CONCATENATED MODULE: ./core/step-writes.ts
 
 function environmentFor(obtained, prefix) {
@@ -3630,6 +3671,7 @@ var urls = __nccwpck_require__(95);
 
 
 
+
 async function provision(host) {
     const { options, log, clock, state } = host;
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
@@ -3637,6 +3679,11 @@ async function provision(host) {
     let project;
     try {
         const settings = readMainSettings(options);
+        if (!settings.tunnel) {
+            const ignored = withoutExposeWarning(options);
+            if (ignored !== undefined)
+                log.warning(ignored);
+        }
         if ('baseUrl' in settings)
             baseUrl = settings.baseUrl;
         if ('project' in settings)
@@ -3658,9 +3705,9 @@ async function provision(host) {
                 clearSaved: () => clearCredential(state),
                 publish: async (obtained) => {
                     const writes = writesFor(obtained, settings);
-                    const exported = Object.keys(writes.variables);
                     if (tunnel)
                         await tunnel.open(obtained.login, settings, writes);
+                    const exported = Object.keys(writes.variables);
                     try {
                         host.handOver(withPrintableSummary(writes));
                     }
@@ -3702,7 +3749,8 @@ async function provision(host) {
 }
 function listExported(names, prefix) {
     const [first, ...rest] = names;
-    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
+    const start = `${prefix}_TUNNEL`;
+    const short = rest.map(name => (name.startsWith(`${start}_`) ? name.slice(start.length) : name));
     if (short.length === 0)
         return first;
     return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;

@@ -93,6 +93,10 @@ describe('parseArguments: flag values', () => {
       parsed(['--fail-on-revoke-error', 'revoke', '--revoke', '--project', 'web']).flags
     ).toEqual({ 'fail-on-revoke-error': 'true', revoke: 'true', project: 'web' })
     expect(parsed(['run', '--revoke', '--', 'true']).flags).toEqual({ revoke: 'true' })
+    expect(parsed(['--protect', 'provision', '--prove-url', 'FALSE']).flags).toEqual({
+      protect: 'true',
+      'prove-url': 'FALSE'
+    })
   })
 
   it('reads every CLI option', () => {
@@ -120,7 +124,24 @@ describe('parseArguments: usage errors', () => {
       ['run', './deploy.sh'],
       'An argument is not expected after "run": put the command after "--", e.g. run -- ./deploy.sh'
     ],
-    [['provision', '--revoke', 'hunter2'], 'An argument is not expected after "provision".'],
+    // A word after a switch that is not true or false: the switch and its values are named,
+    // the word (perhaps a secret typed in the wrong place) is not repeated.
+    [
+      ['provision', '--revoke', 'hunter2'],
+      '--revoke takes true or false: write --revoke alone or --revoke true to turn it on, --revoke false to turn it off.'
+    ],
+    [
+      ['provision', '--protect', 'yes'],
+      '--protect takes true or false: write --protect alone or --protect true to turn it on, --protect false to turn it off.'
+    ],
+    [
+      ['--protect', 'yes', 'provision'],
+      '--protect takes true or false: write --protect alone or --protect true to turn it on, --protect false to turn it off.'
+    ],
+    [
+      ['run', '--prove-url', 'no', '--', 'make'],
+      '--prove-url takes true or false: write --prove-url alone or --prove-url true to turn it on, --prove-url false to turn it off.'
+    ],
     [['deploy'], 'An argument is not a command: use provision, revoke, run or replay.'],
     [['revok'], '"revok" is not a command: use provision, revoke, run or replay.'],
     [['provision', '--', 'make'], 'provision starts no command; only run takes one after "--".'],

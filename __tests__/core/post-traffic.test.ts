@@ -88,8 +88,8 @@ describe("post's request table", () => {
     const step = await post(tunnel.state)
     expect(step.outcome.traffic!.countsLine).toBeUndefined()
     expect(step.outcome.traffic!.summary).toHaveLength(1)
-    expect(step.outcome.traffic!.timelineLine).toEqual(expect.any(String))
-    expect(step.outcome.traffic!.summary[0].lines).toEqual([step.outcome.traffic!.timelineLine])
+    expect(step.outcome.traffic!.tunnelLine).toEqual(expect.any(String))
+    expect(step.outcome.traffic!.summary[0].lines).toEqual([step.outcome.traffic!.tunnelLine])
   })
 })
 
@@ -112,7 +112,7 @@ describe("post's timeline line", () => {
       }
     })
     const { outcome } = await post(tunnel.state)
-    const line = outcome.traffic!.timelineLine!
+    const line = outcome.traffic!.tunnelLine!
     expect(line).toMatch(/\b14 s\b/)
     expect(line).toMatch(/\b12 s\b.*lost/)
     expect(line).toMatch(/web.*\b3 s\b.*\b2 s\b/)

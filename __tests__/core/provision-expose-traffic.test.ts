@@ -56,6 +56,7 @@ const inputs = (extra: Record<string, string> = {}) => ({
 const where = () => ({
   tempRoot: runnerTemp,
   tempRootName: 'RUNNER_TEMP',
+  outputsName: "the step's outputs",
   tunnelProcess: launch,
   clock: { ...systemClock, sleeps: [] }
 })
@@ -98,7 +99,15 @@ describe('main with protect', () => {
     expect(step.cells.join('\n')).not.toContain(secret)
     expect(JSON.stringify(step.saved)).not.toContain(secret)
     expect(keeperLog(step.saved)).not.toContain(secret)
-    expect(gateRow(step)?.[1]).toMatch(/^On/)
+    // Issue 26, items 10 and 11: the gate's row names the variable a CLI or GitLab job has, and
+    // the outputs where the host has them; the exported line names the tunnel's variables too.
+    expect(gateRow(step)?.[1]).toBe(
+      'On: a request without the per-run secret gets 401 and never reaches the app. The secret is in SVC_TUNNEL_GATE_SECRET, e.g. curl -u "tunnel:$SVC_TUNNEL_GATE_SECRET" URL. ' +
+        "Its forms are protect-secret, protect-header, protect-urls and protect-webhook-urls in the step's outputs."
+    )
+    expect(step.infos.at(-1)).toMatch(
+      / Exported SVC_TUNNEL_TOKEN, _USER, _HOST, _PORT, _URL and _GATE_SECRET\.$/
+    )
 
     const again = await main({ expose: `web=${app.port}`, protect: 'true', 'prove-url': 'false' })
     expect(again.outputs['protect-secret']).toMatch(/^[A-Za-z0-9_-]{43}$/)
@@ -113,6 +122,7 @@ describe('main with protect', () => {
     expect(Object.keys(step.outputs).filter(name => name.startsWith('protect-'))).toEqual([])
     expect(step.env.SVC_TUNNEL_GATE_SECRET).toBeUndefined()
     expect(gateRow(step)?.[1]).toContain('input protect')
+    expect(step.infos.at(-1)).toMatch(/ Exported SVC_TUNNEL_TOKEN, _USER, _HOST, _PORT and _URL\.$/)
     await post(step.saved)
   }, 30_000)
 })

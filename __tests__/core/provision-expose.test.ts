@@ -92,7 +92,7 @@ describe('main with expose, then post', () => {
     expect(after.warnings).toEqual([])
     expect(after.infos).toEqual([
       expect.stringMatching(
-        /^Tunnel: up \d+ s, 0 reconnects, 2 connections served, \d+ B in \/ \d+ B out, 0 local connection errors\.$/
+        /^Tunnel: up \d+ s, never down; 2 connections \(\d+ requests: a connection can carry several\), \d+ B in \/ \d+ B out, 0 reconnects, 0 local connection errors\.$/
       ),
       `Revoked the tunnel token of user ${user}.`
     ])

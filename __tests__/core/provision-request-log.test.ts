@@ -221,7 +221,7 @@ describe('with the real keeper against the tunnel stand-in', () => {
     const paths = requests.rows.map(row => row[SUMMARY_COLUMNS.indexOf('Path')])
     expect(paths).toContain('/hooks/order?id=REDACTED')
     expect(requests.lines!.join('\n')).toContain(harPath)
-    expect(after.outcome.traffic!.timelineLine).toEqual(expect.any(String))
+    expect(after.outcome.traffic!.tunnelLine).toEqual(expect.any(String))
     // The HAR stays after post, with the request in it; the tunnel's folder is gone.
     const har = await readValidHar(harPath)
     expect(har.log.entries.map(entry => new URL(entry.request.url).pathname)).toContain(

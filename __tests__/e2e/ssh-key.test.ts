@@ -230,7 +230,7 @@ describe('expose with credential: ssh-key', () => {
     expect(post.exitCode).toBe(0)
     expect(annotations(post, 'warning')).toEqual([])
     const info = post.lines.map(line => line.text).filter(text => !text.startsWith('::'))
-    expect(info[0]).toMatch(/^Tunnel: up \d+ s, 0 reconnects, 1 connections? served/)
+    expect(info[0]).toMatch(/^Tunnel: up \d+ s, never down; 1 connections?\b/)
     expect(info[1]).toBe(
       `Revoked the SSH key ${main.outputs['key-fingerprint']} (id ${main.outputs['key-id']}).`
     )

@@ -1,5 +1,5 @@
 /**
- * Post on GitHub: the request table and the timeline line in GITHUB_STEP_SUMMARY, as the runner
+ * Post on GitHub: the request table and the tunnel's line in GITHUB_STEP_SUMMARY, as the runner
  * renders it (HTML), from the files a tunnel left (helpers/left-tunnel.ts); the HAR stays in
  * RUNNER_TEMP for an upload step.
  */
@@ -20,7 +20,7 @@ afterEach(() => rmSync(runnerTemp, { recursive: true, force: true }))
 const runner = () => ({ RUNNER_TEMP: runnerTemp, GITHUB_RUN_ID: '7001' })
 const harBeside = (dir: string) => requestLogInTempRoot(runnerTemp, '7001', dir)
 
-it('appends the request table, failures first, with the HAR path, and the timeline line', async () => {
+it('appends the request table, failures first, with the HAR path, and the tunnel line', async () => {
   const tunnel = await leftTunnel(runnerTemp, {
     harPathFor: harBeside,
     records: [
@@ -39,7 +39,9 @@ it('appends the request table, failures first, with the HAR path, and the timeli
   expect(html.indexOf('503')).toBeLessThan(html.indexOf('/fine'))
   expect(html).not.toContain('<script>')
   expect(html).toContain(tunnel.harPath)
-  expect(html).toMatch(/Tunnel: up the whole job/)
+  expect(html).toMatch(
+    /<h3>Tunnel<\/h3>\n<p>Tunnel: up [^;<]+, never down; 2 connections \(2 requests: /
+  )
   expect(existsSync(tunnel.harPath)).toBe(true)
   expect(existsSync(tunnel.dir)).toBe(false)
   expect(commandsObeyedIn(step.lines)).toEqual([])
@@ -49,6 +51,9 @@ it('says zero requests in one line, with no table', async () => {
   const tunnel = await leftTunnel(runnerTemp, { harPathFor: harBeside, records: [] })
   const step = await runInProcess(runPost, {}, { state: tunnel.state, env: runner() })
   expect(step.summary).not.toContain('<table>')
-  expect(step.summary.match(/<p>/g)).toHaveLength(1)
+  // The requests' section; the tunnel's own line follows under its own heading.
+  const [requests, tunnelSection] = step.summary.split('<h3>Tunnel</h3>')
+  expect(requests.match(/<p>/g)).toHaveLength(1)
+  expect(tunnelSection).toMatch(/^\n<p>Tunnel: up [^<]*\(0 requests: /)
   expect(step.summary).toContain(tunnel.harPath)
 })

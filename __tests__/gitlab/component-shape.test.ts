@@ -50,6 +50,15 @@ describe('the GitLab component', () => {
     }
   })
 
+  // Issue 26, item 10: the component has no outputs, so its script reads the gate's secret from
+  // the variable, and the input that takes the script says so.
+  it("names, in the script's description, every variable the script gets, the gate's secret included", () => {
+    for (const name of ['TOKEN', 'USER', 'HOST', 'PORT', 'URL', 'GATE_SECRET']) {
+      expect(inputs.script.description).toContain(`SVC_TUNNEL_${name}`)
+    }
+    expect(inputs.script.description).toContain('curl -u "tunnel:$SVC_TUNNEL_GATE_SECRET"')
+  })
+
   it('requires the script and the pinned package: everything else has a default', () => {
     const required = Object.entries(inputs).filter(([, input]) => input.default === undefined)
     expect(required.map(([name]) => name)).toEqual(['script', 'package-url', 'package-sha256'])

@@ -280,6 +280,38 @@ require('fs').writeFileSync(process.env.TEST_SINK + '/planted-ran', String(proce
     }
   }, 90_000)
 
+  // Issue 26, item 10: the script gets the gate's secret as a variable (the component has no
+  // outputs), and the gate's line in the job's log names that variable, not outputs.
+  it('with protect, gives the script SVC_TUNNEL_GATE_SECRET, which curl -u sends through the gate', async () => {
+    const gated = `#!/bin/sh
+set -e
+printf '%s\\n%s\\n%s\\n' "$SVC_TUNNEL_USER" "$SVC_TUNNEL_TOKEN" "$SVC_TUNNEL_URL" > "$TEST_SINK/credential"
+printf '%s' "$SVC_TUNNEL_GATE_SECRET" > "$TEST_SINK/gate-secret"
+curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$SVC_TUNNEL_URL" > "$TEST_SINK/without-secret.txt"
+curl -fsS --max-time 10 -u "tunnel:$SVC_TUNNEL_GATE_SECRET" "$SVC_TUNNEL_URL" > "$TEST_SINK/through-tunnel.txt"
+exit "$TEST_EXIT"
+`
+    const pipeline = stringify({
+      include: [
+        { local: 'templates/tunnel-credentials.yml', inputs: componentInputs({ protect: 'true' }) }
+      ]
+    })
+    const run = await runAndCheck(pipeline, 'passes', {
+      files: { 'run-integration-tests.sh': gated }
+    })
+    const secret = readFileSync(join(run.sink, 'gate-secret'), 'utf8')
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(readFileSync(join(run.sink, 'without-secret.txt'), 'utf8')).toBe('401')
+    expect(run.output).toMatch(
+      /Gate: On: .*The secret is in SVC_TUNNEL_GATE_SECRET, e\.g\. curl -u /
+    )
+    expect(run.output).not.toMatch(/Gate: On: .*outputs/)
+    expect(run.output).toMatch(
+      /Exported SVC_TUNNEL_TOKEN, _USER, _HOST, _PORT, _URL and _GATE_SECRET\./
+    )
+    expect(leaksIn(run, [secret])).toEqual([])
+  }, 90_000)
+
   it('refuses a package whose hash is not the pinned one, before anything runs with the key', async () => {
     const sink = scratch('gitlab-sink-')
     const installsBefore = installFolders()

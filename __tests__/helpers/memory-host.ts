@@ -47,6 +47,8 @@ export interface MemoryHostOptions {
   label?: (name: string) => string
   /** How messages name the temp root; `--work-dir` unless given. */
   tempRootName?: string
+  /** Where outputs reach later steps, as the host names it (Host.outputsName); none unless given. */
+  outputsName?: string
   /** Where the request log goes, as the CLI's --request-log says; beside the tunnel's folder in the temp root (as on GitHub) unless given. */
   requestLog?: string
 }
@@ -87,6 +89,7 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
     },
     tempRoot: given.tempRoot ?? mkdtempSync(join(tmpdir(), 'memory-host-')),
     tempRootName: given.tempRootName ?? '--work-dir',
+    ...(given.outputsName !== undefined && { outputsName: given.outputsName }),
     run: { repository: 'octo/web-shop', runId: '42', runAttempt: '1' },
     clock: given.clock ?? fakeClock(given.now),
     tunnelProcess: () => {

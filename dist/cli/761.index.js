@@ -113,12 +113,19 @@ function withUserInfo(url, secret) {
     const scheme = start[0].slice(0, start[0].indexOf('//') + 2);
     return `${scheme}${GATE_USER}:${secret}@${url.slice(start[0].length)}`;
 }
-function gateSummaryRow(protect, label) {
+function gateSummaryRow(protect, label, { variable, outputsName } = {}) {
+    const refused = 'On: a request without the per-run secret gets 401 and never reaches the app.';
+    const inVariable = variable === undefined
+        ? ''
+        : ` The secret is in ${variable}, e.g. curl -u "${GATE_USER}:$${variable}" URL.`;
+    const inOutputs = outputsName === undefined
+        ? ''
+        : ` Its forms are protect-secret, protect-header, protect-urls and protect-webhook-urls in ${outputsName}.`;
+    const nowhere = variable === undefined && outputsName === undefined
+        ? ` No later step gets the secret: set ${label('export-env')} to true to get it as a variable.`
+        : '';
     return protect
-        ? [
-            'Gate',
-            'On: a request without the per-run secret (outputs protect-secret, protect-header, protect-urls, protect-webhook-urls) gets 401 and never reaches the app.'
-        ]
+        ? ['Gate', `${refused}${inVariable}${inOutputs}${nowhere}`]
         : [
             'Gate',
             `Off: anyone who has a URL reaches the app while the job runs. Set ${label('protect')} to true to let through only requests that carry a per-run secret.`
@@ -780,7 +787,7 @@ function runSecrets(tunnel, host) {
         host.mask(masks);
     return { gateSecret, proofKey };
 }
-async function openTunnel(login, settings, tunnel, keeper, writes, { log, state, clock, requestLogPath }, ends, { gateSecret, proofKey }) {
+async function openTunnel(login, settings, tunnel, keeper, writes, { log, state, clock, requestLogPath, outputsName }, ends, { gateSecret, proofKey }) {
     const urls = (0,tunnel_urls/* urlsFor */.s2)(tunnel, (0,tunnel_urls/* targetOf */.$r)(login), settings.optionLabel);
     const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ');
     log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`);
@@ -849,7 +856,13 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     writes.summary.push({
         heading: 'Tunnel URLs',
         columns: ['Name', 'URL'],
-        rows: [...Object.entries(urls), gateSummaryRow(tunnel.protect, settings.optionLabel)]
+        rows: [
+            ...Object.entries(urls),
+            gateSummaryRow(tunnel.protect, settings.optionLabel, {
+                ...(settings.exportEnv && { variable: `${settings.envPrefix}_TUNNEL_GATE_SECRET` }),
+                ...(outputsName !== undefined && { outputsName })
+            })
+        ]
     });
 }
 async function proveAndCheck(tunnel, urls, proofKey, label, log, clock) {
@@ -870,13 +883,24 @@ async function proveAndCheck(tunnel, urls, proofKey, label, log, clock) {
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/stats-line.ts
-function formatStatsLine(stats, endedAtMs) {
-    const uptime = formatDuration(endedAtMs - Date.parse(stats.readyAt ?? stats.startedAt));
-    const plural = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
-    return (`Tunnel: up ${uptime}, ${plural(stats.reconnects, 'reconnect')}, ` +
-        `${plural(stats.connections, 'connection')} served, ` +
-        `${formatBytes(stats.bytesIn)} in / ${formatBytes(stats.bytesOut)} out, ` +
-        `${plural(stats.localErrors, 'local connection error')}.`);
+function formatStatsLine(stats, endedAtMs, { requests, timeline = [] } = {}) {
+    const upMs = endedAtMs - Date.parse(String(stats.readyAt ?? stats.startedAt));
+    const uptime = Number.isFinite(upMs) ? formatDuration(upMs) : 'for an unknown time';
+    const [tunnel, ...apps] = timeline;
+    const connections = requests === undefined
+        ? plural(stats.connections, 'connection')
+        : `${plural(stats.connections, 'connection')} (${plural(requests, 'request')}: a connection can carry several)`;
+    return (`Tunnel: up ${uptime}${tunnel === undefined ? '' : `, ${tunnel}`}; ` +
+        `${connections}, ${formatBytes(counted(stats.bytesIn))} in / ${formatBytes(counted(stats.bytesOut))} out, ` +
+        `${plural(stats.reconnects, 'reconnect')}, ${plural(stats.localErrors, 'local connection error')}` +
+        `${apps.map(app => `; ${app}`).join('')}.`);
+}
+function counted(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+}
+function plural(value, word) {
+    const count = counted(value);
+    return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 function formatDuration(ms) {
     const seconds = Math.max(0, Math.round(ms / 1000));
@@ -1101,12 +1125,8 @@ function timeOfDay(epochMs) {
 
 
 const APPS_NAMED = 5;
-function timelineLine(timeline, endMs) {
-    const parts = [
-        tunnelPart(timeline.down, timeline.downOmitted ?? 0, endMs),
-        ...appParts(timeline.apps)
-    ];
-    return `Tunnel: ${parts.join('; ')}.`;
+function timelineParts(timeline, endMs) {
+    return [tunnelPart(timeline.down, timeline.downOmitted ?? 0, endMs), ...appParts(timeline.apps)];
 }
 function readTimeline(value) {
     if (!isObject(value) || !Array.isArray(value.down) || !isObject(value.apps))
@@ -1136,7 +1156,7 @@ function tunnelPart(down, omitted, endMs) {
     }))
         .filter(period => Number.isFinite(period.ms) && period.ms >= 0);
     if (periods.length === 0)
-        return omitted > 0 ? `down ${times(omitted)}` : 'up the whole job';
+        return omitted > 0 ? `down ${times(omitted)}` : 'never down';
     const totalMs = periods.reduce((total, period) => total + period.ms, 0);
     const longest = periods.reduce((most, period) => (period.ms > most.ms ? period : most));
     const reason = (0,printable/* printable */.g$)(longest.reason, 100);
@@ -1178,11 +1198,14 @@ function isDuration(value) {
 
 
 
+
 function trafficReport({ requestLog, stats, endMs }) {
     const summary = [];
     let countsLine;
+    let requests;
     if (requestLog !== undefined) {
         const tally = readTally(requestLog.tallyPath);
+        requests = tally?.total;
         if (tally === undefined) {
             countsLine = `Requests: not counted, the tunnel process left no counts; log: ${(0,printable/* printablePath */.Vj)(requestLog.harPath)}`;
             summary.push({
@@ -1198,15 +1221,20 @@ function trafficReport({ requestLog, stats, endMs }) {
         }
     }
     const timeline = readTimeline(stats?.timeline);
-    const line = timeline === undefined ? undefined : timelineLine(timeline, endMs);
+    const line = stats === undefined
+        ? undefined
+        : formatStatsLine(stats, endMs, {
+            ...(requests !== undefined && { requests }),
+            ...(timeline !== undefined && { timeline: timelineParts(timeline, endMs) })
+        });
     if (line !== undefined)
-        summary.push({ heading: 'Tunnel timeline', lines: [line], columns: [], rows: [] });
+        summary.push({ heading: 'Tunnel', lines: [line], columns: [], rows: [] });
     if (summary.length === 0)
         return undefined;
     return {
         summary,
         ...(countsLine !== undefined && { countsLine }),
-        ...(line !== undefined && { timelineLine: line })
+        ...(line !== undefined && { tunnelLine: line })
     };
 }
 
@@ -1228,15 +1256,21 @@ async function stopSavedTunnel({ saved, dirRefused }, host, options = {}) {
         log.warning(`Could not stop the tunnel process ${saved.pid}: ${(0,describe_error/* describeUnexpected */.V)(error)}. If the tunnel URL still answers, end the process by hand.`);
         return { outcome: { status: 'alive' } };
     }
-    report(result, saved, dirRefused !== undefined, { tempRootName, log, clock });
+    report(result, saved, dirRefused !== undefined, { tempRootName, log });
     if (dirRefused !== undefined) {
         log.warning(`The tunnel's folder ${(0,printable/* printablePath */.Vj)(saved.dir)} was left as it is: ${dirRefused} (${tempRootName}), so nothing in it was read or removed. ` +
             `Check whether the runner gives each step its own ${tempRootName}; delete the folder by hand if it stays.`);
+        logStatsLine(result, clock.now(), log);
         return { outcome: { status: result.state }, untidied: saved.dir };
     }
-    if (result.state === 'alive')
+    if (result.state === 'alive') {
+        logStatsLine(result, clock.now(), log);
         return { outcome: { status: 'alive' } };
+    }
     const traffic = result.recordMissing === undefined ? readTraffic(result, saved.dir, host) : undefined;
+    const line = traffic?.tunnelLine ?? statsLineOf(result, clock.now());
+    if (line !== undefined)
+        log.info(line);
     const stopped = { outcome: { status: result.state }, ...(traffic && { traffic }) };
     const refused = removeTunnelDir(saved.dir, saved.dirId);
     if (refused === undefined)
@@ -1260,7 +1294,7 @@ function endOf(stats, nowMs) {
     const endedAt = stats?.endedAt === undefined ? NaN : Date.parse(stats.endedAt);
     return Number.isNaN(endedAt) ? nowMs : endedAt;
 }
-function report(result, { pid, dir }, dirRefused, { tempRootName, log, clock }) {
+function report(result, { pid, dir }, dirRefused, { tempRootName, log }) {
     if (result.died) {
         log.warning(`The tunnel process ended during the job, at ${(0,printable/* printable */.g$)(result.died.at, 60)}: ${(0,printable/* printable */.g$)(result.died.reason, 300)}.`);
     }
@@ -1275,8 +1309,14 @@ function report(result, { pid, dir }, dirRefused, { tempRootName, log, clock }) 
     if (result.killed) {
         log.warning(`The tunnel process ${pid} did not stop within 5 s of being asked, so it was killed.`);
     }
-    if (result.stats)
-        log.info(formatStatsLine(result.stats, endOf(result.stats, clock.now())));
+}
+function statsLineOf(result, nowMs) {
+    return result.stats && formatStatsLine(result.stats, endOf(result.stats, nowMs));
+}
+function logStatsLine(result, nowMs, log) {
+    const line = statsLineOf(result, nowMs);
+    if (line !== undefined)
+        log.info(line);
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/on-demand.ts

@@ -316,10 +316,10 @@ function parseArguments(argv) {
         if (value === undefined) {
             const next = own[index + 1];
             if (_option_names_js__WEBPACK_IMPORTED_MODULE_0__/* .SWITCHES */ .Xj.has(name)) {
-                if (next !== undefined && /^(true|false)$/i.test(next))
-                    value = own[++index];
-                else
-                    value = 'true';
+                const given = switchValue(name, next, command);
+                if (given !== undefined)
+                    index++;
+                value = given ?? 'true';
             }
             else if (next === undefined || next.startsWith('--')) {
                 throw new UsageError(`--${name} needs a value.`);
@@ -339,6 +339,18 @@ function parseArguments(argv) {
         throw new UsageError(`${command} starts no command; only run takes one after "--".`);
     }
     return { type: 'command', command, flags, commandLine };
+}
+function switchValue(name, next, command) {
+    if (next === undefined || next.startsWith('-'))
+        return undefined;
+    if (/^(true|false)$/i.test(next))
+        return next;
+    if (command === undefined && isCommandWord(next))
+        return undefined;
+    throw new UsageError(`--${name} takes true or false: write --${name} alone or --${name} true to turn it on, --${name} false to turn it off.`);
+}
+function isCommandWord(word) {
+    return word === 'replay' || COMMANDS.some(name => name === word);
 }
 function commandNamed(word) {
     const command = COMMANDS.find(name => name === word);
@@ -396,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(428);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(744);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -409,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 428:
+/***/ 744:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -422,8 +434,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __nccwpck_require__(693);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(493);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
+var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
 ;// CONCATENATED MODULE: ./core/settings/kind-names.ts
@@ -1720,6 +1732,36 @@ function readMainSettings(source) {
     return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
 }
 
+// EXTERNAL MODULE: ./core/options/tunnel-options.ts
+var tunnel_options = __nccwpck_require__(578);
+;// CONCATENATED MODULE: ./core/settings/without-expose.ts
+
+
+function normalised(name, value) {
+    const text = value.trim();
+    if (name === 'url-template' || name === 'tunnel-host-key')
+        return text;
+    if (name === 'log-bodies' && /^\d+$/.test(text))
+        return String(Number(text));
+    return text.toLowerCase();
+}
+function tunnelOptionsSetWithoutExpose(options) {
+    return tunnel_options/* TUNNEL_OPTIONS */.u.filter(option => option.name !== 'expose')
+        .filter(option => {
+        const value = normalised(option.name, options.read(option.name));
+        return value !== '' && value !== normalised(option.name, option.default);
+    })
+        .map(option => option.name);
+}
+function withoutExposeWarning(options) {
+    const names = tunnelOptionsSetWithoutExpose(options).map(name => options.label(name));
+    if (names.length === 0)
+        return undefined;
+    const listed = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+    const verb = names.length === 1 ? 'does' : 'do';
+    return `${(0,option_values/* capitalised */.Iu)(listed)} ${verb} nothing without ${options.label('expose')}: no tunnel is opened in this step, so ${names.length === 1 ? 'it is' : 'they are'} ignored.`;
+}
+
 ;// CONCATENATED MODULE: ./core/step-writes.ts
 
 function environmentFor(obtained, prefix) {
@@ -1764,6 +1806,7 @@ var urls = __nccwpck_require__(95);
 
 
 
+
 async function provision(host) {
     const { options, log, clock, state } = host;
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
@@ -1771,6 +1814,11 @@ async function provision(host) {
     let project;
     try {
         const settings = readMainSettings(options);
+        if (!settings.tunnel) {
+            const ignored = withoutExposeWarning(options);
+            if (ignored !== undefined)
+                log.warning(ignored);
+        }
         if ('baseUrl' in settings)
             baseUrl = settings.baseUrl;
         if ('project' in settings)
@@ -1792,9 +1840,9 @@ async function provision(host) {
                 clearSaved: () => clearCredential(state),
                 publish: async (obtained) => {
                     const writes = writesFor(obtained, settings);
-                    const exported = Object.keys(writes.variables);
                     if (tunnel)
                         await tunnel.open(obtained.login, settings, writes);
+                    const exported = Object.keys(writes.variables);
                     try {
                         host.handOver(withPrintableSummary(writes));
                     }
@@ -1836,7 +1884,8 @@ async function provision(host) {
 }
 function listExported(names, prefix) {
     const [first, ...rest] = names;
-    const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length));
+    const start = `${prefix}_TUNNEL`;
+    const short = rest.map(name => (name.startsWith(`${start}_`) ? name.slice(start.length) : name));
     if (short.length === 0)
         return first;
     return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`;
@@ -2344,6 +2393,7 @@ function cliHost(parts) {
         state,
         tempRoot: parts.workDir,
         tempRootName: options.label('work-dir'),
+        ...(parts.outputsName !== undefined && { outputsName: parts.outputsName }),
         run: ci.run,
         clock: systemClock,
         tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd }),
@@ -2440,7 +2490,7 @@ function foreignFileAmong(files) {
 
 
 
-function startCommand(input, { makeState, deliver, watchPid, forRevoke = false }) {
+function startCommand(input, { makeState, deliver, writesOutputs, watchPid, forRevoke = false }) {
     const { env, terminal } = input;
     const options = cliOptions(input.flags, env);
     const ci = detectCiSystem(env);
@@ -2462,6 +2512,9 @@ function startCommand(input, { makeState, deliver, watchPid, forRevoke = false }
         mask: warnOnce(mask, terminal, ci),
         state,
         workDir: settings.workDir,
+        ...(writesOutputs?.(settings) === true && {
+            outputsName: `the file ${options.label('outputs-file')} names`
+        }),
         requestLog: settings.requestLog,
         tunnelEnd: tunnelEnd(settings, watchPid),
         env,
@@ -2484,10 +2537,8 @@ function fail(input, message) {
 }
 function finishRevoke(input, outcome, state, stateFile) {
     let code = 0;
-    for (const line of [outcome.traffic?.countsLine, outcome.traffic?.timelineLine]) {
-        if (line !== undefined)
-            input.terminal.stdout(line);
-    }
+    if (outcome.traffic?.countsLine !== undefined)
+        input.terminal.stdout(outcome.traffic.countsLine);
     if (outcome.kindMismatch !== undefined)
         code = fail(input, outcome.kindMismatch);
     const { credential } = outcome;
@@ -2562,7 +2613,8 @@ async function provisionCommand(input) {
         deliver: settings => writes => {
             writeFiles(settings, writes);
             written = Object.keys(writes.variables).length;
-        }
+        },
+        writesOutputs: settings => settings.outputsFile !== undefined
     });
     if ('error' in started)
         return fail(input, started.error);
@@ -3119,7 +3171,7 @@ async function main(argv, env, terminal) {
 /* harmony export */   aA: () => (/* binding */ isFlagName),
 /* harmony export */   wE: () => (/* binding */ ACTION_OPTIONS)
 /* harmony export */ });
-/* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(493);
+/* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(862);
 
 const ACTION_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
     .filter(option => option.hosts.includes('action') && !option.secret)
@@ -3173,7 +3225,7 @@ class ExplainedError extends Error {
 
 /***/ }),
 
-/***/ 493:
+/***/ 862:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3365,7 +3417,38 @@ const CREDENTIAL_OPTIONS = [
     }
 ];
 
-;// CONCATENATED MODULE: ./core/options/tunnel-options.ts
+// EXTERNAL MODULE: ./core/options/tunnel-options.ts
+var tunnel_options = __nccwpck_require__(578);
+;// CONCATENATED MODULE: ./core/options/option-facts.ts
+
+
+
+const OPTIONS = [
+    ...CREDENTIAL_OPTIONS,
+    ...tunnel_options/* TUNNEL_OPTIONS */.u,
+    ...CLI_ONLY_OPTIONS
+];
+const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
+function optionFacts(name) {
+    return BY_NAME.get(name);
+}
+function optionsOf(host) {
+    return OPTIONS.filter(option => option.hosts.includes(host));
+}
+const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+function optionDefault(name) {
+    return BY_NAME.get(name)?.default ?? '';
+}
+
+
+/***/ }),
+
+/***/ 578:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   u: () => (/* binding */ TUNNEL_OPTIONS)
+/* harmony export */ });
 const TUNNEL_OPTIONS = [
     {
         name: 'expose',
@@ -3442,27 +3525,6 @@ const TUNNEL_OPTIONS = [
         description: 'With `expose`, prove before the step ends that each public URL reaches this tunnel: a request from the runner with a per-run nonce, answered by the tunnel without touching the app. A URL that does not fails the step. `false` for runners that cannot reach their own public URL.'
     }
 ];
-
-;// CONCATENATED MODULE: ./core/options/option-facts.ts
-
-
-
-const OPTIONS = [
-    ...CREDENTIAL_OPTIONS,
-    ...TUNNEL_OPTIONS,
-    ...CLI_ONLY_OPTIONS
-];
-const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
-function optionFacts(name) {
-    return BY_NAME.get(name);
-}
-function optionsOf(host) {
-    return OPTIONS.filter(option => option.hosts.includes(host));
-}
-const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
-function optionDefault(name) {
-    return BY_NAME.get(name)?.default ?? '';
-}
 
 
 /***/ }),
@@ -4072,8 +4134,8 @@ var option_values = __nccwpck_require__(344);
 var log_commands = __nccwpck_require__(785);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
 var fingerprint = __nccwpck_require__(196);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 3 modules
-var option_facts = __nccwpck_require__(493);
+// EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
+var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/settings/traffic.ts

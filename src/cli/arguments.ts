@@ -63,8 +63,9 @@ export function parseArguments(argv: string[]): ParsedArguments {
       if (SWITCHES.has(name)) {
         // A bare switch means true; an explicit true or false may follow it, in any case, as
         // the value is read (`--revoke FALSE` as `--revoke=FALSE`).
-        if (next !== undefined && /^(true|false)$/i.test(next)) value = own[++index]
-        else value = 'true'
+        const given = switchValue(name, next, command)
+        if (given !== undefined) index++
+        value = given ?? 'true'
       } else if (next === undefined || next.startsWith('--')) {
         throw new UsageError(`--${name} needs a value.`)
       } else {
@@ -82,6 +83,30 @@ export function parseArguments(argv: string[]): ParsedArguments {
     throw new UsageError(`${command} starts no command; only run takes one after "--".`)
   }
   return { type: 'command', command, flags, commandLine }
+}
+
+/**
+ * The value of a switch written without `=`: the next word when it is true or false; undefined
+ * (the switch stands bare, for true) when a flag, the command or nothing follows.
+ * Any other word there (`--protect yes`) is a value the switch does not take, not a stray
+ * argument: refused naming the switch and its values, without repeating the word, which may be
+ * a secret typed in the wrong place. The command still to come (`--protect provision`) is not one.
+ */
+function switchValue(
+  name: FlagName,
+  next: string | undefined,
+  command: CommandName | undefined
+): string | undefined {
+  if (next === undefined || next.startsWith('-')) return undefined
+  if (/^(true|false)$/i.test(next)) return next
+  if (command === undefined && isCommandWord(next)) return undefined
+  throw new UsageError(
+    `--${name} takes true or false: write --${name} alone or --${name} true to turn it on, --${name} false to turn it off.`
+  )
+}
+
+function isCommandWord(word: string): boolean {
+  return word === 'replay' || COMMANDS.some(name => name === word)
 }
 
 function commandNamed(word: string): CommandName {

@@ -32,6 +32,8 @@ export interface CliHostParts {
   mask(secrets: string[]): void
   state: SavedState
   workDir: string
+  /** Where the outputs go, as messages name it; absent when the command writes none. */
+  outputsName?: string
   /** Where the tunnel writes its request log (--request-log); revoke keeps it. */
   requestLog: string
   tunnelEnd: TunnelEnd
@@ -57,6 +59,7 @@ export function cliHost(parts: CliHostParts): Host {
     state,
     tempRoot: parts.workDir,
     tempRootName: options.label('work-dir'),
+    ...(parts.outputsName !== undefined && { outputsName: parts.outputsName }),
     run: ci.run,
     clock: systemClock,
     tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd }),

@@ -103,6 +103,12 @@ export interface Host {
   tempRoot: string
   /** How messages name it where the user sets it: `RUNNER_TEMP`, `--work-dir`. */
   tempRootName: string
+  /**
+   * Where the step's outputs reach later steps, as messages name it (`the step's outputs`);
+   * absent where they reach none (the CLI without --outputs-file, `run`, the GitLab component),
+   * so a message then points to the variables instead.
+   */
+  outputsName?: string
   run: RunIdentity
   clock: Clock
   tunnelProcess(): TunnelProcessLaunch

@@ -55,12 +55,15 @@ export interface RevokeOutcome {
 
 /** The tunnel's report, ready for each host: every text in it is printable already. */
 export interface TrafficReport {
-  /** For a job summary: the request table (with the request log on), then the timeline line. */
+  /** For a job summary: the request table (with the request log on), then the tunnel's line. */
   summary: SummaryTable[]
   /** `Requests: 12 (2xx 10, 4xx 2); log: PATH`; absent with the request log off. */
   countsLine?: string
-  /** `Tunnel: up the whole job.`; absent when the tunnel process left no timeline. */
-  timelineLine?: string
+  /**
+   * `Tunnel: up 12 s, never down; 3 connections (5 requests: …), …`, which post has logged
+   * already; absent when the tunnel process left no record.
+   */
+  tunnelLine?: string
 }
 
 /** True while something recorded is unfinished, so a later revoke has something to retry. */

@@ -11,6 +11,7 @@ import { clearCredential, saveCredential } from './saved-credential.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
 import { readMainSettings } from './assembly/read-main.js'
+import { withoutExposeWarning } from './settings/without-expose.js'
 import { withPrintableSummary, writesFor } from './step-writes.js'
 import { describeUnexpected } from './text/describe-error.js'
 import { printable } from './text/printable.js'
@@ -25,6 +26,10 @@ export async function provision(host: Host): Promise<ProvisionOutcome> {
   let project: string | undefined
   try {
     const settings = readMainSettings(options)
+    if (!settings.tunnel) {
+      const ignored = withoutExposeWarning(options)
+      if (ignored !== undefined) log.warning(ignored)
+    }
     if ('baseUrl' in settings) baseUrl = settings.baseUrl
     // A 404's explanation names the project, for the kinds that send one.
     if ('project' in settings) project = settings.project
@@ -50,10 +55,11 @@ export async function provision(host: Host): Promise<ProvisionOutcome> {
           // All or nothing: later steps get no variable, output or summary unless the whole
           // hand-over succeeds. Secrets were masked as they arrived, and state for post is saved.
           const writes = writesFor(obtained, settings)
-          const exported = Object.keys(writes.variables)
           // Part of the hand-over: a tunnel that fails revokes the credential at once, as any
           // failure after the credential was issued does.
           if (tunnel) await tunnel.open(obtained.login, settings, writes)
+          // Once the tunnel has added its own (SVC_TUNNEL_URL, SVC_TUNNEL_GATE_SECRET).
+          const exported = Object.keys(writes.variables)
           try {
             host.handOver(withPrintableSummary(writes))
           } catch (error) {
@@ -99,10 +105,14 @@ export async function provision(host: Host): Promise<ProvisionOutcome> {
   }
 }
 
-/** "SVC_TUNNEL_TOKEN, _USER, _HOST and _PORT": the prefix once, then only what differs. */
+/**
+ * "SVC_TUNNEL_TOKEN, _USER, _HOST, _PORT and _URL": the shared start once, then only what
+ * differs. A name that does not share it is written whole.
+ */
 function listExported(names: string[], prefix: string): string {
   const [first, ...rest] = names
-  const short = rest.map(name => name.slice(`${prefix}_TUNNEL`.length))
+  const start = `${prefix}_TUNNEL`
+  const short = rest.map(name => (name.startsWith(`${start}_`) ? name.slice(start.length) : name))
   if (short.length === 0) return first
   return `${[first, ...short.slice(0, -1)].join(', ')} and ${short.at(-1)}`
 }

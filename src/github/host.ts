@@ -37,6 +37,7 @@ export function githubHost(): Host {
     },
     tempRoot,
     tempRootName: 'RUNNER_TEMP',
+    outputsName: "the step's outputs",
     run,
     clock: systemClock,
     tunnelProcess: bundledTunnelProcess,

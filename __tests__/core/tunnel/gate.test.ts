@@ -1,5 +1,10 @@
 /** The gate's secret and the forms of it the step outputs. */
-import { gateMasks, gateOutputs, makeGateSecret } from '../../../src/core/tunnel/gate.js'
+import {
+  gateMasks,
+  gateOutputs,
+  gateSummaryRow,
+  makeGateSecret
+} from '../../../src/core/tunnel/gate.js'
 
 describe('makeGateSecret', () => {
   it('makes 32 random bytes, base64url, different every time', () => {
@@ -52,5 +57,40 @@ describe('gateOutputs', () => {
 
   it('masks the secret and the Basic credentials a browser sends for it', () => {
     expect(gateMasks(secret)).toEqual([secret, Buffer.from(`tunnel:${secret}`).toString('base64')])
+  })
+})
+
+// Issue 26, item 10: the CLI's `Gate: On` line pointed to outputs that exist only with
+// --outputs-file, and never in the GitLab component, whose script has only the variable.
+describe('gateSummaryRow', () => {
+  const cli = (name: string) => `--${name}`
+  const refused = 'On: a request without the per-run secret gets 401 and never reaches the app.'
+
+  it('names the variable, with a client that sends it, where no outputs reach a later step', () => {
+    expect(gateSummaryRow(true, cli, { variable: 'CI_TUNNEL_GATE_SECRET' })).toEqual([
+      'Gate',
+      `${refused} The secret is in CI_TUNNEL_GATE_SECRET, e.g. curl -u "tunnel:$CI_TUNNEL_GATE_SECRET" URL.`
+    ])
+  })
+
+  it('names the outputs too, where the host has them', () => {
+    const [, text] = gateSummaryRow(true, cli, {
+      variable: 'SVC_TUNNEL_GATE_SECRET',
+      outputsName: 'the file --outputs-file names'
+    })
+    expect(text).toMatch(/ The secret is in SVC_TUNNEL_GATE_SECRET, /)
+    expect(text).toMatch(
+      / Its forms are protect-secret, protect-header, protect-urls and protect-webhook-urls in the file --outputs-file names\.$/
+    )
+  })
+
+  it('says how to get the secret when no later step would', () => {
+    expect(gateSummaryRow(true, cli)[1]).toBe(
+      `${refused} No later step gets the secret: set --export-env to true to get it as a variable.`
+    )
+  })
+
+  it('off: says the URLs are public and names the option that turns the gate on', () => {
+    expect(gateSummaryRow(false, cli)[1]).toMatch(/^Off: .*Set --protect to true/)
   })
 })

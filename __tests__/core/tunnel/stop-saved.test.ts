@@ -97,7 +97,7 @@ describe('stopSavedTunnel', () => {
     // Its process is gone: so is its folder.
     expect(existsSync(JSON.parse(state.tunnel).dir)).toBe(false)
     expect(step.lines).toContain(
-      'Tunnel: up 4 min 0 s, 0 reconnects, 3 connections served, 10 B in / 20 B out, 0 local connection errors.'
+      'Tunnel: up 4 min 0 s; 3 connections, 10 B in / 20 B out, 0 reconnects, 0 local connection errors.'
     )
   })
 

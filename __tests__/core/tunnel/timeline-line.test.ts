@@ -1,16 +1,15 @@
 /** The tunnel's timeline in one line, as post's summary and the CLI's revoke show it. */
 import type { TunnelTimeline } from '../../../src/core/tunnel/protocol.js'
-import { readTimeline, timelineLine } from '../../../src/core/tunnel/timeline-line.js'
+import { readTimeline, timelineParts } from '../../../src/core/tunnel/timeline-line.js'
 import { commandsObeyedIn } from '../../helpers/log-readers.js'
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, seconds)).toISOString()
 const END = Date.UTC(2026, 10, 23, 10, 10, 0)
-const line = (timeline: TunnelTimeline, endMs = END) => timelineLine(timeline, endMs)
+/** The parts as post's line joins them, after `Tunnel: up N s, `. */
+const line = (timeline: TunnelTimeline, endMs = END) => timelineParts(timeline, endMs).join('; ')
 
-it('says the tunnel was up the whole job when it never went down', () => {
-  expect(line({ down: [], apps: { web: { unreachableMs: 0, longestMs: 0 } } })).toBe(
-    'Tunnel: up the whole job.'
-  )
+it('says the tunnel was never down when it never went down', () => {
+  expect(line({ down: [], apps: { web: { unreachableMs: 0, longestMs: 0 } } })).toBe('never down')
 })
 
 it("names an app's time unreachable in all and its longest outage", () => {
@@ -19,12 +18,12 @@ it("names an app's time unreachable in all and its longest outage", () => {
       down: [],
       apps: { web: { unreachableMs: 3_000, longestMs: 2_000, firstForwardAt: at(1) } }
     })
-  ).toBe('Tunnel: up the whole job; app web unreachable 3 s in all (longest 2 s).')
+  ).toBe('never down; app web unreachable 3 s in all (longest 2 s)')
 })
 
 it('names one outage once, without an "in all"', () => {
   expect(line({ down: [{ from: at(10), to: at(22), reason: 'connection lost' }], apps: {} })).toBe(
-    'Tunnel: down once, 12 s (connection lost).'
+    'down once, 12 s (connection lost)'
   )
 })
 
@@ -36,9 +35,9 @@ it('adds up the times down, and names the longest with its reason', () => {
     ],
     apps: {}
   }
-  expect(line(timeline)).toBe('Tunnel: down twice, 14 s in all (longest 12 s: connection lost).')
+  expect(line(timeline)).toBe('down twice, 14 s in all (longest 12 s: connection lost)')
   timeline.down.push({ from: at(50), to: at(51), reason: 'keepalive timeout' })
-  expect(line(timeline)).toBe('Tunnel: down 3 times, 15 s in all (longest 12 s: connection lost).')
+  expect(line(timeline)).toBe('down 3 times, 15 s in all (longest 12 s: connection lost)')
 })
 
 it('counts the periods the keeper no longer lists, and says the times are of the latest', () => {
@@ -47,19 +46,19 @@ it('counts the periods the keeper no longer lists, and says the times are of the
     { from: at(30), to: at(42), reason: 'connection lost' }
   ]
   expect(line({ down, downOmitted: 48, apps: {} })).toBe(
-    'Tunnel: down 50 times, 14 s in the latest 2 (longest 12 s: connection lost).'
+    'down 50 times, 14 s in the latest 2 (longest 12 s: connection lost)'
   )
 })
 
 it('counts a period still open until the tunnel ended', () => {
   expect(line({ down: [{ from: at(0), reason: 'connection lost' }], apps: {} })).toBe(
-    'Tunnel: down once, 10 min 0 s (connection lost).'
+    'down once, 10 min 0 s (connection lost)'
   )
 })
 
 it('shows an outage shorter than a second, and an app never reached', () => {
   expect(line({ down: [], apps: { api: { unreachableMs: 400, longestMs: 400 } } })).toBe(
-    'Tunnel: up the whole job; app api unreachable 0.4 s, never reached.'
+    'never down; app api unreachable 0.4 s, never reached'
   )
 })
 
@@ -71,9 +70,9 @@ it('names the apps unreachable longest first, and counts those past five', () =>
     ])
   )
   const said = line({ down: [], apps })
-  expect(said).toMatch(/^Tunnel: up the whole job; app app7 unreachable 7 s; app app6 /)
+  expect(said).toMatch(/^never down; app app7 unreachable 7 s; app app6 /)
   expect(said).not.toContain('app2')
-  expect(said).toMatch(/; 2 more apps unreachable\.$/)
+  expect(said).toMatch(/; 2 more apps unreachable$/)
 })
 
 it('makes what the stats file says printable: no reader obeys an entry name or a reason', () => {
@@ -109,14 +108,12 @@ describe('readTimeline: a stats file anyone in the job could write', () => {
     expect(read.down).toEqual([{ from: '2026-11-23T10:00:00Z', reason: 'ok' }])
     expect(Object.keys(read.apps)).toEqual(['__proto__'])
     expect(Object.getPrototypeOf(read.apps)).toBe(Object.prototype)
-    expect(timelineLine(read, Date.parse('2026-11-23T10:00:03Z'))).toBe(
-      'Tunnel: down once, 3 s (ok); app __proto__ unreachable 1 s, never reached.'
+    expect(timelineParts(read, Date.parse('2026-11-23T10:00:03Z')).join('; ')).toBe(
+      'down once, 3 s (ok); app __proto__ unreachable 1 s, never reached'
     )
   })
 
   it('does not count a period whose times no date reads', () => {
-    expect(line({ down: [{ from: 'soon', to: at(1), reason: 'x' }], apps: {} })).toBe(
-      'Tunnel: up the whole job.'
-    )
+    expect(line({ down: [{ from: 'soon', to: at(1), reason: 'x' }], apps: {} })).toBe('never down')
   })
 })

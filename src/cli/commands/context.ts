@@ -29,6 +29,8 @@ export interface CommandParts {
   makeState(settings: CliSettings): FileState
   /** Where the command puts what provision hands over; revoke hands nothing over. */
   deliver?(settings: CliSettings): (writes: FinalWrites) => void
+  /** Whether what is handed over includes the outputs (provision with --outputs-file). */
+  writesOutputs?(settings: CliSettings): boolean
   /** `run` passes its own pid: the tunnel process then ends with it. */
   watchPid?: number
   /** Revoke reads what it needs to stop and revoke, even where provision's folders are gone. */
@@ -38,7 +40,7 @@ export interface CommandParts {
 /** Masking first, then settings; an error (for the error line) when the settings are wrong. */
 export function startCommand(
   input: CommandInput,
-  { makeState, deliver, watchPid, forRevoke = false }: CommandParts
+  { makeState, deliver, writesOutputs, watchPid, forRevoke = false }: CommandParts
 ): { host: Host; settings: CliSettings; state: FileState } | { error: string } {
   const { env, terminal } = input
   const options = cliOptions(input.flags, env)
@@ -61,6 +63,9 @@ export function startCommand(
     mask: warnOnce(mask, terminal, ci),
     state,
     workDir: settings.workDir,
+    ...(writesOutputs?.(settings) === true && {
+      outputsName: `the file ${options.label('outputs-file')} names`
+    }),
     requestLog: settings.requestLog,
     tunnelEnd: tunnelEnd(settings, watchPid),
     env,
@@ -100,10 +105,8 @@ export function finishRevoke(
 ): number {
   let code = 0
   // What came through the tunnel: the counts and the request log's path (the log stays, it holds
-  // no secret), and the tunnel's timeline.
-  for (const line of [outcome.traffic?.countsLine, outcome.traffic?.timelineLine]) {
-    if (line !== undefined) input.terminal.stdout(line)
-  }
+  // no secret). The tunnel's own line, its timeline in it, was logged as it stopped.
+  if (outcome.traffic?.countsLine !== undefined) input.terminal.stdout(outcome.traffic.countsLine)
   if (outcome.kindMismatch !== undefined) code = fail(input, outcome.kindMismatch)
   const { credential } = outcome
   if (credential.status === 'failed') {

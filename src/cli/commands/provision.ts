@@ -19,7 +19,8 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
     deliver: settings => writes => {
       writeFiles(settings, writes)
       written = Object.keys(writes.variables).length
-    }
+    },
+    writesOutputs: settings => settings.outputsFile !== undefined
   })
   if ('error' in started) return fail(input, started.error)
   const { host, settings, state } = started

@@ -64,19 +64,40 @@ function withUserInfo(url: string, secret: string): string {
   return `${scheme}${GATE_USER}:${secret}@${url.slice(start[0].length)}`
 }
 
+/** Where a later step finds the secret: the variable, the outputs, each when this host has it. */
+export interface GateSecretPlaces {
+  /** `SVC_TUNNEL_GATE_SECRET`, with the env prefix; absent with export-env false. */
+  variable?: string
+  /** How the host names its outputs (Host.outputsName); absent where no later step reads them. */
+  outputsName?: string
+}
+
 /**
- * The row the summary's URL table gets: with the gate off, that the URLs are public while the
- * job runs and how to turn the gate on, where the user sets it.
+ * The row the summary's URL table gets. With the gate on, where the secret is for this host: the
+ * variable (every host exports it, the CLI into its variables file and `run`'s command) with a
+ * client's example, and the outputs only where they reach a later step. With the gate off, that
+ * the URLs are public while the job runs and how to turn the gate on, where the user sets it.
  */
 export function gateSummaryRow(
   protect: boolean,
-  label: (name: string) => string
+  label: (name: string) => string,
+  { variable, outputsName }: GateSecretPlaces = {}
 ): [string, string] {
+  const refused = 'On: a request without the per-run secret gets 401 and never reaches the app.'
+  const inVariable =
+    variable === undefined
+      ? ''
+      : ` The secret is in ${variable}, e.g. curl -u "${GATE_USER}:$${variable}" URL.`
+  const inOutputs =
+    outputsName === undefined
+      ? ''
+      : ` Its forms are protect-secret, protect-header, protect-urls and protect-webhook-urls in ${outputsName}.`
+  const nowhere =
+    variable === undefined && outputsName === undefined
+      ? ` No later step gets the secret: set ${label('export-env')} to true to get it as a variable.`
+      : ''
   return protect
-    ? [
-        'Gate',
-        'On: a request without the per-run secret (outputs protect-secret, protect-header, protect-urls, protect-webhook-urls) gets 401 and never reaches the app.'
-      ]
+    ? ['Gate', `${refused}${inVariable}${inOutputs}${nowhere}`]
     : [
         'Gate',
         `Off: anyone who has a URL reaches the app while the job runs. Set ${label('protect')} to true to let through only requests that carry a per-run secret.`

@@ -126,7 +126,7 @@ async function openTunnel(
   tunnel: TunnelSettings,
   keeper: LaunchedKeeper,
   writes: FinalWrites,
-  { log, state, clock, requestLogPath }: Host,
+  { log, state, clock, requestLogPath, outputsName }: Host,
   ends: TunnelEnd | undefined,
   { gateSecret, proofKey }: RunSecrets
 ): Promise<void> {
@@ -204,7 +204,13 @@ async function openTunnel(
   writes.summary.push({
     heading: 'Tunnel URLs',
     columns: ['Name', 'URL'],
-    rows: [...Object.entries(urls), gateSummaryRow(tunnel.protect, settings.optionLabel)]
+    rows: [
+      ...Object.entries(urls),
+      gateSummaryRow(tunnel.protect, settings.optionLabel, {
+        ...(settings.exportEnv && { variable: `${settings.envPrefix}_TUNNEL_GATE_SECRET` }),
+        ...(outputsName !== undefined && { outputsName })
+      })
+    ]
   })
 }
 

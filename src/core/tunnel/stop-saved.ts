@@ -39,19 +39,25 @@ export async function stopSavedTunnel(
     )
     return { outcome: { status: 'alive' } }
   }
-  report(result, saved, dirRefused !== undefined, { tempRootName, log, clock })
+  report(result, saved, dirRefused !== undefined, { tempRootName, log })
   if (dirRefused !== undefined) {
     log.warning(
       `The tunnel's folder ${printablePath(saved.dir)} was left as it is: ${dirRefused} (${tempRootName}), so nothing in it was read or removed. ` +
         `Check whether the runner gives each step its own ${tempRootName}; delete the folder by hand if it stays.`
     )
+    logStatsLine(result, clock.now(), log)
     return { outcome: { status: result.state }, untidied: saved.dir }
   }
   // Only once its process is gone: a folder in use is not pulled from under it.
-  if (result.state === 'alive') return { outcome: { status: 'alive' } }
+  if (result.state === 'alive') {
+    logStatsLine(result, clock.now(), log)
+    return { outcome: { status: 'alive' } }
+  }
   // Read before the folder goes: the process has ended, so its counts are final.
   const traffic =
     result.recordMissing === undefined ? readTraffic(result, saved.dir, host) : undefined
+  const line = traffic?.tunnelLine ?? statsLineOf(result, clock.now())
+  if (line !== undefined) log.info(line)
   const stopped = { outcome: { status: result.state }, ...(traffic && { traffic }) }
   const refused = removeTunnelDir(saved.dir, saved.dirId)
   if (refused === undefined) return stopped
@@ -91,7 +97,7 @@ function report(
   result: StopResult,
   { pid, dir }: LoadedTunnel['saved'],
   dirRefused: boolean,
-  { tempRootName, log, clock }: Pick<Host, 'tempRootName' | 'log' | 'clock'>
+  { tempRootName, log }: Pick<Host, 'tempRootName' | 'log'>
 ): void {
   // The record's text comes from a file anyone in the job could write: cleaned and cut short.
   if (result.died) {
@@ -117,5 +123,14 @@ function report(
       `The tunnel process ${pid} did not stop within 5 s of being asked, so it was killed.`
     )
   }
-  if (result.stats) log.info(formatStatsLine(result.stats, endOf(result.stats, clock.now())))
+}
+
+/** The tunnel's line from its counters alone, where the rest of its record was not read. */
+function statsLineOf(result: StopResult, nowMs: number): string | undefined {
+  return result.stats && formatStatsLine(result.stats, endOf(result.stats, nowMs))
+}
+
+function logStatsLine(result: StopResult, nowMs: number, log: Host['log']): void {
+  const line = statsLineOf(result, nowMs)
+  if (line !== undefined) log.info(line)
 }

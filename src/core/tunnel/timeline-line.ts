@@ -1,6 +1,6 @@
 /**
- * The tunnel's timeline in one line, for post's summary and the CLI's revoke: when the tunnel
- * was down and why, and which apps could not be reached, each with its longest outage. The
+ * The tunnel's timeline, as parts of post's one line about the tunnel (stats-line.ts): when the
+ * tunnel was down and why, and which apps could not be reached, each with its longest outage. The
  * timeline comes from the keeper's stats file, which anything in the job could write: it is
  * checked field by field here, and every text from it is made printable and cut short.
  */
@@ -12,15 +12,12 @@ import { formatDuration } from './stats-line.js'
 const APPS_NAMED = 5
 
 /**
- * `Tunnel: up the whole job; app web unreachable 3 s in all (longest 2 s).` A period still open
- * (the tunnel down, no `to`) counts until `endMs`, when the tunnel process ended or was stopped.
+ * `['never down', 'app web unreachable 3 s in all (longest 2 s)']`: the tunnel first, then each
+ * app. A period still open (the tunnel down, no `to`) counts until `endMs`, when the tunnel
+ * process ended or was stopped.
  */
-export function timelineLine(timeline: TunnelTimeline, endMs: number): string {
-  const parts = [
-    tunnelPart(timeline.down, timeline.downOmitted ?? 0, endMs),
-    ...appParts(timeline.apps)
-  ]
-  return `Tunnel: ${parts.join('; ')}.`
+export function timelineParts(timeline: TunnelTimeline, endMs: number): string[] {
+  return [tunnelPart(timeline.down, timeline.downOmitted ?? 0, endMs), ...appParts(timeline.apps)]
 }
 
 /** The timeline in a stats file, if it is one; a malformed one reads as none. */
@@ -56,7 +53,7 @@ function tunnelPart(down: TunnelTimeline['down'], omitted: number, endMs: number
     }))
     // A time no Date reads (or one running backwards) is not counted as an outage.
     .filter(period => Number.isFinite(period.ms) && period.ms >= 0)
-  if (periods.length === 0) return omitted > 0 ? `down ${times(omitted)}` : 'up the whole job'
+  if (periods.length === 0) return omitted > 0 ? `down ${times(omitted)}` : 'never down'
   const totalMs = periods.reduce((total, period) => total + period.ms, 0)
   const longest = periods.reduce((most, period) => (period.ms > most.ms ? period : most))
   const reason = printable(longest.reason, 100)

@@ -11,7 +11,8 @@ import type { KeeperStats } from './protocol.js'
 import { readTally } from './request-log/tally.js'
 import { requestCountsLine, requestSummary } from './request-log/summary.js'
 import type { SavedRequestLog } from './saved-request-log.js'
-import { readTimeline, timelineLine } from './timeline-line.js'
+import { formatStatsLine } from './stats-line.js'
+import { readTimeline, timelineParts } from './timeline-line.js'
 
 export interface TrafficRecord {
   /** The request log's files, when it was on and post accepted them. */
@@ -30,8 +31,10 @@ export function trafficReport({
 }: TrafficRecord): TrafficReport | undefined {
   const summary: SummaryTable[] = []
   let countsLine: string | undefined
+  let requests: number | undefined
   if (requestLog !== undefined) {
     const tally = readTally(requestLog.tallyPath)
+    requests = tally?.total
     if (tally === undefined) {
       // Killed before it wrote any counts: the HAR holds what it could write.
       countsLine = `Requests: not counted, the tunnel process left no counts; log: ${printablePath(requestLog.harPath)}`
@@ -47,13 +50,18 @@ export function trafficReport({
     }
   }
   const timeline = readTimeline(stats?.timeline)
-  const line = timeline === undefined ? undefined : timelineLine(timeline, endMs)
-  if (line !== undefined)
-    summary.push({ heading: 'Tunnel timeline', lines: [line], columns: [], rows: [] })
+  const line =
+    stats === undefined
+      ? undefined
+      : formatStatsLine(stats, endMs, {
+          ...(requests !== undefined && { requests }),
+          ...(timeline !== undefined && { timeline: timelineParts(timeline, endMs) })
+        })
+  if (line !== undefined) summary.push({ heading: 'Tunnel', lines: [line], columns: [], rows: [] })
   if (summary.length === 0) return undefined
   return {
     summary,
     ...(countsLine !== undefined && { countsLine }),
-    ...(line !== undefined && { timelineLine: line })
+    ...(line !== undefined && { tunnelLine: line })
   }
 }
