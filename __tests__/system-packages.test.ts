@@ -29,8 +29,16 @@ describe('missingPackages', () => {
     expect(missingPackages(() => true)).toEqual([])
   })
 
-  it('covers curl, jq, the OpenSSH client and server, and rsync', () => {
-    expect(all.sort()).toEqual(['curl', 'jq', 'openssh-client', 'openssh-server', 'rsync'])
+  it('covers curl, jq, the OpenSSH client and server, rsync, and Chromium with its driver', () => {
+    expect(all.sort()).toEqual([
+      'chromium',
+      'chromium-driver',
+      'curl',
+      'jq',
+      'openssh-client',
+      'openssh-server',
+      'rsync'
+    ])
   })
 
   it('gives one line with the packages and the command that installs them, nothing when all are there', () => {

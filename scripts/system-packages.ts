@@ -1,6 +1,7 @@
 /**
  * The system packages the tests drive, beside Node: curl and jq (the shell recipes), the OpenSSH
- * client and server (tunnels, pinned host keys) and rsync (gitlab-ci-local copies files with it).
+ * client and server (tunnels, pinned host keys), rsync (gitlab-ci-local copies files with it), and
+ * Chromium with its WebDriver (the gate in a real browser).
  * `npm test` checks them first (Jest's globalSetup) and names what is missing in one line, rather
  * than letting tests fail far away; `.ci/run` installs them with apt-get, or fails saying which.
  *
@@ -19,7 +20,11 @@ export const SYSTEM_PACKAGES: { name: string; program: string }[] = [
   { name: 'openssh-client', program: 'ssh' },
   // The tests start OpenSSH's server by its absolute path, as Debian installs it.
   { name: 'openssh-server', program: '/usr/sbin/sshd' },
-  { name: 'rsync', program: 'rsync' }
+  { name: 'rsync', program: 'rsync' },
+  // The gate's browser tests drive Debian's Chromium (Playwright, and Selenium through its
+  // driver) by these absolute paths, so neither library downloads a browser or a driver.
+  { name: 'chromium', program: '/usr/bin/chromium' },
+  { name: 'chromium-driver', program: '/usr/bin/chromedriver' }
 ]
 
 const isExecutable = (path: string): boolean => {

@@ -7,11 +7,14 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync
 } from 'node:fs'
 import { spawnSync } from 'node:child_process'
@@ -153,6 +156,24 @@ describe('provision', () => {
       `Error: ${stateFile()} (SVC_STATE_FILE) exists and is not a tunnel-credentials state file. Move it away, or choose another SVC_STATE_FILE.`
     )
     expect(readFileSync(stateFile(), 'utf8')).toBe('{"somebody": "else"}')
+  })
+
+  it('refuses a link at the variables file, even to a file it wrote: exit 1, nothing sent or written through', async () => {
+    const own = join(work, 'own.env')
+    expect((await cli(['provision'], { SVC_VARIABLES_FILE: own })).code).toBe(0)
+    expect((await cli(['revoke'], { SVC_VARIABLES_FILE: own })).code).toBe(0)
+    writeFileSync(own, '# tunnel-credentials\nKEEP=1\n')
+    const link = join(work, 'tunnel.env')
+    symlinkSync(own, link)
+    service.clearRequests()
+    const ran = await cli(['provision'])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([
+      `Error: ${link} (SVC_VARIABLES_FILE) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another SVC_VARIABLES_FILE.`
+    ])
+    expect(service.requests()).toEqual([])
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    expect(readFileSync(own, 'utf8')).toBe('# tunnel-credentials\nKEEP=1\n')
   })
 
   it("never replaces the project's own .env: exit 1, no credential, and revoke leaves it too", async () => {
@@ -532,6 +553,69 @@ describe('revoke does everything it can, whatever is missing', () => {
     expect(revoked.code).toBe(1)
     expect(revoked.stderr).toEqual([expect.stringContaining(stateFile())])
     expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
+  })
+})
+
+describe('revoke removes a tunnel folder only once its own process is proven gone', () => {
+  /** A real tunnel-XXXXXX folder whose files someone else wrote, named by the state with `pid`. */
+  async function foreignFolder(pid: number, startTime: string | undefined) {
+    expect((await cli(['provision'], { SVC_WORK_DIR: work })).code).toBe(0)
+    const dir = mkdtempSync(join(work, 'tunnel-'))
+    const files = { 'tunnel.log': 'their log\n', 'stats.json': '{"theirs":true}\n', stop: 'no\n' }
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+    const content = JSON.parse(readFileSync(stateFile(), 'utf8'))
+    content.values.tunnel = JSON.stringify({
+      pid,
+      dir,
+      dirId: directoryId(dir),
+      startTime,
+      started: true
+    })
+    writeFileSync(stateFile(), JSON.stringify(content))
+    return { dir, files }
+  }
+  async function expectUntouched(pid: number, startTime: string | undefined) {
+    const { dir, files } = await foreignFolder(pid, startTime)
+    const revoked = await cli(['revoke'], { SVC_WORK_DIR: work })
+    expect(revoked.code).toBe(0)
+    for (const [name, text] of Object.entries(files)) {
+      expect(readFileSync(join(dir, name), 'utf8')).toBe(text)
+    }
+    expect(revoked.stderr).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^Warning: The tunnel's folder ${dir} was left as it is, .*is running and is not the tunnel process`
+        )
+      )
+    )
+  }
+
+  it('keeps the directory while its process runs', async () => {
+    // A live process that is not the keeper: its command line does not end with the folder.
+    const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'])
+    try {
+      await new Promise(resolve => setTimeout(resolve, 300))
+      await expectUntouched(other.pid!, startTimeOf(other.pid!))
+      expect(lookUpProcess(other.pid!).state).toBe('running')
+    } finally {
+      other.kill('SIGKILL')
+    }
+  })
+
+  it('a state naming pid 1 and a real folder of foreign files: nothing is deleted, with a warning', async () => {
+    await expectUntouched(1, '1')
+  })
+
+  it('a state naming an ended pid and a folder with no record of it: nothing is deleted', async () => {
+    const ended = spawn(process.execPath, ['-e', ''])
+    await new Promise(resolve => ended.once('exit', resolve))
+    const { dir, files } = await foreignFolder(ended.pid!, '1')
+    const revoked = await cli(['revoke'], { SVC_WORK_DIR: work })
+    expect(revoked.code).toBe(0)
+    expect(readdirSync(dir).sort()).toEqual(Object.keys(files).sort())
+    expect(revoked.stderr).toContainEqual(
+      expect.stringMatching(/holds no record of the tunnel process \d+, so nothing proves/)
+    )
   })
 })
 

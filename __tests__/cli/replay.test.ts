@@ -317,6 +317,8 @@ describe('bodies that are not whole, and requests that never reached the app', (
   it("the tunnel's own answers (gate, unreachable app, not HTTP, proof) are skipped with a note, exit 0", async () => {
     const file = harFile([
       entry({ url: '/gated', status: 401, tunnel: { outcome: 'refused', entry: 'web' } }),
+      // The gate letting a browser in (cookie, reopen without the secret): the app never saw it.
+      entry({ url: '/page', status: 200, tunnel: { outcome: 'admitted', entry: 'web' } }),
       entry({ url: '/down', status: 502, tunnel: 'unreachable' }),
       entry({ method: '', url: '', status: 0, tunnel: { outcome: 'not-http' } }),
       entry({ url: '/.well-known/proof', status: 200, tunnel: { outcome: 'proof' } }),
@@ -325,7 +327,7 @@ describe('bodies that are not whole, and requests that never reached the app', (
     const ran = await replay([file, '--to', appUrl])
     expect(arrived.map(r => r.target)).toEqual(['/forwarded'])
     expect(ran.code).toBe(0)
-    expect(ran.stdout.filter(line => /^#\d+ .*skipped/.test(line))).toHaveLength(4)
+    expect(ran.stdout.filter(line => /^#\d+ .*skipped/.test(line))).toHaveLength(5)
   })
 
   it('a method Node would change (none at all, or lower case) is not replayed as another', async () => {

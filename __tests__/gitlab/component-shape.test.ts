@@ -3,6 +3,7 @@
  * then the job. GitLab refuses a component that uses an input it does not declare; one declared
  * and never used is a knob that does nothing. Both are checked here without GitLab.
  */
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -104,20 +105,75 @@ describe('the GitLab component', () => {
       ])
     })
 
-    it('runs one installed file for provision and revoke, never npx nor a PATH lookup', () => {
-      const runs = lines.flatMap(line => [...line.matchAll(/node ("[^"]+") (provision|revoke)/g)])
-      expect(runs.map(([, file, command]) => [file, command])).toEqual([
-        ['"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'provision'],
-        ['"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'revoke']
+    it('runs provision and revoke from a folder of its own, with a fixed PATH and an allow-listed environment, never npx', () => {
+      const runs = lines.flatMap(line => [
+        ...line.matchAll(/(\S+) node ("[^"]+") (provision|revoke)/g)
+      ])
+      expect(runs.map(([, through, file, command]) => [through, file, command])).toEqual([
+        ['tunnel_credentials_run', '"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'provision'],
+        ['tunnel_credentials_run', '"$tc_own/dist/cli/index.cjs"', 'revoke']
       ])
       expect(lines.join('\n')).not.toMatch(/\bnpx\b|\bnpm\b|(^|\s)tunnel-credentials\s/)
-      // The same folder in both shells, checked by hash before anything is unpacked.
-      const folder = 'TUNNEL_CREDENTIALS="/tmp/tunnel-credentials-$CI_JOB_ID"'
-      expect([script[0], afterScript[0]]).toEqual([folder, folder])
+      // The same launcher first in both shells; a folder no other job can make in advance.
+      expect(afterScript[0]).toBe(script[0])
+      expect(script[0]).toMatch(/^tunnel_credentials_run\(\) \(/)
+      expect(script[1]).toBe(
+        'TUNNEL_CREDENTIALS=$(tunnel_credentials_run mktemp -d /tmp/tunnel-credentials-XXXXXX)'
+      )
+      expect(lines.join('\n')).not.toContain('tunnel-credentials-$CI_JOB_ID')
       const check = script.findIndex(line => line.includes('sha256sum -c'))
-      const unpack = script.findIndex(line => line.startsWith('tar '))
+      const unpack = script.findIndex(line => line.startsWith('tunnel_credentials_run tar '))
       expect(check).toBeGreaterThan(-1)
       expect(check).toBeLessThan(unpack)
+    })
+
+    describe.each(['bash', 'dash'])('its launcher, in %s', shell => {
+      /** What a command started through tunnel_credentials_run gets, from a job shell's `env`. */
+      const launched = (env: Record<string, string>, before = '') => {
+        const ran = spawnSync(
+          shell,
+          ['-ec', `${script[0]}\n${before}\ntunnel_credentials_run env`],
+          { env, encoding: 'utf8' }
+        )
+        return { code: ran.status, env: ran.stdout.split('\n').filter(Boolean).sort() }
+      }
+
+      it('passes on the allow-list alone, with a fixed PATH', () => {
+        const job = {
+          PATH: `/builds/acme/web-shop/bin:/usr/bin:/bin`,
+          HOME: '/home/runner',
+          SVC_API_KEY: 'sk_key',
+          CI_JOB_ID: '42',
+          https_proxy: 'http://proxy.example:3128',
+          NODE_OPTIONS: '--import=data:text/javascript,console.log(1)',
+          NODE_PATH: '/builds/acme/web-shop',
+          NODE_EXTRA_CA_CERTS: '/builds/acme/web-shop/ca.pem',
+          NODE_TLS_REJECT_UNAUTHORIZED: '0',
+          OPENSSL_CONF: '/builds/acme/web-shop/openssl.cnf',
+          SVC_BASE_URL: 'https://elsewhere.example',
+          // A value that reads as more variables, line by line.
+          NOTES: 'a\nexport NODE_OPTIONS=--require=/x\ndeclare -x HOME=/tmp'
+        }
+        expect(launched(job)).toEqual({
+          code: 0,
+          env: [
+            'CI_JOB_ID=42',
+            'HOME=/home/runner',
+            'PATH=/usr/local/bin:/usr/bin:/bin',
+            'SVC_API_KEY=sk_key',
+            'https_proxy=http://proxy.example:3128'
+          ]
+        })
+      })
+
+      it('starts nothing when a variable cannot be removed', () => {
+        const ran = launched(
+          { PATH: '/usr/bin:/bin', NODE_OPTIONS: '--import=data:,' },
+          'readonly NODE_OPTIONS'
+        )
+        expect(ran.code).not.toBe(0)
+        expect(ran.env.filter(line => line.startsWith('NODE_OPTIONS='))).toEqual([])
+      })
     })
 
     it('gives every setting as a flag in single quotes, from an input whose regex keeps quotes out, never as a variable', () => {

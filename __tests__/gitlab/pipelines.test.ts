@@ -7,7 +7,16 @@
  * service, no tunnel process is left, no file of the credential stays in the project, the
  * package's folder is gone, and no secret is in gitlab-ci-local's output or the logs it wrote.
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -312,6 +321,59 @@ exit "$TEST_EXIT"
     expect(leaksIn(run, [secret])).toEqual([])
   }, 90_000)
 
+  it('runs no code that pipeline variables name in a process that holds the key: NODE_OPTIONS, NODE_PATH, PATH', async () => {
+    const markers = scratch('gitlab-markers-')
+    // Code that needs no file on the runner: whichever Node process starts with it leaves a mark.
+    const marker = (what: string) =>
+      `import{writeFileSync}from'node:fs';writeFileSync('${markers}/${what}-'+process.pid,String(process.env.SVC_API_KEY))`
+    // A `node` (and `curl`) of the pipeline's choosing, first on a PATH it gives.
+    const bin = scratch('gitlab-bin-')
+    for (const name of ['node', 'curl']) {
+      writeFileSync(
+        join(bin, name),
+        `#!/bin/sh\nprintf '%s' "$SVC_API_KEY" > "${markers}/path-${name}-$$"\nexec /usr/bin/${name} "$@"\n`,
+        { mode: 0o755 }
+      )
+    }
+    const pipeline = stringify({
+      include: [{ local: 'templates/tunnel-credentials.yml', inputs: componentInputs() }]
+    })
+    await runAndCheck(pipeline, 'passes', {
+      pipelineVariables: {
+        NODE_OPTIONS: `--import=data:text/javascript,${marker('node-options')}`,
+        NODE_PATH: bin,
+        PATH: `${bin}:${process.env.PATH}`
+      }
+    })
+    // The user's script runs with the job's PATH (its curl is the planted one), never with the key.
+    const marks = readdirSync(markers)
+    expect(marks.filter(name => !name.startsWith('path-curl-'))).toEqual([])
+    const key = service().seed.provisionKey
+    expect(marks.filter(name => readFileSync(join(markers, name), 'utf8').includes(key))).toEqual(
+      []
+    )
+  }, 90_000)
+
+  it("never runs nor removes a folder another job made under this job's id", async () => {
+    // On a shell runner job ids are sequential: an earlier job makes the folder the next job's
+    // id would name, with a CLI of its own in it.
+    const jobId = String(700_000 + Math.floor(Math.random() * 99_999))
+    const foreign = `/tmp/tunnel-credentials-${jobId}`
+    const markers = scratch('gitlab-markers-')
+    mkdirSync(join(foreign, 'dist', 'cli'), { recursive: true, mode: 0o700 })
+    temps.push(foreign)
+    const trap = `require('fs').writeFileSync('${markers}/foreign-cli-ran', String(process.env.SVC_API_KEY))\n`
+    writeFileSync(join(foreign, 'dist', 'cli', 'index.cjs'), trap)
+    writeFileSync(join(foreign, 'package.tgz'), 'not the package\n')
+    const pipeline = stringify({
+      include: [{ local: 'templates/tunnel-credentials.yml', inputs: componentInputs() }]
+    })
+    await runAndCheck(pipeline, 'passes', { pipelineVariables: { CI_JOB_ID: jobId } })
+    expect(readdirSync(markers)).toEqual([])
+    expect(readFileSync(join(foreign, 'dist', 'cli', 'index.cjs'), 'utf8')).toBe(trap)
+    expect(readdirSync(foreign).sort()).toEqual(['dist', 'package.tgz'])
+  }, 90_000)
+
   it('refuses a package whose hash is not the pinned one, before anything runs with the key', async () => {
     const sink = scratch('gitlab-sink-')
     const installsBefore = installFolders()
@@ -343,29 +405,48 @@ exit "$TEST_EXIT"
 })
 
 describe('the GitLab pipeline of docs/other-ci.md', () => {
+  const pipeline = cliPipeline('gitlab')
+  /** The example's values, for this machine's: the package, the service, the project, the app. */
+  function localPipeline(): string {
+    const archive =
+      'https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/archive/<commit>.tar.gz'
+    expect(pipeline).toContain(archive)
+    expect(pipeline).not.toMatch(/\bnpx\b/)
+    const { 'package-url': url, 'package-sha256': sha256 } = packageInputs(tarball)
+    return pipeline
+      .replaceAll(archive, url)
+      .replaceAll("--proto '=https'", "--proto '=file'")
+      .replaceAll("'<sha256>'", `'${sha256}'`)
+      .replaceAll('https://api.example.com/functions/v1', service().baseUrl)
+      .replaceAll('--project my-app', `--project ${service().seed.project}`)
+      .replaceAll('--expose 3000', `--expose ${app.port}`)
+  }
+
   // The failing script: everything a passing one shows, and after_script on a failed job too.
   it.each(['fails'] as Outcome[])(
     'whose script %s: installs the pinned package, provisions, reaches the exposed app, revokes in after_script',
     async outcome => {
-      const pipeline = cliPipeline('gitlab')
-      const archive =
-        'https://github.com/provision-tunnel-credentials/provision-tunnel-credentials/archive/<commit>.tar.gz'
-      expect(pipeline).toContain(archive)
-      expect(pipeline).not.toMatch(/\bnpx\b/)
-      // The example's values, for this machine's: the package, the service, the project, the app.
-      const { 'package-url': url, 'package-sha256': sha256 } = packageInputs(tarball)
-      const local = pipeline
-        .replaceAll(archive, url)
-        .replaceAll("--proto '=https'", "--proto '=file'")
-        .replaceAll("'<sha256>'", `'${sha256}'`)
-        .replaceAll('https://api.example.com/functions/v1', service().baseUrl)
-        .replaceAll('--project my-app', `--project ${service().seed.project}`)
-        .replaceAll('--expose 3000', `--expose ${app.port}`)
-      const { user } = await runAndCheck(local, outcome, {
+      const { user } = await runAndCheck(localPipeline(), outcome, {
         variables: { SVC_URL_TEMPLATE: urlTemplate() }
       })
       expect(lifetimeMinutes(user)).toBe(Number(/--ttl-minutes (\d+)/.exec(pipeline)?.[1]))
     },
     90_000
   )
+
+  it("never runs nor removes a folder another job made under this job's id", async () => {
+    const jobId = String(800_000 + Math.floor(Math.random() * 99_999))
+    const foreign = `/tmp/tunnel-credentials-${jobId}`
+    const markers = scratch('gitlab-markers-')
+    mkdirSync(join(foreign, 'dist', 'cli'), { recursive: true, mode: 0o700 })
+    temps.push(foreign)
+    const trap = `require('fs').writeFileSync('${markers}/foreign-cli-ran', String(process.env.SVC_API_KEY))\n`
+    writeFileSync(join(foreign, 'dist', 'cli', 'index.cjs'), trap)
+    await runAndCheck(localPipeline(), 'passes', {
+      variables: { SVC_URL_TEMPLATE: urlTemplate() },
+      pipelineVariables: { CI_JOB_ID: jobId }
+    })
+    expect(readdirSync(markers)).toEqual([])
+    expect(readFileSync(join(foreign, 'dist', 'cli', 'index.cjs'), 'utf8')).toBe(trap)
+  }, 90_000)
 })

@@ -19,7 +19,7 @@ var printable = __webpack_require__(479);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __webpack_require__(693);
 ;// CONCATENATED MODULE: ./cli/har-read.ts
-const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'unreachable', 'not-http', 'proof']);
+const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'admitted', 'unreachable', 'not-http', 'proof']);
 class HarError extends Error {
 }
 function readHar(text) {

@@ -85,7 +85,7 @@ function makeGateSecret() {
     return (0,external_node_crypto_.randomBytes)(32).toString('base64url');
 }
 function gateMasks(secret) {
-    return [secret, Buffer.from(`${GATE_USER}:${secret}`).toString('base64')];
+    return [secret, Buffer.from(`${GATE_USER}:${secret}`).toString('base64'), (0,protocol/* gateCookieValue */.hc)(secret)];
 }
 function gateOutputs(secret, urls) {
     const entries = Object.entries(urls);
@@ -469,11 +469,17 @@ async function stopTunnel(saved, options = {}) {
     const readRecord = () => (dir.ours ? readStats(files.statsPath, saved.pid) : undefined);
     const before = readRecord();
     const look = lookUp(saved.pid);
-    const gone = () => ({
+    const unclaimed = dir.ours && before === undefined
+        ? `it holds no record of the tunnel process ${saved.pid}, so nothing proves it was that process's folder`
+        : undefined;
+    const gone = (folderKept = unclaimed) => ({
         state: 'gone',
         ...(before && { stats: before }),
         killed: false,
-        ...(saved.started && { died: describeEnd(before, dir.ours ? saved.dir : undefined) })
+        ...(saved.started && {
+            died: describeEnd(before, dir.ours && folderKept === undefined ? saved.dir : undefined)
+        }),
+        ...(folderKept !== undefined && { folderKept })
     });
     if (look.state === 'gone')
         return gone();
@@ -483,8 +489,9 @@ async function stopTunnel(saved, options = {}) {
     }
     const startTime = saved.startTime;
     const isOurs = () => isKeeper(lookUp(saved.pid), startTime, saved.dir);
-    if (!isKeeper(look, startTime, saved.dir))
-        return gone();
+    if (!isKeeper(look, startTime, saved.dir)) {
+        return gone(`the process ${saved.pid} that the saved state names is running and is not the tunnel process, so nothing proves the tunnel process is gone or that the folder was its`);
+    }
     if (dir.ours)
         askByFile(files.stopPath);
     send(saved.pid, 'SIGTERM');
@@ -501,7 +508,8 @@ async function stopTunnel(saved, options = {}) {
         ...(after && { stats: after }),
         killed,
         ...(after?.endedAt !== undefined && { died: describeEnd(after, saved.dir) }),
-        ...(!dir.ours && { recordMissing: dir.reason })
+        ...(!dir.ours && { recordMissing: dir.reason }),
+        ...(isOurs() && { folderKept: 'the tunnel process still ran a second after it was killed' })
     };
     function send(pid, name) {
         try {
@@ -518,7 +526,11 @@ async function stopTunnel(saved, options = {}) {
         if (!saved.started) {
             if (dir.ours)
                 askByFile(files.stopPath);
-            return { state: 'gone', killed: false };
+            return {
+                state: 'gone',
+                killed: false,
+                folderKept: `${why}, so nothing proves the tunnel process ${saved.pid} is gone`
+            };
         }
         if (!dir.ours) {
             return { state: 'alive', killed: false, unproven: `${why}, and its directory ${dir.reason}` };
@@ -582,9 +594,12 @@ var external_node_http_ = __webpack_require__(67);
 var lib = __webpack_require__(78);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
 var client = __webpack_require__(554);
+// EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
+var extra_ca = __webpack_require__(531);
 // EXTERNAL MODULE: ./core/text/quote.ts
 var quote = __webpack_require__(620);
 ;// CONCATENATED MODULE: ./core/tunnel/url-proof.ts
+
 
 
 
@@ -608,7 +623,7 @@ async function proveOne(entry, url, options) {
     for (let attempt = 0;; attempt++) {
         const nonce = (0,external_node_crypto_.randomBytes)(16).toString('hex');
         const asked = `${withoutTrailingSlash(url)}${protocol/* PROOF_PATH_PREFIX */.ok}${nonce}`;
-        const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000);
+        const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000, options.ca);
         if (proves(answer, (0,protocol/* proofAnswer */.bq)(options.proofKey, entry, nonce)))
             return undefined;
         const pause = pauses[attempt];
@@ -630,8 +645,8 @@ function mayStillCome(answer) {
     const { status } = answer;
     return status >= 500 || [404, 408, 421, 425, 429].includes(status);
 }
-async function ask(url, timeoutMs) {
-    const http = new lib/* HttpClient */.Qq(`${version/* ACTION_NAME */.p}/${version/* ACTION_VERSION */.Y}`, [client/* unbracketIpv6Host */.BU, loopbackNames], {
+async function ask(url, timeoutMs, ca) {
+    const http = new lib/* HttpClient */.Qq(`${version/* ACTION_NAME */.p}/${version/* ACTION_VERSION */.Y}`, [client/* unbracketIpv6Host */.BU, loopbackNames, ...(ca ? [(0,extra_ca/* trustCa */.X)(ca)] : [])], {
         socketTimeout: timeoutMs,
         allowRedirects: false,
         allowRetries: false
@@ -837,7 +852,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
     }
     if (login.lifetimeNote)
         log.info(login.lifetimeNote);
-    await proveAndCheck(tunnel, urls, proofKey, settings.optionLabel, log, clock);
+    await proveAndCheck(tunnel, urls, proofKey, settings, log, clock);
     if (requestLog) {
         log.info(`Requests through the tunnel are logged in ${(0,printable/* printablePath */.Vj)(requestLog.harPath)} (HAR).`);
         writes.outputs['request-log'] = requestLog.harPath;
@@ -865,11 +880,17 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         ]
     });
 }
-async function proveAndCheck(tunnel, urls, proofKey, label, log, clock) {
+async function proveAndCheck(tunnel, urls, proofKey, { optionLabel: label, http }, log, clock) {
     const [failures, silentApps] = await Promise.all([
         proofKey === undefined
             ? []
-            : proveUrls({ proofKey, urls, now: () => clock.now(), sleep: ms => clock.sleep(ms) }),
+            : proveUrls({
+                proofKey,
+                urls,
+                now: () => clock.now(),
+                sleep: ms => clock.sleep(ms),
+                ...(http.ca !== undefined && { ca: http.ca })
+            }),
         appsNotListening(tunnel.entries)
     ]);
     for (const app of silentApps)
@@ -1052,6 +1073,7 @@ const SUMMARY_COLUMNS = [
 const WHAT_THE_TUNNEL_DID = {
     forwarded: 'forwarded',
     refused: 'refused by the gate',
+    admitted: 'let in by the gate: cookie set',
     unreachable: 'app unreachable',
     'not-http': 'not HTTP, piped',
     proof: 'answered the URL proof'
@@ -1266,6 +1288,12 @@ async function stopSavedTunnel({ saved, dirRefused }, host, options = {}) {
     if (result.state === 'alive') {
         logStatsLine(result, clock.now(), log);
         return { outcome: { status: 'alive' } };
+    }
+    if (result.folderKept !== undefined) {
+        log.warning(`The tunnel's folder ${(0,printable/* printablePath */.Vj)(saved.dir)} was left as it is, and nothing in it was read or removed: ${(0,printable/* printable */.g$)(result.folderKept, 300)}. ` +
+            'Delete it by hand once no tunnel process uses it.');
+        logStatsLine(result, clock.now(), log);
+        return { outcome: { status: result.state }, untidied: saved.dir };
     }
     const traffic = result.recordMissing === undefined ? readTraffic(result, saved.dir, host) : undefined;
     const line = traffic?.tunnelLine ?? statsLineOf(result, clock.now());

@@ -469,7 +469,10 @@ var expose = __nccwpck_require__(249);
 var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
 var quote = __nccwpck_require__(620);
+// EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
+var extra_ca = __nccwpck_require__(531);
 ;// CONCATENATED MODULE: ./core/settings/common.ts
+
 
 
 
@@ -493,8 +496,13 @@ function parseFailOnRevokeError(options) {
 function readHttpSettings(options) {
     return {
         maxAttempts: (0,option_values/* readWholeNumber */.bf)(options, 'max-attempts', 1, 10) ?? 3,
-        timeoutSeconds: (0,option_values/* readWholeNumber */.bf)(options, 'timeout-seconds', 1, 600) ?? 30
+        timeoutSeconds: (0,option_values/* readWholeNumber */.bf)(options, 'timeout-seconds', 1, 600) ?? 30,
+        ...readCa(options)
     };
+}
+function readCa(options) {
+    const path = options.read('ca-file').trim();
+    return path === '' ? {} : { ca: (0,extra_ca/* readCaFile */.R)(path, (0,option_values/* optionNamed */.b7)(options, 'ca-file')) };
 }
 function readBaseUrl(options) {
     const name = (0,option_values/* optionNamed */.b7)(options, 'base-url');
@@ -1636,6 +1644,7 @@ function createService(baseUrl, http, clock, log) {
         baseUrl,
         maxAttempts: http.maxAttempts,
         timeoutSeconds: http.timeoutSeconds,
+        ...(http.ca !== undefined && { ca: http.ca }),
         sleep: clock.sleep,
         random: clock.random,
         now: clock.now,
@@ -3407,6 +3416,15 @@ const CREDENTIAL_OPTIONS = [
         description: 'Attempts per request (1 to 10) on network errors, timeouts, 429 and 5xx answers. With `expose`, also the attempts to open the tunnel.'
     },
     {
+        name: 'ca-file',
+        hosts: ['cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PATH',
+        description: "A PEM file of CA certificates trusted besides Node's own for the service's answers and the URL proof, for a runner behind a TLS-inspecting proxy. The component's only way to add trust: it starts the tool without NODE_EXTRA_CA_CERTS or NODE_TLS_REJECT_UNAUTHORIZED."
+    },
+    {
         name: 'timeout-seconds',
         hosts: ['action', 'cli'],
         default: '30',
@@ -3755,11 +3773,14 @@ function shortBody(text) {
         : ` (${Buffer.byteLength(text)} bytes, not shown)`;
 }
 
+// EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
+var extra_ca = __nccwpck_require__(531);
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/version.ts
 var version = __nccwpck_require__(830);
 ;// CONCATENATED MODULE: ./core/service/client.ts
+
 
 
 
@@ -3836,7 +3857,8 @@ class CredentialService {
     }
     async attempt(endpoint, method, url, payload, headers) {
         const timeoutMs = this.options.timeoutSeconds * 1000;
-        const http = new lib/* HttpClient */.Qq(`${version/* ACTION_NAME */.p}/${version/* ACTION_VERSION */.Y}`, [unbracketIpv6Host], {
+        const handlers = [unbracketIpv6Host, ...(this.options.ca ? [(0,extra_ca/* trustCa */.X)(this.options.ca)] : [])];
+        const http = new lib/* HttpClient */.Qq(`${version/* ACTION_NAME */.p}/${version/* ACTION_VERSION */.Y}`, handlers, {
             socketTimeout: timeoutMs,
             allowRedirects: false,
             allowRetries: false
@@ -4032,6 +4054,68 @@ function isSafeText(value) {
 function invalid(what) {
     return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
+}
+
+
+/***/ }),
+
+/***/ 531:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  R: () => (/* binding */ readCaFile),
+  X: () => (/* binding */ trustCa)
+});
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = require("node:tls");
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(519);
+// EXTERNAL MODULE: ./core/text/describe-error.ts
+var describe_error = __nccwpck_require__(436);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+;// CONCATENATED MODULE: ./core/service/extra-ca.ts
+
+
+
+
+
+const MAX_CA_FILE_BYTES = 4 << 20;
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+function readCaFile(path, label) {
+    let text;
+    try {
+        const bytes = (0,external_node_fs_.readFileSync)(path);
+        if (bytes.length > MAX_CA_FILE_BYTES)
+            throw new Error('it is larger than 4 MiB');
+        text = bytes.toString('utf8');
+    }
+    catch (error) {
+        throw new errors/* ExplainedError */.h(`${label} names ${(0,printable/* printablePath */.Vj)(path)}, which could not be read: ${(0,describe_error/* describeUnexpected */.V)(error)}.`);
+    }
+    const certificates = text.match(PEM_CERTIFICATE);
+    if (certificates === null) {
+        throw new errors/* ExplainedError */.h(`${label} names ${(0,printable/* printablePath */.Vj)(path)}, which holds no PEM certificate (-----BEGIN CERTIFICATE-----).`);
+    }
+    return certificates.join('\n');
+}
+function trustCa(ca) {
+    const trusted = [...external_node_tls_namespaceObject.rootCertificates, ca];
+    return {
+        prepareRequest(options) {
+            const agent = options.agent;
+            if (agent?.options)
+                agent.options.ca = trusted;
+            options.ca = trusted;
+        },
+        canHandleAuthentication: () => false,
+        handleAuthentication: () => Promise.reject(new Error('not used'))
+    };
 }
 
 
@@ -4750,11 +4834,12 @@ function identifierProblem(value) {
 /* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
 /* harmony export */   Wh: () => (/* binding */ GATE_HEADER),
 /* harmony export */   bq: () => (/* binding */ proofAnswer),
+/* harmony export */   hc: () => (/* binding */ gateCookieValue),
 /* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
 /* harmony export */   yJ: () => (/* binding */ tunnelFiles),
 /* harmony export */   zN: () => (/* binding */ GATE_PATH_PREFIX)
 /* harmony export */ });
-/* unused harmony exports HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* unused harmony exports GATE_COOKIE_NAME, GATE_COOKIE_SECURE_NAME, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
@@ -4763,6 +4848,11 @@ function identifierProblem(value) {
 
 const GATE_HEADER = 'X-Tunnel-Gate';
 const GATE_PATH_PREFIX = '/_tunnel-gate/';
+const GATE_COOKIE_NAME = 'tunnel-credentials-gate';
+const GATE_COOKIE_SECURE_NAME = (/* unused pure expression or super */ null && (`__Host-${GATE_COOKIE_NAME}`));
+function gateCookieValue(gateSecret) {
+    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', gateSecret).update('gate-cookie').digest('base64url');
+}
 const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');

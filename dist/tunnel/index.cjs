@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 724:
+/***/ 907:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -22006,12 +22006,15 @@ function responseFraming(method, status, headers) {
     const length = contentLength(headers, 502);
     return length === undefined ? { kind: 'until-close' } : { kind: 'length', length };
 }
-function rewriteHead(head, line, target, removeHeaders) {
+function rewriteHead(head, line, target, removeHeaders, addHeaders = []) {
     if (!/^[\x21-\x7e\x80-\xff]+$/.test(target))
         throw new Error('a rewritten target is malformed');
+    const added = addHeaders.map(([name, value]) => `${name}: ${value}`);
+    if (!added.every(field => FIELD.test(field)))
+        throw new Error('an added header is malformed');
     const removed = new Set(removeHeaders.map(name => name.toLowerCase()));
     const kept = head.lines.filter((_, index) => !removed.has(head.headers[index][0].toLowerCase()));
-    const text = [`${line.method} ${target} ${line.httpVersion}`, ...kept, '', ''].join('\r\n');
+    const text = [`${line.method} ${target} ${line.httpVersion}`, ...kept, ...added, '', ''].join('\r\n');
     return Buffer.from(text, 'latin1');
 }
 
@@ -22034,11 +22037,15 @@ function decideRequest(bytes, entry, client, hooks) {
     exchange.switches = asksToSwitch(line.method, head.headers);
     if (decision === 'forward')
         return { exchange, framing, toApp: bytes };
-    const { target = line.target, removeHeaders = [] } = decision.forward;
+    const { target = line.target, removeHeaders = [], addHeaders = [] } = decision.forward;
     const removed = new Set(removeHeaders.map(name => name.toLowerCase()));
-    const headers = head.headers.filter(([name]) => !removed.has(name.toLowerCase()));
+    const headers = [
+        ...head.headers.filter(([name]) => !removed.has(name.toLowerCase())),
+        ...addHeaders
+    ];
     exchange.request = { ...request, target, headers };
-    return { exchange, framing, toApp: rewriteHead(head, line, target, removeHeaders) };
+    const toApp = rewriteHead(head, line, target, removeHeaders, addHeaders);
+    return { exchange, framing, toApp };
 }
 function malformedRequest(entry, client, error) {
     const request = { entry, client, method: '', target: '', httpVersion: '', headers: [] };
@@ -22685,6 +22692,11 @@ const external_node_path_namespaceObject = require("node:path");
 
 const GATE_HEADER = 'X-Tunnel-Gate';
 const GATE_PATH_PREFIX = '/_tunnel-gate/';
+const GATE_COOKIE_NAME = 'tunnel-credentials-gate';
+const GATE_COOKIE_SECURE_NAME = `__Host-${GATE_COOKIE_NAME}`;
+function gateCookieValue(gateSecret) {
+    return (0,external_node_crypto_namespaceObject.createHmac)('sha256', gateSecret).update('gate-cookie').digest('base64url');
+}
 const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
 function proofAnswer(proofKey, entry, nonce) {
     return (0,external_node_crypto_namespaceObject.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
@@ -22847,7 +22859,118 @@ function whenClosed(client) {
     });
 }
 
+;// CONCATENATED MODULE: ./core/tunnel/keeper/gate-admission.ts
+
+const REOPEN_SCRIPT = 'location.replace(location.origin + location.pathname + location.search + location.hash)';
+const PAGE = '<!doctype html>\n<html><head><meta charset="utf-8"><title>Opening the page</title>\n' +
+    `<script>${REOPEN_SCRIPT}</script></head>\n` +
+    '<body><noscript>The tunnel let this browser in. Open this address again without the user ' +
+    'name and password in it.</noscript></body></html>\n';
+const PAGE_POLICY = `default-src 'none'; script-src 'sha256-${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(REOPEN_SCRIPT).digest('base64')}'; ` +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const NOT_STORED = ['Cache-Control', 'no-store'];
+function redirectAdmission(location, setCookie) {
+    return {
+        answer: {
+            status: 303,
+            headers: [['Location', location], ['Set-Cookie', setCookie], NOT_STORED],
+            body: ''
+        },
+        outcome: 'admitted'
+    };
+}
+function pageAdmission(setCookie) {
+    return {
+        answer: {
+            status: 200,
+            headers: [
+                ['Content-Type', 'text/html; charset=utf-8'],
+                ['Set-Cookie', setCookie],
+                NOT_STORED,
+                ['Content-Security-Policy', PAGE_POLICY],
+                ['X-Content-Type-Options', 'nosniff'],
+                ['Referrer-Policy', 'no-referrer']
+            ],
+            body: PAGE
+        },
+        outcome: 'admitted'
+    };
+}
+function pathOnly(target) {
+    return /^\/(?![/\\])/.test(target) ? target : undefined;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/gate-cookie.ts
+
+const OUR_NAMES = new Set([GATE_COOKIE_NAME, GATE_COOKIE_SECURE_NAME]);
+function gateSetCookie(value, secure) {
+    const name = secure ? GATE_COOKIE_SECURE_NAME : GATE_COOKIE_NAME;
+    return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+function readCookieFields(headers) {
+    const gateValues = [];
+    const kept = [];
+    for (const [name, value] of headers) {
+        if (name.toLowerCase() !== 'cookie')
+            continue;
+        for (const pair of value.split(';')) {
+            const trimmed = pair.trim();
+            if (trimmed === '')
+                continue;
+            const equals = trimmed.indexOf('=');
+            const cookieName = equals < 0 ? '' : trimmed.slice(0, equals).trim();
+            if (OUR_NAMES.has(cookieName))
+                gateValues.push(trimmed.slice(equals + 1).trim());
+            else
+                kept.push(trimmed);
+        }
+    }
+    return {
+        gateValues,
+        appCookies: kept.length === 0 ? undefined : kept.join('; '),
+        holdsGateCookie: gateValues.length > 0
+    };
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/keeper/navigation.ts
+
+function isNavigation(method, headers) {
+    if (method !== 'GET')
+        return false;
+    const modes = valuesOf(headers, 'sec-fetch-mode');
+    if (modes.length > 0)
+        return modes.some(mode => mode.trim().toLowerCase() === 'navigate');
+    return prefersHtml(valuesOf(headers, 'accept').join(','));
+}
+function prefersHtml(accept) {
+    let html = 0;
+    let others = 0;
+    for (const item of accept.split(',')) {
+        const [range, ...parameters] = item.split(';').map(part => part.trim().toLowerCase());
+        if (range === '')
+            continue;
+        const weight = weightOf(parameters);
+        if (range === 'text/html')
+            html = Math.max(html, weight);
+        else
+            others = Math.max(others, weight);
+    }
+    return html > 0 && html >= others;
+}
+function weightOf(parameters) {
+    for (const parameter of parameters) {
+        const found = /^q\s*=\s*(.*)$/.exec(parameter);
+        if (found === null)
+            continue;
+        return /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(found[1]) ? Number(found[1]) : 1;
+    }
+    return 1;
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/gate.ts
+
+
+
 
 
 const GATE_REALM = 'tunnel-credentials gate';
@@ -22868,9 +22991,13 @@ const refusal = {
     outcome: 'refused'
 };
 const digest = (text) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text, 'utf8').digest();
-function makeGate(secret) {
-    const expected = secret === undefined || secret === '' ? undefined : digest(secret);
+function makeGate(secret, secureCookie = () => true) {
+    const known = secret !== undefined && secret !== '';
+    const expected = known ? digest(secret) : undefined;
+    const cookie = known ? gateCookieValue(secret) : '';
+    const expectedCookie = known ? digest(cookie) : undefined;
     const matches = (candidate) => expected !== undefined && (0,external_node_crypto_namespaceObject.timingSafeEqual)(digest(candidate), expected);
+    const matchesCookie = (candidate) => expectedCookie !== undefined && (0,external_node_crypto_namespaceObject.timingSafeEqual)(digest(candidate), expectedCookie);
     return request => {
         const removeHeaders = [];
         const gateHeader = request.headers.some(([name, value]) => name.toLowerCase() === 'x-tunnel-gate' && matches(value.trim()));
@@ -22880,17 +23007,35 @@ function makeGate(secret) {
         if (basic)
             removeHeaders.push('Authorization');
         const target = withoutGatePath(request.target, matches);
-        if (!gateHeader && !basic && target === undefined)
+        const cookies = readCookieFields(request.headers);
+        const hasCookie = cookies.gateValues.some(matchesCookie);
+        if (!gateHeader && !basic && target === undefined && !hasCookie)
             return refusal;
-        if (removeHeaders.length === 0 && target === undefined)
-            return 'forward';
+        const admission = admissionFor(request, target, basic && !hasCookie);
+        if (admission !== undefined)
+            return admission(gateSetCookie(cookie, secureCookie(request.entry)));
+        if (cookies.holdsGateCookie)
+            removeHeaders.push('Cookie');
+        const addHeaders = cookies.holdsGateCookie && cookies.appCookies !== undefined
+            ? [['Cookie', cookies.appCookies]]
+            : [];
         return {
             forward: {
                 ...(target !== undefined && { target }),
-                ...(removeHeaders.length > 0 && { removeHeaders })
+                ...(removeHeaders.length > 0 && { removeHeaders }),
+                ...(addHeaders.length > 0 && { addHeaders })
             }
         };
     };
+}
+function admissionFor(request, strippedTarget, basicWithoutCookie) {
+    if (!isNavigation(request.method, request.headers))
+        return undefined;
+    if (strippedTarget !== undefined) {
+        const location = pathOnly(strippedTarget);
+        return location === undefined ? undefined : setCookie => redirectAdmission(location, setCookie);
+    }
+    return basicWithoutCookie ? pageAdmission : undefined;
 }
 function matchesBasicPassword(value, matches) {
     const found = /^\s*basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(value);
@@ -23805,6 +23950,7 @@ class HarWriter {
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/request-log-sink.ts
 
 
+
 const MESSAGE_MAX = 400;
 const MESSAGES_KEPT = 20;
 class RequestLogSink {
@@ -23825,7 +23971,8 @@ class RequestLogSink {
         if (files === undefined)
             return;
         const publicUrls = config.publicUrls ?? {};
-        const secrets = [config.token, config.gateSecret, config.proofKey].filter((secret) => secret !== undefined && secret !== '');
+        const gateCookie = config.gateSecret ? gateCookieValue(config.gateSecret) : undefined;
+        const secrets = [config.token, config.gateSecret, gateCookie, config.proofKey].filter((secret) => secret !== undefined && secret !== '');
         try {
             this.writer = await HarWriter.open({
                 harPath: files.harPath,
@@ -23902,7 +24049,7 @@ class KeeperTraffic {
         if (hooks !== undefined)
             this.hooks = hooks;
         else if (protect || proving || this.sink !== undefined) {
-            const gate = protect ? makeGate(config.gateSecret) : undefined;
+            const gate = protect ? makeGate(config.gateSecret, secureCookieFor(config)) : undefined;
             const sink = this.sink;
             this.hooks = {
                 decide: request => {
@@ -23975,6 +24122,10 @@ class KeeperTraffic {
         this.loggedSinceCollect = 0;
         this.deps.collectOld?.();
     }
+}
+function secureCookieFor(config) {
+    const urls = config.publicUrls ?? {};
+    return entry => !Object.hasOwn(urls, entry) || !/^http:/i.test(urls[entry]);
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/reconnect.ts
@@ -24836,7 +24987,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(724)
+__nccwpck_require__(907)
 
 module.exports = __webpack_exports__;
 /******/ })()

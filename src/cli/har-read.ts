@@ -6,7 +6,7 @@
  */
 
 /** What the tunnel did with a request it recorded; anything but `forwarded` never reached the app. */
-const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'unreachable', 'not-http', 'proof'])
+const TUNNEL_OWN_OUTCOMES = new Set(['refused', 'admitted', 'unreachable', 'not-http', 'proof'])
 
 export interface HarBody {
   bytes: Buffer

@@ -1,6 +1,7 @@
 /**
  * Files only the job's user may read, written whole or not at all: a reader never sees half a
- * file, and a symlink planted at the path is replaced, never followed.
+ * file, and a symlink planted at the path after provision checked it (own-files.ts refuses one
+ * found before) is replaced, never followed.
  */
 import { randomBytes } from 'node:crypto'
 import {

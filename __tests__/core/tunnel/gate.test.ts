@@ -1,4 +1,5 @@
 /** The gate's secret and the forms of it the step outputs. */
+import { createHmac } from 'node:crypto'
 import {
   gateMasks,
   gateOutputs,
@@ -55,8 +56,13 @@ describe('gateOutputs', () => {
     })
   })
 
-  it('masks the secret and the Basic credentials a browser sends for it', () => {
-    expect(gateMasks(secret)).toEqual([secret, Buffer.from(`tunnel:${secret}`).toString('base64')])
+  it('masks the secret, the Basic credentials a browser sends for it, and the gate cookie', () => {
+    const cookie = createHmac('sha256', secret).update('gate-cookie').digest('base64url')
+    expect(gateMasks(secret)).toEqual([
+      secret,
+      Buffer.from(`tunnel:${secret}`).toString('base64'),
+      cookie
+    ])
   })
 })
 

@@ -317,12 +317,29 @@ describe('stopTunnel without a real process', () => {
     const result = await stopTunnel(paths, {
       ...instant,
       now: () => (clock += 1000),
-      lookUp: () => (signals.includes('SIGKILL') ? { state: 'gone' } : keeperLook(paths.dir)),
+      lookUp: () =>
+        signals.some(sent => sent.startsWith('SIGKILL'))
+          ? { state: 'gone' }
+          : keeperLook(paths.dir),
       signal: (pid, name) => signals.push(`${name} ${pid}`)
     })
     expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
     expect(signals).toEqual(['SIGTERM 99', 'SIGKILL 99'])
     expect(result).toEqual({ state: 'stopped', stats, killed: true })
+  })
+
+  it('keeps the folder of a keeper that still runs after SIGKILL', async () => {
+    const paths = saved(stats)
+    const result = await stopTunnel(paths, {
+      ...instant,
+      now: (
+        clock => () =>
+          (clock += 1000)
+      )(0),
+      lookUp: () => keeperLook(paths.dir),
+      signal: () => undefined
+    })
+    expect(result).toMatchObject({ state: 'stopped', killed: true, folderKept: expect.any(String) })
   })
 
   it('does not touch a pid whose keeper recorded its own end and is gone', async () => {
@@ -386,7 +403,13 @@ describe('stopTunnel without a real process', () => {
       { ...saved(), started: false },
       { ...instant, lookUp: () => ({ state: 'gone' }), signal: mustNotSignal }
     )
-    expect(result).toEqual({ state: 'gone', killed: false })
+    // No news of its end; but no record of it either, so its folder is not proven to be its.
+    expect(result).toEqual({
+      state: 'gone',
+      killed: false,
+      folderKept:
+        "it holds no record of the tunnel process 99, so nothing proves it was that process's folder"
+    })
   })
 
   it('without a way to prove the pid, asks by file only and says it could not make sure', async () => {
@@ -419,7 +442,11 @@ describe('stopTunnel without a real process', () => {
       signal: mustNotSignal
     })
     expect(readFileSync(tunnelFiles(paths.dir).stopPath, 'utf8')).toBe('stop\n')
-    expect(result).toEqual({ state: 'gone', killed: false })
+    expect(result).toEqual({
+      state: 'gone',
+      killed: false,
+      folderKept: 'no proof, so nothing proves the tunnel process 99 is gone'
+    })
   })
 
   it('reports the end a keeper recorded on its own just before post stopped it', async () => {

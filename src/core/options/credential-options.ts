@@ -165,6 +165,18 @@ export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
       'Attempts per request (1 to 10) on network errors, timeouts, 429 and 5xx answers. With `expose`, also the attempts to open the tunnel.'
   },
   {
+    // Not an input of the action: its runner's own NODE_EXTRA_CA_CERTS reaches it, and no
+    // pipeline variable does. The component ignores that variable (a pipeline variable could set it).
+    name: 'ca-file',
+    hosts: ['cli', 'component'],
+    default: '',
+    kinds: 'all',
+    secret: false,
+    value: 'PATH',
+    description:
+      "A PEM file of CA certificates trusted besides Node's own for the service's answers and the URL proof, for a runner behind a TLS-inspecting proxy. The component's only way to add trust: it starts the tool without NODE_EXTRA_CA_CERTS or NODE_TLS_REJECT_UNAUTHORIZED."
+  },
+  {
     name: 'timeout-seconds',
     hosts: ['action', 'cli'],
     default: '30',

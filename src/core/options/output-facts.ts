@@ -78,13 +78,13 @@ export const OUTPUTS: readonly OutputFacts[] = [
     name: 'protect-header',
     secret: true,
     description:
-      "With `protect`, the full header line that carries the secret, `X-Tunnel-Gate: \u2026`, for `curl -H` or Playwright's `extraHTTPHeaders`; it leaves the app's own `Authorization` free (masked in logs)."
+      "With `protect`, the full header line that carries the secret, `X-Tunnel-Gate: \u2026`, for `curl -H` and API tests; it leaves the app's own `Authorization` free. Not for browsers: Playwright's `extraHTTPHeaders` sends it to every origin a page loads from (masked in logs)."
   },
   {
     name: 'protect-urls',
     secret: true,
     description:
-      "With `protect`, a JSON object of every entry's URL by name with the secret as `user:secret@` credentials, for browsers and Selenium (masked in logs)."
+      "With `protect`, a JSON object of every entry's URL by name with the secret as `user:secret@` credentials, for browsers and Selenium: the first page gets a per-run cookie and reopens without the secret, so the app's own `fetch()` calls work (masked in logs)."
   },
   {
     name: 'protect-webhook-urls',

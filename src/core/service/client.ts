@@ -4,6 +4,7 @@ import type { HttpClientResponse } from '@actions/http-client'
 import type { RequestHandler } from '@actions/http-client/lib/interfaces'
 import { cleanText } from '../text/printable.js'
 import { interpretAnswer } from './answer.js'
+import { trustCa } from './extra-ca.js'
 import { ServiceError, type Endpoint } from './service-error.js'
 import { withRetries, type AttemptFailure, type RetryOptions } from './retry.js'
 import { ACTION_NAME, ACTION_VERSION } from '../version.js'
@@ -18,6 +19,8 @@ export interface ServiceClientOptions {
   baseUrl: string
   maxAttempts: number
   timeoutSeconds: number
+  /** PEM certificates trusted besides Node's own (ca-file). */
+  ca?: string
   sleep: RetryOptions['sleep']
   random: RetryOptions['random']
   onRetry?: RetryOptions['onRetry']
@@ -147,7 +150,8 @@ export class CredentialService {
     headers: Record<string, string>
   ): Promise<unknown> {
     const timeoutMs = this.options.timeoutSeconds * 1000
-    const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, [unbracketIpv6Host], {
+    const handlers = [unbracketIpv6Host, ...(this.options.ca ? [trustCa(this.options.ca)] : [])]
+    const http = new HttpClient(`${ACTION_NAME}/${ACTION_VERSION}`, handlers, {
       socketTimeout: timeoutMs,
       // A redirect would carry X-API-Key to wherever it points; base-url must be the real address.
       allowRedirects: false,

@@ -6,6 +6,8 @@ import { CredentialService } from './client.js'
 export interface HttpSettings {
   maxAttempts: number
   timeoutSeconds: number
+  /** PEM certificates trusted besides Node's own (ca-file); absent: Node's alone. */
+  ca?: string
 }
 
 /**
@@ -22,6 +24,7 @@ export function createService(
     baseUrl,
     maxAttempts: http.maxAttempts,
     timeoutSeconds: http.timeoutSeconds,
+    ...(http.ca !== undefined && { ca: http.ca }),
     sleep: clock.sleep,
     random: clock.random,
     now: clock.now,

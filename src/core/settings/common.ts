@@ -8,6 +8,7 @@ import type { OptionSource } from '../host.js'
 import { readTunnelSettings } from './expose.js'
 import { optionNamed, readBoolean, readWholeNumber } from './option-values.js'
 import { quote } from '../text/quote.js'
+import { readCaFile } from '../service/extra-ca.js'
 import type { CommonSettings, HttpSettings } from './types.js'
 
 const ENV_PREFIX_PATTERN = /^[A-Z][A-Z0-9_]*$/
@@ -32,8 +33,15 @@ export function parseFailOnRevokeError(options: OptionSource): boolean {
 export function readHttpSettings(options: OptionSource): HttpSettings {
   return {
     maxAttempts: readWholeNumber(options, 'max-attempts', 1, 10) ?? 3,
-    timeoutSeconds: readWholeNumber(options, 'timeout-seconds', 1, 600) ?? 30
+    timeoutSeconds: readWholeNumber(options, 'timeout-seconds', 1, 600) ?? 30,
+    ...readCa(options)
   }
+}
+
+/** ca-file, read at once: a file that is not there fails before any request is sent. */
+function readCa(options: OptionSource): { ca?: string } {
+  const path = options.read('ca-file').trim()
+  return path === '' ? {} : { ca: readCaFile(path, optionNamed(options, 'ca-file')) }
 }
 
 /**

@@ -4,7 +4,7 @@
  * KeeperConfig.gateSecret); nothing here touches a request.
  */
 import { randomBytes } from 'node:crypto'
-import { GATE_HEADER, GATE_PATH_PREFIX } from './protocol.js'
+import { GATE_HEADER, GATE_PATH_PREFIX, gateCookieValue } from './protocol.js'
 
 /** The user name the URL and Basic forms carry; the keeper accepts any, only the password counts. */
 export const GATE_USER = 'tunnel'
@@ -15,11 +15,12 @@ export function makeGateSecret(): string {
 }
 
 /**
- * Every text that holds the secret whole and could reach a log: the secret itself, and the Basic
- * credentials a browser sends for the `protect-urls` form, which hold it only in base64.
+ * Every text that holds the secret whole and could reach a log: the secret itself, the Basic
+ * credentials a browser sends for the `protect-urls` form, which hold it only in base64, and the
+ * cookie the gate gives a browser for it, which lets a request in as the secret does.
  */
 export function gateMasks(secret: string): string[] {
-  return [secret, Buffer.from(`${GATE_USER}:${secret}`).toString('base64')]
+  return [secret, Buffer.from(`${GATE_USER}:${secret}`).toString('base64'), gateCookieValue(secret)]
 }
 
 /** The gate's outputs, from the plain URLs by entry name (which stay free of the secret). */

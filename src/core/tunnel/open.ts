@@ -11,6 +11,7 @@ import type { TunnelLogin } from '../kinds/kind.js'
 import { describeUnexpected } from '../text/describe-error.js'
 import { printablePath } from '../text/printable.js'
 import type { TunnelSettings } from '../settings/expose.js'
+import type { CommonSettings } from '../settings/types.js'
 import type { MainSettings } from '../kinds/registry.js'
 import { appsNotListening, appWarning } from './app-check.js'
 import { keeperEnd } from './end-time.js'
@@ -184,7 +185,7 @@ async function openTunnel(
   // The kind knows its own lifetime (a free credential's tunnel ends after 5 minutes).
   if (login.lifetimeNote) log.info(login.lifetimeNote)
   // Readiness: no output until every URL is proven to reach this tunnel.
-  await proveAndCheck(tunnel, urls, proofKey, settings.optionLabel, log, clock)
+  await proveAndCheck(tunnel, urls, proofKey, settings, log, clock)
   if (requestLog) {
     log.info(
       `Requests through the tunnel are logged in ${printablePath(requestLog.harPath)} (HAR).`
@@ -222,14 +223,20 @@ async function proveAndCheck(
   tunnel: TunnelSettings,
   urls: Record<string, string>,
   proofKey: string | undefined,
-  label: (name: string) => string,
+  { optionLabel: label, http }: Pick<CommonSettings, 'optionLabel' | 'http'>,
   log: StepLog,
   clock: Clock
 ): Promise<void> {
   const [failures, silentApps] = await Promise.all([
     proofKey === undefined
       ? []
-      : proveUrls({ proofKey, urls, now: () => clock.now(), sleep: ms => clock.sleep(ms) }),
+      : proveUrls({
+          proofKey,
+          urls,
+          now: () => clock.now(),
+          sleep: ms => clock.sleep(ms),
+          ...(http.ca !== undefined && { ca: http.ca })
+        }),
     appsNotListening(tunnel.entries)
   ])
   for (const app of silentApps) log.warning(appWarning(app, label))

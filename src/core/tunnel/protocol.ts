@@ -50,6 +50,22 @@ export const GATE_HEADER = 'X-Tunnel-Gate'
 /** The path prefix a webhook URL carries the gate's secret in; the keeper strips it before the app. */
 export const GATE_PATH_PREFIX = '/_tunnel-gate/'
 
+/**
+ * The cookie a browser gets from the gate once a navigation carried the secret: host-only, so
+ * each entry's host gets its own. With an https URL the name takes the `__Host-` prefix, which a
+ * browser accepts only from that very host, over TLS, for the whole site.
+ */
+export const GATE_COOKIE_NAME = 'tunnel-credentials-gate'
+export const GATE_COOKIE_SECURE_NAME = `__Host-${GATE_COOKIE_NAME}`
+
+/**
+ * The gate cookie's value: derived from the secret, so the keeper needs no second secret and
+ * main can mask it, yet it is not the secret, which never has to be kept by a browser.
+ */
+export function gateCookieValue(gateSecret: string): string {
+  return createHmac('sha256', gateSecret).update('gate-cookie').digest('base64url')
+}
+
 /** The path the URL proof asks for; the nonce follows. No app is asked for it. */
 export const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/'
 

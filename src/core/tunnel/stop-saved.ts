@@ -53,6 +53,14 @@ export async function stopSavedTunnel(
     logStatsLine(result, clock.now(), log)
     return { outcome: { status: 'alive' } }
   }
+  if (result.folderKept !== undefined) {
+    log.warning(
+      `The tunnel's folder ${printablePath(saved.dir)} was left as it is, and nothing in it was read or removed: ${printable(result.folderKept, 300)}. ` +
+        'Delete it by hand once no tunnel process uses it.'
+    )
+    logStatsLine(result, clock.now(), log)
+    return { outcome: { status: result.state }, untidied: saved.dir }
+  }
   // Read before the folder goes: the process has ended, so its counts are final.
   const traffic =
     result.recordMissing === undefined ? readTraffic(result, saved.dir, host) : undefined

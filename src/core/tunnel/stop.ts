@@ -25,6 +25,11 @@ export interface StopResult {
   recordMissing?: string
   /** Why post could not prove the pid is the keeper, so sent it no signal. */
   unproven?: string
+  /**
+   * Why the folder must stay: its own process is not proven gone, or the folder is not proven to
+   * be the one that process used. Saved state alone is no proof: any step could have written it.
+   */
+  folderKept?: string
 }
 
 export interface StopOptions {
@@ -60,12 +65,21 @@ export async function stopTunnel(
   const readRecord = () => (dir.ours ? readStats(files.statsPath, saved.pid) : undefined)
   const before = readRecord()
   const look = lookUp(saved.pid)
-  const gone = (): StopResult => ({
+  // The keeper's own record names its pid: with no such process left, the folder was its. (A
+  // folder that is not ours is refused by tunnel-dir.ts, and one that is gone needs nothing.)
+  const unclaimed =
+    dir.ours && before === undefined
+      ? `it holds no record of the tunnel process ${saved.pid}, so nothing proves it was that process's folder`
+      : undefined
+  const gone = (folderKept = unclaimed): StopResult => ({
     state: 'gone',
     ...(before && { stats: before }),
     killed: false,
     // A keeper main never configured left with main (keeper/main.ts): nothing to report.
-    ...(saved.started && { died: describeEnd(before, dir.ours ? saved.dir : undefined) })
+    ...(saved.started && {
+      died: describeEnd(before, dir.ours && folderKept === undefined ? saved.dir : undefined)
+    }),
+    ...(folderKept !== undefined && { folderKept })
   })
   if (look.state === 'gone') return gone()
   if (look.state === 'unknown' || saved.startTime === undefined) {
@@ -74,8 +88,13 @@ export async function stopTunnel(
   }
   const startTime = saved.startTime
   const isOurs = () => isKeeper(lookUp(saved.pid), startTime, saved.dir)
-  // Another process under the keeper's pid: the keeper ended, its pid was given again.
-  if (!isKeeper(look, startTime, saved.dir)) return gone()
+  // Another process under the keeper's pid: the keeper ended and its pid was given again, or the
+  // state names a process that was never the keeper. Either way that process may use the folder.
+  if (!isKeeper(look, startTime, saved.dir)) {
+    return gone(
+      `the process ${saved.pid} that the saved state names is running and is not the tunnel process, so nothing proves the tunnel process is gone or that the folder was its`
+    )
+  }
 
   if (dir.ours) askByFile(files.stopPath)
   send(saved.pid, 'SIGTERM')
@@ -94,7 +113,9 @@ export async function stopTunnel(
     killed,
     // Ended on its own just before post came (an end post asks for records no endedAt).
     ...(after?.endedAt !== undefined && { died: describeEnd(after, saved.dir) }),
-    ...(!dir.ours && { recordMissing: dir.reason })
+    ...(!dir.ours && { recordMissing: dir.reason }),
+    // Its command line named the folder; the folder goes once the process has.
+    ...(isOurs() && { folderKept: 'the tunnel process still ran a second after it was killed' })
   }
 
   function send(pid: number, name: 'SIGTERM' | 'SIGKILL'): boolean {
@@ -113,7 +134,11 @@ export async function stopTunnel(
     // Never configured, it writes no record to wait for; it left with main in all likelihood.
     if (!saved.started) {
       if (dir.ours) askByFile(files.stopPath)
-      return { state: 'gone', killed: false }
+      return {
+        state: 'gone',
+        killed: false,
+        folderKept: `${why}, so nothing proves the tunnel process ${saved.pid} is gone`
+      }
     }
     if (!dir.ours) {
       return { state: 'alive', killed: false, unproven: `${why}, and its directory ${dir.reason}` }

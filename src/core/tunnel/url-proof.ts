@@ -11,6 +11,7 @@ import { Agent, type RequestOptions } from 'node:http'
 import { HttpClient } from '@actions/http-client'
 import type { RequestHandler } from '@actions/http-client/lib/interfaces'
 import { networkDetail, unbracketIpv6Host } from '../service/client.js'
+import { trustCa } from '../service/extra-ca.js'
 import { cleanText, printable } from '../text/printable.js'
 import { quote } from '../text/quote.js'
 import { ACTION_NAME, ACTION_VERSION } from '../version.js'
@@ -23,6 +24,8 @@ export interface ProofOptions {
   urls: Record<string, string>
   now: () => number
   sleep: (ms: number) => Promise<void>
+  /** PEM certificates trusted besides Node's own (ca-file). */
+  ca?: string
   /** Each try's limit; default 10 s. */
   attemptTimeoutMs?: number
   /** Pauses between tries (DNS and an edge may need a moment for a new name); default 1, 2, 4, 4, 4 s. */
@@ -68,7 +71,7 @@ async function proveOne(
   for (let attempt = 0; ; attempt++) {
     const nonce = randomBytes(16).toString('hex')
     const asked = `${withoutTrailingSlash(url)}${PROOF_PATH_PREFIX}${nonce}`
-    const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000)
+    const answer = await ask(asked, options.attemptTimeoutMs ?? 10_000, options.ca)
     if (proves(answer, proofAnswer(options.proofKey, entry, nonce))) return undefined
     const pause = pauses[attempt]
     const late = options.now() - started + (pause ?? 0) >= windowMs
@@ -95,10 +98,10 @@ function mayStillCome(answer: ProofAnswer): boolean {
 }
 
 /** One GET with a deadline over the whole exchange; a client per try, disposed after it. */
-async function ask(url: string, timeoutMs: number): Promise<ProofAnswer> {
+async function ask(url: string, timeoutMs: number, ca?: string): Promise<ProofAnswer> {
   const http = new HttpClient(
     `${ACTION_NAME}/${ACTION_VERSION}`,
-    [unbracketIpv6Host, loopbackNames],
+    [unbracketIpv6Host, loopbackNames, ...(ca ? [trustCa(ca)] : [])],
     {
       socketTimeout: timeoutMs,
       // A redirect is an answer of its own: the URL reaches something else first.

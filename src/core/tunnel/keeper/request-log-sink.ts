@@ -8,7 +8,7 @@
 import { printable } from '../../text/printable.js'
 import { HarWriter } from '../request-log/har-file.js'
 import type { RequestRecord } from '../request-log/record.js'
-import type { KeeperConfig } from '../protocol.js'
+import { gateCookieValue, type KeeperConfig } from '../protocol.js'
 
 const MESSAGE_MAX = 400
 /** Distinct writer failures logged at most; the keeper's log has a cap of its own too. */
@@ -34,7 +34,9 @@ export class RequestLogSink {
     const files = config.requestLogFiles
     if (files === undefined) return
     const publicUrls = config.publicUrls ?? {}
-    const secrets = [config.token, config.gateSecret, config.proofKey].filter(
+    // The gate's cookie is as good as its secret: never in the log, whatever the options say.
+    const gateCookie = config.gateSecret ? gateCookieValue(config.gateSecret) : undefined
+    const secrets = [config.token, config.gateSecret, gateCookie, config.proofKey].filter(
       (secret): secret is string => secret !== undefined && secret !== ''
     )
     try {

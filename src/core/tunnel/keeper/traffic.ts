@@ -20,7 +20,7 @@ import {
   type KeeperStats
 } from '../protocol.js'
 import type { ForwardContext } from './forward-context.js'
-import { makeGate } from './gate.js'
+import { makeGate, type SecureCookie } from './gate.js'
 import type { RequestRecord } from '../request-log/record.js'
 import type { HttpHooks } from './http/hooks.js'
 import { COLLECT_EVERY_BYTES, COLLECT_OLD_EVERY_REQUESTS } from './io.js'
@@ -69,7 +69,7 @@ export class KeeperTraffic {
     this.rawOnceProven = hooks === undefined && proving && !protect && this.sink === undefined
     if (hooks !== undefined) this.hooks = hooks
     else if (protect || proving || this.sink !== undefined) {
-      const gate = protect ? makeGate(config.gateSecret) : undefined
+      const gate = protect ? makeGate(config.gateSecret, secureCookieFor(config)) : undefined
       const sink = this.sink
       this.hooks = {
         decide: request => {
@@ -151,4 +151,14 @@ export class KeeperTraffic {
     this.loggedSinceCollect = 0
     this.deps.collectOld?.()
   }
+}
+
+/**
+ * The gate's cookie is `Secure` where the entry's public URL is https. That URL is the one main
+ * formed and sent over IPC; a request's `X-Forwarded-Proto` is not asked, since where no edge
+ * sets it the client writes it. A URL main did not send: `Secure`, which can only fail closed.
+ */
+export function secureCookieFor(config: Pick<KeeperConfig, 'publicUrls'>): SecureCookie {
+  const urls = config.publicUrls ?? {}
+  return entry => !Object.hasOwn(urls, entry) || !/^http:/i.test(urls[entry])
 }

@@ -2,7 +2,14 @@
  * One request through the tunnel, as the tunnel process's HTTP layer saw it: what the request
  * log (HAR, summary) is written from. The HTTP layer makes these; it never writes a file itself.
  */
-export type RequestOutcome = 'forwarded' | 'refused' | 'unreachable' | 'not-http' | 'proof'
+export type RequestOutcome =
+  | 'forwarded'
+  | 'refused'
+  // The gate let a browser in: its navigation got a redirect without the secret, and a cookie.
+  | 'admitted'
+  | 'unreachable'
+  | 'not-http'
+  | 'proof'
 
 export interface RequestRecord {
   startedAt: number // ms since epoch

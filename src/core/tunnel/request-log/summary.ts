@@ -38,6 +38,7 @@ export const SUMMARY_COLUMNS = [
 const WHAT_THE_TUNNEL_DID: Record<RequestOutcome, string> = {
   forwarded: 'forwarded',
   refused: 'refused by the gate',
+  admitted: 'let in by the gate: cookie set',
   unreachable: 'app unreachable',
   'not-http': 'not HTTP, piped',
   proof: 'answered the URL proof'

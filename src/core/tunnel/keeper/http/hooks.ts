@@ -30,15 +30,16 @@ export interface LocalAnswer {
 /**
  * What to do with one request:
  * - `'forward'`: to the app unchanged;
- * - `{ forward }`: to the app with another target (a secret path prefix stripped, say) and/or
- *   without some fields (the gate's credentials); the record then holds what the app was sent;
+ * - `{ forward }`: to the app with another target (a secret path prefix stripped, say), without
+ *   some fields (the gate's credentials), and with fields added after the others (the `Cookie`
+ *   the app gets once the gate's own cookie is taken out); the record holds what the app was sent;
  * - `{ answer, outcome }`: answered by the tunnel process, never sent to the app, recorded with
- *   that outcome (`refused` by the gate, or the `proof` of the URL).
+ *   that outcome (`refused` or `admitted` by the gate, or the `proof` of the URL).
  */
 export type RequestDecision =
   | 'forward'
-  | { forward: { target?: string; removeHeaders?: string[] } }
-  | { answer: LocalAnswer; outcome: Extract<RequestOutcome, 'refused' | 'proof'> }
+  | { forward: { target?: string; removeHeaders?: string[]; addHeaders?: [string, string][] } }
+  | { answer: LocalAnswer; outcome: Extract<RequestOutcome, 'refused' | 'admitted' | 'proof'> }
 
 export interface HttpHooks {
   /** Called once per request, in order, before any of its bytes reach the app. */

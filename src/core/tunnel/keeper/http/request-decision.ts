@@ -35,11 +35,15 @@ export function decideRequest(
   }
   exchange.switches = rules.asksToSwitch(line.method, head.headers)
   if (decision === 'forward') return { exchange, framing, toApp: bytes }
-  const { target = line.target, removeHeaders = [] } = decision.forward
+  const { target = line.target, removeHeaders = [], addHeaders = [] } = decision.forward
   const removed = new Set(removeHeaders.map(name => name.toLowerCase()))
-  const headers = head.headers.filter(([name]) => !removed.has(name.toLowerCase()))
+  const headers = [
+    ...head.headers.filter(([name]) => !removed.has(name.toLowerCase())),
+    ...addHeaders
+  ]
   exchange.request = { ...request, target, headers }
-  return { exchange, framing, toApp: rules.rewriteHead(head, line, target, removeHeaders) }
+  const toApp = rules.rewriteHead(head, line, target, removeHeaders, addHeaders)
+  return { exchange, framing, toApp }
 }
 
 /** Bytes that do not frame as HTTP/1.1: answered 400 (or 431), recorded as not HTTP. */

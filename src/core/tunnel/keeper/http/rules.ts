@@ -115,17 +115,26 @@ export function responseFraming(
   return length === undefined ? { kind: 'until-close' } : { kind: 'length', length }
 }
 
-/** A request head with another target and without some fields; every other line unchanged. */
+/**
+ * A request head with another target, without some fields and with others added at its end;
+ * every other line unchanged.
+ */
 export function rewriteHead(
   head: ParsedHead,
   line: RequestLine,
   target: string,
-  removeHeaders: string[]
+  removeHeaders: string[],
+  addHeaders: [string, string][] = []
 ): Buffer {
   // A space or line break in a hook's target would change what the app reads as the request.
   if (!/^[\x21-\x7e\x80-\xff]+$/.test(target)) throw new Error('a rewritten target is malformed')
+  const added = addHeaders.map(([name, value]) => `${name}: ${value}`)
+  // Likewise a field that does not read as one field.
+  if (!added.every(field => FIELD.test(field))) throw new Error('an added header is malformed')
   const removed = new Set(removeHeaders.map(name => name.toLowerCase()))
   const kept = head.lines.filter((_, index) => !removed.has(head.headers[index][0].toLowerCase()))
-  const text = [`${line.method} ${target} ${line.httpVersion}`, ...kept, '', ''].join('\r\n')
+  const text = [`${line.method} ${target} ${line.httpVersion}`, ...kept, ...added, '', ''].join(
+    '\r\n'
+  )
   return Buffer.from(text, 'latin1')
 }
