@@ -9,9 +9,7 @@ export default mutationRun({
     'src/core/tunnel/keeper/http/rules.ts',
     'src/core/tunnel/keeper/http/framing.ts',
     'src/core/tunnel/keeper/http/sniff.ts',
-    'src/core/tunnel/keeper/gate.ts',
-    'src/core/tunnel/keeper/gate-cookie.ts',
-    'src/core/tunnel/keeper/navigation.ts'
+    'src/core/tunnel/keeper/gate.ts'
   ],
   tests: [
     '__tests__/core/tunnel/keeper/http/*.test.ts',
