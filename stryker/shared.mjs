@@ -1,5 +1,5 @@
 /**
- * What the three mutation runs of `npm run mutate` share (CONTRIBUTING.md says when to run it).
+ * What the mutation runs of `npm run mutate` share (CONTRIBUTING.md says when to run it).
  * Each run mutates one group of modules and runs only that group's unit tests: a mutant in a
  * module-level constant (a regex, mostly) is "static" and runs every test Stryker is given, so
  * one run over all groups spent most of its time running other groups' tests.
@@ -27,17 +27,30 @@ export function mutationRun({ name, mutate, tests }) {
     ignoreStatic: true,
     jest: {
       configFile: 'jest.config.js',
-      config: { testMatch: tests.map(path => `<rootDir>/${path}`) }
+      config: {
+        testMatch: tests.map(path => `<rootDir>/${path}`),
+        setupFilesAfterEnv: ['<rootDir>/stryker/property-tests-fail-fast.mjs']
+      }
     },
     mutate,
     // What the sandbox needs: sources, tests and their helpers, configs. Not the bundle.
-    ignorePatterns: ['dist', 'coverage', 'docs', 'bench', '__tests__/e2e', '__tests__/fixtures'],
+    // `.stryker-tmp`: the other runs' sandboxes, when two run at once.
+    ignorePatterns: [
+      'dist',
+      'coverage',
+      'docs',
+      'bench',
+      '__tests__/e2e',
+      '__tests__/fixtures',
+      '.stryker-tmp'
+    ],
     reporters: ['clear-text', 'progress', 'html', 'json'],
     htmlReporter: { fileName: `reports/mutation/${name}.html` },
     jsonReporter: { fileName: `reports/mutation/${name}.json` },
     // 2 cores: a checker and a test runner, then two test runners once checking is done.
     concurrency: 2,
     thresholds: { high: 95, low: 90, break: null },
-    tempDirName: '.stryker-tmp'
+    // One folder per run, so that two runs at once do not clean each other's sandbox away.
+    tempDirName: `.stryker-tmp/${name}`
   }
 }

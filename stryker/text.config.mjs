@@ -7,7 +7,7 @@ export default mutationRun({
     'src/core/text/printable.ts',
     'src/core/text/quote.ts',
     'src/core/text/describe-error.ts',
-    'src/core/text/workflow-command.ts',
+    'src/core/text/log-commands.ts',
     'src/core/text/validators.ts'
   ],
   tests: ['__tests__/core/text/**/*.test.ts']

@@ -4236,14 +4236,17 @@ const DEFAULT_TRAFFIC = {
 };
 const HEADER_CHOICES = ['redacted', 'unredacted'];
 function readTrafficSettings(options) {
-    const enabled = (0,option_values/* readBoolean */.Vf)(options, 'log-requests', (0,option_facts/* optionDefault */.Z8)('log-requests') === 'true');
+    const enabled = readSwitch(options, 'log-requests');
     const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
         Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
     return {
         requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
-        protect: (0,option_values/* readBoolean */.Vf)(options, 'protect', (0,option_facts/* optionDefault */.Z8)('protect') === 'true'),
-        proveUrl: (0,option_values/* readBoolean */.Vf)(options, 'prove-url', (0,option_facts/* optionDefault */.Z8)('prove-url') === 'true')
+        protect: readSwitch(options, 'protect'),
+        proveUrl: readSwitch(options, 'prove-url')
     };
+}
+function readSwitch(options, name) {
+    return (0,option_values/* readBoolean */.Vf)(options, name, (0,option_facts/* optionDefault */.Z8)(name) === 'true');
 }
 function readHeaderChoice(options) {
     const raw = options.read('log-headers');

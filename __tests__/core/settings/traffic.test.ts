@@ -43,6 +43,13 @@ describe('readTrafficSettings', () => {
     })
   })
 
+  it('reads log-headers without the blanks around it', () => {
+    expect(readTrafficSettings(reader({ 'log-headers': ' unredacted\t' })).requestLog.headers).toBe(
+      'unredacted'
+    )
+    expect(readTrafficSettings(reader({ 'log-headers': '  ' })).requestLog.headers).toBe('redacted')
+  })
+
   it.each([
     ['log-requests', 'yes'],
     ['log-bodies', '-1'],

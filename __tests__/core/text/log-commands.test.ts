@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import {
   commandMarkerIn,
+  describeMarker,
   holdsCommandMarker,
   LOG_COMMAND_MARKERS,
   midLineMarkerIn,
@@ -134,5 +135,31 @@ describe('printable against every reader', () => {
       }),
       { seed: 20261126, numRuns: 3000 }
     )
+  })
+})
+
+describe('neutraliseMarkers', () => {
+  it('writes the first character of a mid-line marker as a \\u escape, exactly', () => {
+    expect(neutraliseMarkers('a##vso[x]b')).toBe('a\\u0023#vso[x]b')
+    expect(neutraliseMarkers('x section_start:1:y')).toBe('x \\u0073ection_start:1:y')
+  })
+
+  it('escapes a mid-line marker cut short where the value ends: what follows may complete it', () => {
+    expect(neutraliseMarkers('value ##vs')).toBe('value \\u0023#vs')
+    expect(neutraliseMarkers('value ##')).toBe('value \\u0023#')
+    expect(neutraliseMarkers('value sect')).toBe('value \\u0073ect')
+    expect(neutraliseMarkers('value #\u034f#v')).toBe('value \\u0023\u034f#v')
+  })
+
+  it('leaves a single character, or a start that is not at the end, alone', () => {
+    expect(neutraliseMarkers('value #')).toBe('value #')
+    expect(neutraliseMarkers('##v then more')).toBe('##v then more')
+    expect(neutraliseMarkers('section then more')).toBe('section then more')
+  })
+})
+
+describe('describeMarker', () => {
+  it('names a marker without being one', () => {
+    expect(describeMarker('##vso[')).toBe('"#" followed by "#vso["')
   })
 })

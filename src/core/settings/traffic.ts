@@ -35,15 +35,20 @@ export const DEFAULT_TRAFFIC: TrafficSettings = {
 const HEADER_CHOICES = ['redacted', 'unredacted'] as const
 
 export function readTrafficSettings(options: OptionSource): TrafficSettings {
-  const enabled = readBoolean(options, 'log-requests', optionDefault('log-requests') === 'true')
+  const enabled = readSwitch(options, 'log-requests')
   const bodyBytes =
     readWholeNumber(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
     Number(optionDefault('log-bodies'))
   return {
     requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
-    protect: readBoolean(options, 'protect', optionDefault('protect') === 'true'),
-    proveUrl: readBoolean(options, 'prove-url', optionDefault('prove-url') === 'true')
+    protect: readSwitch(options, 'protect'),
+    proveUrl: readSwitch(options, 'prove-url')
   }
+}
+
+/** A true/false option; empty gives the default that the options' table states. */
+function readSwitch(options: OptionSource, name: string): boolean {
+  return readBoolean(options, name, optionDefault(name) === 'true')
 }
 
 function readHeaderChoice(options: OptionSource): RequestLogConfig['headers'] {
