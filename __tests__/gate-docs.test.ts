@@ -19,8 +19,11 @@ const docs = [
 ]
 
 it.each(docs)('%s gives httpCredentials only with its origin', path => {
-  for (const line of read(path).split('\n')) {
-    if (/httpCredentials\s*[:{]/.test(line)) expect(line).toMatch(/\borigin\b/)
+  // The object as written, on one line or several: from its name to its closing brace.
+  const text = read(path)
+  for (const found of text.matchAll(/httpCredentials\s*[:{]/g)) {
+    const object = text.slice(found.index, text.indexOf('}', found.index) + 1)
+    expect(object).toMatch(/\borigin\b/)
   }
 })
 
