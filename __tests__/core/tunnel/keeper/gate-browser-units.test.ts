@@ -271,6 +271,15 @@ describe('the cookie', () => {
       holdsGateCookie: false
     })
   })
+
+  it("leaves the app a pair without '=' whose text starts with the gate cookie's name", () => {
+    // Nameless (RFC 6265 5.4): not the gate's, whatever its first characters are.
+    expect(readCookieFields([['Cookie', 'tunnel-credentials-gateX; a=1']])).toEqual({
+      gateValues: [],
+      appCookies: 'tunnel-credentials-gateX; a=1',
+      holdsGateCookie: false
+    })
+  })
 })
 
 describe('a navigation', () => {
