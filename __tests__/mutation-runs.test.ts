@@ -61,6 +61,8 @@ describe('the mutation runs', () => {
         'src/core/tunnel/keeper/http/sniff.ts',
         'src/core/tunnel/keeper/gate.ts',
         'src/core/tunnel/request-log/redact.ts',
+        'src/core/tunnel/request-log/header-rule.ts',
+        'src/core/tunnel/request-log/url-redact.ts',
         'src/core/tunnel/request-log/secret-pattern.ts',
         'src/cli/har-read.ts'
       ])

@@ -93,6 +93,52 @@ describe('readHar', () => {
     expect(one({}, {})).not.toHaveProperty('status')
   })
 
+  describe("the tunnel's own answers (log._tunnelAnswers)", () => {
+    const at = (second: number, path: string, more: Json = {}): Json => ({
+      ...entry({ url: `https://app.example${path}` }, more),
+      startedDateTime: `2026-11-28T04:00:0${second}.000Z`
+    })
+    const withAnswers = (entries: unknown[], answers: unknown): string =>
+      JSON.stringify({ log: { version: '1.2', entries, _tunnelAnswers: answers } })
+    const summary = (text: string) =>
+      readHar(text).map(({ index, target, tunnelAnswer, tunnelOutcome }) => ({
+        index,
+        target,
+        tunnelAnswer,
+        tunnelOutcome
+      }))
+
+    it('merges them with the entries in the order the requests came, and marks them', () => {
+      const entries = [at(1, '/a'), at(3, '/c'), at(5, '/e')]
+      const answers = [
+        at(0, '/first', { _tunnel: 'refused' }),
+        at(3, '/same-time'),
+        at(4, '/d', { _tunnel: { outcome: 'proof' } }),
+        at(6, '/last', { _tunnel: 'admitted' })
+      ]
+      expect(summary(withAnswers(entries, answers))).toEqual([
+        { index: 1, target: '/first', tunnelAnswer: true, tunnelOutcome: 'refused' },
+        { index: 2, target: '/a', tunnelAnswer: undefined, tunnelOutcome: undefined },
+        // An entry that started at the same moment as an answer comes first.
+        { index: 3, target: '/c', tunnelAnswer: undefined, tunnelOutcome: undefined },
+        // An outcome the reader does not know is still the tunnel's.
+        { index: 4, target: '/same-time', tunnelAnswer: true, tunnelOutcome: 'tunnel' },
+        { index: 5, target: '/d', tunnelAnswer: true, tunnelOutcome: 'proof' },
+        { index: 6, target: '/e', tunnelAnswer: undefined, tunnelOutcome: undefined },
+        { index: 7, target: '/last', tunnelAnswer: true, tunnelOutcome: 'admitted' }
+      ])
+    })
+
+    it('reads them when there are no entries, and refuses a list that is not one', () => {
+      expect(summary(withAnswers([], [at(1, '/x')]))).toEqual([
+        { index: 1, target: '/x', tunnelAnswer: true, tunnelOutcome: 'tunnel' }
+      ])
+      expect(refusal(withAnswers([], { 0: at(1, '/x') }))).toBe(
+        'has a log._tunnelAnswers that is not a list'
+      )
+    })
+  })
+
   it("reads the tunnel's own outcomes, as a word or an object, and only those", () => {
     for (const outcome of ['refused', 'unreachable', 'not-http', 'proof']) {
       expect(one({}, { _tunnel: outcome }).tunnelOutcome).toBe(outcome)

@@ -23693,8 +23693,7 @@ function isCredentialHeader(name) {
         CREDENTIAL_NAME_WORDS.some(word => lower.includes(word)));
 }
 const NAMES_REMEMBERED = 512;
-function headerKindCache() {
-    const known = new Map();
+function headerKindCache(known = new Map()) {
     return name => {
         let kind = known.get(name);
         if (kind !== undefined)

@@ -271,6 +271,30 @@ describe('the cookie', () => {
       holdsGateCookie: false
     })
   })
+
+  it('reads a navigation from any Sec-Fetch-Mode field, and weights as RFC 9110 writes them', () => {
+    expect(
+      isNavigation('GET', [
+        ['Sec-Fetch-Mode', 'cors'],
+        ['Sec-Fetch-Mode', 'navigate']
+      ])
+    ).toBe(true)
+    // Three decimals weigh as written: html at 0.25 is below the rest at 0.5.
+    expect(prefersHtml('text/html;q=0.25, */*;q=0.5')).toBe(false)
+    // Not a weight (trailing text, over 1, another parameter named like q): read as 1.
+    expect(prefersHtml('text/html;q=0.5x')).toBe(true)
+    expect(prefersHtml('text/html, application/json;q=20')).toBe(true)
+    expect(prefersHtml('text/html;xq=0')).toBe(true)
+  })
+
+  it("leaves the app a pair without '=' whose text starts with the gate cookie's name", () => {
+    // Nameless (RFC 6265 5.4): not the gate's, whatever its first characters are.
+    expect(readCookieFields([['Cookie', 'tunnel-credentials-gateX; a=1']])).toEqual({
+      gateValues: [],
+      appCookies: 'tunnel-credentials-gateX; a=1',
+      holdsGateCookie: false
+    })
+  })
 })
 
 describe('a navigation', () => {

@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url'
 import {
   CREDENTIAL_HEADER_NAMES,
   CREDENTIAL_NAME_WORDS,
-  KEPT_HEADER_NAMES
+  headerKindCache,
+  isCredentialHeader,
+  KEPT_HEADER_NAMES,
+  type HeaderKind
 } from '../../../../src/core/tunnel/request-log/header-rule.js'
 import { makeRedactor, REDACTED } from '../../../../src/core/tunnel/request-log/redact.js'
 import { aRecord } from './records.js'
@@ -139,6 +142,45 @@ it('keeps WWW-Authenticate, Sec-WebSocket-Key, Idempotency-Key and any *-Signatu
   ])
   expect(request).toMatchObject(Object.fromEntries(headers))
   expect(response['WWW-Authenticate']).toBe('Basic realm="app", charset="UTF-8"')
+})
+
+it('keeps a kept header whole, URLs in it and credential words in its name included', () => {
+  const challenge = 'Bearer realm="https://auth.example/token?service=registry&scope=pull"'
+  const { request, response } = kept(
+    [
+      ['X-Hub-Signature-256', 'sha256=abcd'],
+      ['X-Webhook-Token-Signature', 'sha256=ef01']
+    ],
+    [['WWW-Authenticate', challenge]]
+  )
+  expect(response['WWW-Authenticate']).toBe(challenge)
+  expect(request['X-Webhook-Token-Signature']).toBe('sha256=ef01')
+  expect(request['X-Hub-Signature-256']).toBe('sha256=abcd')
+})
+
+it('says no kept name is a credential, whatever words it holds, in any case', () => {
+  for (const name of ['WWW-Authenticate', 'Sec-WebSocket-Key', 'X-Session-Token-Signature']) {
+    expect([name, isCredentialHeader(name)]).toEqual([name, false])
+  }
+  expect(isCredentialHeader('X-Session-Token')).toBe(true)
+  expect(isCredentialHeader('Accept')).toBe(false)
+})
+
+it('remembers at most 512 header names, and answers the same after forgetting them', () => {
+  const known = new Map<string, HeaderKind>()
+  const kindOf = headerKindCache(known)
+  const names = Array.from({ length: 512 }, (_, index) => `X-Name-${index}`)
+  for (const name of names) kindOf(name)
+  // All remembered up to the bound: a flood of the same names costs no new work.
+  expect(known.size).toBe(512)
+  expect(kindOf('X-Name-0')).toBe('other')
+  expect(known.size).toBe(512)
+  // One more name than the bound: the cache starts again rather than grow.
+  expect(kindOf('X-Flood-Token')).toBe('credential')
+  expect(known.size).toBe(1)
+  for (let index = 0; index < 2000; index++) kindOf(`X-Flood-${index}`)
+  expect(known.size).toBeLessThanOrEqual(512)
+  expect(kindOf('x-hub-signature')).toBe('kept')
 })
 
 it('docs/traffic.md lists exactly the words and names the rule uses', () => {

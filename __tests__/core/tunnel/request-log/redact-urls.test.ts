@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HarWriter } from '../../../../src/core/tunnel/request-log/har-file.js'
 import type { RequestRecord } from '../../../../src/core/tunnel/request-log/record.js'
+import { makeRedactor } from '../../../../src/core/tunnel/request-log/redact.js'
 import { aRecord, aTempDir, publicBaseUrl, readValidHar, type HarFile } from './records.js'
 
 const RESET_TOKEN = 'rst_9f8e7d6c5b4a3210'
@@ -130,4 +131,32 @@ it('writes every URL as sent with log-headers: unredacted', async () => {
   expect(value(css.request.headers, 'Referer')).toContain(RESET_TOKEN)
   expect(callback.response.redirectURL).toContain(OAUTH_CODE)
   expect(proxied.request.url).toContain(PROXY_PASSWORD)
+})
+
+describe('the value the log holds for a URL-valued header, in the edge forms', () => {
+  const redact = makeRedactor({ headers: 'redacted', logBodies: false, secrets: [] })
+  /** What the log writes for one response header with this value. */
+  const logged = (name: string, sent: string): string =>
+    redact(aRecord({ responseHeaders: [[name, sent]] })).responseHeaders[0][1]
+
+  it.each([
+    // A reference that is only a fragment or only a query: the value still goes.
+    [`#access_token=${ACCESS_TOKEN}`, '#access_token=REDACTED'],
+    [`?page=2&token=${RESET_TOKEN}`, '?page=REDACTED&token=REDACTED'],
+    // Scheme-relative, as a CDN link is often written.
+    [`//cdn:${PROXY_PASSWORD}@cdn.example/app.js`, '//REDACTED@cdn.example/app.js'],
+    // Empty user-info is user-info all the same; a nameless parameter keeps its `=`.
+    ['https://@web.example/', 'https://REDACTED@web.example/'],
+    [`/search?=${RESET_TOKEN}`, '/search?=REDACTED'],
+    // A path with `//` and `@` in it has no authority: the path is kept as it is.
+    ['/files//me@example.com/report', '/files//me@example.com/report']
+  ])('Location: %s is logged as %s', (sent, expected) => {
+    expect(logged('Location', sent)).toBe(expected)
+  })
+
+  it('keeps the separators after each URL inside a value, once, and redacts its query', () => {
+    expect(
+      logged('X-Mirrors', `https://a.example/one, https://a.example/two?t=${RESET_TOKEN}.,`)
+    ).toBe('https://a.example/one, https://a.example/two?t=REDACTED.,')
+  })
 })

@@ -119,6 +119,42 @@ describe('the run’s secrets', () => {
     expect(redacted.responseBody!.toString()).toBe(`{"token":"${REDACTED}`)
   })
 
+  it('hide a Basic credential that holds one as its user name, or in latin1, and no other', () => {
+    const latin1Basic = `Basic ${Buffer.from(`ci:${API_KEY}`, 'latin1').toString('base64')}`
+    const someoneElse = basic('alice', 'correct horse')
+    const redacted = redact(
+      aRecord({
+        requestHeaders: [
+          ['Authorization', basic(TOKEN, 'x-oauth-basic')],
+          ['Proxy-Authorization', latin1Basic],
+          ['X-Upstream-Auth', someoneElse]
+        ]
+      })
+    )
+    expect(redacted.requestHeaders).toEqual([
+      ['Authorization', `Basic ${REDACTED}`],
+      ['Proxy-Authorization', `Basic ${REDACTED}`],
+      ['X-Upstream-Auth', someoneElse]
+    ])
+  })
+
+  it('cut only a body the HTTP layer cut: a whole body may end like a secret starts', () => {
+    // `tok_01` is how TOKEN starts, but in a body sent whole it is the body's own text.
+    const body = Buffer.from('{"next":"tok_01')
+    const redacted = redact(aRecord({ requestBody: body, responseBody: body }))
+    expect(redacted.requestBody!.toString()).toBe('{"next":"tok_01')
+    expect(redacted.responseBody!.toString()).toBe('{"next":"tok_01')
+    const stated = redact(
+      aRecord({
+        requestBody: body,
+        responseBody: body,
+        bodyTruncated: { request: false, response: true }
+      })
+    )
+    expect(stated.requestBody!.toString()).toBe('{"next":"tok_01')
+    expect(stated.responseBody!.toString()).toBe(`{"next":"${REDACTED}`)
+  })
+
   it('an empty secret in the list hides nothing', () => {
     const redacted = makeRedactor({ headers: 'unredacted', logBodies: false, secrets: [''] })(
       aRecord({ target: '/a?b=c' })

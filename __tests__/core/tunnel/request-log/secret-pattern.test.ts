@@ -59,6 +59,17 @@ describe('secretPatterns', () => {
     expect(scrubbed([secret], 'x=A%62/%2B=%7a&')).toBe('x=#&')
   })
 
+  it('finds a UTF-8 secret percent-encoded in part, as a client that encodes only some', () => {
+    expect(scrubbed(['pässwörd'], '[pässw%C3%B6rd]')).toBe('[#]')
+    expect(scrubbed(['pässwörd'], '[p%c3%a4sswörd]')).toBe('[#]')
+  })
+
+  it('reads \\/ as a slash only, and an escape as the one character it stands for', () => {
+    expect(scrubbed(['abcdef'], 'ab\\/def abc\\/ef')).toBe('ab\\/def abc\\/ef')
+    // Beyond U+FFFF there is no four-digit escape: five hex digits are not this character.
+    expect(scrubbed(['ab\u{1F600}cd'], 'ab\\u1f600cd')).toBe('ab\\u1f600cd')
+  })
+
   it('finds it JSON-escaped, with \\/ for a slash and \\u escapes in either case', () => {
     expect(scrubbed(['ab/cd'], '{"t":"ab\\/cd"}')).toBe('{"t":"#"}')
     expect(scrubbed(['ab/cd'], '{"t":"\\u0061b\\u002Fcd"}')).toBe('{"t":"#"}')
@@ -101,6 +112,14 @@ describe('secretPatterns', () => {
     expect(endsInCutSecret([secret], 'body: abcdx')).toBe(false)
     expect(endsInCutSecret([secret], 'abcdefg then more')).toBe(false)
     expect(endsInCutSecret([secret], 'body: abcdfg')).toBe(false)
+  })
+
+  it('finds a cut start of any of several secrets, the shorter ones too', () => {
+    const secrets = ['longer_secret_0123', 'short_9876']
+    expect(endsInCutSecret(secrets, 'body: short_98')).toBe(true)
+    expect(endsInCutSecret(secrets, 'body: longer_se')).toBe(true)
+    expect(endsInCutSecret(secrets, 'body: shor')).toBe(true)
+    expect(endsInCutSecret(secrets, 'body: sho')).toBe(false)
   })
 
   it('finds no cut start of a secret of four characters or fewer: it is whole or not there', () => {

@@ -45,6 +45,7 @@ function unitSequences(secret: string): string[][] {
   const asText = [...secret].map(character => unitPattern(character, utf8Bytes(character)))
   const bytes = [...Buffer.from(secret, 'utf8')]
   const asBytes = bytes.map(byte => unitPattern(String.fromCharCode(byte), [byte]))
+  // Stryker disable next-line StringLiteral: a comparison made false lists an ASCII secret twice, which finds the same text
   return asBytes.join('') === asText.join('') ? [asText] : [asText, asBytes]
 }
 
