@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { main } from '../../src/cli/index.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
+import { runCliInProcess } from '../helpers/in-process-cli.js'
 
 let service: RunningService
 let work: string
@@ -16,23 +16,15 @@ afterAll(() => service.close())
 beforeEach(() => (work = mkdtempSync(join(tmpdir(), 'cli-messages-'))))
 afterEach(() => rmSync(work, { recursive: true, force: true }))
 
-async function cli(args: string[], extra: Record<string, string> = {}) {
-  const stdout: string[] = []
-  const stderr: string[] = []
-  const code = await main(
-    args,
-    {
-      PATH: process.env.PATH,
-      SVC_API_KEY: service.seed.provisionKey,
-      SVC_BASE_URL: service.baseUrl,
-      SVC_PROJECT: service.seed.project,
-      SVC_VARIABLES_FILE: join(work, 'tunnel.env'),
-      ...extra
-    },
-    { stdout: line => stdout.push(line), stderr: line => stderr.push(line) }
-  )
-  return { code, stdout, stderr }
-}
+const cli = (args: string[], extra: Record<string, string> = {}) =>
+  runCliInProcess(args, {
+    PATH: process.env.PATH,
+    SVC_API_KEY: service.seed.provisionKey,
+    SVC_BASE_URL: service.baseUrl,
+    SVC_PROJECT: service.seed.project,
+    SVC_VARIABLES_FILE: join(work, 'tunnel.env'),
+    ...extra
+  })
 
 it('--protect yes: exit 2, one line naming --protect and its values, nothing sent', async () => {
   const requests = service.requests().length

@@ -7,8 +7,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { main } from '../../src/cli/index.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
+import { runCliInProcess } from '../helpers/in-process-cli.js'
 import { leftTunnel, type LeftTunnelOptions } from '../helpers/left-tunnel.js'
 import { commandsObeyedIn } from '../helpers/log-readers.js'
 
@@ -19,24 +19,16 @@ afterAll(() => service.close())
 beforeEach(() => (work = mkdtempSync(join(tmpdir(), 'cli-revoke-traffic-'))))
 afterEach(() => rmSync(work, { recursive: true, force: true }))
 
-async function cli(args: string[], extra: Record<string, string> = {}) {
-  const stdout: string[] = []
-  const stderr: string[] = []
-  const code = await main(
-    args,
-    {
-      PATH: process.env.PATH,
-      SVC_API_KEY: service.seed.provisionKey,
-      SVC_BASE_URL: service.baseUrl,
-      SVC_PROJECT: service.seed.project,
-      SVC_VARIABLES_FILE: join(work, 'tunnel.env'),
-      SVC_WORK_DIR: work,
-      ...extra
-    },
-    { stdout: line => stdout.push(line), stderr: line => stderr.push(line) }
-  )
-  return { code, stdout, stderr }
-}
+const cli = (args: string[], extra: Record<string, string> = {}) =>
+  runCliInProcess(args, {
+    PATH: process.env.PATH,
+    SVC_API_KEY: service.seed.provisionKey,
+    SVC_BASE_URL: service.baseUrl,
+    SVC_PROJECT: service.seed.project,
+    SVC_VARIABLES_FILE: join(work, 'tunnel.env'),
+    SVC_WORK_DIR: work,
+    ...extra
+  })
 
 const stateFile = () => join(work, '.tunnel-credentials.json')
 const defaultLog = () => join(work, 'requests.har')
