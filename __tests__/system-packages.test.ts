@@ -29,8 +29,13 @@ describe('missingPackages', () => {
     expect(missingPackages(() => true)).toEqual([])
   })
 
-  it('covers curl, jq, the OpenSSH client and server, rsync, and Chromium with its driver', () => {
+  it('names caddy when /usr/bin/caddy, the edge proxy of the stand-in, cannot be run', () => {
+    expect(missingPackages(without('/usr/bin/caddy'))).toEqual(['caddy'])
+  })
+
+  it('covers curl, jq, the OpenSSH client and server, rsync, Chromium with its driver, and Caddy', () => {
     expect(all.sort()).toEqual([
+      'caddy',
       'chromium',
       'chromium-driver',
       'curl',

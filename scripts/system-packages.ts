@@ -1,7 +1,8 @@
 /**
  * The system packages the tests drive, beside Node: curl and jq (the shell recipes), the OpenSSH
  * client and server (tunnels, pinned host keys), rsync (gitlab-ci-local copies files with it), and
- * Chromium with its WebDriver (the gate in a real browser).
+ * Chromium with its WebDriver (the gate in a real browser), and Caddy (the stand-in's edge proxy,
+ * as the real tunnel server's reference deployment runs it).
  * `npm test` checks them first (Jest's globalSetup) and names what is missing in one line, rather
  * than letting tests fail far away; `.ci/run` installs them with apt-get, or fails saying which.
  *
@@ -24,7 +25,9 @@ export const SYSTEM_PACKAGES: { name: string; program: string }[] = [
   // The gate's browser tests drive Debian's Chromium (Playwright, and Selenium through its
   // driver) by these absolute paths, so neither library downloads a browser or a driver.
   { name: 'chromium', program: '/usr/bin/chromium' },
-  { name: 'chromium-driver', program: '/usr/bin/chromedriver' }
+  { name: 'chromium-driver', program: '/usr/bin/chromedriver' },
+  // The stand-in's edge mode (service/edge/caddy.ts) runs Debian's Caddy by this path.
+  { name: 'caddy', program: '/usr/bin/caddy' }
 ]
 
 const isExecutable = (path: string): boolean => {
