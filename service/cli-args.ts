@@ -29,6 +29,9 @@ Options:
                       the credentials handed out (default: a free port)
   --fault <json>      queue a fault before the first request (repeatable), e.g.
                       --fault '{"kind":"500","count":2}'
+  --edge              also put Caddy (Debian's caddy package) in front of the
+                      HTTP front: https on *.tunnel.localhost, as the real
+                      tunnel server's reference deployment does
   --help              show this text`
 
 const VALUE_FLAGS = [
@@ -50,7 +53,10 @@ function parsePort(flag: string, value: string, allowZero: boolean): number {
   return port
 }
 
-export type CliCommand = { help: true } | { help: false; options: ServiceOptions }
+export type CliCommand =
+  | { help: true }
+  /** `edge`: start the edge proxy (service/edge/) in front of the tunnel's HTTP front. */
+  | { help: false; options: ServiceOptions; edge: boolean }
 
 export function parseCliArgs(argv: readonly string[]): CliCommand {
   const apiKeys: string[] = []
@@ -58,10 +64,15 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
   const jwts: string[] = []
   const faults: Fault[] = []
   const options: ServiceOptions = { port: 0, apiKeys, projects, jwts, faults }
+  let edge = false
 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--help' || arg === '-h') return { help: true }
+    if (arg === '--edge') {
+      edge = true
+      continue
+    }
     // Both `--port 8080` and `--port=8080`.
     const eq = arg.indexOf('=')
     const flag = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg
@@ -124,5 +135,5 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
       }
     }
   }
-  return { help: false, options }
+  return { help: false, options, edge }
 }

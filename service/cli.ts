@@ -4,10 +4,15 @@
  * `grep -m1 '/functions/v1$'`; every other line is `name: value`.
  */
 import { parseCliArgs, USAGE, UsageError } from './cli-args.js'
+import { startEdge, type RunningEdge } from './edge/caddy.js'
 import { startCredentialService, type RunningService, type ServiceOptions } from './server.js'
 
 /** The start-up text: the URL alone on its line, then every credential a person may copy. */
-function describeService(service: RunningService, options: ServiceOptions): string[] {
+function describeService(
+  service: RunningService,
+  options: ServiceOptions,
+  edge: RunningEdge | null
+): string[] {
   const { seed } = service
   return [
     'Local credential service: an in-memory stand-in for tests and demos, not the real service.',
@@ -34,6 +39,14 @@ function describeService(service: RunningService, options: ServiceOptions): stri
           // Alone after its name, so a script can paste it into the action's url-template input.
           `tunnel url-template: ${service.tunnel.urlTemplate}`
         ]),
+    ...(edge === null
+      ? []
+      : [
+          `edge: https://127.0.0.1:${edge.port} (https://<name>-<user>.${edge.publicDomain}:${edge.port}/, Host rewritten to <name>-<user>.${edge.internalDomain})`,
+          // Alone after their names: NODE_EXTRA_CA_CERTS or ca-file, and url-template.
+          `edge ca: ${edge.caFile}`,
+          `edge url-template: https://{name}-{user}.${edge.publicDomain}:${edge.port}`
+        ]),
     'Press Ctrl+C to stop.'
   ]
 }
@@ -54,7 +67,16 @@ async function main(argv: readonly string[]): Promise<number> {
   const { options } = command
   // The command always starts the tunnel stand-in; tests opt in through the option.
   const service = await startCredentialService({ ...options, tunnel: true })
-  process.stdout.write(`${describeService(service, options).join('\n')}\n`)
+  let edge: RunningEdge | null = null
+  if (command.edge) {
+    try {
+      edge = await startEdge({ upstreamPort: service.tunnel!.frontPort })
+    } catch (error) {
+      await service.close()
+      throw error
+    }
+  }
+  process.stdout.write(`${describeService(service, options, edge).join('\n')}\n`)
 
   await new Promise<void>(resolve => {
     const stop = (signal: string): void => {
@@ -64,6 +86,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'))
     process.once('SIGTERM', () => stop('SIGTERM'))
   })
+  await edge?.stop()
   await service.close()
   return 0
 }

@@ -1,6 +1,7 @@
 /** `npm run service` as a person or a script meets it: a spawned process and its stdout. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { request as httpsRequest } from 'node:https'
 import { join } from 'node:path'
 import { parseCliArgs } from '../cli-args.js'
 import { DEFAULT_SEED } from '../seed.js'
@@ -96,6 +97,48 @@ describe('the service command', () => {
     }
   )
 
+  itWithSignals(
+    '--edge: prints the edge, its CA and url-template; the edge reaches the front; SIGTERM removes it',
+    async () => {
+      const withEdge = run(['--edge'])
+      try {
+        await waitForLine(withEdge.stdout, /^Press Ctrl\+C/)
+        const output = withEdge.stdout()
+        const caFile = /^edge ca: (.+)$/m.exec(output)?.[1] ?? ''
+        const template = /^edge url-template: (.+)$/m.exec(output)?.[1] ?? ''
+        expect(template).toMatch(/^https:\/\/\{name\}-\{user\}\.tunnel\.localhost:\d+$/)
+        const port = Number(/:(\d+)$/.exec(template)?.[1])
+        // Nothing is forwarded: the front's own 502 names the Host the edge rewrote.
+        const answer = await new Promise<string>((resolve, reject) => {
+          const req = httpsRequest(
+            {
+              host: '127.0.0.1',
+              port,
+              servername: 'web-abcde.tunnel.localhost',
+              headers: { host: `web-abcde.tunnel.localhost:${port}` },
+              ca: readFileSync(caFile, 'utf8'),
+              agent: false
+            },
+            res => {
+              let body = ''
+              res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+              res.on('end', () => resolve(`${res.statusCode} ${body}`))
+            }
+          )
+          req.on('error', reject)
+          req.end()
+        })
+        expect(answer).toBe('502 No tunnel is open for web-abcde.localhost\n')
+        withEdge.child.kill('SIGTERM')
+        expect(await withEdge.exited).toBe(0)
+        expect(existsSync(caFile)).toBe(false)
+      } finally {
+        if (withEdge.child.exitCode === null) withEdge.child.kill('SIGKILL')
+      }
+    },
+    60_000
+  )
+
   it.each([
     [['--port', 'eighty'], '--port must be a whole number from 0 to 65535, got "eighty"'],
     [['--api-key', 'sk_short'], '--api-key must be sk_ followed by 64'],
@@ -137,16 +180,23 @@ describe('parseCliArgs', () => {
         tunnelHost: 'tunnel.test',
         tunnelPort: 4022,
         faults: [{ kind: '500', count: 2 }]
-      }
+      },
+      edge: false
     })
   })
 
   it('defaults to port 0 and no extras', () => {
     expect(parseCliArgs([])).toEqual({
       help: false,
-      options: { port: 0, apiKeys: [], projects: [], jwts: [], faults: [] }
+      options: { port: 0, apiKeys: [], projects: [], jwts: [], faults: [] },
+      edge: false
     })
     expect(parseCliArgs(['--help'])).toEqual({ help: true })
+    expect(parseCliArgs(['--edge'])).toEqual({
+      help: false,
+      options: { port: 0, apiKeys: [], projects: [], jwts: [], faults: [] },
+      edge: true
+    })
   })
 
   it.each([
