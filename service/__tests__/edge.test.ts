@@ -153,7 +153,7 @@ describe('the edge in front of the tunnel stand-in', () => {
     const { httpVersion, headers } = seen[before]
     expect(httpVersion).toBe('1.1')
     expect(headers.host).toBe(`${label}.localhost`)
-    expect(headers['x-forwarded-host']).toBe(publicHost())
+    expect(headers['x-forwarded-host']).toBe(`${publicHost()}:${edge.port}`)
     expect(headers['x-forwarded-proto']).toBe('https')
     expect(headers['x-real-ip']).toBe('127.0.0.2')
     expect(headers['x-forwarded-for']).toBe('127.0.0.2')
@@ -168,7 +168,7 @@ describe('the edge in front of the tunnel stand-in', () => {
     const { httpVersion, headers } = seen[before]
     expect(httpVersion).toBe('1.1')
     expect(headers.host).toBe(`${label}.localhost`)
-    expect(headers['x-forwarded-host']).toBe(publicHost())
+    expect(headers['x-forwarded-host']).toBe(`${publicHost()}:${edge.port}`)
     expect(headers['x-forwarded-proto']).toBe('https')
     expect(headers['x-real-ip']).toBe('127.0.0.3')
     expect(headers['x-forwarded-for']).toBe('127.0.0.3')
@@ -211,7 +211,7 @@ describe('a browser trusts the edge by its own means', () => {
       expect(protocol).toBe('h2')
       expect(await response?.headerValue('alt-svc')).toBeNull()
       expect(seen[before].headers.host).toBe(`${label}.localhost`)
-      expect(seen[before].headers['x-forwarded-host']).toBe(publicHost())
+      expect(seen[before].headers['x-forwarded-host']).toBe(`${publicHost()}:${edge.port}`)
     } finally {
       await trusting.close()
     }

@@ -4,7 +4,8 @@
  * stand-in's front receives requests the way the real one does. Pure: values in, a config out.
  *
  * The header rules are the reference configuration's: `Host` rewritten to an internal name
- * that keeps the tunnel's label, `X-Forwarded-Proto`, `X-Forwarded-Host` and `X-Real-IP` set,
+ * that keeps the tunnel's label, `X-Forwarded-Proto`, `X-Forwarded-Host` (with the port the
+ * client named, see below) and `X-Real-IP` set,
  * and Caddy's own `X-Forwarded-For` (it drops what an untrusted client sent and writes the
  * client's address).
  */
@@ -72,7 +73,10 @@ export function edgeConfig(options: EdgeConfigOptions): object {
                             `${tunnelLabelPlaceholder(options.publicDomain)}.${options.internalDomain}`
                           ],
                           'X-Forwarded-Proto': ['https'],
-                          'X-Forwarded-Host': ['{http.request.host}'],
+                          // The Host the client sent, port and all. The reference's `{host}`
+                          // drops a port: the same on 443, where the real edge listens, but on
+                          // a test's own port the proof's host check needs it.
+                          'X-Forwarded-Host': ['{http.request.hostport}'],
                           'X-Real-IP': ['{http.request.remote.host}']
                         }
                       }
