@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { Job } from '../../scripts/job.js'
 import { startEdge, type RunningEdge } from '../../service/edge/caddy.js'
 import { readValidHar } from '../core/tunnel/request-log/records.js'
+import { launchChromium } from '../helpers/edge-browser.js'
 import { CLIENT_ADDRESS, curlThroughEdge, sendThroughEdge } from '../helpers/edge-clients.js'
 import { gateTraces, startRecordingApp, type RecordingApp } from '../helpers/gate-clients.js'
 import { annotations, expectNoLeak, inputsFor, useService } from './helpers.js'
@@ -86,6 +87,17 @@ describe('the spec answer, url-template naming the edge', () => {
     // The protect-urls form, its user info sent as Basic credentials.
     const protectedUrl = (JSON.parse(outputs['protect-urls']) as Record<string, string>).web
     expect((await sendThroughEdge(edge, `${protectedUrl}/account`)).status).toBe(200)
+    // The same URL in a real browser, which answers the gate's challenge with its user info.
+    const browser = await launchChromium(edge)
+    try {
+      const page = await browser.newPage()
+      const response = await page.goto(`${protectedUrl}/browser`)
+      expect(response?.status()).toBe(200)
+      expect(await page.textContent('body')).toBe('seen GET /browser\n')
+    } finally {
+      await browser.close()
+    }
+    app.seen.splice(0, app.seen.length, ...app.seen.filter(r => r.target !== '/favicon.ico'))
     // A signed webhook to the webhook URL: path without the secret, body byte for byte.
     const hooks = JSON.parse(outputs['protect-webhook-urls']) as Record<string, string>
     const payload = Buffer.from('{"action":"opened","number":7,"note":"caf\u00e9 \u2713"}\n')
@@ -98,10 +110,11 @@ describe('the spec answer, url-template naming the edge', () => {
     expect(app.seen.map(request => `${request.method} ${request.target}`)).toEqual([
       'GET /api?x=1',
       'GET /account',
+      'GET /browser',
       'POST /hooks/github?attempt=1'
     ])
     // The receiver's check: the signature over the body it got is the one the sender sent.
-    const hook = app.seen[2]
+    const hook = app.seen[3]
     expect(hook.headers['x-hub-signature-256']).toBe(signature(hook.body))
     expect(hook.body.equals(payload)).toBe(true)
     for (const request of app.seen) {
@@ -109,9 +122,14 @@ describe('the spec answer, url-template naming the edge', () => {
       // What the edge sent, passed on by the tunnel: the internal Host and the edge's headers.
       expect(request.headers.host).toBe(`web-${user}.localhost`)
       expect(request.headers['x-forwarded-proto']).toBe('https')
-      expect(request.headers['x-real-ip']).toBe(CLIENT_ADDRESS)
-      expect(request.headers['x-forwarded-for']).toBe(CLIENT_ADDRESS)
     }
+    // The address the edge saw each client come from: the browser connects from 127.0.0.1.
+    expect(app.seen.map(request => request.headers['x-real-ip'])).toEqual([
+      CLIENT_ADDRESS,
+      CLIENT_ADDRESS,
+      '127.0.0.1',
+      CLIENT_ADDRESS
+    ])
 
     const secrets = [secret, outputs.token, service().seed.provisionKey]
     expectNoLeak(main, { secrets, mustMask: [secret, outputs.token] })
@@ -122,9 +140,11 @@ describe('the spec answer, url-template naming the edge', () => {
     expectNoLeak(post, { secrets })
     const har = await readValidHar(harPath)
     // The HAR's URLs are the public ones the edge was asked for, not the internal Host.
-    expect(har.log.entries.map(entry => entry.request.url.replace(/\?.*/, ''))).toEqual([
+    const logged = har.log.entries.map(entry => entry.request.url.replace(/\?.*/, ''))
+    expect(logged.filter(logUrl => !logUrl.endsWith('/favicon.ico'))).toEqual([
       `${url}/api`,
       `${url}/account`,
+      `${url}/browser`,
       `${url}/hooks/github`
     ])
     // The proof, answered by the tunnel through the edge, and the gate's refusal.
@@ -132,7 +152,10 @@ describe('the spec answer, url-template naming the edge', () => {
       har.log._tunnelAnswers.map(entry => [entry._tunnel, entry.response.status, entry.request.url])
     ).toEqual([
       ['proof', 200, expect.stringMatching(new RegExp(`^${url}/\\.well-known/`))],
-      ['refused', 401, `${url}/admin`]
+      ['refused', 401, `${url}/admin`],
+      // The browser's first request is challenged, then admitted with the user info it sends.
+      ['refused', 401, `${url}/browser`],
+      ['admitted', 200, `${url}/browser`]
     ])
     // The channel's originator is the edge (127.0.0.1), never the public client.
     for (const entry of har.log.entries) expect(entry._client).toMatch(/^127\.0\.0\.1:\d+$/)
