@@ -57,6 +57,11 @@ beforeAll(async () => {
     const channel = accept()
     const app = netConnect(appPort, '127.0.0.1')
     channel.pipe(app).pipe(channel)
+    // As `ssh -R` does: the app's connection closing closes the channel, not only its half, so
+    // the front never sends a request into a channel whose app has gone (the app's keep-alive
+    // timeout ends idle connections after 5 s).
+    app.on('close', () => channel.close())
+    channel.on('close', () => app.destroy())
   })
   await new Promise<void>((resolve, reject) => {
     client.once('ready', resolve).once('error', reject)
