@@ -230,6 +230,50 @@ describe('a browser trusts the edge by its own means', () => {
   }, 60_000)
 })
 
+describe('an edge for names right under localhost, the default domain of the stand-in', () => {
+  it('gives each name its own certificate, which Node and Chromium accept', async () => {
+    const local = await startEdge({
+      upstreamPort: service.tunnel!.frontPort,
+      publicDomain: 'localhost'
+    })
+    try {
+      const url = local.urlFor(label)
+      expect(url).toBe(`https://${label}.localhost:${local.port}/`)
+      const byNode = await new Promise<string>((resolve, reject) => {
+        const req = httpsRequest(
+          {
+            host: '127.0.0.1',
+            port: local.port,
+            servername: `${label}.localhost`,
+            ca: readFileSync(local.caFile, 'utf8'),
+            agent: false,
+            headers: { host: `${label}.localhost:${local.port}` }
+          },
+          res => {
+            let body = ''
+            res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+            res.on('end', () => resolve(`${res.statusCode} ${body}`))
+          }
+        )
+        req.on('error', reject)
+        req.end()
+      })
+      expect(byNode).toBe('200 hello from the app\n')
+      // No wildcard to pin: the browser trusts the CA's intermediate, which signs every name.
+      expect(local.spkiHashes()).toHaveLength(1)
+      const browser = await launchChromium(local)
+      try {
+        const response = await (await browser.newPage()).goto(url)
+        expect(response?.status()).toBe(200)
+      } finally {
+        await browser.close()
+      }
+    } finally {
+      await local.stop()
+    }
+  }, 60_000)
+})
+
 describe('starting and stopping the edge', () => {
   it('fails with the system packages message when Caddy is missing', async () => {
     await expect(startEdge({ upstreamPort: 1, program: '/nonexistent/caddy' })).rejects.toThrow(

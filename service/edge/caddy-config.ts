@@ -39,6 +39,13 @@ export function tunnelLabelPlaceholder(publicDomain: string): string {
   return `{http.request.host.labels.${publicDomain.split('.').length}}`
 }
 
+/**
+ * One wildcard certificate covers the public names, except under a single-label domain
+ * (`*.localhost`): TLS clients, Node's among them, refuse a wildcard right under a top-level
+ * name, so there each name gets its own certificate on demand.
+ */
+export const usesWildcard = (publicDomain: string): boolean => publicDomain.includes('.')
+
 export function edgeConfig(options: EdgeConfigOptions): object {
   checkDomain('public domain', options.publicDomain)
   checkDomain('internal domain', options.internalDomain)
@@ -92,10 +99,13 @@ export function edgeConfig(options: EdgeConfigOptions): object {
       },
       // Caddy's own CA signs the certificate; it must never touch the machine's trust store.
       pki: { certificate_authorities: { local: { install_trust: false } } },
-      tls: {
-        certificates: { automate: [siteName] },
-        automation: { policies: [{ subjects: [siteName], issuers: [{ module: 'internal' }] }] }
-      }
+      tls: usesWildcard(options.publicDomain)
+        ? {
+            certificates: { automate: [siteName] },
+            automation: { policies: [{ subjects: [siteName], issuers: [{ module: 'internal' }] }] }
+          }
+        : // A certificate per name, made at its first handshake: what the host matcher lets in.
+          { automation: { policies: [{ issuers: [{ module: 'internal' }], on_demand: true }] } }
     }
   }
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from 'node:tls'
 import { canRun, missingMessage } from '../../scripts/system-packages.js'
-import { edgeConfig } from './caddy-config.js'
+import { edgeConfig, usesWildcard } from './caddy-config.js'
 
 /** Where Debian installs Caddy; the same path scripts/system-packages.ts checks. */
 export const CADDY_PROGRAM = '/usr/bin/caddy'
@@ -43,8 +43,8 @@ export interface RunningEdge {
   /** PEM of the root of Caddy's internal CA: for NODE_EXTRA_CA_CERTS, or ca-file. */
   caFile: string
   /**
-   * Base64 SHA-256 of the public keys the edge presents (its certificate and the CA's
-   * intermediate), for Chromium's --ignore-certificate-errors-spki-list: the browser trusts
+   * Base64 SHA-256 of the public keys the edge presents (its wildcard certificate, if any, and
+   * the CA's intermediate, which signs every name), for Chromium's --ignore-certificate-errors-spki-list: the browser trusts
    * this edge alone, and still checks every other certificate.
    */
   spkiHashes(): string[]
@@ -154,7 +154,14 @@ export async function startEdge(options: EdgeOptions): Promise<RunningEdge> {
       await sleep(100)
     }
 
-    const certificateDir = join(storageDir, 'certificates', 'local', `wildcard_.${publicDomain}`)
+    const intermediate = join(storageDir, 'pki', 'authorities', 'local', 'intermediate.crt')
+    const wildcard = join(
+      storageDir,
+      'certificates',
+      'local',
+      `wildcard_.${publicDomain}`,
+      `wildcard_.${publicDomain}.crt`
+    )
     return {
       port,
       publicDomain,
@@ -162,12 +169,10 @@ export async function startEdge(options: EdgeOptions): Promise<RunningEdge> {
       folder: dir,
       urlFor: label => `https://${label}.${publicDomain}:${port}/`,
       caFile,
-      spkiHashes: () => [
-        spkiHash(readFileSync(join(certificateDir, `wildcard_.${publicDomain}.crt`), 'utf8')),
-        spkiHash(
-          readFileSync(join(storageDir, 'pki', 'authorities', 'local', 'intermediate.crt'), 'utf8')
-        )
-      ],
+      spkiHashes: () =>
+        [...(usesWildcard(publicDomain) ? [wildcard] : []), intermediate].map(path =>
+          spkiHash(readFileSync(path, 'utf8'))
+        ),
       stop
     }
   } catch (error) {
