@@ -112,7 +112,8 @@ it('provision --expose --ca-file: proof, browser gate, signed webhook and replay
   expect(delivered.status).toBe(200)
   const hook = app.seen.find(request => request.target === '/hooks/github')!
   expect(verifies(hook.headers['x-hub-signature-256'], hook.body)).toBe(true)
-  for (const request of app.seen) expect(request.headers.host).toBe(`web-${user}.localhost`)
+  for (const request of app.seen)
+    expect(request.headers.host).toBe(`web-${user}.${edge.internalDomain}`)
   // Each request with the address the edge saw its client come from (the browser's loopback,
   // curl's and the sender's own); the browser may also ask for /favicon.ico.
   const seen = app.seen.filter(request => request.target !== '/favicon.ico')

@@ -120,7 +120,7 @@ describe('the spec answer, url-template naming the edge', () => {
     for (const request of app.seen) {
       expect(gateTraces(request)).toEqual([])
       // What the edge sent, passed on by the tunnel: the internal Host and the edge's headers.
-      expect(request.headers.host).toBe(`web-${user}.localhost`)
+      expect(request.headers.host).toBe(`web-${user}.${edge.internalDomain}`)
       expect(request.headers['x-forwarded-proto']).toBe('https')
     }
     // The address the edge saw each client come from: the browser connects from 127.0.0.1.

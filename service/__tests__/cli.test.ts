@@ -128,7 +128,8 @@ describe('the service command', () => {
           req.on('error', reject)
           req.end()
         })
-        expect(answer).toBe('502 No tunnel is open for web-abcde.localhost\n')
+        const internal = /Host rewritten to <name>-<user>\.(\S+)\)$/m.exec(output)?.[1]
+        expect(answer).toBe(`502 No tunnel is open for web-abcde.${internal}\n`)
         withEdge.child.kill('SIGTERM')
         expect(await withEdge.exited).toBe(0)
         expect(existsSync(caFile)).toBe(false)

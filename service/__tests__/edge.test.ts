@@ -157,7 +157,7 @@ describe('the edge in front of the tunnel stand-in', () => {
     expect(answer).toEqual({ protocol: 'HTTP/1.1', status: 200, body: 'hello from the app\n' })
     const { httpVersion, headers } = seen[before]
     expect(httpVersion).toBe('1.1')
-    expect(headers.host).toBe(`${label}.localhost`)
+    expect(headers.host).toBe(`${label}.${edge.internalDomain}`)
     expect(headers['x-forwarded-host']).toBe(`${publicHost()}:${edge.port}`)
     expect(headers['x-forwarded-proto']).toBe('https')
     expect(headers['x-real-ip']).toBe('127.0.0.2')
@@ -172,7 +172,7 @@ describe('the edge in front of the tunnel stand-in', () => {
     expect(answer).toEqual({ protocol: 'h2', status: 200, body: 'hello from the app\n' })
     const { httpVersion, headers } = seen[before]
     expect(httpVersion).toBe('1.1')
-    expect(headers.host).toBe(`${label}.localhost`)
+    expect(headers.host).toBe(`${label}.${edge.internalDomain}`)
     expect(headers['x-forwarded-host']).toBe(`${publicHost()}:${edge.port}`)
     expect(headers['x-forwarded-proto']).toBe('https')
     expect(headers['x-real-ip']).toBe('127.0.0.3')
@@ -215,7 +215,7 @@ describe('a browser trusts the edge by its own means', () => {
       )
       expect(protocol).toBe('h2')
       expect(await response?.headerValue('alt-svc')).toBeNull()
-      expect(seen[before].headers.host).toBe(`${label}.localhost`)
+      expect(seen[before].headers.host).toBe(`${label}.${edge.internalDomain}`)
       expect(seen[before].headers['x-forwarded-host']).toBe(`${publicHost()}:${edge.port}`)
     } finally {
       await trusting.close()
