@@ -295,24 +295,28 @@ class ExplainedError extends Error {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  $n: () => (/* reexport */ API_KEY_OPTION),
+  mO: () => (/* binding */ MULTI_LINE_OPTION_NAMES),
   w$: () => (/* binding */ SECRET_OPTION_NAMES),
+  zK: () => (/* reexport */ TUNNEL_TOKEN_OPTION),
   Z8: () => (/* binding */ optionDefault)
 });
 
-// UNUSED EXPORTS: OPTIONS, optionFacts, optionsOf
+// UNUSED EXPORTS: OPTIONS, SECRET_VARIABLES, cliVariable, optionFacts, optionsOf
 
 ;// CONCATENATED MODULE: ./core/options/cli-options.ts
-const cliOnly = (name, value, defaultValue, description) => ({
+const cliOnly = (name, value, defaultValue, description, renamed = {}) => ({
     name,
     hosts: ['cli'],
     default: defaultValue,
     kinds: 'all',
     secret: false,
     value,
-    description
+    description,
+    ...renamed
 });
 const CLI_ONLY_OPTIONS = [
-    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"),
+    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs", { earlierVariable: 'SVC_ENV_FILE', retiredFlag: 'env-file' }),
     cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
     cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
     cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
@@ -321,6 +325,9 @@ const CLI_ONLY_OPTIONS = [
 ];
 
 ;// CONCATENATED MODULE: ./core/options/credential-options.ts
+const API_KEY_OPTION = 'api-key';
+const TUNNEL_TOKEN_OPTION = 'tunnel-token';
+const inputVariable = (name) => `SVC_INPUT_${name.toUpperCase().replace(/-/g, '_')}`;
 const CREDENTIAL_OPTIONS = [
     {
         name: 'credential',
@@ -332,12 +339,13 @@ const CREDENTIAL_OPTIONS = [
         description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
     },
     {
-        name: 'api-key',
+        name: API_KEY_OPTION,
         hosts: ['action', 'cli'],
         default: '',
         kinds: ['cicd', 'ssh-key'],
         secret: true,
         value: 'KEY',
+        secretHelp: 'the API key (scope cicd:provision)',
         description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
     },
     {
@@ -403,6 +411,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'HOST',
+        variable: inputVariable('tunnel-host'),
         description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
     },
     {
@@ -412,6 +421,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'PORT',
+        variable: inputVariable('tunnel-port'),
         description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
     },
     {
@@ -424,12 +434,14 @@ const CREDENTIAL_OPTIONS = [
         description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
     },
     {
-        name: 'tunnel-token',
+        name: TUNNEL_TOKEN_OPTION,
         hosts: ['action', 'cli'],
         default: '',
         kinds: ['existing'],
         secret: true,
         value: 'TOKEN',
+        variable: inputVariable(TUNNEL_TOKEN_OPTION),
+        secretHelp: 'the token for --credential existing',
         description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
     },
     {
@@ -439,6 +451,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: ['existing'],
         secret: false,
         value: 'USER',
+        variable: inputVariable('tunnel-user'),
         description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
     },
     {
@@ -494,6 +507,7 @@ var tunnel_options = __nccwpck_require__(578);
 
 
 
+
 const OPTIONS = [
     ...CREDENTIAL_OPTIONS,
     ...tunnel_options/* TUNNEL_OPTIONS */.u,
@@ -507,6 +521,11 @@ function optionsOf(host) {
     return OPTIONS.filter(option => option.hosts.includes(host));
 }
 const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+const MULTI_LINE_OPTION_NAMES = OPTIONS.filter(o => o.multiLine).map(o => o.name);
+function cliVariable(name) {
+    return BY_NAME.get(name)?.variable ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+const SECRET_VARIABLES = SECRET_OPTION_NAMES.map(cliVariable);
 function optionDefault(name) {
     return BY_NAME.get(name)?.default ?? '';
 }
@@ -528,6 +547,7 @@ const TUNNEL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'web=3000,api=8080',
+        multiLine: true,
         description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
     },
     {
@@ -546,6 +566,7 @@ const TUNNEL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'PIN',
+        multiLine: true,
         description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
     },
     {
@@ -2305,7 +2326,7 @@ __nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(822);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(886);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(317);
 
 
 
@@ -2371,7 +2392,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 886:
+/***/ 317:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2387,7 +2408,7 @@ var core = __nccwpck_require__(391);
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
-;// CONCATENATED MODULE: ./core/settings/kind-names.ts
+;// CONCATENATED MODULE: ./core/options/kind-names.ts
 const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
@@ -2507,10 +2528,11 @@ var log_commands = __nccwpck_require__(785);
 
 
 
+
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
 function readApiKey(options, kind) {
-    const apiKey = options.read('api-key').trim();
-    const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
+    const apiKey = options.read(option_facts/* API_KEY_OPTION */.$n).trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, option_facts/* API_KEY_OPTION */.$n);
     if (!apiKey) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
             'If it comes from a secret: CI systems withhold secrets from some runs (on GitHub, workflows run from forks and Dependabot), ' +
@@ -2544,8 +2566,8 @@ function requireTunnelServer(server, options, kind, why) {
     return { tunnelHost: server.host, tunnelPort: server.port ?? service_credential/* DEFAULT_TUNNEL_PORT */.h };
 }
 function readTunnelToken(options, kind) {
-    const value = options.read('tunnel-token').trim();
-    const name = (0,option_values/* optionNamed */.b7)(options, 'tunnel-token');
+    const value = options.read(option_facts/* TUNNEL_TOKEN_OPTION */.zK).trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, option_facts/* TUNNEL_TOKEN_OPTION */.zK);
     if (!value) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
@@ -2561,7 +2583,7 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
         throw new errors/* ExplainedError */.h(`${label} is empty, and credential is "${kind}", which needs it: set it to ${whatItIs}.`);
     }
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
-        throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+        throw new errors/* ExplainedError */.h(`${label} holds the ${option_facts/* TUNNEL_TOKEN_OPTION */.zK}, or a long piece of it: check that the two inputs are not swapped.`);
     }
     if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
@@ -2588,12 +2610,13 @@ function expiryNote(saved) {
 
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
+
 function shouldRevoke(settings, saved) {
     return settings.revoke || saved.rejected === true;
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
-        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty when revoking, so the revoke request cannot be authenticated.`);
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel(option_facts/* API_KEY_OPTION */.$n)} is empty when revoking, so the revoke request cannot be authenticated.`);
     }
 }
 
@@ -2782,6 +2805,7 @@ const cicdKind = {
 
 
 
+
 const existing_WORDS = {
     kind: 'existing',
     label: 'existing (a token you hold; not created or revoked by this step)',
@@ -2804,7 +2828,7 @@ const existingKind = {
     revocation: 'held',
     async obtain(settings, { log, mask, save, publish }) {
         mask([settings.tunnelToken]);
-        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)}; no request is sent to the credential service.`);
         save({ kind: 'existing', tunnelUser: settings.tunnelUser });
         const obtained = tokenObtained({
             token: settings.tunnelToken,
@@ -2820,7 +2844,7 @@ const existingKind = {
     },
     readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
     async revoke(saved, { settings, log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
         return 'kept';
     },
@@ -2828,6 +2852,7 @@ const existingKind = {
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/free.ts
+
 
 
 
@@ -2858,7 +2883,7 @@ const freeKind = {
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
-            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel(option_facts/* API_KEY_OPTION */.$n))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
                 'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).');
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
@@ -3236,6 +3261,7 @@ function invalidUpload(what) {
 ;// CONCATENATED MODULE: ./core/kinds/key-records.ts
 
 
+
 const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
 async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
     const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
@@ -3282,7 +3308,7 @@ function unusableList(why) {
 function revokeByHand(fingerprint, name) {
     return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
         'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
-        'with its id) using the same api-key');
+        `with its id) using the same ${option_facts/* API_KEY_OPTION */.$n}`);
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
@@ -3609,10 +3635,11 @@ function createService(baseUrl, http, clock, log) {
 
 
 
+
 function readKindChoice(options) {
     const raw = options.read('credential');
     const value = raw.trim().toLowerCase() || 'cicd';
-    const apiKey = options.read('api-key').trim();
+    const apiKey = options.read(option_facts/* API_KEY_OPTION */.$n).trim();
     if (value === 'auto')
         return { kind: apiKey ? 'cicd' : 'free', auto: true };
     if (KIND_NAMES.includes(value))
@@ -3626,7 +3653,7 @@ function readKindChoice(options) {
 
 
 
-const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
+const MULTI_LINE_INPUTS = new Set(option_facts/* MULTI_LINE_OPTION_NAMES */.mO);
 const SECRET_INPUTS = new Set(option_facts/* SECRET_OPTION_NAMES */.w$);
 const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
@@ -3856,10 +3883,11 @@ function listExported(names, prefix) {
 
 
 
+
 function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
-        apiKey: options.read('api-key').trim(),
+        apiKey: options.read(option_facts/* API_KEY_OPTION */.$n).trim(),
         ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
         revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(options),

@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(744);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(762);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 744:
+/***/ 762:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -438,7 +438,7 @@ var cli_arguments = __nccwpck_require__(693);
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
-;// CONCATENATED MODULE: ./core/settings/kind-names.ts
+;// CONCATENATED MODULE: ./core/options/kind-names.ts
 const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
@@ -558,10 +558,11 @@ var log_commands = __nccwpck_require__(785);
 
 
 
+
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
 function readApiKey(options, kind) {
-    const apiKey = options.read('api-key').trim();
-    const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
+    const apiKey = options.read(option_facts/* API_KEY_OPTION */.$n).trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, option_facts/* API_KEY_OPTION */.$n);
     if (!apiKey) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
             'If it comes from a secret: CI systems withhold secrets from some runs (on GitHub, workflows run from forks and Dependabot), ' +
@@ -595,8 +596,8 @@ function requireTunnelServer(server, options, kind, why) {
     return { tunnelHost: server.host, tunnelPort: server.port ?? service_credential/* DEFAULT_TUNNEL_PORT */.h };
 }
 function readTunnelToken(options, kind) {
-    const value = options.read('tunnel-token').trim();
-    const name = (0,option_values/* optionNamed */.b7)(options, 'tunnel-token');
+    const value = options.read(option_facts/* TUNNEL_TOKEN_OPTION */.zK).trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, option_facts/* TUNNEL_TOKEN_OPTION */.zK);
     if (!value) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
@@ -612,7 +613,7 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
         throw new errors/* ExplainedError */.h(`${label} is empty, and credential is "${kind}", which needs it: set it to ${whatItIs}.`);
     }
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
-        throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+        throw new errors/* ExplainedError */.h(`${label} holds the ${option_facts/* TUNNEL_TOKEN_OPTION */.zK}, or a long piece of it: check that the two inputs are not swapped.`);
     }
     if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
@@ -639,12 +640,13 @@ function expiryNote(saved) {
 
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
+
 function shouldRevoke(settings, saved) {
     return settings.revoke || saved.rejected === true;
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
-        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty when revoking, so the revoke request cannot be authenticated.`);
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel(option_facts/* API_KEY_OPTION */.$n)} is empty when revoking, so the revoke request cannot be authenticated.`);
     }
 }
 
@@ -833,6 +835,7 @@ const cicdKind = {
 
 
 
+
 const existing_WORDS = {
     kind: 'existing',
     label: 'existing (a token you hold; not created or revoked by this step)',
@@ -855,7 +858,7 @@ const existingKind = {
     revocation: 'held',
     async obtain(settings, { log, mask, save, publish }) {
         mask([settings.tunnelToken]);
-        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)}; no request is sent to the credential service.`);
         save({ kind: 'existing', tunnelUser: settings.tunnelUser });
         const obtained = tokenObtained({
             token: settings.tunnelToken,
@@ -871,7 +874,7 @@ const existingKind = {
     },
     readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
     async revoke(saved, { settings, log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
         return 'kept';
     },
@@ -879,6 +882,7 @@ const existingKind = {
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/free.ts
+
 
 
 
@@ -909,7 +913,7 @@ const freeKind = {
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
-            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel(option_facts/* API_KEY_OPTION */.$n))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
                 'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).');
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
@@ -1285,6 +1289,7 @@ function invalidUpload(what) {
 ;// CONCATENATED MODULE: ./core/kinds/key-records.ts
 
 
+
 const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
 async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
     const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
@@ -1331,7 +1336,7 @@ function unusableList(why) {
 function revokeByHand(fingerprint, name) {
     return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
         'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
-        'with its id) using the same api-key');
+        `with its id) using the same ${option_facts/* API_KEY_OPTION */.$n}`);
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
@@ -1658,10 +1663,11 @@ function createService(baseUrl, http, clock, log) {
 
 
 
+
 function readKindChoice(options) {
     const raw = options.read('credential');
     const value = raw.trim().toLowerCase() || 'cicd';
-    const apiKey = options.read('api-key').trim();
+    const apiKey = options.read(option_facts/* API_KEY_OPTION */.$n).trim();
     if (value === 'auto')
         return { kind: apiKey ? 'cicd' : 'free', auto: true };
     if (KIND_NAMES.includes(value))
@@ -1675,7 +1681,7 @@ function readKindChoice(options) {
 
 
 
-const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
+const MULTI_LINE_INPUTS = new Set(option_facts/* MULTI_LINE_OPTION_NAMES */.mO);
 const SECRET_INPUTS = new Set(option_facts/* SECRET_OPTION_NAMES */.w$);
 const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
@@ -2499,12 +2505,13 @@ function foreignFileAmong(files) {
 
 
 
+
 function startCommand(input, { makeState, deliver, writesOutputs, watchPid, forRevoke = false }) {
     const { env, terminal } = input;
     const options = cliOptions(input.flags, env);
     const ci = detectCiSystem(env);
     const mask = createMasker(ci, terminal);
-    const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean);
+    const secrets = option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean);
     terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
     let settings;
     try {
@@ -2663,10 +2670,11 @@ function shellPath(path) {
 
 
 
+
 function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
-        apiKey: options.read('api-key').trim(),
+        apiKey: options.read(option_facts/* API_KEY_OPTION */.$n).trim(),
         ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
         revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(options),
@@ -2872,7 +2880,6 @@ function removeFiles(host, settings) {
 
 
 
-const SECRET_VARIABLES = option_names/* SECRET_OPTIONS */.C.map(option_names/* variableFor */.S_);
 function keepSecretsFromCommand(input, own = thisProcess()) {
     const cleared = clearSecretsFromOwnEnvironment(input.env, own);
     if ('error' in cleared)
@@ -2883,8 +2890,8 @@ function keepSecretsFromCommand(input, own = thisProcess()) {
 }
 function clearSecretsFromOwnEnvironment(env, own = thisProcess()) {
     const copy = { ...env };
-    const present = SECRET_VARIABLES.filter(name => env[name] !== undefined);
-    for (const name of SECRET_VARIABLES)
+    const present = option_facts/* SECRET_VARIABLES */.VP.filter(name => env[name] !== undefined);
+    for (const name of option_facts/* SECRET_VARIABLES */.VP)
         delete own.inherited[name];
     if (present.length === 0)
         return { env: copy };
@@ -2896,7 +2903,7 @@ function clearSecretsFromOwnEnvironment(env, own = thisProcess()) {
         };
     }
     try {
-        overwriteEntries(own.procDir, SECRET_VARIABLES);
+        overwriteEntries(own.procDir, option_facts/* SECRET_VARIABLES */.VP);
     }
     catch (error) {
         return {
@@ -3018,8 +3025,8 @@ async function runCommand(given, commandLine) {
 }
 function childEnvironment(env, variables) {
     const result = { ...env, ...variables };
-    delete result[(0,option_names/* variableFor */.S_)('api-key')];
-    delete result[(0,option_names/* variableFor */.S_)('tunnel-token')];
+    for (const variable of option_facts/* SECRET_VARIABLES */.VP)
+        delete result[variable];
     return result;
 }
 function runChild(commandLine, env, started, terminal) {
@@ -3081,6 +3088,26 @@ function cliOptionsText() {
         return lines.join('\n');
     }).join('\n');
 }
+function secretVariablesText() {
+    return (0,option_facts/* optionsOf */.cz)('cli')
+        .filter(option => option.secret)
+        .map(option => `  ${(0,option_names/* variableFor */.S_)(option.name).padEnd(DESCRIPTION_COLUMN)}${option.secretHelp ?? ''}`)
+        .join('\n');
+}
+function listed(items) {
+    return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+function renamedVariablesText() {
+    const renamed = (0,option_facts/* optionsOf */.cz)('cli').filter(option => !option.secret && option.variable !== undefined);
+    const variables = renamed.map(option => (0,option_names/* variableFor */.S_)(option.name));
+    const parts = variables.map(variable => variable.split('_'));
+    let shared = 0;
+    while (parts.every(words => shared < words.length - 1 && words[shared] === parts[0][shared])) {
+        shared++;
+    }
+    const short = parts.map((words, index) => index === 0 ? words.join('_') : `_${words.slice(shared).join('_')}`);
+    return `${listed(renamed.map(option => `--${option.name}`))} read ${listed(short)},`;
+}
 const VERSION_TEXT = `tunnel-credentials ${version/* ACTION_VERSION */.Y}`;
 const HELP_TEXT = `Usage:
   tunnel-credentials provision [options]
@@ -3101,9 +3128,8 @@ const HELP_TEXT = `Usage:
 
 Every option can also be set by its variable, SVC_ and the name in upper snake case
 (--project: SVC_PROJECT); a flag wins over its variable. Secrets come only from variables:
-  SVC_API_KEY              the API key (scope cicd:provision)
-  SVC_INPUT_TUNNEL_TOKEN   the token for --credential existing
---tunnel-host, --tunnel-port and --tunnel-user read SVC_INPUT_TUNNEL_HOST, _PORT and _USER,
+${secretVariablesText()}
+${renamedVariablesText()}
 so that the variables provision writes are never read back as options.
 
 Options (as the GitHub Action's inputs):
@@ -3171,7 +3197,6 @@ async function main(argv, env, terminal) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   BM: () => (/* binding */ EARLIER_VARIABLES),
-/* harmony export */   C: () => (/* binding */ SECRET_OPTIONS),
 /* harmony export */   EH: () => (/* binding */ CLI_OPTIONS),
 /* harmony export */   Et: () => (/* binding */ isSecretOption),
 /* harmony export */   N5: () => (/* binding */ RETIRED_OPTIONS),
@@ -3180,6 +3205,7 @@ async function main(argv, env, terminal) {
 /* harmony export */   aA: () => (/* binding */ isFlagName),
 /* harmony export */   wE: () => (/* binding */ ACTION_OPTIONS)
 /* harmony export */ });
+/* unused harmony export SECRET_OPTIONS */
 /* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(862);
 
 const ACTION_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
@@ -3189,21 +3215,11 @@ const CLI_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0_
     .filter(option => !option.hosts.includes('action'))
     .map(option => option.name);
 const SECRET_OPTIONS = _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .SECRET_OPTION_NAMES */ .w$;
-const RETIRED_OPTIONS = new Map([
-    ['env-file', 'variables-file']
-]);
-const EARLIER_VARIABLES = {
-    'variables-file': 'SVC_ENV_FILE'
-};
+const RETIRED_OPTIONS = new Map((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli').flatMap(option => option.retiredFlag === undefined ? [] : [[option.retiredFlag, option.name]]));
+const EARLIER_VARIABLES = Object.fromEntries((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli').flatMap(option => option.earlierVariable === undefined ? [] : [[option.name, option.earlierVariable]]));
 const SWITCHES = new Set((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
     .filter(option => option.switch === true)
     .map(option => option.name));
-const RENAMED_VARIABLES = {
-    'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
-    'tunnel-port': 'SVC_INPUT_TUNNEL_PORT',
-    'tunnel-user': 'SVC_INPUT_TUNNEL_USER',
-    'tunnel-token': 'SVC_INPUT_TUNNEL_TOKEN'
-};
 const FLAGS = new Set([...ACTION_OPTIONS, ...CLI_OPTIONS]);
 function isFlagName(name) {
     return FLAGS.has(name);
@@ -3211,9 +3227,7 @@ function isFlagName(name) {
 function isSecretOption(name) {
     return SECRET_OPTIONS.includes(name);
 }
-function variableFor(name) {
-    return RENAMED_VARIABLES[name] ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
-}
+const variableFor = _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .cliVariable */ .Zq;
 
 
 /***/ }),
@@ -3240,7 +3254,12 @@ class ExplainedError extends Error {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  $n: () => (/* reexport */ API_KEY_OPTION),
+  mO: () => (/* binding */ MULTI_LINE_OPTION_NAMES),
   w$: () => (/* binding */ SECRET_OPTION_NAMES),
+  VP: () => (/* binding */ SECRET_VARIABLES),
+  zK: () => (/* reexport */ TUNNEL_TOKEN_OPTION),
+  Zq: () => (/* binding */ cliVariable),
   Z8: () => (/* binding */ optionDefault),
   Ds: () => (/* binding */ optionFacts),
   cz: () => (/* binding */ optionsOf)
@@ -3249,17 +3268,18 @@ __nccwpck_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: OPTIONS
 
 ;// CONCATENATED MODULE: ./core/options/cli-options.ts
-const cliOnly = (name, value, defaultValue, description) => ({
+const cliOnly = (name, value, defaultValue, description, renamed = {}) => ({
     name,
     hosts: ['cli'],
     default: defaultValue,
     kinds: 'all',
     secret: false,
     value,
-    description
+    description,
+    ...renamed
 });
 const CLI_ONLY_OPTIONS = [
-    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"),
+    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs", { earlierVariable: 'SVC_ENV_FILE', retiredFlag: 'env-file' }),
     cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
     cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
     cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
@@ -3268,6 +3288,9 @@ const CLI_ONLY_OPTIONS = [
 ];
 
 ;// CONCATENATED MODULE: ./core/options/credential-options.ts
+const API_KEY_OPTION = 'api-key';
+const TUNNEL_TOKEN_OPTION = 'tunnel-token';
+const inputVariable = (name) => `SVC_INPUT_${name.toUpperCase().replace(/-/g, '_')}`;
 const CREDENTIAL_OPTIONS = [
     {
         name: 'credential',
@@ -3279,12 +3302,13 @@ const CREDENTIAL_OPTIONS = [
         description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
     },
     {
-        name: 'api-key',
+        name: API_KEY_OPTION,
         hosts: ['action', 'cli'],
         default: '',
         kinds: ['cicd', 'ssh-key'],
         secret: true,
         value: 'KEY',
+        secretHelp: 'the API key (scope cicd:provision)',
         description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
     },
     {
@@ -3350,6 +3374,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'HOST',
+        variable: inputVariable('tunnel-host'),
         description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
     },
     {
@@ -3359,6 +3384,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'PORT',
+        variable: inputVariable('tunnel-port'),
         description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
     },
     {
@@ -3371,12 +3397,14 @@ const CREDENTIAL_OPTIONS = [
         description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
     },
     {
-        name: 'tunnel-token',
+        name: TUNNEL_TOKEN_OPTION,
         hosts: ['action', 'cli'],
         default: '',
         kinds: ['existing'],
         secret: true,
         value: 'TOKEN',
+        variable: inputVariable(TUNNEL_TOKEN_OPTION),
+        secretHelp: 'the token for --credential existing',
         description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
     },
     {
@@ -3386,6 +3414,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: ['existing'],
         secret: false,
         value: 'USER',
+        variable: inputVariable('tunnel-user'),
         description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
     },
     {
@@ -3441,6 +3470,7 @@ var tunnel_options = __nccwpck_require__(578);
 
 
 
+
 const OPTIONS = [
     ...CREDENTIAL_OPTIONS,
     ...tunnel_options/* TUNNEL_OPTIONS */.u,
@@ -3454,6 +3484,11 @@ function optionsOf(host) {
     return OPTIONS.filter(option => option.hosts.includes(host));
 }
 const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+const MULTI_LINE_OPTION_NAMES = OPTIONS.filter(o => o.multiLine).map(o => o.name);
+function cliVariable(name) {
+    return BY_NAME.get(name)?.variable ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+const SECRET_VARIABLES = SECRET_OPTION_NAMES.map(cliVariable);
 function optionDefault(name) {
     return BY_NAME.get(name)?.default ?? '';
 }
@@ -3475,6 +3510,7 @@ const TUNNEL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'web=3000,api=8080',
+        multiLine: true,
         description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
     },
     {
@@ -3493,6 +3529,7 @@ const TUNNEL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'PIN',
+        multiLine: true,
         description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
     },
     {

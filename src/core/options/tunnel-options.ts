@@ -12,6 +12,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
     kinds: 'all',
     secret: false,
     value: 'web=3000,api=8080',
+    multiLine: true,
     description:
       'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
   },
@@ -32,6 +33,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
     kinds: 'all',
     secret: false,
     value: 'PIN',
+    multiLine: true,
     description:
       "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
   },
