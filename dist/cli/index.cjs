@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(762);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(429);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 762:
+/***/ 429:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1747,6 +1747,103 @@ function readMainSettings(source) {
     return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
 }
 
+;// CONCATENATED MODULE: ./core/options/output-facts.ts
+const OUTPUTS = [
+    {
+        name: 'token',
+        secret: true,
+        description: 'The tunnel token (masked in logs). For a free credential, the client secret. Empty for `ssh-key`.'
+    },
+    {
+        name: 'tunnel-user',
+        secret: false,
+        description: 'The tunnel user. For a free credential, the client id; for `ssh-key`, the `client-id` input.'
+    },
+    { name: 'client-id', secret: false, description: 'The client id the service returned.' },
+    { name: 'tunnel-host', secret: false, description: 'Host of the tunnel server.' },
+    { name: 'tunnel-port', secret: false, description: 'SSH port of the tunnel server.' },
+    {
+        name: 'expires-at',
+        secret: false,
+        description: 'When the credential or SSH key expires (ISO 8601 UTC); empty when unknown.'
+    },
+    { name: 'ttl-minutes', secret: false, description: 'The TTL the service applied, in minutes.' },
+    { name: 'project-slug', secret: false, description: 'The project the credential is bound to.' },
+    {
+        name: 'key-id',
+        secret: false,
+        description: 'For `ssh-key`: the id of the uploaded key, as `revoke-ssh-key` and `user-keys-list` name it.'
+    },
+    {
+        name: 'key-fingerprint',
+        secret: false,
+        description: "For `ssh-key`: the key's fingerprint, `SHA256:\u2026`, as `ssh-keygen -l` prints it."
+    },
+    {
+        name: 'key-file',
+        secret: false,
+        description: 'For `ssh-key`: path of the private key file (OpenSSH format, mode 0600) under `RUNNER_TEMP`; deleted in post.'
+    },
+    {
+        name: 'credential',
+        secret: false,
+        description: 'The kind that was used, `cicd`, `free`, `ssh-key` or `existing`.'
+    },
+    { name: 'url', secret: false, description: 'With `expose`, the public URL of the first entry.' },
+    {
+        name: 'urls',
+        secret: false,
+        description: 'With `expose`, a JSON object of every entry\'s public URL by name, such as `{"web":"https://web-u1.tunnel.example"}`.'
+    },
+    {
+        name: 'request-log',
+        secret: false,
+        description: "With `expose` and `log-requests`, the path of the request log: a HAR 1.2 file, which browsers' DevTools open, in `RUNNER_TEMP` beside the tunnel's folder (post removes the folder, not the log). It is complete at any moment after this step, so an `actions/upload-artifact` step with `if: always()` uploads a file that opens."
+    },
+    {
+        name: 'protect-secret',
+        secret: true,
+        description: 'With `protect`, the per-run secret every request must carry (masked in logs).'
+    },
+    {
+        name: 'protect-header',
+        secret: true,
+        description: "With `protect`, the full header line that carries the secret, `X-Tunnel-Gate: \u2026`, for `curl -H` and API tests; it leaves the app's own `Authorization` free. Not for browsers: Playwright's `extraHTTPHeaders` sends it to every origin a page loads from (masked in logs)."
+    },
+    {
+        name: 'protect-urls',
+        secret: true,
+        description: "With `protect`, a JSON object of every entry's URL by name with the secret as `user:secret@` credentials, for browsers and Selenium: the first page gets a per-run cookie and reopens without the secret, so the app's own `fetch()` calls work (masked in logs)."
+    },
+    {
+        name: 'protect-webhook-urls',
+        secret: true,
+        description: "With `protect`, a JSON object of every entry's URL by name with the secret in its path, for webhook senders that take only a URL; the app sees the request as if it had none (masked in logs)."
+    }
+];
+const SECRET_OUTPUT_NAMES = OUTPUTS.filter(o => o.secret).map(o => o.name);
+
+;// CONCATENATED MODULE: ./core/secret-outputs.ts
+
+function recordingMasks(host) {
+    const masked = new Set();
+    return {
+        host: {
+            ...host,
+            mask: secrets => {
+                for (const secret of secrets)
+                    masked.add(secret);
+                host.mask(secrets);
+            }
+        },
+        masked
+    };
+}
+function unmaskedSecretOutputs(outputs, masked) {
+    const secrets = [...masked].filter(secret => secret !== '');
+    return SECRET_OUTPUT_NAMES.map(name => outputs[name] ?? '').filter(value => value !== '' && !secrets.some(secret => value.includes(secret)));
+}
+
 // EXTERNAL MODULE: ./core/options/tunnel-options.ts
 var tunnel_options = __nccwpck_require__(578);
 ;// CONCATENATED MODULE: ./core/settings/without-expose.ts
@@ -1822,7 +1919,9 @@ var urls = __nccwpck_require__(95);
 
 
 
-async function provision(host) {
+
+async function provision(givenHost) {
+    const { host, masked } = recordingMasks(givenHost);
     const { options, log, clock, state } = host;
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
@@ -1858,6 +1957,9 @@ async function provision(host) {
                     if (tunnel)
                         await tunnel.open(obtained.login, settings, writes);
                     const exported = Object.keys(writes.variables);
+                    const missed = unmaskedSecretOutputs(writes.outputs, masked);
+                    if (missed.length > 0)
+                        host.mask(missed);
                     try {
                         host.handOver(withPrintableSummary(writes));
                     }
