@@ -1044,7 +1044,7 @@ var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
+var owned_dir = __nccwpck_require__(659);
 ;// CONCATENATED MODULE: ./core/kinds/key-file.ts
 
 
@@ -3598,12 +3598,31 @@ function optionDefault(name) {
 
 /***/ }),
 
+/***/ 897:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ REQUEST_HANDLING_DEFAULTS)
+/* harmony export */ });
+const REQUEST_HANDLING_DEFAULTS = {
+    logRequests: true,
+    logBodies: 0,
+    logHeaders: 'redacted',
+    protect: false,
+    proveUrl: true
+};
+
+
+/***/ }),
+
 /***/ 578:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   u: () => (/* binding */ TUNNEL_OPTIONS)
 /* harmony export */ });
+/* harmony import */ var _request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(897);
+
 const TUNNEL_OPTIONS = [
     {
         name: 'expose',
@@ -3637,7 +3656,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'log-requests',
         hosts: ['action', 'cli', 'component'],
-        default: 'true',
+        default: String(_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.logRequests),
         kinds: 'all',
         secret: false,
         value: 'true|false',
@@ -3646,7 +3665,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'log-bodies',
         hosts: ['action', 'cli', 'component'],
-        default: '0',
+        default: String(_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.logBodies),
         kinds: 'all',
         secret: false,
         value: 'BYTES',
@@ -3655,7 +3674,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'log-headers',
         hosts: ['action', 'cli', 'component'],
-        default: 'redacted',
+        default: _request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.logHeaders,
         kinds: 'all',
         secret: false,
         value: 'redacted|unredacted',
@@ -3664,7 +3683,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'protect',
         hosts: ['action', 'cli', 'component'],
-        default: 'false',
+        default: String(_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.protect),
         kinds: 'all',
         secret: false,
         value: 'true|false',
@@ -3674,7 +3693,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'prove-url',
         hosts: ['action', 'cli', 'component'],
-        default: 'true',
+        default: String(_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.proveUrl),
         kinds: 'all',
         secret: false,
         value: 'true|false',
@@ -3686,7 +3705,7 @@ const TUNNEL_OPTIONS = [
 
 /***/ }),
 
-/***/ 897:
+/***/ 659:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4357,12 +4376,9 @@ var option_values = __nccwpck_require__(344);
 var log_commands = __nccwpck_require__(785);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
 var fingerprint = __nccwpck_require__(196);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
-var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/settings/request-handling.ts
-
 
 
 
@@ -4375,21 +4391,19 @@ const DEFAULT_REQUEST_HANDLING = {
 };
 const HEADER_CHOICES = ['redacted', 'unredacted'];
 function readRequestHandlingSettings(options) {
-    const enabled = readSwitch(options, 'log-requests');
+    const defaults = DEFAULT_REQUEST_HANDLING;
+    const enabled = (0,option_values/* readBoolean */.Vf)(options, 'log-requests', defaults.requestLog.enabled);
     const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
-        Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
+        defaults.requestLog.bodyBytes;
     return {
         requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
-        protect: readSwitch(options, 'protect'),
-        proveUrl: readSwitch(options, 'prove-url')
+        protect: (0,option_values/* readBoolean */.Vf)(options, 'protect', defaults.protect),
+        proveUrl: (0,option_values/* readBoolean */.Vf)(options, 'prove-url', defaults.proveUrl)
     };
-}
-function readSwitch(options, name) {
-    return (0,option_values/* readBoolean */.Vf)(options, name, (0,option_facts/* optionDefault */.Z8)(name) === 'true');
 }
 function readHeaderChoice(options) {
     const raw = options.read('log-headers');
-    const value = raw.trim().toLowerCase() || (0,option_facts/* optionDefault */.Z8)('log-headers');
+    const value = raw.trim().toLowerCase() || DEFAULT_REQUEST_HANDLING.requestLog.headers;
     const choice = HEADER_CHOICES.find(known => known === value);
     if (choice !== undefined)
         return choice;
@@ -5130,6 +5144,8 @@ function badHost(url, name, problem, target, label) {
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(897);
+
 
 
 const GATE_HEADER = 'X-Tunnel-Gate';
@@ -5147,12 +5163,12 @@ const PROOF_WINDOW_MS = 20_000;
 const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
 const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
 const DEFAULT_REQUEST_LOG = {
-    enabled: true,
-    bodyBytes: 0,
-    headers: 'redacted'
+    enabled: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logRequests,
+    bodyBytes: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logBodies,
+    headers: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logHeaders
 };
-const DEFAULT_PROTECT = false;
-const DEFAULT_PROVE_URL = true;
+const DEFAULT_PROTECT = _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.protect;
+const DEFAULT_PROVE_URL = _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.proveUrl;
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelFiles(dir) {
     return {
@@ -5190,7 +5206,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
+var owned_dir = __nccwpck_require__(659);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/saved/accepted-dir.ts

@@ -3,6 +3,7 @@
  * `expose`. The descriptions are action.yml's, word for word: its test holds the two together.
  */
 import type { OptionFacts } from './option-shape.js'
+import { REQUEST_HANDLING_DEFAULTS as DEFAULTS } from './request-handling-defaults.js'
 
 export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
@@ -40,7 +41,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'log-requests',
     hosts: ['action', 'cli', 'component'],
-    default: 'true',
+    default: String(DEFAULTS.logRequests),
     kinds: 'all',
     secret: false,
     value: 'true|false',
@@ -50,7 +51,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'log-bodies',
     hosts: ['action', 'cli', 'component'],
-    default: '0',
+    default: String(DEFAULTS.logBodies),
     kinds: 'all',
     secret: false,
     value: 'BYTES',
@@ -60,7 +61,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'log-headers',
     hosts: ['action', 'cli', 'component'],
-    default: 'redacted',
+    default: DEFAULTS.logHeaders,
     kinds: 'all',
     secret: false,
     value: 'redacted|unredacted',
@@ -70,7 +71,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'protect',
     hosts: ['action', 'cli', 'component'],
-    default: 'false',
+    default: String(DEFAULTS.protect),
     kinds: 'all',
     secret: false,
     value: 'true|false',
@@ -81,7 +82,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'prove-url',
     hosts: ['action', 'cli', 'component'],
-    default: 'true',
+    default: String(DEFAULTS.proveUrl),
     kinds: 'all',
     secret: false,
     value: 'true|false',
