@@ -1,7 +1,8 @@
 /**
  * One table of every option, on every host: its name, the hosts that take it, its default as
- * action.yml writes it, the credential kinds that read it, whether it is a secret, and its one-line
- * description. The code reads its lists from here (the CLI's flags, the secrets to mask and to
+ * action.yml writes it, the credential kinds that read it, whether it is a secret or a list (one
+ * item a line), the CLI's variable when it is not the plain one, the earlier names the CLI still
+ * reads or refuses, and its one-line description. The code reads its lists from here (the CLI's flags, the secrets to mask and to
  * keep off a command line); tests hold action.yml, the GitLab component, `--help` and the README
  * tables to it. Facts only: reading and checking values stays with the settings' readers.
  */
