@@ -8,10 +8,17 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseAllDocuments } from 'yaml'
 import { HELP_TEXT } from '../src/cli/help.js'
-import { parseArguments } from '../src/cli/arguments.js'
+import { parseArguments, UsageError } from '../src/cli/arguments.js'
+import { checkedOptions } from '../src/core/settings/input-text.js'
+import { optionsFrom } from './helpers/options.js'
 import { cliOptions } from '../src/cli/options.js'
 import { isFlagName, isSecretOption, variableFor } from '../src/cli/option-names.js'
-import { OPTIONS, optionsOf } from '../src/core/options/option-facts.js'
+import {
+  cliVariable,
+  OPTIONS,
+  optionsOf,
+  SECRET_VARIABLES
+} from '../src/core/options/option-facts.js'
 import { OUTPUTS, SECRET_OUTPUT_NAMES } from '../src/core/options/output-facts.js'
 import { REPLAY_FLAGS } from '../src/cli/replay-arguments.js'
 
@@ -79,7 +86,72 @@ describe("the options' table", () => {
   })
 })
 
+describe('the lists, by the table', () => {
+  it('marks expose and tunnel-host-key as lists, and only a list takes more than one line', () => {
+    expect(OPTIONS.filter(o => o.multiLine).map(o => o.name)).toEqual(['expose', 'tunnel-host-key'])
+    for (const option of OPTIONS) {
+      const read = () => checkedOptions(optionsFrom({ [option.name]: 'a\nb' })).read(option.name)
+      if (option.multiLine) expect([option.name, read()]).toEqual([option.name, 'a\nb'])
+      else expect(read).toThrow(/a line break \(U\+000A\)/)
+    }
+  })
+})
+
 describe('the CLI, by the table', () => {
+  it('states the variables that are not the plain name, the earlier ones, and the retired flag', () => {
+    const renamed = OPTIONS.filter(o => o.variable !== undefined).map(o => [o.name, o.variable])
+    expect(renamed).toEqual([
+      ['tunnel-host', 'SVC_INPUT_TUNNEL_HOST'],
+      ['tunnel-port', 'SVC_INPUT_TUNNEL_PORT'],
+      ['tunnel-token', 'SVC_INPUT_TUNNEL_TOKEN'],
+      ['tunnel-user', 'SVC_INPUT_TUNNEL_USER']
+    ])
+    expect(OPTIONS.filter(o => o.earlierVariable).map(o => [o.name, o.earlierVariable])).toEqual([
+      ['variables-file', 'SVC_ENV_FILE']
+    ])
+    expect(OPTIONS.filter(o => o.retiredFlag).map(o => [o.name, o.retiredFlag])).toEqual([
+      ['variables-file', 'env-file']
+    ])
+    expect(SECRET_VARIABLES).toEqual(['SVC_API_KEY', 'SVC_INPUT_TUNNEL_TOKEN'])
+  })
+
+  it("reads each option from the table's variable alone, then from its earlier one", () => {
+    for (const option of optionsOf('cli')) {
+      const plain = `SVC_${option.name.toUpperCase().replace(/-/g, '_')}`
+      const own = cliOptions(new Map(), { [cliVariable(option.name)]: 'own' }).read(option.name)
+      expect([option.name, own]).toEqual([option.name, 'own'])
+      if (option.variable !== undefined) {
+        const read = cliOptions(new Map(), { [plain]: 'written' }).read(option.name)
+        expect([option.name, read]).toEqual([option.name, ''])
+      }
+      if (option.earlierVariable !== undefined) {
+        const earlier = cliOptions(new Map(), { [option.earlierVariable]: 'old' })
+        expect([earlier.read(option.name), earlier.label(option.name)]).toEqual([
+          'old',
+          option.earlierVariable
+        ])
+      }
+    }
+  })
+
+  it('refuses each retired flag, naming the option that took its place', () => {
+    for (const option of OPTIONS.filter(o => o.retiredFlag !== undefined)) {
+      const parse = () => parseArguments(['provision', `--${option.retiredFlag}`, 'x.env'])
+      expect(parse).toThrow(UsageError)
+      expect(parse).toThrow(`Use --${option.name}, or the variable ${cliVariable(option.name)}.`)
+    }
+  })
+
+  it("lists in --help each secret's variable with what it holds, and the renamed variables", () => {
+    for (const option of optionsOf('cli').filter(o => o.secret)) {
+      expect(option.secretHelp).toMatch(/^the /)
+      expect(HELP_TEXT).toContain(`  ${cliVariable(option.name).padEnd(25)}${option.secretHelp}\n`)
+    }
+    expect(HELP_TEXT).toContain(
+      '--tunnel-host, --tunnel-port and --tunnel-user read SVC_INPUT_TUNNEL_HOST, _PORT and _USER,\n'
+    )
+  })
+
   it('takes a flag for every CLI option that is no secret, and none for a secret', () => {
     for (const option of optionsOf('cli')) {
       expect([option.name, isFlagName(option.name)]).toEqual([option.name, !option.secret])
@@ -148,6 +220,16 @@ describe('the GitLab component, by the table', () => {
         .map(option => option.name)
         .sort()
     )
+  })
+
+  it("unsets the table's secret variables before the job's script, and passes only those on", () => {
+    const text = readFileSync(join(root, 'templates', 'tunnel-credentials.yml'), 'utf8')
+    const unset = [...text.matchAll(/^ +- unset (.+)$/gm)].map(([, names]) => names.split(' '))
+    expect(unset).toEqual([[...SECRET_VARIABLES]])
+    const kept = [...text.matchAll(/^ +(SVC_[A-Z_| ]+) \| HOME\) ;;$/gm)].map(([, names]) =>
+      names.split(' | ')
+    )
+    expect(kept).toEqual([[...SECRET_VARIABLES]])
   })
 
   it("takes the table's default for each", () => {

@@ -139,7 +139,7 @@ var external_node_fs_ = __webpack_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __webpack_require__(897);
+var owned_dir = __webpack_require__(659);
 // EXTERNAL MODULE: ./core/version.ts
 var version = __webpack_require__(830);
 ;// CONCATENATED MODULE: ./core/tunnel/saved/process-identity.ts

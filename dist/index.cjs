@@ -289,318 +289,24 @@ class ExplainedError extends Error {
 
 /***/ }),
 
-/***/ 862:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  w$: () => (/* binding */ SECRET_OPTION_NAMES),
-  Z8: () => (/* binding */ optionDefault)
-});
-
-// UNUSED EXPORTS: OPTIONS, optionFacts, optionsOf
-
-;// CONCATENATED MODULE: ./core/options/cli-options.ts
-const cliOnly = (name, value, defaultValue, description) => ({
-    name,
-    hosts: ['cli'],
-    default: defaultValue,
-    kinds: 'all',
-    secret: false,
-    value,
-    description
-});
-const CLI_ONLY_OPTIONS = [
-    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"),
-    cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
-    cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
-    cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
-    cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
-    cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
-];
-
-;// CONCATENATED MODULE: ./core/options/credential-options.ts
-const CREDENTIAL_OPTIONS = [
-    {
-        name: 'credential',
-        hosts: ['action', 'cli', 'component'],
-        default: 'cicd',
-        kinds: 'all',
-        secret: false,
-        value: 'auto|cicd|free|ssh-key|existing',
-        description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
-    },
-    {
-        name: 'api-key',
-        hosts: ['action', 'cli'],
-        default: '',
-        kinds: ['cicd', 'ssh-key'],
-        secret: true,
-        value: 'KEY',
-        description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
-    },
-    {
-        name: 'project',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['cicd'],
-        secret: false,
-        value: 'SLUG',
-        description: 'Project slug the credential is provisioned for. Required when `credential` is `cicd`.'
-    },
-    {
-        name: 'environment',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['cicd'],
-        secret: false,
-        value: 'NAME',
-        description: 'Environment name sent to the service (for example `staging`). Not sent when empty.'
-    },
-    {
-        name: 'ttl-minutes',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['cicd'],
-        secret: false,
-        value: 'N',
-        description: "Lifetime of the credential in minutes, a positive whole number. When empty the service's default applies. Not for `ssh-key`, which is refused with it, since the service counts a key's lifetime in whole days; the key is uploaded for 1 day and revoked in post."
-    },
-    {
-        name: 'base-url',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['cicd', 'free', 'ssh-key'],
-        secret: false,
-        value: 'URL',
-        description: 'Base URL of the credential service. Required unless `credential` is `existing`, which sends no request. A URL with an empty path gets `/functions/v1` appended. Must be https; http is accepted only for loopback hosts.'
-    },
-    {
-        name: 'revoke',
-        hosts: ['action', 'cli'],
-        default: 'true',
-        kinds: ['cicd', 'ssh-key'],
-        secret: false,
-        value: 'true|false',
-        switch: true,
-        description: 'Revoke the token or SSH key in the post step when the job ends.'
-    },
-    {
-        name: 'fail-on-revoke-error',
-        hosts: ['action', 'cli'],
-        default: 'false',
-        kinds: ['cicd', 'ssh-key'],
-        secret: false,
-        value: 'true|false',
-        switch: true,
-        description: 'Fail the post step when revoking fails for good, instead of warning.'
-    },
-    {
-        name: 'tunnel-host',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'HOST',
-        description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
-    },
-    {
-        name: 'tunnel-port',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'PORT',
-        description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
-    },
-    {
-        name: 'client-id',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: ['ssh-key'],
-        secret: false,
-        value: 'ID',
-        description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
-    },
-    {
-        name: 'tunnel-token',
-        hosts: ['action', 'cli'],
-        default: '',
-        kinds: ['existing'],
-        secret: true,
-        value: 'TOKEN',
-        description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
-    },
-    {
-        name: 'tunnel-user',
-        hosts: ['action', 'cli'],
-        default: '',
-        kinds: ['existing'],
-        secret: false,
-        value: 'USER',
-        description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
-    },
-    {
-        name: 'env-prefix',
-        hosts: ['action', 'cli'],
-        default: 'SVC',
-        kinds: 'all',
-        secret: false,
-        value: 'PREFIX',
-        description: 'Prefix of the exported variables (`[A-Z][A-Z0-9_]*`); `SVC` exports `SVC_TUNNEL_TOKEN` and so on.'
-    },
-    {
-        name: 'export-env',
-        hosts: ['action'],
-        default: 'true',
-        kinds: 'all',
-        secret: false,
-        value: 'true|false',
-        description: 'Export the variables to later steps (`<PREFIX>_TUNNEL_TOKEN`, or `<PREFIX>_TUNNEL_KEY_FILE` for `ssh-key`, with `_USER`, `_HOST` and `_PORT`). When false only the outputs are set.'
-    },
-    {
-        name: 'max-attempts',
-        hosts: ['action', 'cli'],
-        default: '3',
-        kinds: 'all',
-        secret: false,
-        value: 'N',
-        description: 'Attempts per request (1 to 10) on network errors, timeouts, 429 and 5xx answers. With `expose`, also the attempts to open the tunnel.'
-    },
-    {
-        name: 'ca-file',
-        hosts: ['cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'PATH',
-        description: "A PEM file of CA certificates trusted besides Node's own for the service's answers and the URL proof, for a runner behind a TLS-inspecting proxy. The component's only way to add trust: it starts the tool without NODE_EXTRA_CA_CERTS or NODE_TLS_REJECT_UNAUTHORIZED."
-    },
-    {
-        name: 'timeout-seconds',
-        hosts: ['action', 'cli'],
-        default: '30',
-        kinds: 'all',
-        secret: false,
-        value: 'N',
-        description: 'Time limit of one HTTP attempt, in seconds (1 to 600). With `expose`, also of one attempt to connect, log in and have every forward accepted.'
-    }
-];
-
-// EXTERNAL MODULE: ./core/options/tunnel-options.ts
-var tunnel_options = __nccwpck_require__(578);
-;// CONCATENATED MODULE: ./core/options/option-facts.ts
-
-
-
-const OPTIONS = [
-    ...CREDENTIAL_OPTIONS,
-    ...tunnel_options/* TUNNEL_OPTIONS */.u,
-    ...CLI_ONLY_OPTIONS
-];
-const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
-function optionFacts(name) {
-    return BY_NAME.get(name);
-}
-function optionsOf(host) {
-    return OPTIONS.filter(option => option.hosts.includes(host));
-}
-const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
-function optionDefault(name) {
-    return BY_NAME.get(name)?.default ?? '';
-}
-
-
-/***/ }),
-
-/***/ 578:
+/***/ 897:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   u: () => (/* binding */ TUNNEL_OPTIONS)
+/* harmony export */   V: () => (/* binding */ REQUEST_HANDLING_DEFAULTS)
 /* harmony export */ });
-const TUNNEL_OPTIONS = [
-    {
-        name: 'expose',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'web=3000,api=8080',
-        description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
-    },
-    {
-        name: 'url-template',
-        hosts: ['action', 'cli', 'component'],
-        default: 'https://{name}-{user}.{host}',
-        kinds: 'all',
-        secret: false,
-        value: 'TEMPLATE',
-        description: "How an exposed entry's public URL is formed, from `{name}`, `{user}`, `{host}` (tunnel host) and `{port}` (tunnel port). Must give an http(s) URL."
-    },
-    {
-        name: 'tunnel-host-key',
-        hosts: ['action', 'cli', 'component'],
-        default: '',
-        kinds: 'all',
-        secret: false,
-        value: 'PIN',
-        description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
-    },
-    {
-        name: 'log-requests',
-        hosts: ['action', 'cli', 'component'],
-        default: 'true',
-        kinds: 'all',
-        secret: false,
-        value: 'true|false',
-        description: 'With `expose`, record every request through the tunnel (time, entry, client address, method, path, status, duration, bytes each way) in a HAR file, the output `request-log`, and in the job summary. `false`: no log, and without `protect` connections are piped raw, as fast as before.'
-    },
-    {
-        name: 'log-bodies',
-        hosts: ['action', 'cli', 'component'],
-        default: '0',
-        kinds: 'all',
-        secret: false,
-        value: 'BYTES',
-        description: "With `expose` and the log on, keep each request's and answer's body in the log, cut at this many bytes; `0` keeps none. Job summaries and artifacts of public repositories are public: bodies may hold passwords, tokens and personal data."
-    },
-    {
-        name: 'log-headers',
-        hosts: ['action', 'cli', 'component'],
-        default: 'redacted',
-        kinds: 'all',
-        secret: false,
-        value: 'redacted|unredacted',
-        description: 'With `expose` and the log on, `redacted` replaces with `REDACTED` the values of credential headers (`Authorization`, and names holding `token`, `secret`, `password`, `cookie`, `session`, `api-key` and more: docs/traffic.md) and the user-info and query values of URLs; `unredacted` keeps them. Job summaries and artifacts of public repositories are public: keep `redacted` there.'
-    },
-    {
-        name: 'protect',
-        hosts: ['action', 'cli', 'component'],
-        default: 'false',
-        kinds: 'all',
-        secret: false,
-        value: 'true|false',
-        switch: true,
-        description: "With `expose`, put a per-run secret in front of every entry: a request without it gets 401 from the tunnel and never reaches the app. The secret and the forms that carry it are the outputs `protect-secret`, `protect-header`, `protect-urls` and `protect-webhook-urls`; `url` and `urls` stay free of it. Not authentication of the app's users; the tunnel server still sees every request."
-    },
-    {
-        name: 'prove-url',
-        hosts: ['action', 'cli', 'component'],
-        default: 'true',
-        kinds: 'all',
-        secret: false,
-        value: 'true|false',
-        switch: true,
-        description: 'With `expose`, prove before the step ends that each public URL reaches this tunnel: a request from the runner with a per-run nonce, answered by the tunnel without touching the app. A URL that does not fails the step. `false` for runners that cannot reach their own public URL.'
-    }
-];
+const REQUEST_HANDLING_DEFAULTS = {
+    logRequests: true,
+    logBodies: 0,
+    logHeaders: 'redacted',
+    protect: false,
+    proveUrl: true
+};
 
 
 /***/ }),
 
-/***/ 897:
+/***/ 659:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1271,12 +977,9 @@ var option_values = __nccwpck_require__(344);
 var log_commands = __nccwpck_require__(785);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
 var fingerprint = __nccwpck_require__(196);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
-var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/settings/request-handling.ts
-
 
 
 
@@ -1289,21 +992,19 @@ const DEFAULT_REQUEST_HANDLING = {
 };
 const HEADER_CHOICES = ['redacted', 'unredacted'];
 function readRequestHandlingSettings(options) {
-    const enabled = readSwitch(options, 'log-requests');
+    const defaults = DEFAULT_REQUEST_HANDLING;
+    const enabled = (0,option_values/* readBoolean */.Vf)(options, 'log-requests', defaults.requestLog.enabled);
     const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
-        Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
+        defaults.requestLog.bodyBytes;
     return {
         requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
-        protect: readSwitch(options, 'protect'),
-        proveUrl: readSwitch(options, 'prove-url')
+        protect: (0,option_values/* readBoolean */.Vf)(options, 'protect', defaults.protect),
+        proveUrl: (0,option_values/* readBoolean */.Vf)(options, 'prove-url', defaults.proveUrl)
     };
-}
-function readSwitch(options, name) {
-    return (0,option_values/* readBoolean */.Vf)(options, name, (0,option_facts/* optionDefault */.Z8)(name) === 'true');
 }
 function readHeaderChoice(options) {
     const raw = options.read('log-headers');
-    const value = raw.trim().toLowerCase() || (0,option_facts/* optionDefault */.Z8)('log-headers');
+    const value = raw.trim().toLowerCase() || DEFAULT_REQUEST_HANDLING.requestLog.headers;
     const choice = HEADER_CHOICES.find(known => known === value);
     if (choice !== undefined)
         return choice;
@@ -2044,6 +1745,8 @@ function badHost(url, name, problem, target, label) {
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(897);
+
 
 
 const GATE_HEADER = 'X-Tunnel-Gate';
@@ -2061,12 +1764,12 @@ const PROOF_WINDOW_MS = 20_000;
 const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
 const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
 const DEFAULT_REQUEST_LOG = {
-    enabled: true,
-    bodyBytes: 0,
-    headers: 'redacted'
+    enabled: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logRequests,
+    bodyBytes: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logBodies,
+    headers: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logHeaders
 };
-const DEFAULT_PROTECT = false;
-const DEFAULT_PROVE_URL = true;
+const DEFAULT_PROTECT = _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.protect;
+const DEFAULT_PROVE_URL = _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.proveUrl;
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelFiles(dir) {
     return {
@@ -2104,7 +1807,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
+var owned_dir = __nccwpck_require__(659);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/saved/accepted-dir.ts
@@ -2307,7 +2010,7 @@ __nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(613);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(886);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(569);
 
 
 
@@ -2373,7 +2076,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 886:
+/***/ 569:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2385,11 +2088,316 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ../node_modules/@actions/core/lib/core.js + 12 modules
 var core = __nccwpck_require__(391);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
-var option_facts = __nccwpck_require__(862);
+;// CONCATENATED MODULE: ./core/options/cli-options.ts
+const cliOnly = (name, value, defaultValue, description, renamed = {}) => ({
+    name,
+    hosts: ['cli'],
+    default: defaultValue,
+    kinds: 'all',
+    secret: false,
+    value,
+    description,
+    ...renamed
+});
+const CLI_ONLY_OPTIONS = [
+    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs", { earlierVariable: 'SVC_ENV_FILE', retiredFlag: 'env-file' }),
+    cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
+    cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
+    cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
+    cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
+];
+
+;// CONCATENATED MODULE: ./core/options/credential-options.ts
+const API_KEY_OPTION = 'api-key';
+const TUNNEL_TOKEN_OPTION = 'tunnel-token';
+const inputVariable = (name) => `SVC_INPUT_${name.toUpperCase().replace(/-/g, '_')}`;
+const CREDENTIAL_OPTIONS = [
+    {
+        name: 'credential',
+        hosts: ['action', 'cli', 'component'],
+        default: 'cicd',
+        kinds: 'all',
+        secret: false,
+        value: 'auto|cicd|free|ssh-key|existing',
+        description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
+    },
+    {
+        name: API_KEY_OPTION,
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['cicd', 'ssh-key'],
+        secret: true,
+        value: 'KEY',
+        secretHelp: 'the API key (scope cicd:provision)',
+        description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
+    },
+    {
+        name: 'project',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'SLUG',
+        description: 'Project slug the credential is provisioned for. Required when `credential` is `cicd`.'
+    },
+    {
+        name: 'environment',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'NAME',
+        description: 'Environment name sent to the service (for example `staging`). Not sent when empty.'
+    },
+    {
+        name: 'ttl-minutes',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'N',
+        description: "Lifetime of the credential in minutes, a positive whole number. When empty the service's default applies. Not for `ssh-key`, which is refused with it, since the service counts a key's lifetime in whole days; the key is uploaded for 1 day and revoked in post."
+    },
+    {
+        name: 'base-url',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['cicd', 'free', 'ssh-key'],
+        secret: false,
+        value: 'URL',
+        description: 'Base URL of the credential service. Required unless `credential` is `existing`, which sends no request. A URL with an empty path gets `/functions/v1` appended. Must be https; http is accepted only for loopback hosts.'
+    },
+    {
+        name: 'revoke',
+        hosts: ['action', 'cli'],
+        default: 'true',
+        kinds: ['cicd', 'ssh-key'],
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'Revoke the token or SSH key in the post step when the job ends.'
+    },
+    {
+        name: 'fail-on-revoke-error',
+        hosts: ['action', 'cli'],
+        default: 'false',
+        kinds: ['cicd', 'ssh-key'],
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'Fail the post step when revoking fails for good, instead of warning.'
+    },
+    {
+        name: 'tunnel-host',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'HOST',
+        variable: inputVariable('tunnel-host'),
+        description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
+    },
+    {
+        name: 'tunnel-port',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PORT',
+        variable: inputVariable('tunnel-port'),
+        description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
+    },
+    {
+        name: 'client-id',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: ['ssh-key'],
+        secret: false,
+        value: 'ID',
+        description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
+    },
+    {
+        name: TUNNEL_TOKEN_OPTION,
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['existing'],
+        secret: true,
+        value: 'TOKEN',
+        variable: inputVariable(TUNNEL_TOKEN_OPTION),
+        secretHelp: 'the token for --credential existing',
+        description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
+    },
+    {
+        name: 'tunnel-user',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['existing'],
+        secret: false,
+        value: 'USER',
+        variable: inputVariable('tunnel-user'),
+        description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
+    },
+    {
+        name: 'env-prefix',
+        hosts: ['action', 'cli'],
+        default: 'SVC',
+        kinds: 'all',
+        secret: false,
+        value: 'PREFIX',
+        description: 'Prefix of the exported variables (`[A-Z][A-Z0-9_]*`); `SVC` exports `SVC_TUNNEL_TOKEN` and so on.'
+    },
+    {
+        name: 'export-env',
+        hosts: ['action'],
+        default: 'true',
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        description: 'Export the variables to later steps (`<PREFIX>_TUNNEL_TOKEN`, or `<PREFIX>_TUNNEL_KEY_FILE` for `ssh-key`, with `_USER`, `_HOST` and `_PORT`). When false only the outputs are set.'
+    },
+    {
+        name: 'max-attempts',
+        hosts: ['action', 'cli'],
+        default: '3',
+        kinds: 'all',
+        secret: false,
+        value: 'N',
+        description: 'Attempts per request (1 to 10) on network errors, timeouts, 429 and 5xx answers. With `expose`, also the attempts to open the tunnel.'
+    },
+    {
+        name: 'ca-file',
+        hosts: ['cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PATH',
+        description: "A PEM file of CA certificates trusted besides Node's own for the service's answers and the URL proof, for a runner behind a TLS-inspecting proxy. The component's only way to add trust: it starts the tool without NODE_EXTRA_CA_CERTS or NODE_TLS_REJECT_UNAUTHORIZED."
+    },
+    {
+        name: 'timeout-seconds',
+        hosts: ['action', 'cli'],
+        default: '30',
+        kinds: 'all',
+        secret: false,
+        value: 'N',
+        description: 'Time limit of one HTTP attempt, in seconds (1 to 600). With `expose`, also of one attempt to connect, log in and have every forward accepted.'
+    }
+];
+
+// EXTERNAL MODULE: ./core/options/request-handling-defaults.ts
+var request_handling_defaults = __nccwpck_require__(897);
+;// CONCATENATED MODULE: ./core/options/tunnel-options.ts
+
+const TUNNEL_OPTIONS = [
+    {
+        name: 'expose',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'web=3000,api=8080',
+        multiLine: true,
+        description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
+    },
+    {
+        name: 'url-template',
+        hosts: ['action', 'cli', 'component'],
+        default: 'https://{name}-{user}.{host}',
+        kinds: 'all',
+        secret: false,
+        value: 'TEMPLATE',
+        description: "How an exposed entry's public URL is formed, from `{name}`, `{user}`, `{host}` (tunnel host) and `{port}` (tunnel port). Must give an http(s) URL."
+    },
+    {
+        name: 'tunnel-host-key',
+        hosts: ['action', 'cli', 'component'],
+        default: '',
+        kinds: 'all',
+        secret: false,
+        value: 'PIN',
+        multiLine: true,
+        description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
+    },
+    {
+        name: 'log-requests',
+        hosts: ['action', 'cli', 'component'],
+        default: String(request_handling_defaults/* REQUEST_HANDLING_DEFAULTS */.V.logRequests),
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        description: 'With `expose`, record every request through the tunnel (time, entry, client address, method, path, status, duration, bytes each way) in a HAR file, the output `request-log`, and in the job summary. `false`: no log, and without `protect` connections are piped raw, as fast as before.'
+    },
+    {
+        name: 'log-bodies',
+        hosts: ['action', 'cli', 'component'],
+        default: String(request_handling_defaults/* REQUEST_HANDLING_DEFAULTS */.V.logBodies),
+        kinds: 'all',
+        secret: false,
+        value: 'BYTES',
+        description: "With `expose` and the log on, keep each request's and answer's body in the log, cut at this many bytes; `0` keeps none. Job summaries and artifacts of public repositories are public: bodies may hold passwords, tokens and personal data."
+    },
+    {
+        name: 'log-headers',
+        hosts: ['action', 'cli', 'component'],
+        default: request_handling_defaults/* REQUEST_HANDLING_DEFAULTS */.V.logHeaders,
+        kinds: 'all',
+        secret: false,
+        value: 'redacted|unredacted',
+        description: 'With `expose` and the log on, `redacted` replaces with `REDACTED` the values of credential headers (`Authorization`, and names holding `token`, `secret`, `password`, `cookie`, `session`, `api-key` and more: docs/traffic.md) and the user-info and query values of URLs; `unredacted` keeps them. Job summaries and artifacts of public repositories are public: keep `redacted` there.'
+    },
+    {
+        name: 'protect',
+        hosts: ['action', 'cli', 'component'],
+        default: String(request_handling_defaults/* REQUEST_HANDLING_DEFAULTS */.V.protect),
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: "With `expose`, put a per-run secret in front of every entry: a request without it gets 401 from the tunnel and never reaches the app. The secret and the forms that carry it are the outputs `protect-secret`, `protect-header`, `protect-urls` and `protect-webhook-urls`; `url` and `urls` stay free of it. Not authentication of the app's users; the tunnel server still sees every request."
+    },
+    {
+        name: 'prove-url',
+        hosts: ['action', 'cli', 'component'],
+        default: String(request_handling_defaults/* REQUEST_HANDLING_DEFAULTS */.V.proveUrl),
+        kinds: 'all',
+        secret: false,
+        value: 'true|false',
+        switch: true,
+        description: 'With `expose`, prove before the step ends that each public URL reaches this tunnel: a request from the runner with a per-run nonce, answered by the tunnel without touching the app. A URL that does not fails the step. `false` for runners that cannot reach their own public URL.'
+    }
+];
+
+;// CONCATENATED MODULE: ./core/options/option-facts.ts
+
+
+
+
+const OPTIONS = [
+    ...CREDENTIAL_OPTIONS,
+    ...TUNNEL_OPTIONS,
+    ...CLI_ONLY_OPTIONS
+];
+const BY_NAME = new Map(OPTIONS.map(option => [option.name, option]));
+function optionFacts(name) {
+    return BY_NAME.get(name);
+}
+function optionsOf(host) {
+    return OPTIONS.filter(option => option.hosts.includes(host));
+}
+const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+const MULTI_LINE_OPTION_NAMES = OPTIONS.filter(o => o.multiLine).map(o => o.name);
+function cliVariable(name) {
+    return BY_NAME.get(name)?.variable ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+const SECRET_VARIABLES = SECRET_OPTION_NAMES.map(cliVariable);
+function optionDefault(name) {
+    return BY_NAME.get(name)?.default ?? '';
+}
+
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
-;// CONCATENATED MODULE: ./core/settings/kind-names.ts
+;// CONCATENATED MODULE: ./core/options/kind-names.ts
 const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
@@ -2509,10 +2517,11 @@ var log_commands = __nccwpck_require__(785);
 
 
 
+
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
 function readApiKey(options, kind) {
-    const apiKey = options.read('api-key').trim();
-    const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
+    const apiKey = options.read(API_KEY_OPTION).trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, API_KEY_OPTION);
     if (!apiKey) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
             'If it comes from a secret: CI systems withhold secrets from some runs (on GitHub, workflows run from forks and Dependabot), ' +
@@ -2546,8 +2555,8 @@ function requireTunnelServer(server, options, kind, why) {
     return { tunnelHost: server.host, tunnelPort: server.port ?? service_credential/* DEFAULT_TUNNEL_PORT */.h };
 }
 function readTunnelToken(options, kind) {
-    const value = options.read('tunnel-token').trim();
-    const name = (0,option_values/* optionNamed */.b7)(options, 'tunnel-token');
+    const value = options.read(TUNNEL_TOKEN_OPTION).trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, TUNNEL_TOKEN_OPTION);
     if (!value) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
@@ -2563,7 +2572,7 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
         throw new errors/* ExplainedError */.h(`${label} is empty, and credential is "${kind}", which needs it: set it to ${whatItIs}.`);
     }
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
-        throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+        throw new errors/* ExplainedError */.h(`${label} holds the ${TUNNEL_TOKEN_OPTION}, or a long piece of it: check that the two inputs are not swapped.`);
     }
     if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
@@ -2590,12 +2599,13 @@ function expiryNote(saved) {
 
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
+
 function shouldRevoke(settings, saved) {
     return settings.revoke || saved.rejected === true;
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
-        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty when revoking, so the revoke request cannot be authenticated.`);
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel(API_KEY_OPTION)} is empty when revoking, so the revoke request cannot be authenticated.`);
     }
 }
 
@@ -2784,6 +2794,7 @@ const cicdKind = {
 
 
 
+
 const existing_WORDS = {
     kind: 'existing',
     label: 'existing (a token you hold; not created or revoked by this step)',
@@ -2806,7 +2817,7 @@ const existingKind = {
     revocation: 'held',
     async obtain(settings, { log, mask, save, publish }) {
         mask([settings.tunnelToken]);
-        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel(TUNNEL_TOKEN_OPTION)}; no request is sent to the credential service.`);
         save({ kind: 'existing', tunnelUser: settings.tunnelUser });
         const obtained = tokenObtained({
             token: settings.tunnelToken,
@@ -2822,7 +2833,7 @@ const existingKind = {
     },
     readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
     async revoke(saved, { settings, log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(TUNNEL_TOKEN_OPTION)} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
         return 'kept';
     },
@@ -2830,6 +2841,7 @@ const existingKind = {
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/free.ts
+
 
 
 
@@ -2860,7 +2872,7 @@ const freeKind = {
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
-            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel(API_KEY_OPTION))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
                 'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).');
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
@@ -2993,7 +3005,7 @@ var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
+var owned_dir = __nccwpck_require__(659);
 ;// CONCATENATED MODULE: ./core/kinds/key-file.ts
 
 
@@ -3238,6 +3250,7 @@ function invalidUpload(what) {
 ;// CONCATENATED MODULE: ./core/kinds/key-records.ts
 
 
+
 const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
 async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
     const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
@@ -3284,7 +3297,7 @@ function unusableList(why) {
 function revokeByHand(fingerprint, name) {
     return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
         'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
-        'with its id) using the same api-key');
+        `with its id) using the same ${API_KEY_OPTION}`);
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
@@ -3611,10 +3624,11 @@ function createService(baseUrl, http, clock, log) {
 
 
 
+
 function readKindChoice(options) {
     const raw = options.read('credential');
     const value = raw.trim().toLowerCase() || 'cicd';
-    const apiKey = options.read('api-key').trim();
+    const apiKey = options.read(API_KEY_OPTION).trim();
     if (value === 'auto')
         return { kind: apiKey ? 'cicd' : 'free', auto: true };
     if (KIND_NAMES.includes(value))
@@ -3628,8 +3642,8 @@ function readKindChoice(options) {
 
 
 
-const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
-const SECRET_INPUTS = new Set(option_facts/* SECRET_OPTION_NAMES */.w$);
+const MULTI_LINE_INPUTS = new Set(MULTI_LINE_OPTION_NAMES);
+const SECRET_INPUTS = new Set(SECRET_OPTION_NAMES);
 const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -3694,8 +3708,103 @@ function readMainSettings(source) {
     return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
 }
 
-// EXTERNAL MODULE: ./core/options/tunnel-options.ts
-var tunnel_options = __nccwpck_require__(578);
+;// CONCATENATED MODULE: ./core/options/output-facts.ts
+const OUTPUTS = [
+    {
+        name: 'token',
+        secret: true,
+        description: 'The tunnel token (masked in logs). For a free credential, the client secret. Empty for `ssh-key`.'
+    },
+    {
+        name: 'tunnel-user',
+        secret: false,
+        description: 'The tunnel user. For a free credential, the client id; for `ssh-key`, the `client-id` input.'
+    },
+    { name: 'client-id', secret: false, description: 'The client id the service returned.' },
+    { name: 'tunnel-host', secret: false, description: 'Host of the tunnel server.' },
+    { name: 'tunnel-port', secret: false, description: 'SSH port of the tunnel server.' },
+    {
+        name: 'expires-at',
+        secret: false,
+        description: 'When the credential or SSH key expires (ISO 8601 UTC); empty when unknown.'
+    },
+    { name: 'ttl-minutes', secret: false, description: 'The TTL the service applied, in minutes.' },
+    { name: 'project-slug', secret: false, description: 'The project the credential is bound to.' },
+    {
+        name: 'key-id',
+        secret: false,
+        description: 'For `ssh-key`: the id of the uploaded key, as `revoke-ssh-key` and `user-keys-list` name it.'
+    },
+    {
+        name: 'key-fingerprint',
+        secret: false,
+        description: "For `ssh-key`: the key's fingerprint, `SHA256:\u2026`, as `ssh-keygen -l` prints it."
+    },
+    {
+        name: 'key-file',
+        secret: false,
+        description: 'For `ssh-key`: path of the private key file (OpenSSH format, mode 0600) under `RUNNER_TEMP`; deleted in post.'
+    },
+    {
+        name: 'credential',
+        secret: false,
+        description: 'The kind that was used, `cicd`, `free`, `ssh-key` or `existing`.'
+    },
+    { name: 'url', secret: false, description: 'With `expose`, the public URL of the first entry.' },
+    {
+        name: 'urls',
+        secret: false,
+        description: 'With `expose`, a JSON object of every entry\'s public URL by name, such as `{"web":"https://web-u1.tunnel.example"}`.'
+    },
+    {
+        name: 'request-log',
+        secret: false,
+        description: "With `expose` and `log-requests`, the path of the request log: a HAR 1.2 file, which browsers' DevTools open, in `RUNNER_TEMP` beside the tunnel's folder (post removes the folder, not the log). It is complete at any moment after this step, so an `actions/upload-artifact` step with `if: always()` uploads a file that opens."
+    },
+    {
+        name: 'protect-secret',
+        secret: true,
+        description: 'With `protect`, the per-run secret every request must carry (masked in logs).'
+    },
+    {
+        name: 'protect-header',
+        secret: true,
+        description: "With `protect`, the full header line that carries the secret, `X-Tunnel-Gate: \u2026`, for `curl -H` and API tests; it leaves the app's own `Authorization` free. Not for browsers: Playwright's `extraHTTPHeaders` sends it to every origin a page loads from (masked in logs)."
+    },
+    {
+        name: 'protect-urls',
+        secret: true,
+        description: "With `protect`, a JSON object of every entry's URL by name with the secret as `user:secret@` credentials, for browsers and Selenium: the first page gets a per-run cookie and reopens without the secret, so the app's own `fetch()` calls work (masked in logs)."
+    },
+    {
+        name: 'protect-webhook-urls',
+        secret: true,
+        description: "With `protect`, a JSON object of every entry's URL by name with the secret in its path, for webhook senders that take only a URL; the app sees the request as if it had none (masked in logs)."
+    }
+];
+const SECRET_OUTPUT_NAMES = OUTPUTS.filter(o => o.secret).map(o => o.name);
+
+;// CONCATENATED MODULE: ./core/secret-outputs.ts
+
+function recordingMasks(host) {
+    const masked = new Set();
+    return {
+        host: {
+            ...host,
+            mask: secrets => {
+                for (const secret of secrets)
+                    masked.add(secret);
+                host.mask(secrets);
+            }
+        },
+        masked
+    };
+}
+function unmaskedSecretOutputs(outputs, masked) {
+    const secrets = [...masked].filter(secret => secret !== '');
+    return SECRET_OUTPUT_NAMES.map(name => outputs[name] ?? '').filter(value => value !== '' && !secrets.some(secret => value.includes(secret)));
+}
+
 ;// CONCATENATED MODULE: ./core/settings/without-expose.ts
 
 
@@ -3708,7 +3817,7 @@ function normalised(name, value) {
     return text.toLowerCase();
 }
 function tunnelOptionsSetWithoutExpose(options) {
-    return tunnel_options/* TUNNEL_OPTIONS */.u.filter(option => option.name !== 'expose')
+    return TUNNEL_OPTIONS.filter(option => option.name !== 'expose')
         .filter(option => {
         const value = normalised(option.name, options.read(option.name));
         return value !== '' && value !== normalised(option.name, option.default);
@@ -3769,9 +3878,11 @@ var urls = __nccwpck_require__(226);
 
 
 
-async function provision(host) {
+
+async function provision(givenHost) {
+    const { host, masked } = recordingMasks(givenHost);
     const { options, log, clock, state } = host;
-    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
+    host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
@@ -3805,6 +3916,9 @@ async function provision(host) {
                     if (tunnel)
                         await tunnel.open(obtained.login, settings, writes);
                     const exported = Object.keys(writes.variables);
+                    const missed = unmaskedSecretOutputs(writes.outputs, masked);
+                    if (missed.length > 0)
+                        host.mask(missed);
                     try {
                         host.handOver(withPrintableSummary(writes));
                     }
@@ -3858,10 +3972,11 @@ function listExported(names, prefix) {
 
 
 
+
 function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
-        apiKey: options.read('api-key').trim(),
+        apiKey: options.read(API_KEY_OPTION).trim(),
         ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
         revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(options),
@@ -3915,7 +4030,7 @@ var saved_tunnel = __nccwpck_require__(900);
 const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.';
 async function revoke(host) {
     const { options } = host;
-    host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
+    host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean));
     const { tunnel, untidied, requests } = await stopRecordedTunnel(host);
     const { credential, kindMismatch } = await revokeRecordedCredential(host);
     return {

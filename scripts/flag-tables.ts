@@ -4,8 +4,7 @@
  * <!-- flags:end -->. Written by `npm run docs` (readme-tables.ts), checked by its `--check`, so a
  * new option cannot be missing from either list again.
  */
-import { optionsOf } from '../src/core/options/option-facts.js'
-import { variableFor } from '../src/cli/option-names.js'
+import { cliVariable, optionsOf } from '../src/core/options/option-facts.js'
 
 /** The docs that hold the table, each between the markers of FLAGS_SECTION. */
 export const FLAG_TABLE_DOCS = ['docs/cli.md', 'docs/other-ci.md'] as const
@@ -37,7 +36,7 @@ export function renderFlagTable(): string {
         ? `**Secret**, read from the variable only. ${firstSentence(option.description)}`
         : firstSentence(option.description)
       const fallback = option.default === '' ? '' : `\`${option.default}\``
-      return `| ${cell(flag)} | \`${variableFor(option.name)}\` | ${cell(fallback)} | ${cell(what)} |`
+      return `| ${cell(flag)} | \`${cliVariable(option.name)}\` | ${cell(fallback)} | ${cell(what)} |`
     })
   return ['| Flag | Variable | Default | What it is |', '|---|---|---|---|', ...rows].join('\n')
 }

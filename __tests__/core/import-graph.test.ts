@@ -1,7 +1,8 @@
 /**
  * The core's layers, as its imports draw them: no file reaches itself through others (a circle
  * makes its files one layer that cannot be read or loaded apart), and the file both sides of the
- * tunnel share imports nothing of the core, so the tunnel process's bundle stays small.
+ * tunnel share imports nothing of the core but the options' request defaults, themselves a leaf,
+ * so the tunnel process's bundle stays small.
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,8 +22,12 @@ describe("the core's imports", () => {
     expect(importCycles(core)).toEqual([])
   })
 
-  it('keep the protocol of the tunnel a leaf: node builtins only', () => {
-    expect(core.get('src/core/tunnel/protocol.ts')).toEqual([])
+  it('keep the protocol of the tunnel a leaf: node builtins, and the defaults it shares with the options', () => {
+    // The one file of its own: the defaults of the request log, the gate and the proof, a leaf too.
+    const defaults = 'src/core/options/request-handling-defaults.ts'
+    expect(core.get('src/core/tunnel/protocol.ts')).toEqual([defaults])
+    expect(core.get(defaults)).toEqual([])
+    expect(outsideImports(join(root, defaults))).toEqual([])
     const outside = outsideImports(join(root, 'src/core/tunnel/protocol.ts'))
     expect(outside.filter(name => !name.startsWith('node:'))).toEqual([])
   })

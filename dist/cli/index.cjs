@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(655);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(473);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 655:
+/***/ 473:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -438,7 +438,7 @@ var cli_arguments = __nccwpck_require__(693);
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
 var errors = __nccwpck_require__(519);
-;// CONCATENATED MODULE: ./core/settings/kind-names.ts
+;// CONCATENATED MODULE: ./core/options/kind-names.ts
 const KIND_NAMES = ['cicd', 'free', 'ssh-key', 'existing'];
 
 // EXTERNAL MODULE: ./core/service/answer-secrets.ts
@@ -558,10 +558,11 @@ var log_commands = __nccwpck_require__(785);
 
 
 
+
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i;
 function readApiKey(options, kind) {
-    const apiKey = options.read('api-key').trim();
-    const name = (0,option_values/* optionNamed */.b7)(options, 'api-key');
+    const apiKey = options.read(option_facts/* API_KEY_OPTION */.$n).trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, option_facts/* API_KEY_OPTION */.$n);
     if (!apiKey) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
             'If it comes from a secret: CI systems withhold secrets from some runs (on GitHub, workflows run from forks and Dependabot), ' +
@@ -595,8 +596,8 @@ function requireTunnelServer(server, options, kind, why) {
     return { tunnelHost: server.host, tunnelPort: server.port ?? service_credential/* DEFAULT_TUNNEL_PORT */.h };
 }
 function readTunnelToken(options, kind) {
-    const value = options.read('tunnel-token').trim();
-    const name = (0,option_values/* optionNamed */.b7)(options, 'tunnel-token');
+    const value = options.read(option_facts/* TUNNEL_TOKEN_OPTION */.zK).trim();
+    const name = (0,option_values/* optionNamed */.b7)(options, option_facts/* TUNNEL_TOKEN_OPTION */.zK);
     if (!value) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
@@ -612,7 +613,7 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
         throw new errors/* ExplainedError */.h(`${label} is empty, and credential is "${kind}", which needs it: set it to ${whatItIs}.`);
     }
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
-        throw new errors/* ExplainedError */.h(`${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`);
+        throw new errors/* ExplainedError */.h(`${label} holds the ${option_facts/* TUNNEL_TOKEN_OPTION */.zK}, or a long piece of it: check that the two inputs are not swapped.`);
     }
     if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
@@ -639,12 +640,13 @@ function expiryNote(saved) {
 
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
 
+
 function shouldRevoke(settings, saved) {
     return settings.revoke || saved.rejected === true;
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
-        throw new errors/* ExplainedError */.h(`${settings.optionLabel('api-key')} is empty when revoking, so the revoke request cannot be authenticated.`);
+        throw new errors/* ExplainedError */.h(`${settings.optionLabel(option_facts/* API_KEY_OPTION */.$n)} is empty when revoking, so the revoke request cannot be authenticated.`);
     }
 }
 
@@ -833,6 +835,7 @@ const cicdKind = {
 
 
 
+
 const existing_WORDS = {
     kind: 'existing',
     label: 'existing (a token you hold; not created or revoked by this step)',
@@ -855,7 +858,7 @@ const existingKind = {
     revocation: 'held',
     async obtain(settings, { log, mask, save, publish }) {
         mask([settings.tunnelToken]);
-        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`);
+        log.info(`Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)}; no request is sent to the credential service.`);
         save({ kind: 'existing', tunnelUser: settings.tunnelUser });
         const obtained = tokenObtained({
             token: settings.tunnelToken,
@@ -871,7 +874,7 @@ const existingKind = {
     },
     readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
     async revoke(saved, { settings, log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
         return 'kept';
     },
@@ -879,6 +882,7 @@ const existingKind = {
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/free.ts
+
 
 
 
@@ -909,7 +913,7 @@ const freeKind = {
     async obtain(settings, context) {
         const { service, log, mask, publish } = context;
         if (settings.fellBackToFree) {
-            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+            log.warning(`${(0,option_values/* capitalised */.Iu)(settings.optionLabel(option_facts/* API_KEY_OPTION */.$n))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
                 'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).');
         }
         log.info(`Requesting a free 5-minute tunnel credential from ${settings.baseUrl}`);
@@ -1040,7 +1044,7 @@ var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
+var owned_dir = __nccwpck_require__(659);
 ;// CONCATENATED MODULE: ./core/kinds/key-file.ts
 
 
@@ -1285,6 +1289,7 @@ function invalidUpload(what) {
 ;// CONCATENATED MODULE: ./core/kinds/key-records.ts
 
 
+
 const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted']);
 async function revokeKeyRecords(client, apiKey, fingerprint, keep) {
     const records = liveRecordsOf(await client.listKeys(apiKey), fingerprint);
@@ -1331,7 +1336,7 @@ function unusableList(why) {
 function revokeByHand(fingerprint, name) {
     return (`a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
         'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
-        'with its id) using the same api-key');
+        `with its id) using the same ${option_facts/* API_KEY_OPTION */.$n}`);
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/upload-key.ts
@@ -1658,10 +1663,11 @@ function createService(baseUrl, http, clock, log) {
 
 
 
+
 function readKindChoice(options) {
     const raw = options.read('credential');
     const value = raw.trim().toLowerCase() || 'cicd';
-    const apiKey = options.read('api-key').trim();
+    const apiKey = options.read(option_facts/* API_KEY_OPTION */.$n).trim();
     if (value === 'auto')
         return { kind: apiKey ? 'cicd' : 'free', auto: true };
     if (KIND_NAMES.includes(value))
@@ -1675,7 +1681,7 @@ function readKindChoice(options) {
 
 
 
-const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key']);
+const MULTI_LINE_INPUTS = new Set(option_facts/* MULTI_LINE_OPTION_NAMES */.mO);
 const SECRET_INPUTS = new Set(option_facts/* SECRET_OPTION_NAMES */.w$);
 const FORBIDDEN = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
 const FORBIDDEN_IN_LIST_LINE = /(?!\t)[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
@@ -1739,6 +1745,103 @@ function readMainSettings(source) {
     const options = checkedOptions(source);
     const { kind, auto } = readKindChoice(options);
     return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
+}
+
+;// CONCATENATED MODULE: ./core/options/output-facts.ts
+const OUTPUTS = [
+    {
+        name: 'token',
+        secret: true,
+        description: 'The tunnel token (masked in logs). For a free credential, the client secret. Empty for `ssh-key`.'
+    },
+    {
+        name: 'tunnel-user',
+        secret: false,
+        description: 'The tunnel user. For a free credential, the client id; for `ssh-key`, the `client-id` input.'
+    },
+    { name: 'client-id', secret: false, description: 'The client id the service returned.' },
+    { name: 'tunnel-host', secret: false, description: 'Host of the tunnel server.' },
+    { name: 'tunnel-port', secret: false, description: 'SSH port of the tunnel server.' },
+    {
+        name: 'expires-at',
+        secret: false,
+        description: 'When the credential or SSH key expires (ISO 8601 UTC); empty when unknown.'
+    },
+    { name: 'ttl-minutes', secret: false, description: 'The TTL the service applied, in minutes.' },
+    { name: 'project-slug', secret: false, description: 'The project the credential is bound to.' },
+    {
+        name: 'key-id',
+        secret: false,
+        description: 'For `ssh-key`: the id of the uploaded key, as `revoke-ssh-key` and `user-keys-list` name it.'
+    },
+    {
+        name: 'key-fingerprint',
+        secret: false,
+        description: "For `ssh-key`: the key's fingerprint, `SHA256:\u2026`, as `ssh-keygen -l` prints it."
+    },
+    {
+        name: 'key-file',
+        secret: false,
+        description: 'For `ssh-key`: path of the private key file (OpenSSH format, mode 0600) under `RUNNER_TEMP`; deleted in post.'
+    },
+    {
+        name: 'credential',
+        secret: false,
+        description: 'The kind that was used, `cicd`, `free`, `ssh-key` or `existing`.'
+    },
+    { name: 'url', secret: false, description: 'With `expose`, the public URL of the first entry.' },
+    {
+        name: 'urls',
+        secret: false,
+        description: 'With `expose`, a JSON object of every entry\'s public URL by name, such as `{"web":"https://web-u1.tunnel.example"}`.'
+    },
+    {
+        name: 'request-log',
+        secret: false,
+        description: "With `expose` and `log-requests`, the path of the request log: a HAR 1.2 file, which browsers' DevTools open, in `RUNNER_TEMP` beside the tunnel's folder (post removes the folder, not the log). It is complete at any moment after this step, so an `actions/upload-artifact` step with `if: always()` uploads a file that opens."
+    },
+    {
+        name: 'protect-secret',
+        secret: true,
+        description: 'With `protect`, the per-run secret every request must carry (masked in logs).'
+    },
+    {
+        name: 'protect-header',
+        secret: true,
+        description: "With `protect`, the full header line that carries the secret, `X-Tunnel-Gate: \u2026`, for `curl -H` and API tests; it leaves the app's own `Authorization` free. Not for browsers: Playwright's `extraHTTPHeaders` sends it to every origin a page loads from (masked in logs)."
+    },
+    {
+        name: 'protect-urls',
+        secret: true,
+        description: "With `protect`, a JSON object of every entry's URL by name with the secret as `user:secret@` credentials, for browsers and Selenium: the first page gets a per-run cookie and reopens without the secret, so the app's own `fetch()` calls work (masked in logs)."
+    },
+    {
+        name: 'protect-webhook-urls',
+        secret: true,
+        description: "With `protect`, a JSON object of every entry's URL by name with the secret in its path, for webhook senders that take only a URL; the app sees the request as if it had none (masked in logs)."
+    }
+];
+const SECRET_OUTPUT_NAMES = OUTPUTS.filter(o => o.secret).map(o => o.name);
+
+;// CONCATENATED MODULE: ./core/secret-outputs.ts
+
+function recordingMasks(host) {
+    const masked = new Set();
+    return {
+        host: {
+            ...host,
+            mask: secrets => {
+                for (const secret of secrets)
+                    masked.add(secret);
+                host.mask(secrets);
+            }
+        },
+        masked
+    };
+}
+function unmaskedSecretOutputs(outputs, masked) {
+    const secrets = [...masked].filter(secret => secret !== '');
+    return SECRET_OUTPUT_NAMES.map(name => outputs[name] ?? '').filter(value => value !== '' && !secrets.some(secret => value.includes(secret)));
 }
 
 // EXTERNAL MODULE: ./core/options/tunnel-options.ts
@@ -1816,7 +1919,9 @@ var urls = __nccwpck_require__(226);
 
 
 
-async function provision(host) {
+
+async function provision(givenHost) {
+    const { host, masked } = recordingMasks(givenHost);
     const { options, log, clock, state } = host;
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
@@ -1852,6 +1957,9 @@ async function provision(host) {
                     if (tunnel)
                         await tunnel.open(obtained.login, settings, writes);
                     const exported = Object.keys(writes.variables);
+                    const missed = unmaskedSecretOutputs(writes.outputs, masked);
+                    if (missed.length > 0)
+                        host.mask(missed);
                     try {
                         host.handOver(withPrintableSummary(writes));
                     }
@@ -2499,12 +2607,13 @@ function foreignFileAmong(files) {
 
 
 
+
 function startCommand(input, { makeState, deliver, writesOutputs, watchPid, forRevoke = false }) {
     const { env, terminal } = input;
     const options = cliOptions(input.flags, env);
     const ci = detectCiSystem(env);
     const mask = createMasker(ci, terminal);
-    const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean);
+    const secrets = option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean);
     terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
     let settings;
     try {
@@ -2663,10 +2772,11 @@ function shellPath(path) {
 
 
 
+
 function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
-        apiKey: options.read('api-key').trim(),
+        apiKey: options.read(option_facts/* API_KEY_OPTION */.$n).trim(),
         ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
         revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(options),
@@ -2872,7 +2982,6 @@ function removeFiles(host, settings) {
 
 
 
-const SECRET_VARIABLES = option_names/* SECRET_OPTIONS */.C.map(option_names/* variableFor */.S_);
 function keepSecretsFromCommand(input, own = thisProcess()) {
     const cleared = clearSecretsFromOwnEnvironment(input.env, own);
     if ('error' in cleared)
@@ -2883,8 +2992,8 @@ function keepSecretsFromCommand(input, own = thisProcess()) {
 }
 function clearSecretsFromOwnEnvironment(env, own = thisProcess()) {
     const copy = { ...env };
-    const present = SECRET_VARIABLES.filter(name => env[name] !== undefined);
-    for (const name of SECRET_VARIABLES)
+    const present = option_facts/* SECRET_VARIABLES */.VP.filter(name => env[name] !== undefined);
+    for (const name of option_facts/* SECRET_VARIABLES */.VP)
         delete own.inherited[name];
     if (present.length === 0)
         return { env: copy };
@@ -2896,7 +3005,7 @@ function clearSecretsFromOwnEnvironment(env, own = thisProcess()) {
         };
     }
     try {
-        overwriteEntries(own.procDir, SECRET_VARIABLES);
+        overwriteEntries(own.procDir, option_facts/* SECRET_VARIABLES */.VP);
     }
     catch (error) {
         return {
@@ -3018,8 +3127,8 @@ async function runCommand(given, commandLine) {
 }
 function childEnvironment(env, variables) {
     const result = { ...env, ...variables };
-    delete result[(0,option_names/* variableFor */.S_)('api-key')];
-    delete result[(0,option_names/* variableFor */.S_)('tunnel-token')];
+    for (const variable of option_facts/* SECRET_VARIABLES */.VP)
+        delete result[variable];
     return result;
 }
 function runChild(commandLine, env, started, terminal) {
@@ -3081,6 +3190,26 @@ function cliOptionsText() {
         return lines.join('\n');
     }).join('\n');
 }
+function secretVariablesText() {
+    return (0,option_facts/* optionsOf */.cz)('cli')
+        .filter(option => option.secret)
+        .map(option => `  ${(0,option_names/* variableFor */.S_)(option.name).padEnd(DESCRIPTION_COLUMN)}${option.secretHelp ?? ''}`)
+        .join('\n');
+}
+function listed(items) {
+    return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+function renamedVariablesText() {
+    const renamed = (0,option_facts/* optionsOf */.cz)('cli').filter(option => !option.secret && option.variable !== undefined);
+    const variables = renamed.map(option => (0,option_names/* variableFor */.S_)(option.name));
+    const parts = variables.map(variable => variable.split('_'));
+    let shared = 0;
+    while (parts.every(words => shared < words.length - 1 && words[shared] === parts[0][shared])) {
+        shared++;
+    }
+    const short = parts.map((words, index) => index === 0 ? words.join('_') : `_${words.slice(shared).join('_')}`);
+    return `${listed(renamed.map(option => `--${option.name}`))} read ${listed(short)},`;
+}
 const VERSION_TEXT = `tunnel-credentials ${version/* ACTION_VERSION */.Y}`;
 const HELP_TEXT = `Usage:
   tunnel-credentials provision [options]
@@ -3101,9 +3230,8 @@ const HELP_TEXT = `Usage:
 
 Every option can also be set by its variable, SVC_ and the name in upper snake case
 (--project: SVC_PROJECT); a flag wins over its variable. Secrets come only from variables:
-  SVC_API_KEY              the API key (scope cicd:provision)
-  SVC_INPUT_TUNNEL_TOKEN   the token for --credential existing
---tunnel-host, --tunnel-port and --tunnel-user read SVC_INPUT_TUNNEL_HOST, _PORT and _USER,
+${secretVariablesText()}
+${renamedVariablesText()}
 so that the variables provision writes are never read back as options.
 
 Options (as the GitHub Action's inputs):
@@ -3171,7 +3299,6 @@ async function main(argv, env, terminal) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   BM: () => (/* binding */ EARLIER_VARIABLES),
-/* harmony export */   C: () => (/* binding */ SECRET_OPTIONS),
 /* harmony export */   EH: () => (/* binding */ CLI_OPTIONS),
 /* harmony export */   Et: () => (/* binding */ isSecretOption),
 /* harmony export */   N5: () => (/* binding */ RETIRED_OPTIONS),
@@ -3180,6 +3307,7 @@ async function main(argv, env, terminal) {
 /* harmony export */   aA: () => (/* binding */ isFlagName),
 /* harmony export */   wE: () => (/* binding */ ACTION_OPTIONS)
 /* harmony export */ });
+/* unused harmony export SECRET_OPTIONS */
 /* harmony import */ var _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(862);
 
 const ACTION_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
@@ -3189,21 +3317,11 @@ const CLI_OPTIONS = (0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0_
     .filter(option => !option.hosts.includes('action'))
     .map(option => option.name);
 const SECRET_OPTIONS = _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .SECRET_OPTION_NAMES */ .w$;
-const RETIRED_OPTIONS = new Map([
-    ['env-file', 'variables-file']
-]);
-const EARLIER_VARIABLES = {
-    'variables-file': 'SVC_ENV_FILE'
-};
+const RETIRED_OPTIONS = new Map((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli').flatMap(option => option.retiredFlag === undefined ? [] : [[option.retiredFlag, option.name]]));
+const EARLIER_VARIABLES = Object.fromEntries((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli').flatMap(option => option.earlierVariable === undefined ? [] : [[option.name, option.earlierVariable]]));
 const SWITCHES = new Set((0,_core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .optionsOf */ .cz)('cli')
     .filter(option => option.switch === true)
     .map(option => option.name));
-const RENAMED_VARIABLES = {
-    'tunnel-host': 'SVC_INPUT_TUNNEL_HOST',
-    'tunnel-port': 'SVC_INPUT_TUNNEL_PORT',
-    'tunnel-user': 'SVC_INPUT_TUNNEL_USER',
-    'tunnel-token': 'SVC_INPUT_TUNNEL_TOKEN'
-};
 const FLAGS = new Set([...ACTION_OPTIONS, ...CLI_OPTIONS]);
 function isFlagName(name) {
     return FLAGS.has(name);
@@ -3211,9 +3329,7 @@ function isFlagName(name) {
 function isSecretOption(name) {
     return SECRET_OPTIONS.includes(name);
 }
-function variableFor(name) {
-    return RENAMED_VARIABLES[name] ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
-}
+const variableFor = _core_options_option_facts_js__WEBPACK_IMPORTED_MODULE_0__/* .cliVariable */ .Zq;
 
 
 /***/ }),
@@ -3240,7 +3356,12 @@ class ExplainedError extends Error {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  $n: () => (/* reexport */ API_KEY_OPTION),
+  mO: () => (/* binding */ MULTI_LINE_OPTION_NAMES),
   w$: () => (/* binding */ SECRET_OPTION_NAMES),
+  VP: () => (/* binding */ SECRET_VARIABLES),
+  zK: () => (/* reexport */ TUNNEL_TOKEN_OPTION),
+  Zq: () => (/* binding */ cliVariable),
   Z8: () => (/* binding */ optionDefault),
   Ds: () => (/* binding */ optionFacts),
   cz: () => (/* binding */ optionsOf)
@@ -3249,17 +3370,18 @@ __nccwpck_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: OPTIONS
 
 ;// CONCATENATED MODULE: ./core/options/cli-options.ts
-const cliOnly = (name, value, defaultValue, description) => ({
+const cliOnly = (name, value, defaultValue, description, renamed = {}) => ({
     name,
     hosts: ['cli'],
     default: defaultValue,
     kinds: 'all',
     secret: false,
     value,
-    description
+    description,
+    ...renamed
 });
 const CLI_ONLY_OPTIONS = [
-    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"),
+    cliOnly('variables-file', 'PATH', 'tunnel.env', "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs", { earlierVariable: 'SVC_ENV_FILE', retiredFlag: 'env-file' }),
     cliOnly('state-file', 'PATH', '.tunnel-credentials.json', 'what revoke needs, no secret (default .tunnel-credentials.json beside the variables file)'),
     cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
     cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
@@ -3268,6 +3390,9 @@ const CLI_ONLY_OPTIONS = [
 ];
 
 ;// CONCATENATED MODULE: ./core/options/credential-options.ts
+const API_KEY_OPTION = 'api-key';
+const TUNNEL_TOKEN_OPTION = 'tunnel-token';
+const inputVariable = (name) => `SVC_INPUT_${name.toUpperCase().replace(/-/g, '_')}`;
 const CREDENTIAL_OPTIONS = [
     {
         name: 'credential',
@@ -3279,12 +3404,13 @@ const CREDENTIAL_OPTIONS = [
         description: '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
     },
     {
-        name: 'api-key',
+        name: API_KEY_OPTION,
         hosts: ['action', 'cli'],
         default: '',
         kinds: ['cicd', 'ssh-key'],
         secret: true,
         value: 'KEY',
+        secretHelp: 'the API key (scope cicd:provision)',
         description: 'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
     },
     {
@@ -3350,6 +3476,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'HOST',
+        variable: inputVariable('tunnel-host'),
         description: 'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
     },
     {
@@ -3359,6 +3486,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'PORT',
+        variable: inputVariable('tunnel-port'),
         description: 'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
     },
     {
@@ -3371,12 +3499,14 @@ const CREDENTIAL_OPTIONS = [
         description: 'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
     },
     {
-        name: 'tunnel-token',
+        name: TUNNEL_TOKEN_OPTION,
         hosts: ['action', 'cli'],
         default: '',
         kinds: ['existing'],
         secret: true,
         value: 'TOKEN',
+        variable: inputVariable(TUNNEL_TOKEN_OPTION),
+        secretHelp: 'the token for --credential existing',
         description: 'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
     },
     {
@@ -3386,6 +3516,7 @@ const CREDENTIAL_OPTIONS = [
         kinds: ['existing'],
         secret: false,
         value: 'USER',
+        variable: inputVariable('tunnel-user'),
         description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
     },
     {
@@ -3441,6 +3572,7 @@ var tunnel_options = __nccwpck_require__(578);
 
 
 
+
 const OPTIONS = [
     ...CREDENTIAL_OPTIONS,
     ...tunnel_options/* TUNNEL_OPTIONS */.u,
@@ -3454,9 +3586,31 @@ function optionsOf(host) {
     return OPTIONS.filter(option => option.hosts.includes(host));
 }
 const SECRET_OPTION_NAMES = OPTIONS.filter(o => o.secret).map(o => o.name);
+const MULTI_LINE_OPTION_NAMES = OPTIONS.filter(o => o.multiLine).map(o => o.name);
+function cliVariable(name) {
+    return BY_NAME.get(name)?.variable ?? `SVC_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+const SECRET_VARIABLES = SECRET_OPTION_NAMES.map(cliVariable);
 function optionDefault(name) {
     return BY_NAME.get(name)?.default ?? '';
 }
+
+
+/***/ }),
+
+/***/ 897:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ REQUEST_HANDLING_DEFAULTS)
+/* harmony export */ });
+const REQUEST_HANDLING_DEFAULTS = {
+    logRequests: true,
+    logBodies: 0,
+    logHeaders: 'redacted',
+    protect: false,
+    proveUrl: true
+};
 
 
 /***/ }),
@@ -3467,6 +3621,8 @@ function optionDefault(name) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   u: () => (/* binding */ TUNNEL_OPTIONS)
 /* harmony export */ });
+/* harmony import */ var _request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(897);
+
 const TUNNEL_OPTIONS = [
     {
         name: 'expose',
@@ -3475,6 +3631,7 @@ const TUNNEL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'web=3000,api=8080',
+        multiLine: true,
         description: 'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
     },
     {
@@ -3493,12 +3650,13 @@ const TUNNEL_OPTIONS = [
         kinds: 'all',
         secret: false,
         value: 'PIN',
+        multiLine: true,
         description: "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
     },
     {
         name: 'log-requests',
         hosts: ['action', 'cli', 'component'],
-        default: 'true',
+        default: String(_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.logRequests),
         kinds: 'all',
         secret: false,
         value: 'true|false',
@@ -3507,7 +3665,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'log-bodies',
         hosts: ['action', 'cli', 'component'],
-        default: '0',
+        default: String(_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.logBodies),
         kinds: 'all',
         secret: false,
         value: 'BYTES',
@@ -3516,7 +3674,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'log-headers',
         hosts: ['action', 'cli', 'component'],
-        default: 'redacted',
+        default: _request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.logHeaders,
         kinds: 'all',
         secret: false,
         value: 'redacted|unredacted',
@@ -3525,7 +3683,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'protect',
         hosts: ['action', 'cli', 'component'],
-        default: 'false',
+        default: String(_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.protect),
         kinds: 'all',
         secret: false,
         value: 'true|false',
@@ -3535,7 +3693,7 @@ const TUNNEL_OPTIONS = [
     {
         name: 'prove-url',
         hosts: ['action', 'cli', 'component'],
-        default: 'true',
+        default: String(_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_0__/* .REQUEST_HANDLING_DEFAULTS */ .V.proveUrl),
         kinds: 'all',
         secret: false,
         value: 'true|false',
@@ -3547,7 +3705,7 @@ const TUNNEL_OPTIONS = [
 
 /***/ }),
 
-/***/ 897:
+/***/ 659:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -4218,12 +4376,9 @@ var option_values = __nccwpck_require__(344);
 var log_commands = __nccwpck_require__(785);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
 var fingerprint = __nccwpck_require__(196);
-// EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
-var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/settings/request-handling.ts
-
 
 
 
@@ -4236,21 +4391,19 @@ const DEFAULT_REQUEST_HANDLING = {
 };
 const HEADER_CHOICES = ['redacted', 'unredacted'];
 function readRequestHandlingSettings(options) {
-    const enabled = readSwitch(options, 'log-requests');
+    const defaults = DEFAULT_REQUEST_HANDLING;
+    const enabled = (0,option_values/* readBoolean */.Vf)(options, 'log-requests', defaults.requestLog.enabled);
     const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
-        Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
+        defaults.requestLog.bodyBytes;
     return {
         requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
-        protect: readSwitch(options, 'protect'),
-        proveUrl: readSwitch(options, 'prove-url')
+        protect: (0,option_values/* readBoolean */.Vf)(options, 'protect', defaults.protect),
+        proveUrl: (0,option_values/* readBoolean */.Vf)(options, 'prove-url', defaults.proveUrl)
     };
-}
-function readSwitch(options, name) {
-    return (0,option_values/* readBoolean */.Vf)(options, name, (0,option_facts/* optionDefault */.Z8)(name) === 'true');
 }
 function readHeaderChoice(options) {
     const raw = options.read('log-headers');
-    const value = raw.trim().toLowerCase() || (0,option_facts/* optionDefault */.Z8)('log-headers');
+    const value = raw.trim().toLowerCase() || DEFAULT_REQUEST_HANDLING.requestLog.headers;
     const choice = HEADER_CHOICES.find(known => known === value);
     if (choice !== undefined)
         return choice;
@@ -4991,6 +5144,8 @@ function badHost(url, name, problem, target, label) {
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(897);
+
 
 
 const GATE_HEADER = 'X-Tunnel-Gate';
@@ -5008,12 +5163,12 @@ const PROOF_WINDOW_MS = 20_000;
 const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
 const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
 const DEFAULT_REQUEST_LOG = {
-    enabled: true,
-    bodyBytes: 0,
-    headers: 'redacted'
+    enabled: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logRequests,
+    bodyBytes: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logBodies,
+    headers: _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.logHeaders
 };
-const DEFAULT_PROTECT = false;
-const DEFAULT_PROVE_URL = true;
+const DEFAULT_PROTECT = _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.protect;
+const DEFAULT_PROVE_URL = _options_request_handling_defaults_js__WEBPACK_IMPORTED_MODULE_2__/* .REQUEST_HANDLING_DEFAULTS */ .V.proveUrl;
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelFiles(dir) {
     return {
@@ -5051,7 +5206,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
+var owned_dir = __nccwpck_require__(659);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
 ;// CONCATENATED MODULE: ./core/tunnel/saved/accepted-dir.ts

@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 737:
+/***/ 686:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -22743,7 +22743,17 @@ class LocalErrorSummary {
 
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = require("node:path");
+;// CONCATENATED MODULE: ./core/options/request-handling-defaults.ts
+const REQUEST_HANDLING_DEFAULTS = {
+    logRequests: true,
+    logBodies: 0,
+    logHeaders: 'redacted',
+    protect: false,
+    proveUrl: true
+};
+
 ;// CONCATENATED MODULE: ./core/tunnel/protocol.ts
+
 
 
 const GATE_HEADER = 'X-Tunnel-Gate';
@@ -22761,12 +22771,12 @@ const PROOF_WINDOW_MS = 20_000;
 const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
 const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
 const DEFAULT_REQUEST_LOG = {
-    enabled: true,
-    bodyBytes: 0,
-    headers: 'redacted'
+    enabled: REQUEST_HANDLING_DEFAULTS.logRequests,
+    bodyBytes: REQUEST_HANDLING_DEFAULTS.logBodies,
+    headers: REQUEST_HANDLING_DEFAULTS.logHeaders
 };
-const DEFAULT_PROTECT = false;
-const DEFAULT_PROVE_URL = true;
+const DEFAULT_PROTECT = REQUEST_HANDLING_DEFAULTS.protect;
+const DEFAULT_PROVE_URL = REQUEST_HANDLING_DEFAULTS.proveUrl;
 const TUNNEL_DIR_PREFIX = 'tunnel-';
 function tunnelFiles(dir) {
     return {
@@ -24362,7 +24372,7 @@ class RequestLogSink {
         this.log = log;
     }
     static wanted(config) {
-        return (config.requestLog?.enabled ?? true) && config.requestLogFiles !== undefined;
+        return ((config.requestLog ?? DEFAULT_REQUEST_LOG).enabled && config.requestLogFiles !== undefined);
     }
     async open() {
         const { config } = this;
@@ -24380,8 +24390,8 @@ class RequestLogSink {
                 publicBaseUrl: entry => (Object.hasOwn(publicUrls, entry) ? publicUrls[entry] : undefined),
                 creatorVersion: config.toolVersion ?? 'unknown',
                 redaction: {
-                    headers: config.requestLog?.headers ?? 'redacted',
-                    logBodies: (config.requestLog?.bodyBytes ?? 0) > 0,
+                    headers: (config.requestLog ?? DEFAULT_REQUEST_LOG).headers,
+                    logBodies: (config.requestLog ?? DEFAULT_REQUEST_LOG).bodyBytes > 0,
                     secrets
                 },
                 onError: message => this.failed(message)
@@ -24467,7 +24477,7 @@ class ForwardHandlers {
                     return gate?.(request) ?? 'forward';
                 },
                 ...(sink !== undefined && { record: record => this.logged(sink, record) }),
-                captureBodyBytes: sink === undefined ? 0 : (config.requestLog?.bodyBytes ?? 0),
+                captureBodyBytes: sink === undefined ? 0 : (config.requestLog ?? DEFAULT_REQUEST_LOG).bodyBytes,
                 passNotHttp: !protect
             };
         }
@@ -25412,7 +25422,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(737)
+__nccwpck_require__(686)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -1,6 +1,6 @@
-import { optionFacts } from '../core/options/option-facts.js'
+import { optionFacts, optionsOf } from '../core/options/option-facts.js'
 import { ACTION_VERSION } from '../core/version.js'
-import { ACTION_OPTIONS, CLI_OPTIONS } from './option-names.js'
+import { ACTION_OPTIONS, CLI_OPTIONS, variableFor } from './option-names.js'
 
 const WIDTH = 94
 const DESCRIPTION_COLUMN = 25
@@ -38,6 +38,39 @@ function cliOptionsText(): string {
   }).join('\n')
 }
 
+/** Each secret's variable, the one place it can come from, with what it holds. */
+function secretVariablesText(): string {
+  return optionsOf('cli')
+    .filter(option => option.secret)
+    .map(
+      option => `  ${variableFor(option.name).padEnd(DESCRIPTION_COLUMN)}${option.secretHelp ?? ''}`
+    )
+    .join('\n')
+}
+
+/** "a, b and c" */
+function listed(items: string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`
+}
+
+/**
+ * The flags whose variable is not the plain one: "--tunnel-host, --tunnel-port and --tunnel-user
+ * read SVC_INPUT_TUNNEL_HOST, _PORT and _USER", the shared start of the variables written once.
+ */
+function renamedVariablesText(): string {
+  const renamed = optionsOf('cli').filter(option => !option.secret && option.variable !== undefined)
+  const variables = renamed.map(option => variableFor(option.name))
+  const parts = variables.map(variable => variable.split('_'))
+  let shared = 0
+  while (parts.every(words => shared < words.length - 1 && words[shared] === parts[0][shared])) {
+    shared++
+  }
+  const short = parts.map((words, index) =>
+    index === 0 ? words.join('_') : `_${words.slice(shared).join('_')}`
+  )
+  return `${listed(renamed.map(option => `--${option.name}`))} read ${listed(short)},`
+}
+
 export const VERSION_TEXT = `tunnel-credentials ${ACTION_VERSION}`
 
 export const HELP_TEXT = `Usage:
@@ -59,9 +92,8 @@ export const HELP_TEXT = `Usage:
 
 Every option can also be set by its variable, SVC_ and the name in upper snake case
 (--project: SVC_PROJECT); a flag wins over its variable. Secrets come only from variables:
-  SVC_API_KEY              the API key (scope cicd:provision)
-  SVC_INPUT_TUNNEL_TOKEN   the token for --credential existing
---tunnel-host, --tunnel-port and --tunnel-user read SVC_INPUT_TUNNEL_HOST, _PORT and _USER,
+${secretVariablesText()}
+${renamedVariablesText()}
 so that the variables provision writes are never read back as options.
 
 Options (as the GitHub Action's inputs):

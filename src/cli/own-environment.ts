@@ -8,7 +8,7 @@
  */
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
 import { describeUnexpected } from '../core/text/describe-error.js'
-import { SECRET_OPTIONS, variableFor } from './option-names.js'
+import { SECRET_VARIABLES } from '../core/options/option-facts.js'
 import type { Terminal } from './host.js'
 
 /** The process whose environment is cleared; the tests point it elsewhere. */
@@ -22,9 +22,6 @@ export interface OwnProcess {
 }
 
 export type ClearedEnvironment = { env: NodeJS.ProcessEnv; warning?: string } | { error: string }
-
-/** The variables of the secrets the CLI reads: SVC_API_KEY, SVC_INPUT_TUNNEL_TOKEN. */
-const SECRET_VARIABLES = SECRET_OPTIONS.map(variableFor)
 
 /**
  * `run`'s first step: the input, with the secrets kept in this copy of the environment only.
@@ -85,7 +82,7 @@ function thisProcess(): OwnProcess {
  * Overwrites every entry `NAME=…` of the given names with NUL bytes where the kernel keeps the
  * block, then reads the block back as any other process would: the secrets must be gone.
  */
-function overwriteEntries(procDir: string, names: string[]): void {
+function overwriteEntries(procDir: string, names: readonly string[]): void {
   if (secretEntries(readFileSync(`${procDir}/environ`), names).length === 0) return
   const { start, end } = environmentBlock(readFileSync(`${procDir}/stat`, 'utf8'))
   const memory = openSync(`${procDir}/mem`, 'r+')
@@ -108,7 +105,7 @@ function overwriteEntries(procDir: string, names: string[]): void {
 }
 
 /** [from, to) of each entry `NAME=value` of the given names, in a block of NUL-ended entries. */
-function secretEntries(block: Buffer, names: string[]): [number, number][] {
+function secretEntries(block: Buffer, names: readonly string[]): [number, number][] {
   const prefixes = names.map(name => Buffer.from(`${name}=`))
   const found: [number, number][] = []
   for (let from = 0; from < block.length;) {

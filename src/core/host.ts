@@ -5,12 +5,12 @@
  */
 import type { Clock } from './clock.js'
 
-/** Options by their action input names (`api-key`, `expose`, ...); '' when not set. */
+/** Options by their action input names (`project`, `expose`, ...); '' when not set. */
 export interface OptionSource {
   read(name: string): string
   /**
-   * How a message names the option where the user sets it: `input api-key` for the action,
-   * `--project` or `SVC_API_KEY` on a command line.
+   * How a message names the option where the user sets it: `input project` for the action,
+   * `--project` or `SVC_PROJECT` on a command line (a secret: only its variable).
    */
   label(name: string): string
 }

@@ -11,6 +11,7 @@ import { clearCredential, saveCredential } from './saved-credential.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
 import { readMainSettings } from './assembly/read-main.js'
+import { recordingMasks, unmaskedSecretOutputs } from './secret-outputs.js'
 import { withoutExposeWarning } from './settings/without-expose.js'
 import { withPrintableSummary, writesFor } from './step-writes.js'
 import { describeUnexpected } from './text/describe-error.js'
@@ -18,7 +19,9 @@ import { printable } from './text/printable.js'
 import { checkUrlsBeforeRequest } from './tunnel/main/urls.js'
 
 /** The main step. Never throws for a failure it expects: the outcome says what happened. */
-export async function provision(host: Host): Promise<ProvisionOutcome> {
+export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
+  // What was masked, so that the hand-over can tell a secret output that was missed.
+  const { host, masked } = recordingMasks(givenHost)
   const { options, log, clock, state } = host
   // Before anything can print, so not even an error message can show a key or token.
   host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean))
@@ -60,6 +63,8 @@ export async function provision(host: Host): Promise<ProvisionOutcome> {
           if (tunnel) await tunnel.open(obtained.login, settings, writes)
           // Once the tunnel has added its own (SVC_TUNNEL_URL, SVC_TUNNEL_GATE_SECRET).
           const exported = Object.keys(writes.variables)
+          const missed = unmaskedSecretOutputs(writes.outputs, masked)
+          if (missed.length > 0) host.mask(missed)
           try {
             host.handOver(withPrintableSummary(writes))
           } catch (error) {

@@ -16,6 +16,7 @@ import { foreignFileAmong, isOwnOutputsFile, isOwnRequestLog } from '../own-file
 import { claimStateFile, type fileState } from '../state-file.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { printablePath } from '../../core/text/printable.js'
+import { SECRET_OPTION_NAMES } from '../../core/options/option-facts.js'
 
 export interface CommandInput {
   flags: ReadonlyMap<FlagName, string>
@@ -46,7 +47,7 @@ export function startCommand(
   const options = cliOptions(input.flags, env)
   const ci = detectCiSystem(env)
   const mask = createMasker(ci, terminal)
-  const secrets = [options.read('api-key'), options.read('tunnel-token')].filter(Boolean)
+  const secrets = SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean)
   terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined))
   let settings: CliSettings
   try {

@@ -9,10 +9,10 @@ import { provision } from '../../core/provision.js'
 import { revoke } from '../../core/revoke.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { printable } from '../../core/text/printable.js'
-import { variableFor } from '../option-names.js'
 import { fileState } from '../state-file.js'
 import { keepSecretsFromCommand } from '../own-environment.js'
 import { claimFiles, fail, finishRevoke, startCommand, type CommandInput } from './context.js'
+import { SECRET_VARIABLES } from '../../core/options/option-facts.js'
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 type ForwardedSignal = (typeof FORWARDED_SIGNALS)[number]
@@ -76,8 +76,7 @@ function childEnvironment(
   variables: Record<string, string>
 ): NodeJS.ProcessEnv {
   const result = { ...env, ...variables }
-  delete result[variableFor('api-key')]
-  delete result[variableFor('tunnel-token')]
+  for (const variable of SECRET_VARIABLES) delete result[variable]
   return result
 }
 

@@ -4,10 +4,11 @@
  */
 import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
-import { KIND_NAMES } from '../settings/kind-names.js'
+import { KIND_NAMES } from '../options/kind-names.js'
 import { optionNamed } from '../settings/option-values.js'
 import { quote } from '../text/quote.js'
 import type { KindName } from '../settings/types.js'
+import { API_KEY_OPTION } from '../options/option-facts.js'
 
 export interface KindChoice {
   kind: KindName
@@ -18,7 +19,7 @@ export interface KindChoice {
 export function readKindChoice(options: OptionSource): KindChoice {
   const raw = options.read('credential')
   const value = raw.trim().toLowerCase() || 'cicd'
-  const apiKey = options.read('api-key').trim()
+  const apiKey = options.read(API_KEY_OPTION).trim()
   if (value === 'auto') return { kind: apiKey ? 'cicd' : 'free', auto: true }
   if ((KIND_NAMES as readonly string[]).includes(value))
     return { kind: value as KindName, auto: false }

@@ -4,6 +4,7 @@ import { readKindChoice } from './choice.js'
 import { parseFailOnRevokeError, readBaseUrl, readHttpSettings } from '../settings/common.js'
 import { readBoolean } from '../settings/option-values.js'
 import type { KindName, PostSettings } from '../settings/types.js'
+import { API_KEY_OPTION } from '../options/option-facts.js'
 
 /** `kind`: the one the record is revoked as (revoke-kind.ts); the options' own by default. */
 export function readPostSettings(
@@ -12,7 +13,7 @@ export function readPostSettings(
 ): PostSettings {
   return {
     kind,
-    apiKey: options.read('api-key').trim(),
+    apiKey: options.read(API_KEY_OPTION).trim(),
     // A kind that sends no request needs no base-url, so it may be empty there.
     ...(credentialKind(kind).sendsRequests && { baseUrl: readBaseUrl(options) }),
     revoke: readBoolean(options, 'revoke', true),

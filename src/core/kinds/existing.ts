@@ -8,6 +8,7 @@ import { printable } from '../text/printable.js'
 import { isCleanIdentifier } from '../text/validators.js'
 import type { CredentialKind, KnownUser } from './kind.js'
 import { tokenObtained, type TokenKindWords } from './token.js'
+import { TUNNEL_TOKEN_OPTION } from '../options/option-facts.js'
 
 /** A token the workflow already holds: nothing is requested and nothing revoked. */
 export interface ExistingSettings extends CommonSettings {
@@ -58,7 +59,7 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
     // Masked again by main at the start; repeated here so the kind is safe on its own.
     mask([settings.tunnelToken])
     log.info(
-      `Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel('tunnel-token')}; no request is sent to the credential service.`
+      `Using the tunnel token of user ${settings.tunnelUser} from ${settings.optionLabel(TUNNEL_TOKEN_OPTION)}; no request is sent to the credential service.`
     )
     save({ kind: 'existing', tunnelUser: settings.tunnelUser })
     const obtained = tokenObtained(
@@ -83,7 +84,7 @@ export const existingKind: CredentialKind<ExistingSettings, SavedExisting> = {
 
   async revoke(saved, { settings, log }) {
     log.info(
-      `Nothing to revoke: the tunnel token of user ${printable(saved.tunnelUser)} came from ${settings.optionLabel('tunnel-token')} ` +
+      `Nothing to revoke: the tunnel token of user ${printable(saved.tunnelUser)} came from ${settings.optionLabel(TUNNEL_TOKEN_OPTION)} ` +
         '(credential: existing), so this step did not create it and leaves it valid.'
     )
     return 'kept'

@@ -13,6 +13,7 @@ import {
   readSavedToken,
   tokenObtained
 } from './token.js'
+import { API_KEY_OPTION } from '../options/option-facts.js'
 
 /** A free 5-minute token from create-ephemeral-token, without a key. */
 export interface FreeSettings extends CommonSettings {
@@ -52,7 +53,7 @@ export const freeKind: CredentialKind<FreeSettings, SavedToken> = {
     const { service, log, mask, publish } = context
     if (settings.fellBackToFree) {
       log.warning(
-        `${capitalised(settings.optionLabel('api-key'))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
+        `${capitalised(settings.optionLabel(API_KEY_OPTION))} is empty, so ${settings.optionLabel('credential')} auto falls back to a free 5-minute credential. ` +
           'This is expected where the CI system withholds secrets (on GitHub, pull requests from forks and Dependabot runs).'
       )
     }

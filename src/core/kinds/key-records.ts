@@ -1,6 +1,7 @@
 import { ExplainedError } from '../errors.js'
 import type { CredentialService } from '../service/client.js'
 import { readKeyId, sameFingerprint } from './uploaded-key.js'
+import { API_KEY_OPTION } from '../options/option-facts.js'
 
 /** Statuses of a record that can no longer log in; anything else is revoked to be sure. */
 const DEAD_STATUSES = new Set(['revoked', 'expired', 'deleted'])
@@ -61,6 +62,6 @@ export function revokeByHand(fingerprint: string, name: string | undefined): str
   return (
     `a key with fingerprint ${fingerprint}${name ? ` and name "${name}"` : ''} may still be active: ` +
     'find it in the service dashboard or with GET user-keys-list, and revoke it (POST revoke-ssh-key ' +
-    'with its id) using the same api-key'
+    `with its id) using the same ${API_KEY_OPTION}`
   )
 }

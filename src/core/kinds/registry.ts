@@ -1,4 +1,4 @@
-import { KIND_NAMES, type KindName } from '../settings/kind-names.js'
+import { KIND_NAMES, type KindName } from '../options/kind-names.js'
 import { cicdKind } from './cicd.js'
 import { existingKind } from './existing.js'
 import { freeKind } from './free.js'

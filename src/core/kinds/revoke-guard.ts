@@ -4,6 +4,7 @@
  */
 import { ExplainedError } from '../errors.js'
 import type { PostSettings } from '../settings/types.js'
+import { API_KEY_OPTION } from '../options/option-facts.js'
 
 /**
  * True when post revokes: the workflow did not ask to keep the credential, or main refused it. A
@@ -20,7 +21,7 @@ export function shouldRevoke(
 export function requireRevokeApiKey(settings: Pick<PostSettings, 'apiKey' | 'optionLabel'>): void {
   if (!settings.apiKey) {
     throw new ExplainedError(
-      `${settings.optionLabel('api-key')} is empty when revoking, so the revoke request cannot be authenticated.`
+      `${settings.optionLabel(API_KEY_OPTION)} is empty when revoking, so the revoke request cannot be authenticated.`
     )
   }
 }

@@ -2,7 +2,7 @@
  * The options only the command-line host has: where its files go, and how long a tunnel may live
  * (see option-facts.ts). None may be a name Node takes for itself: Node reads some of its flags
  * from the whole command line, also after the script's name, before any code of the tool runs
- * (src/cli/option-names.ts keeps the retired ones). Their defaults are file names; the state
+ * (`retiredFlag` keeps the retired ones). Their defaults are file names; the state
  * file and the request log go beside the variables file (src/cli/cli-settings.ts).
  */
 import type { OptionFacts } from './option-shape.js'
@@ -11,7 +11,8 @@ const cliOnly = (
   name: string,
   value: string,
   defaultValue: string,
-  description: string
+  description: string,
+  renamed: Pick<OptionFacts, 'earlierVariable' | 'retiredFlag'> = {}
 ): OptionFacts => ({
   name,
   hosts: ['cli'],
@@ -19,7 +20,8 @@ const cliOnly = (
   kinds: 'all',
   secret: false,
   value,
-  description
+  description,
+  ...renamed
 })
 
 export const CLI_ONLY_OPTIONS: readonly OptionFacts[] = [
@@ -27,7 +29,11 @@ export const CLI_ONLY_OPTIONS: readonly OptionFacts[] = [
     'variables-file',
     'PATH',
     'tunnel.env',
-    "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs"
+    "the variables, NAME='value' lines, mode 0600 (default tunnel.env; SVC_ENV_FILE, its earlier variable, still works). Not --env-file: Node reads that flag itself, before tunnel-credentials runs",
+    // Node loads the file --env-file names (and runs the NODE_OPTIONS line in it) when the flag
+    // appears anywhere before `--`, or exits 9 when it is missing: the tool cannot take it. The
+    // variable was never on Node's command line, so it still works.
+    { earlierVariable: 'SVC_ENV_FILE', retiredFlag: 'env-file' }
   ),
   cliOnly(
     'state-file',

@@ -4,6 +4,20 @@
  */
 import type { OptionFacts } from './option-shape.js'
 
+/**
+ * The secret options' names, written here and nowhere else in src/: other files take them from
+ * here or from the table's lists, so a secret cannot be left out of one of them
+ * (__tests__/options-walls.test.ts).
+ */
+export const API_KEY_OPTION = 'api-key'
+export const TUNNEL_TOKEN_OPTION = 'tunnel-token'
+
+/**
+ * The CLI's variable for an input whose plain name (SVC_TUNNEL_HOST) is one the CLI writes: after
+ * `. tunnel.env` the shell holds those, and `revoke` must never read them back as input.
+ */
+const inputVariable = (name: string) => `SVC_INPUT_${name.toUpperCase().replace(/-/g, '_')}`
+
 export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'credential',
@@ -16,12 +30,13 @@ export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
       '`cicd` (provision a token with the API key), `free` (5-minute token, no key, nothing to revoke), `auto` (`cicd` when `api-key` is set, else `free` with a warning), `ssh-key` (make an SSH key on the runner, upload its public half, revoke it in post) or `existing` (publish the token in `tunnel-token`; nothing requested or revoked).'
   },
   {
-    name: 'api-key',
+    name: API_KEY_OPTION,
     hosts: ['action', 'cli'],
     default: '',
     kinds: ['cicd', 'ssh-key'],
     secret: true,
     value: 'KEY',
+    secretHelp: 'the API key (scope cicd:provision)',
     description:
       'API key (`sk_` + 64 hex characters). Required when `credential` is `cicd` (the key needs the `cicd:provision` scope) or `ssh-key`. Store it as a secret.'
   },
@@ -92,6 +107,7 @@ export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
     kinds: 'all',
     secret: false,
     value: 'HOST',
+    variable: inputVariable('tunnel-host'),
     description:
       'Override the tunnel host the service returned (self-hosted tunnel servers). Required when `credential` is `ssh-key` or `existing`, whose tunnel server no answer names.'
   },
@@ -102,6 +118,7 @@ export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
     kinds: 'all',
     secret: false,
     value: 'PORT',
+    variable: inputVariable('tunnel-port'),
     description:
       'Override the tunnel port the service returned (self-hosted tunnel servers). For `ssh-key` and `existing`, `2223` when empty.'
   },
@@ -116,12 +133,14 @@ export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
       'For `credential: ssh-key`, required: the tunnel user (client id) the uploaded key logs in as; sent to `keys-upload` as `client_id`.'
   },
   {
-    name: 'tunnel-token',
+    name: TUNNEL_TOKEN_OPTION,
     hosts: ['action', 'cli'],
     default: '',
     kinds: ['existing'],
     secret: true,
     value: 'TOKEN',
+    variable: inputVariable(TUNNEL_TOKEN_OPTION),
+    secretHelp: 'the token for --credential existing',
     description:
       'For `credential: existing`, required: the tunnel token you already hold (a standard or project token). Masked first thing. Store it as a secret.'
   },
@@ -132,6 +151,7 @@ export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
     kinds: ['existing'],
     secret: false,
     value: 'USER',
+    variable: inputVariable('tunnel-user'),
     description: 'For `credential: existing`, required: the tunnel user the token belongs to.'
   },
   {

@@ -3,6 +3,7 @@
  * `expose`. The descriptions are action.yml's, word for word: its test holds the two together.
  */
 import type { OptionFacts } from './option-shape.js'
+import { REQUEST_HANDLING_DEFAULTS as DEFAULTS } from './request-handling-defaults.js'
 
 export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
@@ -12,6 +13,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
     kinds: 'all',
     secret: false,
     value: 'web=3000,api=8080',
+    multiLine: true,
     description:
       'Open the tunnel in this step and expose local apps through it until the job ends. One entry per line or comma-separated: `NAME=PORT`, `NAME=HOST:PORT` (`HOST` as the runner reaches the app: `localhost`, a service container, `[::1]`), or a bare `PORT` as the only entry (named `app`). `NAME` is a lower-case DNS label. Empty: no tunnel.'
   },
@@ -32,13 +34,14 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
     kinds: 'all',
     secret: false,
     value: 'PIN',
+    multiLine: true,
     description:
       "The tunnel server's host key: `SHA256:\u2026` fingerprints or known_hosts lines, one per line. A server with another key is left before the token is sent. Empty: the first key is accepted (reconnects then accept only that one), and a notice gives its fingerprint to pin."
   },
   {
     name: 'log-requests',
     hosts: ['action', 'cli', 'component'],
-    default: 'true',
+    default: String(DEFAULTS.logRequests),
     kinds: 'all',
     secret: false,
     value: 'true|false',
@@ -48,7 +51,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'log-bodies',
     hosts: ['action', 'cli', 'component'],
-    default: '0',
+    default: String(DEFAULTS.logBodies),
     kinds: 'all',
     secret: false,
     value: 'BYTES',
@@ -58,7 +61,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'log-headers',
     hosts: ['action', 'cli', 'component'],
-    default: 'redacted',
+    default: DEFAULTS.logHeaders,
     kinds: 'all',
     secret: false,
     value: 'redacted|unredacted',
@@ -68,7 +71,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'protect',
     hosts: ['action', 'cli', 'component'],
-    default: 'false',
+    default: String(DEFAULTS.protect),
     kinds: 'all',
     secret: false,
     value: 'true|false',
@@ -79,7 +82,7 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'prove-url',
     hosts: ['action', 'cli', 'component'],
-    default: 'true',
+    default: String(DEFAULTS.proveUrl),
     kinds: 'all',
     secret: false,
     value: 'true|false',

@@ -3,14 +3,14 @@
  * silently drop tabs and line breaks, so a value can pass them and still carry a line break into
  * the log, an output or GITHUB_ENV, where the runner reads it as a workflow command.
  */
-import { SECRET_OPTION_NAMES } from '../options/option-facts.js'
+import { MULTI_LINE_OPTION_NAMES, SECRET_OPTION_NAMES } from '../options/option-facts.js'
 import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
 import { optionNamed } from './option-values.js'
 import { quote } from '../text/quote.js'
 
 /** Inputs that are lists, one item a line: each line is checked as a single-line input. */
-const MULTI_LINE_INPUTS = new Set(['expose', 'tunnel-host-key'])
+const MULTI_LINE_INPUTS: ReadonlySet<string> = new Set(MULTI_LINE_OPTION_NAMES)
 /** Inputs that are secrets: an error names the input and never shows any of its value. */
 const SECRET_INPUTS: ReadonlySet<string> = new Set(SECRET_OPTION_NAMES)
 

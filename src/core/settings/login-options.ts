@@ -1,6 +1,6 @@
 /**
- * The options a kind reads to log in to the tunnel: api-key, tunnel-host, tunnel-port, a tunnel
- * user and tunnel-token. Each kind reads those it needs; an error names the option and the kind.
+ * The options a kind reads to log in to the tunnel: the API key, tunnel-host, tunnel-port, a
+ * tunnel user and the tunnel token. Each kind reads those it needs; an error names the option and the kind.
  */
 import { ExplainedError } from '../errors.js'
 import { DEFAULT_TUNNEL_PORT } from '../service/credential.js'
@@ -11,6 +11,7 @@ import { isBareHost } from '../text/validators.js'
 import { holdsCommandMarker } from '../text/log-commands.js'
 import { optionNamed, readWholeNumber } from './option-values.js'
 import { quote } from '../text/quote.js'
+import { API_KEY_OPTION, TUNNEL_TOKEN_OPTION } from '../options/option-facts.js'
 
 const API_KEY_PATTERN = /^sk_[0-9a-f]{64}$/i
 
@@ -30,8 +31,8 @@ export interface UserOption {
 
 /** The API key of a kind that needs one; an error never quotes it. */
 export function readApiKey(options: OptionSource, kind: string): string {
-  const apiKey = options.read('api-key').trim()
-  const name = optionNamed(options, 'api-key')
+  const apiKey = options.read(API_KEY_OPTION).trim()
+  const name = optionNamed(options, API_KEY_OPTION)
   if (!apiKey) {
     throw new ExplainedError(
       `${name} is empty, and ${options.label('credential')} is "${kind}", which needs it. ` +
@@ -95,8 +96,8 @@ export function requireTunnelServer(
 
 /** The token is a secret: an error says what is wrong with it and never shows it. */
 export function readTunnelToken(options: OptionSource, kind: string): string {
-  const value = options.read('tunnel-token').trim()
-  const name = optionNamed(options, 'tunnel-token')
+  const value = options.read(TUNNEL_TOKEN_OPTION).trim()
+  const name = optionNamed(options, TUNNEL_TOKEN_OPTION)
   if (!value) {
     throw new ExplainedError(
       `${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`
@@ -135,7 +136,7 @@ export function readTunnelUser(
   if (holdsSecret(value, secrets)) {
     // Not quoted: it holds the token, or a long piece of it.
     throw new ExplainedError(
-      `${label} holds the tunnel-token, or a long piece of it: check that the two inputs are not swapped.`
+      `${label} holds the ${TUNNEL_TOKEN_OPTION}, or a long piece of it: check that the two inputs are not swapped.`
     )
   }
   if (value.length > 200 || hasUnsafeCharacter(value) || holdsCommandMarker(value)) {

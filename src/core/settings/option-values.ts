@@ -7,7 +7,7 @@ import type { OptionSource } from '../host.js'
 import { quote } from '../text/quote.js'
 import { describeMarker, midLineMarkerIn } from '../text/log-commands.js'
 
-/** The option's label at the start of a sentence: `Input api-key`, `--project`, `SVC_API_KEY`. */
+/** The option's label at the start of a sentence: `Input project`, `--project`, `SVC_PROJECT`. */
 export function optionNamed(options: OptionSource, name: string): string {
   return capitalised(options.label(name))
 }

@@ -6,7 +6,6 @@
  */
 import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
-import { optionDefault } from '../options/option-facts.js'
 import { quote } from '../text/quote.js'
 import {
   DEFAULT_PROTECT,
@@ -25,7 +24,7 @@ export interface RequestHandlingSettings {
   proveUrl: boolean
 }
 
-/** What empty options give: the keeper's defaults, which the options' table also states. */
+/** What empty options give: the options' defaults, which the keeper also takes for a missing field. */
 export const DEFAULT_REQUEST_HANDLING: RequestHandlingSettings = {
   requestLog: DEFAULT_REQUEST_LOG,
   protect: DEFAULT_PROTECT,
@@ -35,25 +34,21 @@ export const DEFAULT_REQUEST_HANDLING: RequestHandlingSettings = {
 const HEADER_CHOICES = ['redacted', 'unredacted'] as const
 
 export function readRequestHandlingSettings(options: OptionSource): RequestHandlingSettings {
-  const enabled = readSwitch(options, 'log-requests')
+  const defaults = DEFAULT_REQUEST_HANDLING
+  const enabled = readBoolean(options, 'log-requests', defaults.requestLog.enabled)
   const bodyBytes =
     readWholeNumber(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
-    Number(optionDefault('log-bodies'))
+    defaults.requestLog.bodyBytes
   return {
     requestLog: { enabled, bodyBytes, headers: readHeaderChoice(options) },
-    protect: readSwitch(options, 'protect'),
-    proveUrl: readSwitch(options, 'prove-url')
+    protect: readBoolean(options, 'protect', defaults.protect),
+    proveUrl: readBoolean(options, 'prove-url', defaults.proveUrl)
   }
-}
-
-/** A true/false option; empty gives the default that the options' table states. */
-function readSwitch(options: OptionSource, name: string): boolean {
-  return readBoolean(options, name, optionDefault(name) === 'true')
 }
 
 function readHeaderChoice(options: OptionSource): RequestLogConfig['headers'] {
   const raw = options.read('log-headers')
-  const value = raw.trim().toLowerCase() || optionDefault('log-headers')
+  const value = raw.trim().toLowerCase() || DEFAULT_REQUEST_HANDLING.requestLog.headers
   const choice = HEADER_CHOICES.find(known => known === value)
   if (choice !== undefined) return choice
   throw new ExplainedError(

@@ -5,7 +5,7 @@
 import type { OptionSource } from '../host.js'
 import type { HttpSettings } from '../service/factory.js'
 import type { TunnelSettings } from './expose.js'
-import type { KindName } from './kind-names.js'
+import type { KindName } from '../options/kind-names.js'
 
 export type { HttpSettings, KindName }
 

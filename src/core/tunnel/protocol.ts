@@ -2,10 +2,12 @@
  * What main, post and the detached keeper share, and the one file both sides of the tunnel
  * import: the configuration main sends over IPC, the one report the keeper sends back, the record
  * (stats file) post reads, where those files are, and the timing each side counts on from the
- * other. The keeper's bundle holds this file and nothing of option or credential parsing.
+ * other. The keeper's bundle holds this file and nothing of option or credential parsing: its
+ * one import of the core is the options' request defaults, a leaf.
  */
 import { createHmac } from 'node:crypto'
 import { join } from 'node:path'
+import { REQUEST_HANDLING_DEFAULTS as DEFAULTS } from '../options/request-handling-defaults.js'
 
 /** One forward: the server serves `name`; the runner reaches the app at `host:port`. */
 export interface ExposeEntry {
@@ -107,14 +109,14 @@ export const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS +
  */
 export type MainMessage = { type: 'proof-over' }
 
-/** The options' defaults (src/core/options/): a log without bodies, redacted, no gate, proof on. */
+/** The options' defaults: a log without bodies, redacted, no gate, the proof on. */
 export const DEFAULT_REQUEST_LOG: RequestLogConfig = {
-  enabled: true,
-  bodyBytes: 0,
-  headers: 'redacted'
+  enabled: DEFAULTS.logRequests,
+  bodyBytes: DEFAULTS.logBodies,
+  headers: DEFAULTS.logHeaders
 }
-export const DEFAULT_PROTECT = false
-export const DEFAULT_PROVE_URL = true
+export const DEFAULT_PROTECT = DEFAULTS.protect
+export const DEFAULT_PROVE_URL = DEFAULTS.proveUrl
 
 /** What main sends the keeper over IPC (never on its command line or in its environment). */
 export interface KeeperConfig {

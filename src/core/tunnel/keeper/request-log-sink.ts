@@ -8,7 +8,7 @@
 import { printable } from '../../text/printable.js'
 import { HarWriter } from '../request-log/har-file.js'
 import type { RequestRecord } from '../request-log/record.js'
-import { gateCookieValue, type KeeperConfig } from '../protocol.js'
+import { DEFAULT_REQUEST_LOG, gateCookieValue, type KeeperConfig } from '../protocol.js'
 
 const MESSAGE_MAX = 400
 /** Distinct writer failures logged at most; the keeper's log has a cap of its own too. */
@@ -25,7 +25,9 @@ export class RequestLogSink {
 
   /** Whether the configuration asks for a log and says where it goes. */
   static wanted(config: KeeperConfig): boolean {
-    return (config.requestLog?.enabled ?? true) && config.requestLogFiles !== undefined
+    return (
+      (config.requestLog ?? DEFAULT_REQUEST_LOG).enabled && config.requestLogFiles !== undefined
+    )
   }
 
   /** Starts an empty, valid HAR; on failure the keeper goes on without a log, and says so. */
@@ -47,8 +49,8 @@ export class RequestLogSink {
         publicBaseUrl: entry => (Object.hasOwn(publicUrls, entry) ? publicUrls[entry] : undefined),
         creatorVersion: config.toolVersion ?? 'unknown',
         redaction: {
-          headers: config.requestLog?.headers ?? 'redacted',
-          logBodies: (config.requestLog?.bodyBytes ?? 0) > 0,
+          headers: (config.requestLog ?? DEFAULT_REQUEST_LOG).headers,
+          logBodies: (config.requestLog ?? DEFAULT_REQUEST_LOG).bodyBytes > 0,
           secrets
         },
         onError: message => this.failed(message)

@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream'
 import {
   DEFAULT_PROTECT,
   DEFAULT_PROVE_URL,
+  DEFAULT_REQUEST_LOG,
   PROOF_NONCES_KEPT_MS,
   type ExposeEntry,
   type KeeperConfig,
@@ -93,7 +94,8 @@ export class ForwardHandlers {
           return gate?.(request) ?? 'forward'
         },
         ...(sink !== undefined && { record: record => this.logged(sink, record) }),
-        captureBodyBytes: sink === undefined ? 0 : (config.requestLog?.bodyBytes ?? 0),
+        captureBodyBytes:
+          sink === undefined ? 0 : (config.requestLog ?? DEFAULT_REQUEST_LOG).bodyBytes,
         // With the gate on, bytes it cannot read are never passed on: they may be a request.
         passNotHttp: !protect
       }
