@@ -1071,6 +1071,9 @@ function rowOf(record) {
         startedAt: record.startedAt,
         entry: record.entry.slice(0, KEPT_TARGET),
         client: (record.client ?? '').slice(0, KEPT_TARGET),
+        ...(record.edgeReportedClient !== undefined && {
+            edgeReportedClient: record.edgeReportedClient.slice(0, KEPT_TARGET)
+        }),
         method: record.method.slice(0, KEPT_TARGET),
         target: record.target.slice(0, KEPT_TARGET),
         ...(record.status === undefined ? {} : { status: record.status }),
@@ -1119,6 +1122,7 @@ function isRows(value) {
             ['entry', 'client', 'method', 'target', 'outcome'].every(key => typeof row[key] === 'string') &&
             ['startedAt', 'durationMs', 'bytesIn', 'bytesOut'].every(key => typeof row[key] === 'number') &&
             (row.status === undefined || typeof row.status === 'number') &&
+            (row.edgeReportedClient === undefined || typeof row.edgeReportedClient === 'string') &&
             (row.challenge === undefined || typeof row.challenge === 'boolean')));
 }
 
@@ -1130,7 +1134,8 @@ const LATEST_RESERVED = 10;
 const SUMMARY_COLUMNS = [
     'Time (UTC)',
     'Entry',
-    'Client',
+    'Client (edge-reported)',
+    'Channel from',
     'Method',
     'Path',
     'Status',
@@ -1201,6 +1206,7 @@ function cellsOf(row) {
     return [
         timeOfDay(row.startedAt),
         (0,printable/* printable */.g$)(row.entry, 40),
+        (0,printable/* printable */.g$)(row.edgeReportedClient ?? '', 60) || '-',
         (0,printable/* printable */.g$)(row.client, 60) || '-',
         (0,printable/* printable */.g$)(row.method, 16) || '-',
         (0,printable/* printable */.g$)(row.target, 120) || '-',
