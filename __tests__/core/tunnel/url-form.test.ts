@@ -30,7 +30,7 @@ describe('the URL a default run hands out', () => {
     expect(urlOf('', {})).toBe('https://web-cid42.s1.eu1.tunnels.example')
     expect(urlFormFor('', {}, false, label)).toEqual({
       template: 'https://{name}-{user}.{host}',
-      rule: 'https://{name}-{user}.{host}, as input url-template is empty: the domain is the tunnel host, as the answer has no tunnel_fqdn, and the name ends with the tunnel user, as the answer has no append_user_to_subdomain',
+      rule: 'https://{name}-{user}.{host}, as input url-template is empty: the domain is the tunnel host (the answer has no tunnel_fqdn), and the name ends with the tunnel user (the answer has no append_user_to_subdomain)',
       fromAnswer: false
     })
   })
@@ -40,7 +40,7 @@ describe('the URL a default run hands out', () => {
     expect(urlOf('', answer)).toBe('https://web-cid42.cicd.eu1.tunnels.example')
     expect(urlFormFor('', answer, false, label)).toEqual({
       template: 'https://{name}-{user}.{fqdn}',
-      rule: "https://{name}-{user}.{fqdn}, as input url-template is empty: the domain is the answer's tunnel_fqdn (cicd.eu1.tunnels.example), and the name ends with the tunnel user, as append_user_to_subdomain is true",
+      rule: "https://{name}-{user}.{fqdn}, as input url-template is empty: the domain is the answer's tunnel_fqdn (cicd.eu1.tunnels.example), and the name ends with the tunnel user (append_user_to_subdomain: true)",
       fromAnswer: true
     })
   })
@@ -49,7 +49,7 @@ describe('the URL a default run hands out', () => {
     const answer = { tunnelFqdn: 'cicd.eu1.tunnels.example', appendUserToSubdomain: false }
     expect(urlOf('', answer)).toBe('https://web.cicd.eu1.tunnels.example')
     expect(urlFormFor('', answer, false, label).rule).toBe(
-      "https://{name}.{fqdn}, as input url-template is empty: the domain is the answer's tunnel_fqdn (cicd.eu1.tunnels.example), and the name is the entry's alone, as append_user_to_subdomain is false"
+      "https://{name}.{fqdn}, as input url-template is empty: the domain is the answer's tunnel_fqdn (cicd.eu1.tunnels.example), and the name is the entry's alone (append_user_to_subdomain: false)"
     )
   })
 
@@ -63,7 +63,7 @@ describe('the URL a default run hands out', () => {
     const answer = { tunnelFqdn: 'cicd.eu1.tunnels.example', appendUserToSubdomain: false }
     expect(urlOf('', answer, true)).toBe('https://web.s1.eu1.tunnels.example')
     expect(urlFormFor('', answer, true, label).rule).toBe(
-      "https://{name}.{host}, as input url-template is empty: the domain is the tunnel host, from input tunnel-host (the answer's tunnel_fqdn cicd.eu1.tunnels.example is not used), and the name is the entry's alone, as append_user_to_subdomain is false"
+      "https://{name}.{host}, as input url-template is empty: the domain is the tunnel host, from input tunnel-host (not the answer's tunnel_fqdn, cicd.eu1.tunnels.example), and the name is the entry's alone (append_user_to_subdomain: false)"
     )
   })
 

@@ -7,7 +7,11 @@
  */
 import type { TunnelLogin } from '../kinds/kind.js'
 
-/** The template to fill, and the words that say why it is this one. */
+/**
+ * The template to fill, and the words that say why it is this one. The words end in ")": the
+ * summary escapes a value that ends like the start of a log marker ("...false" could begin
+ * "section_end:"), which would garble "false".
+ */
 export interface UrlForm {
   template: string
   /** How it was chosen, for the summary and the log: "https://{name}-{user}.{host}: the domain …". */
@@ -43,23 +47,23 @@ export function urlFormFor(
   const domain = tunnelHostGiven
     ? {
         placeholder: '{host}',
-        why: `the domain is the tunnel host, from ${label('tunnel-host')}${fqdn === undefined ? '' : ` (the answer's tunnel_fqdn ${fqdn} is not used)`}`
+        why: `the domain is the tunnel host, from ${label('tunnel-host')}${fqdn === undefined ? '' : ` (not the answer's tunnel_fqdn, ${fqdn})`}`
       }
     : fqdn !== undefined
       ? { placeholder: '{fqdn}', why: `the domain is the answer's tunnel_fqdn (${fqdn})` }
       : {
           placeholder: '{host}',
-          why: 'the domain is the tunnel host, as the answer has no tunnel_fqdn'
+          why: 'the domain is the tunnel host (the answer has no tunnel_fqdn)'
         }
   const name =
     append === false
       ? {
           placeholder: '{name}',
-          why: "the name is the entry's alone, as append_user_to_subdomain is false"
+          why: "the name is the entry's alone (append_user_to_subdomain: false)"
         }
       : {
           placeholder: '{name}-{user}',
-          why: `the name ends with the tunnel user, as ${append === true ? 'append_user_to_subdomain is true' : 'the answer has no append_user_to_subdomain'}`
+          why: `the name ends with the tunnel user (${append === true ? 'append_user_to_subdomain: true' : 'the answer has no append_user_to_subdomain'})`
         }
   const template = `https://${name.placeholder}.${domain.placeholder}`
   return {
