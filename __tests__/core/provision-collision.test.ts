@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { systemClock } from '../../src/core/clock.js'
-import { keeperEnvironment } from '../../src/core/tunnel/keeper-environment.js'
+import { keeperEnvironment } from '../../src/core/tunnel/main/keeper-environment.js'
 import { provisionWith, revokeWith } from '../helpers/memory-step.js'
 
 const launch = {
