@@ -73,7 +73,7 @@ beforeEach(() => {
   reshape = answer => answer
 })
 
-const where = { tunnelProcess: launch, clock: { ...systemClock, sleeps: [] } }
+const where = { keeperLaunch: launch, clock: { ...systemClock, sleeps: [] } }
 const inputs = (extra: Record<string, string> = {}) => ({
   'api-key': service.seed.provisionKey,
   project: service.seed.project,

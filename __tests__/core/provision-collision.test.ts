@@ -29,7 +29,7 @@ afterAll(async () => {
   await service.close()
 })
 
-const where = { tunnelProcess: launch, clock: { ...systemClock, sleeps: [] } }
+const where = { keeperLaunch: launch, clock: { ...systemClock, sleeps: [] } }
 const inputs = (extra: Record<string, string>) => ({
   'url-template': `http://{name}-{user}.localhost:${service.tunnel!.frontPort}`,
   'timeout-seconds': '5',
