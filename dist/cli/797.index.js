@@ -873,7 +873,7 @@ function runSecrets(tunnel, host) {
 }
 async function openTunnel(login, settings, tunnel, keeper, writes, { log, state, clock, requestLogPath, outputsName }, ends, { gateSecret, proofKey }) {
     const form = urlFormFor(tunnel.urlTemplate, login.answerUrl, settings.tunnelHost !== undefined, settings.optionLabel);
-    const urls = (0,main_urls/* urlsFor */.s2)({ ...tunnel, urlTemplate: form.template }, (0,main_urls/* targetOf */.$r)(login), settings.optionLabel);
+    const urls = (0,main_urls/* urlsFor */.s2)({ ...tunnel, urlTemplate: form.template }, (0,main_urls/* targetOf */.$r)(login), settings.optionLabel, tunnel.urlTemplate === '');
     if (form.fromAnswer)
         log.notice(`The public URLs are ${form.rule}.`);
     else if (tunnel.urlTemplate === '')

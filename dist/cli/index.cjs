@@ -4937,14 +4937,15 @@ class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError
 }
 const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
 const STAND_IN_USER = 'u';
-function urlsFor(tunnel, target, label) {
+function urlsFor(tunnel, target, label, inputEmpty = false) {
     const urls = {};
     for (const entry of tunnel.entries) {
         const { user, host, port } = target;
         const fqdn = target.fqdn ?? host;
         const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_5__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, fqdn, port });
-        if (url === undefined)
-            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
+        if (url === undefined) {
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label, inputEmpty);
+        }
         const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
         if (problem !== undefined)
             throw badHost(url, entry.name, problem, target, label);
@@ -4970,7 +4971,7 @@ function checkUrlsBeforeRequest(settings) {
         :
             { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
     try {
-        urlsFor({ ...settings.tunnel, urlTemplate: template }, target, settings.optionLabel);
+        urlsFor({ ...settings.tunnel, urlTemplate: template }, target, settings.optionLabel, settings.tunnel.urlTemplate === '');
     }
     catch (error) {
         if (!(error instanceof UrlError))
@@ -5027,13 +5028,13 @@ function characterName(character) {
         return 'a percent sign';
     return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(character, 12)}"`;
 }
-function noUrl(template, name, host, label) {
+function noUrl(template, name, host, label, inputEmpty) {
     const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
         ? ''
         : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
             ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
             : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} ${inputEmpty ? `is empty, and the form it stands for, ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)},` : (0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
         `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
         `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
 }

@@ -172,7 +172,7 @@ describe('checkUrlsBeforeRequest', () => {
 
   it('checks an empty template too: with an IPv4 tunnel-host no form the answer may choose works', () => {
     expect(() => checkUrlsBeforeRequest(cicd('10.0.0.5', ''))).toThrow(
-      /^Input url-template "https:\/\/\{name\}\.\{host\}" does not form a URL for "web" with tunnel host 10\.0\.0\.5: the tunnel host is an IPv4 address, .* Nothing was requested from the credential service\.$/
+      /^Input url-template is empty, and the form it stands for, "https:\/\/\{name\}\.\{host\}", does not form a URL for "web" with tunnel host 10\.0\.0\.5: the tunnel host is an IPv4 address, .* Nothing was requested from the credential service\.$/
     )
   })
 

@@ -143,7 +143,8 @@ async function openTunnel(
   const urls = urlsFor(
     { ...tunnel, urlTemplate: form.template },
     targetOf(login),
-    settings.optionLabel
+    settings.optionLabel,
+    tunnel.urlTemplate === ''
   )
   // Said before the proof, so a URL the proof refuses comes with the rule that formed it.
   if (form.fromAnswer) log.notice(`The public URLs are ${form.rule}.`)

@@ -45,14 +45,18 @@ const STAND_IN_USER = 'u'
 export function urlsFor(
   tunnel: Pick<TunnelSettings, 'entries' | 'urlTemplate'>,
   target: UrlTarget,
-  label: OptionLabel
+  label: OptionLabel,
+  /** True when the input was empty and the template is the form that stands for it. */
+  inputEmpty = false
 ): Record<string, string> {
   const urls: Record<string, string> = {}
   for (const entry of tunnel.entries) {
     const { user, host, port } = target
     const fqdn = target.fqdn ?? host
     const url = formatUrl(tunnel.urlTemplate, { name: entry.name, user, host, fqdn, port })
-    if (url === undefined) throw noUrl(tunnel.urlTemplate, entry.name, target.host, label)
+    if (url === undefined) {
+      throw noUrl(tunnel.urlTemplate, entry.name, target.host, label, inputEmpty)
+    }
     const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname)
     if (problem !== undefined) throw badHost(url, entry.name, problem, target, label)
     urls[entry.name] = url
@@ -86,7 +90,12 @@ export function checkUrlsBeforeRequest(settings: MainSettings): void {
     : // One letter: any real user is as long or longer, so this fails only where all would.
       { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true }
   try {
-    urlsFor({ ...settings.tunnel, urlTemplate: template }, target, settings.optionLabel)
+    urlsFor(
+      { ...settings.tunnel, urlTemplate: template },
+      target,
+      settings.optionLabel,
+      settings.tunnel.urlTemplate === ''
+    )
   } catch (error) {
     if (!(error instanceof UrlError)) throw error
     const standIn =
@@ -156,7 +165,13 @@ function characterName(character: string): string {
   return `the character "${printable(character, 12)}"`
 }
 
-function noUrl(template: string, name: string, host: string, label: OptionLabel): UrlError {
+function noUrl(
+  template: string,
+  name: string,
+  host: string,
+  label: OptionLabel,
+  inputEmpty: boolean
+): UrlError {
   const why =
     isIP(host) === 0
       ? ''
@@ -164,7 +179,8 @@ function noUrl(template: string, name: string, host: string, label: OptionLabel)
         ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
         : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets'
   return new UrlError(
-    `${capitalised(label('url-template'))} ${quote(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+    // An empty input is not quoted as if the user had written the form it stands for.
+    `${capitalised(label('url-template'))} ${inputEmpty ? `is empty, and the form it stands for, ${quote(template, 120)},` : quote(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
       `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
       `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`,
     false
