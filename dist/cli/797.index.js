@@ -744,13 +744,13 @@ function describeAnswer(answer) {
     const body = text === '' ? 'an empty body' : `the body "${text}"`;
     return `status ${answer.status}${server}${location} with ${body}`;
 }
-function proofFailureMessage(failures, template, label) {
+function proofFailureMessage(failures, template, label, inputEmpty = false) {
     const [first, ...others] = failures;
     const more = others.length === 0
         ? ''
         : ` The URLs of ${others.map(f => `"${f.entry}"`).join(', ')} did not reach it either.`;
     return (`The public URL of "${first.entry}" does not reach this tunnel: GET ${(0,printable/* printable */.g$)(first.asked, 300)} got ${describeAnswer(first.answer)}, ` +
-        `not the tunnel's own answer.${more} Check ${label('url-template')} (${(0,quote/* quote */.h)(template, 120)}): it must form the address at which your tunnel server serves each forward. ` +
+        `not the tunnel's own answer.${more} Check ${label('url-template')} (${inputEmpty ? `empty, so formed from the answer as ${(0,quote/* quote */.h)(template, 120)}` : (0,quote/* quote */.h)(template, 120)}): it must form the address at which your tunnel server serves each forward. ` +
         `On a runner that cannot reach its own public URL, set ${label('prove-url')} to false to skip this proof.`);
 }
 
@@ -929,7 +929,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         log.info(login.lifetimeNote);
     const proof = proofKey === undefined ? undefined : { proofKey, requests: proofRequests };
     try {
-        await proveAndCheck(tunnel.entries, form.template, urls, proof, settings, log, clock);
+        await proveAndCheck(tunnel.entries, { template: form.template, inputEmpty: tunnel.urlTemplate === '' }, urls, proof, settings, log, clock);
     }
     finally {
         started.letGo();
@@ -962,7 +962,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         ]
     });
 }
-async function proveAndCheck(entries, template, urls, proof, { optionLabel: label, http }, log, clock) {
+async function proveAndCheck(entries, form, urls, proof, { optionLabel: label, http }, log, clock) {
     const [failures, silentApps] = await Promise.all([
         proof === undefined
             ? []
@@ -978,7 +978,7 @@ async function proveAndCheck(entries, template, urls, proof, { optionLabel: labe
     for (const app of silentApps)
         log.warning(appWarning(app, label));
     if (failures.length > 0) {
-        throw new errors/* ExplainedError */.h(proofFailureMessage(failures, template, label));
+        throw new errors/* ExplainedError */.h(proofFailureMessage(failures, form.template, label, form.inputEmpty));
     }
     if (proof !== undefined) {
         log.info(`Proved that the URL of ${Object.keys(urls).join(', ')} reaches this tunnel.`);

@@ -205,7 +205,15 @@ async function openTunnel(
   // Readiness: no output until every URL is proven to reach this tunnel.
   const proof = proofKey === undefined ? undefined : { proofKey, requests: proofRequests! }
   try {
-    await proveAndCheck(tunnel.entries, form.template, urls, proof, settings, log, clock)
+    await proveAndCheck(
+      tunnel.entries,
+      { template: form.template, inputEmpty: tunnel.urlTemplate === '' },
+      urls,
+      proof,
+      settings,
+      log,
+      clock
+    )
   } finally {
     // Proven or not, the keeper answers no proof from now on, and the step may exit.
     started.letGo()
@@ -246,7 +254,7 @@ async function openTunnel(
  */
 async function proveAndCheck(
   entries: TunnelSettings['entries'],
-  template: string,
+  form: { template: string; inputEmpty: boolean },
   urls: Record<string, string>,
   proof: { proofKey: string; requests: ProofRequest[] } | undefined,
   { optionLabel: label, http }: Pick<CommonSettings, 'optionLabel' | 'http'>,
@@ -267,7 +275,7 @@ async function proveAndCheck(
   ])
   for (const app of silentApps) log.warning(appWarning(app, label))
   if (failures.length > 0) {
-    throw new ExplainedError(proofFailureMessage(failures, template, label))
+    throw new ExplainedError(proofFailureMessage(failures, form.template, label, form.inputEmpty))
   }
   if (proof !== undefined) {
     log.info(`Proved that the URL of ${Object.keys(urls).join(', ')} reaches this tunnel.`)
