@@ -1,6 +1,7 @@
 /**
  * Issue 27 through the packed CLI (Node 20) with the real tunnel process: the URL a default run
- * hands out (`--url-template` empty) and the line that says which rule formed it, and a name
+ * hands out (`--url-template` empty) and the lines that say which rule formed it, in the spec's
+ * shape and in the product's (the stand-in's answer reshaped by helpers/answer-proxy.ts), and a name
  * collision, which fails provision at once with one error that names the entry and says the name
  * may be in use, and leaves the first tunnel serving. The stand-in hands out a host name as its
  * tunnel_host, as a real service does.
@@ -9,11 +10,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { statusOf, useService } from '../e2e/helpers.js'
+import { productShape, startAnswerProxy, type AnswerProxy } from '../helpers/answer-proxy.js'
 import { expectNoSecretPrinted, fetchUrl, loadEnvFile, useCliJob } from './cli-job.js'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 }, tunnelHost: 'localhost' })
 const job = useCliJob(service)
 const expose = () => ['--expose', `web=${job.app().port}`]
+let proxy: AnswerProxy
+beforeAll(async () => (proxy = await startAnswerProxy(service().origin)))
+afterAll(() => proxy.close())
 
 it("provision with an empty --url-template hands out today's URL and says which rule formed it", async () => {
   const provisioned = await job.cli(['provision', ...expose(), '--prove-url', 'false'])
@@ -29,6 +34,28 @@ it("provision with an empty --url-template hands out today's URL and says which 
   )
   expectNoSecretPrinted(provisioned, [vars.SVC_TUNNEL_TOKEN, service().seed.provisionKey])
   expect((await job.cli(['revoke'])).code).toBe(0)
+}, 60_000)
+
+it("provision with the product's answer says in a Notice line and the summary which rule formed the URL", async () => {
+  proxy.reshape = productShape('cicd.eu1.tunnels.example', {
+    append_user_to_subdomain: false,
+    ownership_type: 'dedicated'
+  })
+  const env = job.env({ SVC_BASE_URL: proxy.baseUrl })
+  const provisioned = await job.cli(['provision', ...expose(), '--prove-url', 'false'], env)
+  expect(provisioned.code).toBe(0)
+  const vars = loadEnvFile(join(job.work(), 'tunnel.env'))
+  expect(vars.SVC_TUNNEL_URL).toBe('https://web.cicd.eu1.tunnels.example')
+  const rule =
+    "https://{name}.{fqdn}, as --url-template is empty: the domain is the answer's tunnel_fqdn (cicd.eu1.tunnels.example), " +
+    "and the name is the entry's alone (append_user_to_subdomain: false)"
+  expect(`${provisioned.stdout}\n${provisioned.stderr}`).toContain(`The public URLs are ${rule}.`)
+  expect(provisioned.stdout).toContain(`URL rule: ${rule}`)
+  expect(provisioned.stdout).toMatch(/^ +Ownership: dedicated$/m)
+  expect(provisioned.stdout).toMatch(/^ +Expires at: no expiry$/m)
+  expectNoSecretPrinted(provisioned, [vars.SVC_TUNNEL_TOKEN, service().seed.provisionKey])
+  expect((await job.cli(['revoke'], env)).code).toBe(0)
+  expect(statusOf(service(), vars.SVC_TUNNEL_USER)).toBe('revoked')
 }, 60_000)
 
 it('a second provision asking for a name in use fails at once, naming the entry; the first tunnel keeps serving', async () => {

@@ -6,13 +6,17 @@
  * append_user_to_subdomain, ownership_type, ttl_minutes 0), so the tunnel still logs in with it.
  * The URLs are not public here, so the proof is off: what is asserted is what a user is handed.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { startLocalApp } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { systemClock } from '../../src/core/clock.js'
 import { keeperEnvironment } from '../../src/core/tunnel/main/keeper-environment.js'
+import {
+  productShape as shaped,
+  startAnswerProxy,
+  type Answer,
+  type AnswerProxy
+} from '../helpers/answer-proxy.js'
 import { provisionWith, revokeWith } from '../helpers/memory-step.js'
 
 const launch = {
@@ -20,15 +24,9 @@ const launch = {
   execArgv: ['--import', 'tsx'],
   environment: keeperEnvironment(process.env, [])
 }
-type Answer = Record<string, unknown>
 let service: RunningService
 let app: Awaited<ReturnType<typeof startLocalApp>>
-let proxy: Server
-let proxyBase: string
-/** How the proxy reshapes credential-provision's answer; the identity keeps the spec's shape. */
-let reshape: (answer: Answer) => Answer = answer => answer
-/** What reached the service through the proxy: path and body. */
-const requests: { path: string; body: unknown }[] = []
+let proxy: AnswerProxy
 
 beforeAll(async () => {
   // A host name, as a real service sends: today's default forms https://{name}-{user}.localhost.
@@ -37,47 +35,23 @@ beforeAll(async () => {
     tunnelHost: 'localhost'
   })
   app = await startLocalApp('answer from the local app')
-  proxy = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', chunk => chunks.push(chunk as Buffer))
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8')
-      const path = request.url ?? '/'
-      requests.push({ path, body: body === '' ? undefined : JSON.parse(body) })
-      void fetch(`${service.origin}${path}`, {
-        method: request.method,
-        headers: {
-          ...(request.headers as Record<string, string>),
-          host: new URL(service.origin).host
-        },
-        ...(body !== '' && { body })
-      }).then(async answer => {
-        let text = await answer.text()
-        if (path.endsWith('/credential-provision') && answer.ok) {
-          text = JSON.stringify(reshape(JSON.parse(text) as Answer))
-        }
-        response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text)
-      })
-    })
-  })
-  await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve))
-  proxyBase = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/functions/v1`
+  proxy = await startAnswerProxy(service.origin)
 })
 afterAll(async () => {
-  await new Promise(resolve => proxy.close(resolve))
+  await proxy.close()
   await app.close()
   await service.close()
 })
 beforeEach(() => {
-  requests.length = 0
-  reshape = answer => answer
+  proxy.requests.length = 0
+  proxy.reshape = answer => answer
 })
 
 const where = { keeperLaunch: launch, clock: { ...systemClock, sleeps: [] } }
 const inputs = (extra: Record<string, string> = {}) => ({
   'api-key': service.seed.provisionKey,
   project: service.seed.project,
-  'base-url': proxyBase,
+  'base-url': proxy.baseUrl,
   'timeout-seconds': '5',
   expose: `web=${app.port}`,
   'prove-url': 'false',
@@ -86,17 +60,7 @@ const inputs = (extra: Record<string, string> = {}) => ({
 const main = (extra: Record<string, string> = {}) => provisionWith(inputs(extra), where)
 const post = (state: Record<string, string>) => revokeWith(inputs(), state, where)
 const FQDN = 'cicd.eu1.tunnels.example'
-/** credential-provision's answer as the product's own action reads it. */
-const productShape =
-  (fields: Answer) =>
-  ({ token, tunnel_user, client_id: _clientId, expires_at: _at, ...rest }: Answer): Answer => ({
-    ...rest,
-    tunnel_client_id: tunnel_user,
-    tunnel_client_secret: token,
-    tunnel_fqdn: FQDN,
-    ttl_minutes: 0,
-    ...fields
-  })
+const productShape = (fields: Answer) => shaped(FQDN, fields)
 const urlRule = (step: { summaries: { rows: string[][] }[] }) =>
   step.summaries.flatMap(table => table.rows).find(([field]) => field === 'URL rule')?.[1]
 
@@ -120,14 +84,14 @@ describe('a default run (url-template empty)', () => {
     expect(urlRule(now)).toBe(rule)
     expect(urlRule(today)).toBe('https://{name}-{user}.{host}, from input url-template')
     // The request is the same too: the project, and nothing about URLs.
-    const provisions = requests.filter(r => r.path.endsWith('/credential-provision'))
+    const provisions = proxy.requests.filter(r => r.path.endsWith('/credential-provision'))
     expect(provisions.map(r => r.body)).toEqual([provisions[0].body, provisions[0].body])
     await post(now.saved)
     await post(today.saved)
   }, 30_000)
 
   it('on a dedicated server: {name}.{fqdn}, said in a notice and the summary, with no expiry', async () => {
-    reshape = productShape({ append_user_to_subdomain: false, ownership_type: 'dedicated' })
+    proxy.reshape = productShape({ append_user_to_subdomain: false, ownership_type: 'dedicated' })
     const step = await main()
     expect(step.errors).toEqual([])
     const user = step.outputs['tunnel-user']
@@ -149,7 +113,7 @@ describe('a default run (url-template empty)', () => {
   }, 30_000)
 
   it('on a shared server: {name}-{user}.{fqdn}', async () => {
-    reshape = productShape({ append_user_to_subdomain: true, ownership_type: 'shared' })
+    proxy.reshape = productShape({ append_user_to_subdomain: true, ownership_type: 'shared' })
     const step = await main()
     expect(step.errors).toEqual([])
     expect(step.outputs.url).toBe(`https://web-${step.outputs['tunnel-user']}.${FQDN}`)
@@ -157,7 +121,7 @@ describe('a default run (url-template empty)', () => {
   }, 30_000)
 
   it("lets the user's template win, and fills {fqdn} from the answer", async () => {
-    reshape = productShape({ append_user_to_subdomain: false })
+    proxy.reshape = productShape({ append_user_to_subdomain: false })
     const step = await main({ 'url-template': 'https://{name}--{user}.{fqdn}' })
     expect(step.errors).toEqual([])
     expect(step.outputs.url).toBe(`https://web--${step.outputs['tunnel-user']}.${FQDN}`)
@@ -166,7 +130,7 @@ describe('a default run (url-template empty)', () => {
   }, 30_000)
 
   it('refuses an answer whose two spellings of the user differ: nothing handed out, revoked', async () => {
-    reshape = answer => ({ ...answer, tunnel_client_id: 'someone-else' })
+    proxy.reshape = answer => ({ ...answer, tunnel_client_id: 'someone-else' })
     const step = await main()
     expect(step.errors).toEqual([
       'The credential service sent a credential that failed validation: tunnel_user and tunnel_client_id differ, so the answer names two credentials. ' +
@@ -174,19 +138,19 @@ describe('a default run (url-template empty)', () => {
     ])
     expect(step.env).toEqual({})
     expect(step.outputs).toEqual({})
-    const issued = requests.find(r => r.path.endsWith('/credential-provision'))
+    const issued = proxy.requests.find(r => r.path.endsWith('/credential-provision'))
     expect(issued).toBeDefined()
-    const revokes = requests.filter(r => r.path.endsWith('/revoke-token'))
+    const revokes = proxy.requests.filter(r => r.path.endsWith('/revoke-token'))
     expect(revokes).toHaveLength(1)
     expect((revokes[0].body as Answer).tunnel_user).toMatch(/^[a-z0-9]+$/)
     expect((revokes[0].body as Answer).tunnel_user).not.toBe('someone-else')
   }, 30_000)
 
   it('refuses a tunnel_fqdn that is not a host name: nothing handed out, revoked', async () => {
-    reshape = productShape({ tunnel_fqdn: 'cicd.example/evil' })
+    proxy.reshape = productShape({ tunnel_fqdn: 'cicd.example/evil' })
     const step = await main()
     expect(step.errors[0]).toContain('tunnel_fqdn is not a lower-case host name')
     expect(step.outputs).toEqual({})
-    expect(requests.filter(r => r.path.endsWith('/revoke-token'))).toHaveLength(1)
+    expect(proxy.requests.filter(r => r.path.endsWith('/revoke-token'))).toHaveLength(1)
   }, 30_000)
 })
