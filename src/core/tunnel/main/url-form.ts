@@ -14,7 +14,7 @@ import type { TunnelLogin } from '../../kinds/kind.js'
  */
 export interface UrlForm {
   template: string
-  /** How it was chosen, for the summary and the log: "https://{name}-{user}.{host}: the domain …". */
+  /** How it was chosen, for the summary and the log: "https://{name}-{user}.{host}, as ... is empty: the domain ...". */
   rule: string
   /**
    * True when fields of the answer, not today's default, chose the form: the log says so as a
