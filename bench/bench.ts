@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   }
   const targets: Record<string, Target> = {}
   const report = [
-    `Benchmark: ${context.runs} counted runs (+${context.warmup} warm-up) per case, A B alternating, ` +
+    `Benchmark: ${context.runs} counted runs (+${context.warmup} warm-up) per case, in ABBA pairs (verdict: median of the pairs' ratios), ` +
       `${availableParallelism()} cores; service over https (self-signed, NODE_EXTRA_CA_CERTS)`
   ]
   const comparison: string[] = []
