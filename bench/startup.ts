@@ -41,12 +41,20 @@ export interface Pairs {
   ratio: number
   /** The pairs' ratios: their quartiles and extremes, beside the median. */
   spread: RatioSpread
+  /** The warm-up pairs, not counted: [step, floor] each, what a cold start costs. */
+  warmupMs: [number, number][]
 }
 
-export function summarise(node: string, stepMs: number[], floorMs: number[]): Pairs {
+export function summarise(
+  node: string,
+  stepMs: number[],
+  floorMs: number[],
+  warmupMs: [number, number][] = []
+): Pairs {
   const spread = comparePaired(stepMs, floorMs)
   return {
     node,
+    warmupMs: warmupMs.map(([step, floor]) => [round(step), round(floor)]),
     runs: stepMs.length,
     stepMs: stepMs.map(value => round(value)),
     floorMs: floorMs.map(value => round(value)),
@@ -70,6 +78,7 @@ export async function alternate(
 ): Promise<Pairs> {
   const stepMs: number[] = []
   const floorMs: number[] = []
+  const warmupMs: [number, number][] = []
   for (let i = -context.warmup; i < context.runs; i++) {
     let stepTime: number
     let floorTime: number
@@ -83,9 +92,9 @@ export async function alternate(
     if (i >= 0) {
       stepMs.push(stepTime)
       floorMs.push(floorTime)
-    }
+    } else warmupMs.push([stepTime, floorTime])
   }
-  return summarise(label, stepMs, floorMs)
+  return summarise(label, stepMs, floorMs, warmupMs)
 }
 
 const stepInputs = (context: BenchContext, apiKey: string) => ({
@@ -213,7 +222,10 @@ export function reportPairs(title: string, rows: Pairs[], target: number): strin
     const verdict = row === rows[0] ? `  target <= ${target}x  ${pass(row.ratio <= target)}` : ''
     lines.push(
       `  ${row.node.padEnd(13)}${ms(row.stepMedianMs)} ${ms(row.floorMedianMs)}   ${row.ratio.toFixed(3)}x${verdict}`,
-      `  ${''.padEnd(13)}pairs in ABBA order: ${describeSpread(row.spread)}`
+      `  ${''.padEnd(13)}pairs in ABBA order: ${describeSpread(row.spread)}`,
+      `  ${''.padEnd(13)}warm-up pairs (not counted), step/floor ms: ${
+        row.warmupMs.map(([step, floor]) => `${step}/${floor}`).join(', ') || 'none'
+      }`
     )
   }
   return lines

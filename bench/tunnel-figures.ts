@@ -61,6 +61,8 @@ export interface Failure {
 export interface Samples {
   /** Time to ready of each counted open, by round. */
   ready: (number | undefined)[]
+  /** The warm-up open's time to ready (not counted): what the run's first open costs. */
+  readyWarmup?: number
   /** MB/s of each download, by pair. */
   throughput: (number | undefined)[]
   /** Every small GET's time, ms (for the median and p99 shown). */
@@ -125,6 +127,8 @@ export interface ClientFigures {
   label: string
   /** Each open's time to ready, the whole way to a URL (main with expose; or main, then `ssh -f`). */
   readyMs: number[]
+  /** The first open of the run, not counted (cold caches); NaN when it failed. */
+  readyWarmupMs: number
   readyMedianMs: number
   /** MB/s of each 50 MiB download. */
   throughputMBps: number[]
@@ -165,6 +169,7 @@ export function figures(label: string, samples: Samples): ClientFigures {
   return {
     label,
     readyMs: present(samples.ready).map(ms => round(ms)),
+    readyWarmupMs: round(samples.readyWarmup ?? NaN),
     readyMedianMs: round(median(samples.ready)),
     throughputMBps: present(samples.throughput).map(value => round(value)),
     throughputMedianMBps: round(median(samples.throughput)),

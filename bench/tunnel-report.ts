@@ -119,6 +119,12 @@ export function reportTunnel(results: TunnelResults): string {
     `  ${''.padEnd(34)}(median of paired ratios; prove-url: false; the recipe: main, then ssh -f)`
   )
   spreadLine(results.spreads.readyVsRecipe)
+  row(
+    '  first open (warm-up, not counted)',
+    [b.readyWarmupMs, a.readyWarmupMs, 1, ' ms'],
+    null,
+    null
+  )
   if (results.proofOn !== undefined) {
     const proof = results.proofOn
     row(

@@ -91,7 +91,7 @@ describe('ABBA order', () => {
     ])
   })
 
-  it('is how the start-up pairs run, warm-ups first and not counted', async () => {
+  it('is how the start-up pairs run, warm-ups first, kept apart and not counted', async () => {
     const calls: string[] = []
     let stepTime = 0
     let floorTime = 0
@@ -115,6 +115,7 @@ describe('ABBA order', () => {
       ...['step', 'floor']
     ])
     // Counted pairs 2-5: 60/40, 90/60, 120/80, 150/100; the warm-up's 30/20 is left out.
+    expect(pairs.warmupMs).toEqual([[30, 20]])
     expect(pairs.stepMs).toEqual([60, 90, 120, 150])
     expect(pairs.floorMs).toEqual([40, 60, 80, 100])
     expect(pairs.ratio).toBe(1.5)
