@@ -151,6 +151,7 @@ export async function benchTunnel(
   const context: ClientContext = {
     node: bench.runtimes[0].path,
     env: { NODE_EXTRA_CA_CERTS: bench.caFile },
+    // No edge proxy in front of the front: it would add the same cost to both sides.
     service: await startCredentialService({ apiKeys: keys, tunnel: true, tls: bench.tls }),
     nextKey: () => keys[Math.floor(provisions++ / 50)] ?? keys[0]
   }
