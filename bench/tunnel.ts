@@ -13,9 +13,9 @@
  *   keep-alive connections in parallel, and the growth between the two (the log streams to disk,
  *   so it must not grow with the requests); the HAR's entries are counted after post; then, on a
  *   fresh tunnel, its RSS with 2,000 idle connections that each hold part of a head (tunnel-idle.ts).
- * Every comparison is paired (bench/paired.ts): opens go A B, then B A; under load both tunnels
- * are open at once and each download and each batch of small GETs is timed through one, then
- * the other, in ABBA order. Each ratio is the median of the pairs' ratios, printed with its
+ * Every comparison is paired (bench/paired.ts): opens go A B C, then C B A; under load both
+ * tunnels are open at once and each download and each batch of small GETs is timed through one,
+ * then the other, in ABBA order. Each ratio is the median of the pairs' ratios, printed with its
  * spread, so a burst of load from another job hits both sides of a pair or neither.
  *
  * Until the action has an `expose` input, the candidate is OpenSSH again, which checks the
@@ -24,8 +24,9 @@
  * default 20: a fresh ssh login takes either about 25 or about 65 ms here, and the median of
  * fewer flips between the two), BENCH_TUNNEL_LOAD_ROUNDS (sessions per client under load,
  * default 2), BENCH_TUNNEL_BASELINE=<a checkout with action.yml and dist/> (an A/B run: that
- * checkout's action takes OpenSSH's place, and no target is judged), BENCH_TUNNEL_MEMORY=0 (skips the memory and idle sessions, whose targets then read
- * n/a and fail: for measuring the speed figures alone).
+ * checkout's action takes OpenSSH's place, and no target is judged), BENCH_TUNNEL_MEMORY=0
+ * (skips the memory and idle sessions, whose targets then read n/a and fail: for measuring the
+ * speed figures alone).
  */
 import { randomBytes } from 'node:crypto'
 import { repoRoot } from '../scripts/runner.js'
