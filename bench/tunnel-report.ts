@@ -65,11 +65,16 @@ export function tunnelTargets(results: TunnelResults): Record<string, Target> {
 }
 
 /** Whether the action's request log was on, from main's `request-log` output and the HAR. */
-function requestLogState(candidate: ClientFigures, validation: boolean): string {
+function requestLogState(
+  candidate: ClientFigures,
+  validation: boolean,
+  memorySessions: boolean
+): string {
   if (validation) return 'n/a (OpenSSH on both sides)'
   if (candidate.requestLogOutput !== true) {
     return 'NOT ACTIVE: main set no request-log output (the log is not wired on this checkout)'
   }
+  if (!memorySessions) return 'on (main set request-log); no memory session (BENCH_TUNNEL_MEMORY=0)'
   const entries = candidate.memory.harEntries
   return `on; the HAR after the memory session holds ${entries === undefined ? 'n/a' : count(entries)} of ${count(lastCheckpoint)} requests`
 }
@@ -85,7 +90,7 @@ export function reportTunnel(results: TunnelResults): string {
       `${results.loadRounds} sessions each under load (${DOWNLOADS_PER_ROUND} x ${mib} MiB, ${results.smallRequests} small GETs, ` +
       `${CONCURRENT_CONNECTIONS} connections x ${REQUESTS_PER_CONCURRENT_CONNECTION}), one memory session each`
   )
-  out(`  request log: ${requestLogState(b, results.validation)}`)
+  out(`  request log: ${requestLogState(b, results.validation, results.memorySessions)}`)
   if (results.baseline !== undefined) {
     out(`  A/B run: the yardstick is the action of ${results.baseline}; no verdict`)
   }

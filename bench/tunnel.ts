@@ -71,6 +71,8 @@ export interface TunnelResults {
   baseline?: string
   runs: number
   loadRounds: number
+  /** False with BENCH_TUNNEL_MEMORY=0: no memory or idle session ran. */
+  memorySessions: boolean
   downloadBytes: number
   smallRequests: number
   yardstick: ClientFigures
@@ -235,6 +237,7 @@ export async function benchTunnel(
     ...(baseline === undefined ? {} : { baseline }),
     runs: READY_RUNS,
     loadRounds: LOAD_ROUNDS,
+    memorySessions: MEMORY_SESSIONS,
     downloadBytes: DOWNLOAD_BYTES,
     smallRequests: SMALL_REQUESTS,
     yardstick,
