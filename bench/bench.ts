@@ -13,14 +13,14 @@
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus } from 'node:os'
+import { availableParallelism, cpus, loadavg } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { ensureNode24, repoRoot, runStep } from '../scripts/runner.js'
 import { makeThrowawayCertificate } from '../scripts/throwaway-certificate.js'
 import { startCredentialService } from '../service/server.js'
 import { cliSection } from './cli.js'
 import { distSection } from './dist-size.js'
-import { pass } from './numbers.js'
+import { pass, round } from './numbers.js'
 import type { BenchContext, BenchSection, Runtime, Target } from './section.js'
 import { startupSection } from './startup.js'
 import { timeToFailSection } from './time-to-fail.js'
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   }
   const targets: Record<string, Target> = {}
   const report = [
-    `Benchmark: ${context.runs} counted runs (+${context.warmup} warm-up) per case, A B alternating, ` +
+    `Benchmark: ${context.runs} counted runs (+${context.warmup} warm-up) per case, in ABBA pairs (verdict: median of the pairs' ratios), ` +
       `${availableParallelism()} cores; service over https (self-signed, NODE_EXTRA_CA_CERTS)`
   ]
   const comparison: string[] = []
@@ -141,12 +141,18 @@ async function main(): Promise<void> {
     if (check.conclusion !== 'success' || Object.keys(check.env).length !== 4) {
       throw new Error(`bench: the main step fails under the runner emulation:\n${check.stdout}`)
     }
+    const loads: Record<string, [number, number]> = {}
+    results.loadAverage = loads
     for (const section of chosenSections()) {
       process.stderr.write(`bench: ${section.name} …\n`)
+      // The 1-minute load average before and after: every figure is read beside the load it met.
+      const before = round(loadavg()[0], 2)
       const outcome = await section.run(context)
+      const after = round(loadavg()[0], 2)
+      loads[section.name] = [before, after]
       Object.assign(results, outcome.results)
       Object.assign(targets, outcome.targets)
-      report.push(...outcome.report)
+      report.push(...outcome.report, `  (load average ${before} before, ${after} after)`)
       comparison.push(...outcome.compare(previous))
     }
   } finally {

@@ -1,7 +1,8 @@
 /**
  * What a step costs next to the least a Node step can cost: the bundled main step against
  * bench/floor-provision.cjs (the same POST with node:https, four lines to GITHUB_ENV), and the
- * post step against bench/floor-revoke.cjs, alternating A B A B so that drift hits both alike.
+ * post step against bench/floor-revoke.cjs, in ABBA pairs judged by the median of the pairs'
+ * ratios (bench/paired.ts), so that drift hits both alike.
  * Both sides do TLS against the same https service, and both are CommonJS files, as the runner
  * starts dist/index.cjs. Targets on the runner's Node only: at most 1.35x the floor, a line held
  * rather than a figure to trim further. Once more each, with bench/loaded-files.cjs preloaded: a
@@ -14,6 +15,13 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { repoRoot } from '../scripts/runner.js'
 import { change, median, ms, pass, round } from './numbers.js'
+import {
+  comparePaired,
+  describeSpread,
+  oursFirst,
+  roundSpread,
+  type RatioSpread
+} from './paired.js'
 import type { BenchContext, BenchSection, Runtime } from './section.js'
 import { actionEntry, expectExported, expectRevoked, timeStep } from './step-process.js'
 
@@ -29,38 +37,64 @@ export interface Pairs {
   floorMs: number[]
   stepMedianMs: number
   floorMedianMs: number
-  /** Median over pairs of step / floor. */
+  /** Median over pairs of step / floor: the verdict. */
   ratio: number
+  /** The pairs' ratios: their quartiles and extremes, beside the median. */
+  spread: RatioSpread
+  /** The warm-up pairs, not counted: [step, floor] each, what a cold start costs. */
+  warmupMs: [number, number][]
 }
 
-function summarise(node: string, stepMs: number[], floorMs: number[]): Pairs {
+export function summarise(
+  node: string,
+  stepMs: number[],
+  floorMs: number[],
+  warmupMs: [number, number][] = []
+): Pairs {
+  const spread = comparePaired(stepMs, floorMs)
   return {
     node,
+    warmupMs: warmupMs.map(([step, floor]) => [round(step), round(floor)]),
     runs: stepMs.length,
     stepMs: stepMs.map(value => round(value)),
     floorMs: floorMs.map(value => round(value)),
     stepMedianMs: round(median(stepMs)),
     floorMedianMs: round(median(floorMs)),
-    ratio: round(median(stepMs.map((value, i) => value / floorMs[i])), 3)
+    ratio: round(spread.median, 3),
+    spread: roundSpread(spread)
   }
 }
 
-/** One step-then-floor pair per round, A B A B: warm-ups first, then the counted rounds. */
+/**
+ * One step and one floor per pair, in ABBA order (the step first, then the floor first), so
+ * neither side always runs right after the other's process: warm-up pairs first, not counted
+ * (the first processes after a build pay for the page cache), then the counted pairs.
+ */
 export async function alternate(
-  context: BenchContext,
+  context: Pick<BenchContext, 'runs' | 'warmup'>,
   label: string,
-  pair: () => Promise<[number, number]>
+  step: () => Promise<number>,
+  floor: () => Promise<number>
 ): Promise<Pairs> {
   const stepMs: number[] = []
   const floorMs: number[] = []
+  const warmupMs: [number, number][] = []
   for (let i = -context.warmup; i < context.runs; i++) {
-    const [step, floor] = await pair()
-    if (i >= 0) {
-      stepMs.push(step)
-      floorMs.push(floor)
+    let stepTime: number
+    let floorTime: number
+    if (oursFirst(i + context.warmup)) {
+      stepTime = await step()
+      floorTime = await floor()
+    } else {
+      floorTime = await floor()
+      stepTime = await step()
     }
+    if (i >= 0) {
+      stepMs.push(stepTime)
+      floorMs.push(floorTime)
+    } else warmupMs.push([stepTime, floorTime])
   }
-  return summarise(label, stepMs, floorMs)
+  return summarise(label, stepMs, floorMs, warmupMs)
 }
 
 const stepInputs = (context: BenchContext, apiKey: string) => ({
@@ -76,13 +110,20 @@ function mainPairs(context: BenchContext, runtime: Runtime): Promise<Pairs> {
     caFile: context.caFile,
     inputs: stepInputs(context, context.nextApiKey())
   })
-  return alternate(context, runtime.label, async () => {
-    const step = await timeStep(launch(actionEntry))
-    expectExported(step, 'the main step')
-    const floor = await timeStep(launch(floorProvision))
-    expectExported(floor, 'floor-provision.cjs')
-    return [step.ms, floor.ms]
-  })
+  return alternate(
+    context,
+    runtime.label,
+    async () => {
+      const step = await timeStep(launch(actionEntry))
+      expectExported(step, 'the main step')
+      return step.ms
+    },
+    async () => {
+      const floor = await timeStep(launch(floorProvision))
+      expectExported(floor, 'floor-provision.cjs')
+      return floor.ms
+    }
+  )
 }
 
 /** A credential as main would have saved it, provisioned straight from here. */
@@ -129,13 +170,20 @@ function postPairs(context: BenchContext, runtime: Runtime): Promise<Pairs> {
       state: await savedCredential(context, apiKey)
     }
   }
-  return alternate(context, runtime.label, async () => {
-    const step = await timeStep(await launch(actionEntry))
-    expectRevoked(step, 'the post step')
-    const floor = await timeStep(await launch(floorRevoke))
-    expectRevoked(floor, 'floor-revoke.cjs')
-    return [step.ms, floor.ms]
-  })
+  return alternate(
+    context,
+    runtime.label,
+    async () => {
+      const step = await timeStep(await launch(actionEntry))
+      expectRevoked(step, 'the post step')
+      return step.ms
+    },
+    async () => {
+      const floor = await timeStep(await launch(floorRevoke))
+      expectRevoked(floor, 'floor-revoke.cjs')
+      return floor.ms
+    }
+  )
 }
 
 /** The files of dist/ that main and post without `expose` load, once each, on the runner's Node. */
@@ -173,7 +221,11 @@ export function reportPairs(title: string, rows: Pairs[], target: number): strin
   for (const row of rows) {
     const verdict = row === rows[0] ? `  target <= ${target}x  ${pass(row.ratio <= target)}` : ''
     lines.push(
-      `  ${row.node.padEnd(13)}${ms(row.stepMedianMs)} ${ms(row.floorMedianMs)}   ${row.ratio.toFixed(3)}x${verdict}`
+      `  ${row.node.padEnd(13)}${ms(row.stepMedianMs)} ${ms(row.floorMedianMs)}   ${row.ratio.toFixed(3)}x${verdict}`,
+      `  ${''.padEnd(13)}pairs in ABBA order: ${describeSpread(row.spread)}`,
+      `  ${''.padEnd(13)}warm-up pairs (not counted), step/floor ms: ${
+        row.warmupMs.map(([step, floor]) => `${step}/${floor}`).join(', ') || 'none'
+      }`
     )
   }
   return lines

@@ -238,17 +238,21 @@ export function harEntryCount(path: string): number | undefined {
   }
 }
 
-/** The action with `expose`; `inputs` on top of the credential's, e.g. `prove-url: false`. */
+/**
+ * The action with `expose`; `inputs` on top of the credential's, e.g. `prove-url: false`.
+ * `actionDir`: another checkout's action.yml and dist/ (an A/B run against a baseline).
+ */
 export function actionClient(
   context: ClientContext,
   label: string,
-  inputs: Record<string, string> = {}
+  inputs: Record<string, string> = {},
+  actionDir?: string
 ): TunnelClient {
   const tunnel = context.service.tunnel!
   return {
     label,
     open: async appPort => {
-      const job = new Job({ node: context.node, env: context.env })
+      const job = new Job({ node: context.node, env: context.env, actionDir })
       const started = performance.now()
       const use = await job.uses({
         ...mainInputs(context),

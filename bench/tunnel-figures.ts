@@ -3,6 +3,7 @@
  * them (bench/tunnel.ts measures, bench/tunnel-report.ts prints).
  */
 import { median as medianOf, round } from './numbers.js'
+import { comparePaired, roundSpread, type RatioSpread } from './paired.js'
 
 export const TUNNEL_TARGETS = {
   /** The action's time to ready with `prove-url: false` / the recipe's (main, then `ssh -f`), at most. */
@@ -29,6 +30,11 @@ export const TUNNEL_TARGETS = {
 
 /** 50 MiB downloads per session under load. */
 export const DOWNLOADS_PER_ROUND = 3
+/**
+ * Small GETs per batch: the latency pairs compare one batch's median through each tunnel. A
+ * single GET's time is mostly the scheduler's on a loaded machine; 20 give a median per side.
+ */
+export const LATENCY_BATCH = 20
 
 /** Logged requests before each memory reading: growth is the change between the two. */
 export const MEMORY_CHECKPOINTS = [2_000, 10_000] as const
@@ -48,10 +54,21 @@ export interface Failure {
   message: string
 }
 
+/**
+ * The series that are paired are aligned across clients: index i of one client's series and of
+ * the other's were timed in the same pair, and undefined marks a side that failed.
+ */
 export interface Samples {
-  ready: number[]
-  throughput: number[]
+  /** Time to ready of each counted open, by round. */
+  ready: (number | undefined)[]
+  /** The warm-up open's time to ready (not counted): what the run's first open costs. */
+  readyWarmup?: number
+  /** MB/s of each download, by pair. */
+  throughput: (number | undefined)[]
+  /** Every small GET's time, ms (for the median and p99 shown). */
   latency: number[]
+  /** The median of each batch of LATENCY_BATCH small GETs, by pair. */
+  latencyBatchMedians: (number | undefined)[]
   /** RSS after the download and latency load of each session, KiB. */
   rssAfterLoadKib: number[]
   /** RSS at each of MEMORY_CHECKPOINTS, KiB (one memory session per client). */
@@ -77,6 +94,7 @@ export const emptySamples = (): Samples => ({
   ready: [],
   throughput: [],
   latency: [],
+  latencyBatchMedians: [],
   rssAfterLoadKib: [],
   rssAtCheckpointKib: [],
   keepAliveTimes: [],
@@ -87,8 +105,14 @@ export const emptySamples = (): Samples => ({
   failures: []
 })
 
+const present = (values: (number | undefined)[]) =>
+  values.filter((value): value is number => value !== undefined)
+
 /** NaN when every sample of a figure failed: the report then shows n/a, not a number. */
-export const median = (values: number[]) => (values.length === 0 ? NaN : medianOf(values))
+export function median(values: (number | undefined)[]): number {
+  const known = present(values)
+  return known.length === 0 ? NaN : medianOf(known)
+}
 
 /** Nearest-rank percentile; NaN without samples. */
 export function percentile(values: number[], share: number): number {
@@ -103,6 +127,8 @@ export interface ClientFigures {
   label: string
   /** Each open's time to ready, the whole way to a URL (main with expose; or main, then `ssh -f`). */
   readyMs: number[]
+  /** The first open of the run, not counted (cold caches); NaN when it failed. */
+  readyWarmupMs: number
   readyMedianMs: number
   /** MB/s of each 50 MiB download. */
   throughputMBps: number[]
@@ -142,9 +168,10 @@ export function figures(label: string, samples: Samples): ClientFigures {
   const rssMb = samples.rssAtCheckpointKib.map(mb)
   return {
     label,
-    readyMs: samples.ready.map(ms => round(ms)),
+    readyMs: present(samples.ready).map(ms => round(ms)),
+    readyWarmupMs: round(samples.readyWarmup ?? NaN),
     readyMedianMs: round(median(samples.ready)),
-    throughputMBps: samples.throughput.map(value => round(value)),
+    throughputMBps: present(samples.throughput).map(value => round(value)),
     throughputMedianMBps: round(median(samples.throughput)),
     latencyMedianMs: round(median(samples.latency), 2),
     latencyP99Ms: round(percentile(samples.latency, 0.99), 2),
@@ -179,5 +206,26 @@ export function figures(label: string, samples: Samples): ClientFigures {
       : { requestLogOutput: samples.requestLogOutput }),
     ...(samples.postLine === undefined ? {} : { postLine: samples.postLine }),
     failures: samples.failures
+  }
+}
+
+export interface PairedRatios {
+  readyVsRecipe: RatioSpread
+  throughput: RatioSpread
+  latency: RatioSpread
+}
+
+/**
+ * The candidate against the yardstick, each figure the median of the paired ratios
+ * (bench/paired.ts): time to ready by round, throughput by download pair, latency by pair of
+ * batch medians.
+ */
+export function pairedRatios(candidate: Samples, yardstick: Samples): PairedRatios {
+  return {
+    readyVsRecipe: roundSpread(comparePaired(candidate.ready, yardstick.ready)),
+    throughput: roundSpread(comparePaired(candidate.throughput, yardstick.throughput)),
+    latency: roundSpread(
+      comparePaired(candidate.latencyBatchMedians, yardstick.latencyBatchMedians)
+    )
   }
 }

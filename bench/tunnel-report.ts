@@ -4,6 +4,7 @@
  * results.json.
  */
 import { change } from './numbers.js'
+import { describeSpread, type RatioSpread } from './paired.js'
 import type { Target } from './section.js'
 import type { TunnelResults } from './tunnel.js'
 import {
@@ -64,11 +65,16 @@ export function tunnelTargets(results: TunnelResults): Record<string, Target> {
 }
 
 /** Whether the action's request log was on, from main's `request-log` output and the HAR. */
-function requestLogState(candidate: ClientFigures, validation: boolean): string {
+function requestLogState(
+  candidate: ClientFigures,
+  validation: boolean,
+  memorySessions: boolean
+): string {
   if (validation) return 'n/a (OpenSSH on both sides)'
   if (candidate.requestLogOutput !== true) {
     return 'NOT ACTIVE: main set no request-log output (the log is not wired on this checkout)'
   }
+  if (!memorySessions) return 'on (main set request-log); no memory session (BENCH_TUNNEL_MEMORY=0)'
   const entries = candidate.memory.harEntries
   return `on; the HAR after the memory session holds ${entries === undefined ? 'n/a' : count(entries)} of ${count(lastCheckpoint)} requests`
 }
@@ -84,7 +90,10 @@ export function reportTunnel(results: TunnelResults): string {
       `${results.loadRounds} sessions each under load (${DOWNLOADS_PER_ROUND} x ${mib} MiB, ${results.smallRequests} small GETs, ` +
       `${CONCURRENT_CONNECTIONS} connections x ${REQUESTS_PER_CONCURRENT_CONNECTION}), one memory session each`
   )
-  out(`  request log: ${requestLogState(b, results.validation)}`)
+  out(`  request log: ${requestLogState(b, results.validation, results.memorySessions)}`)
+  if (results.baseline !== undefined) {
+    out(`  A/B run: the yardstick is the action of ${results.baseline}; no verdict`)
+  }
   if (results.validation) {
     out(
       '  harness check: the action has no expose input here, so OpenSSH runs on both sides; no verdict'
@@ -110,7 +119,17 @@ export function reportTunnel(results: TunnelResults): string {
     ratios.readyVsRecipe,
     'readyVsRecipe'
   )
-  out(`  ${''.padEnd(34)}(median; prove-url: false; the recipe: main, then ssh -f)`)
+  const spreadLine = (spread: RatioSpread) => out(`  ${''.padEnd(34)}${describeSpread(spread)}`)
+  out(
+    `  ${''.padEnd(34)}(median of paired ratios; prove-url: false; the recipe: main, then ssh -f)`
+  )
+  spreadLine(results.spreads.readyVsRecipe)
+  row(
+    '  first open (warm-up, not counted)',
+    [b.readyWarmupMs, a.readyWarmupMs, 1, ' ms'],
+    null,
+    null
+  )
   if (results.proofOn !== undefined) {
     const proof = results.proofOn
     row(
@@ -122,6 +141,7 @@ export function reportTunnel(results: TunnelResults): string {
     out(
       `  ${''.padEnd(34)}(no target${proof.failures > 0 ? `; ${proof.failures} opens failed` : ''})`
     )
+    spreadLine(proof.spread)
   }
   row(
     `throughput, ${mib} MiB (median)`,
@@ -129,12 +149,15 @@ export function reportTunnel(results: TunnelResults): string {
     ratios.throughput,
     'throughput'
   )
+  spreadLine(results.spreads.throughput)
   row(
     'latency, small GET (median)',
     [b.latencyMedianMs, a.latencyMedianMs, 2, ' ms'],
     ratios.latency,
     'latency'
   )
+  out(`  ${''.padEnd(34)}(ratio: median of paired ratios of batch medians)`)
+  spreadLine(results.spreads.latency)
   row('  p99', [b.latencyP99Ms, a.latencyP99Ms, 2, ' ms'], null, null)
   row(
     `${CONCURRENT_CONNECTIONS} connections at once: lost`,

@@ -13,74 +13,83 @@
  *   keep-alive connections in parallel, and the growth between the two (the log streams to disk,
  *   so it must not grow with the requests); the HAR's entries are counted after post; then, on a
  *   fresh tunnel, its RSS with 2,000 idle connections that each hold part of a head (tunnel-idle.ts).
- * Opens alternate between the clients (A B, then B A), so drift in the machine hits all alike.
+ * Every comparison is paired (bench/paired.ts): opens go A B C, then C B A; under load both
+ * tunnels are open at once and each download and each batch of small GETs is timed through one,
+ * then the other, in ABBA order. Each ratio is the median of the pairs' ratios, printed with its
+ * spread, so a burst of load from another job hits both sides of a pair or neither.
  *
  * Until the action has an `expose` input, the candidate is OpenSSH again, which checks the
  * harness (both sides should come out alike) and reports no verdict. BENCH_TUNNEL_CANDIDATE=
  * openssh forces that. Environment: BENCH_TUNNEL_RUNS (opens per client for time to ready,
  * default 20: a fresh ssh login takes either about 25 or about 65 ms here, and the median of
  * fewer flips between the two), BENCH_TUNNEL_LOAD_ROUNDS (sessions per client under load,
- * default 2).
+ * default 2), BENCH_TUNNEL_BASELINE=<a checkout with action.yml and dist/> (an A/B run: that
+ * checkout's action takes OpenSSH's place, and no target is judged), BENCH_TUNNEL_MEMORY=0
+ * (skips the memory and idle sessions, whose targets then read n/a and fail: for measuring the
+ * speed figures alone).
  */
 import { randomBytes } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { repoRoot } from '../scripts/runner.js'
 import { readActionDefinition } from '../scripts/runner/action-yml.js'
 import { startCredentialService } from '../service/server.js'
-import { round } from './numbers.js'
+import { abbaOrder, type RatioSpread } from './paired.js'
 import type { BenchContext, BenchSection } from './section.js'
 import {
   actionClient,
   openSshClient,
-  residentKib,
   type ClientContext,
   type OpenTunnel,
   type TunnelClient
 } from './tunnel-clients.js'
 import {
-  CONCURRENT_CONNECTIONS,
-  DOWNLOADS_PER_ROUND,
   emptySamples,
   figures,
   MEMORY_CHECKPOINTS,
   MEMORY_CONNECTIONS,
   IDLE_CONNECTIONS,
   IDLE_HEAD_BYTES,
-  REQUESTS_PER_CONCURRENT_CONNECTION,
+  pairedRatios,
   TUNNEL_TARGETS,
   type ClientFigures,
   type Measurement,
   type Samples
 } from './tunnel-figures.js'
 import { idleConnectionsRss } from './tunnel-idle.js'
-import {
-  downloadThroughput,
-  keepAliveLoad,
-  smallRequestTimes,
-  startBenchApp,
-  DOWNLOAD_BYTES
-} from './tunnel-load.js'
+import { keepAliveLoad, startBenchApp, DOWNLOAD_BYTES } from './tunnel-load.js'
+import { attempt, closeTunnel, pairedLoadRound, rssKib } from './tunnel-paired-load.js'
 import { compareTunnel, reportTunnel, tunnelTargets } from './tunnel-report.js'
 
 const READY_RUNS = Number(process.env.BENCH_TUNNEL_RUNS ?? 20)
 const LOAD_ROUNDS = Number(process.env.BENCH_TUNNEL_LOAD_ROUNDS ?? 2)
+const MEMORY_SESSIONS = process.env.BENCH_TUNNEL_MEMORY !== '0'
 const SMALL_REQUESTS = 200
-/** Before reading RSS after a load: the last answers leave, both clients wait the same. */
-const SETTLE_MS = 1000
 
 export interface TunnelResults {
   /** True while the candidate is OpenSSH itself: figures only, no verdict. */
   validation: boolean
+  /** The baseline checkout an A/B run compares with, instead of OpenSSH: no verdict. */
+  baseline?: string
   runs: number
   loadRounds: number
+  /** False with BENCH_TUNNEL_MEMORY=0: no memory or idle session ran. */
+  memorySessions: boolean
   downloadBytes: number
   smallRequests: number
   yardstick: ClientFigures
   /** The action with `prove-url: false`: every target is on it. */
   candidate: ClientFigures
   /** The action with the URL proof on (the default): time to ready only, no target. */
-  proofOn?: { label: string; readyMedianMs: number; readyVsRecipe: number; failures: number }
+  proofOn?: {
+    label: string
+    readyMedianMs: number
+    readyVsRecipe: number
+    spread: RatioSpread
+    failures: number
+  }
+  /** The medians of the paired ratios: the verdicts. */
   ratios: { readyVsRecipe: number; throughput: number; latency: number }
+  /** Each ratio's pairs: quartiles and extremes. */
+  spreads: { readyVsRecipe: RatioSpread; throughput: RatioSpread; latency: RatioSpread }
   targets: typeof TUNNEL_TARGETS
   /** Null in validation mode. */
   pass: Record<
@@ -89,59 +98,9 @@ export interface TunnelResults {
   > | null
 }
 
-/** Runs one measurement; a failure is recorded for the report instead of ending the benchmark. */
-async function attempt<T>(
-  samples: Samples,
-  what: Measurement,
-  run: () => Promise<T>
-): Promise<T | undefined> {
-  try {
-    return await run()
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    samples.failures.push({ what, message: message.split('\n')[0] })
-    return undefined
-  }
-}
-
-/** Each client goes first as often as the others: the order turns by one each round. */
-const inTurn = <T>(list: T[], round: number): T[] => {
-  const shift = round % list.length
-  return [...list.slice(shift), ...list.slice(0, shift)]
-}
-
-async function rssKib(tunnel: OpenTunnel): Promise<number> {
-  await sleep(SETTLE_MS)
-  const kib = await residentKib(tunnel.pid)
-  if (kib === undefined) throw new Error(`process ${tunnel.pid} is gone`)
-  return kib
-}
-
 /** Whether this checkout's action.yml declares `expose` (the action's tunnel has landed). */
 function actionCanExpose(): boolean {
   return readActionDefinition(repoRoot).inputs.has('expose')
-}
-
-/** One session under load: downloads, small GETs, RSS, then 100 connections at once. */
-async function loadSession(own: Samples, tunnel: OpenTunnel, frontPort: number): Promise<void> {
-  for (let i = 0; i < DOWNLOADS_PER_ROUND; i++) {
-    const mbps = await attempt(own, 'download', () => downloadThroughput(frontPort, tunnel.host))
-    if (mbps !== undefined) own.throughput.push(mbps)
-  }
-  const times = await attempt(own, 'small requests', () =>
-    smallRequestTimes(frontPort, tunnel.host, SMALL_REQUESTS)
-  )
-  own.latency.push(...(times ?? []))
-  const rss = await attempt(own, 'memory', () => rssKib(tunnel))
-  if (rss !== undefined) own.rssAfterLoadKib.push(rss)
-  const total = CONCURRENT_CONNECTIONS * REQUESTS_PER_CONCURRENT_CONNECTION
-  const load = await attempt(own, 'concurrent', () =>
-    keepAliveLoad(frontPort, tunnel.host, { connections: CONCURRENT_CONNECTIONS, total })
-  )
-  own.concurrentRequests += total
-  own.concurrentTimes.push(...(load?.times ?? []))
-  own.concurrentFailures += load?.failures ?? total
-  own.firstConcurrentFailure ??= load?.firstFailure
 }
 
 /** With idle connections through the stand-in's raw port to the tunnel's `app` forward. */
@@ -181,12 +140,6 @@ async function memorySession(own: Samples, tunnel: OpenTunnel, frontPort: number
   }
 }
 
-async function closeTunnel(own: Samples, tunnel: OpenTunnel): Promise<void> {
-  const closed = await attempt(own, 'close', () => tunnel.close())
-  if (closed?.postLine !== undefined) own.postLine = closed.postLine
-  if (closed?.harEntries !== undefined) own.harEntries = closed.harEntries
-}
-
 /**
  * Its own service, with the tunnel stand-in, over https with the run's certificate like the
  * shared one, so both ways to a URL pay the same TLS for their main step.
@@ -201,27 +154,33 @@ export async function benchTunnel(
   const context: ClientContext = {
     node: bench.runtimes[0].path,
     env: { NODE_EXTRA_CA_CERTS: bench.caFile },
+    // No edge proxy in front of the front: it would add the same cost to both sides.
     service: await startCredentialService({ apiKeys: keys, tunnel: true, tls: bench.tls }),
     nextKey: () => keys[Math.floor(provisions++ / 50)] ?? keys[0]
   }
   const app = await startBenchApp()
   const { frontPort } = context.service.tunnel!
   const logOn = { 'log-requests': 'true' }
+  const baseline = validation ? undefined : process.env.BENCH_TUNNEL_BASELINE
   const pair: [TunnelClient, TunnelClient] = [
-    openSshClient(context),
+    baseline === undefined
+      ? openSshClient(context)
+      : actionClient(context, 'baseline', { ...logOn, 'prove-url': 'false' }, baseline),
     validation
       ? openSshClient(context, 'again (check)')
       : actionClient(context, 'expose', { ...logOn, 'prove-url': 'false' })
   ]
-  const proofOn = validation
-    ? undefined
-    : actionClient(context, 'expose, proof on', { ...logOn, 'prove-url': 'true' })
+  const proofOn =
+    validation || baseline !== undefined
+      ? undefined
+      : actionClient(context, 'expose, proof on', { ...logOn, 'prove-url': 'true' })
   const readyClients = proofOn === undefined ? pair : [...pair, proofOn]
   const samples = new Map(readyClients.map(client => [client, emptySamples()]))
   try {
-    // Time to ready: one warm-up open each (not counted), then READY_RUNS each, in turn.
+    // Time to ready: one warm-up round (not counted: the first processes of a run pay for the
+    // page cache, on both sides), then READY_RUNS rounds, A B C then C B A.
     for (let run = -1; run < READY_RUNS; run++) {
-      for (const client of inTurn(readyClients, run + 1)) {
+      for (const client of abbaOrder(readyClients, run + 1)) {
         const own = samples.get(client)!
         const tunnel = await attempt(own, 'open', async () => {
           const opened = await client.open(app.port)
@@ -229,22 +188,18 @@ export async function benchTunnel(
           await opened.close()
           return opened
         })
-        if (run < 0 || tunnel === undefined) continue
-        own.ready.push(tunnel.provisionMs + tunnel.readyMs)
+        const ready = tunnel && tunnel.provisionMs + tunnel.readyMs
+        if (run >= 0) own.ready.push(ready)
+        else own.readyWarmup = ready
       }
     }
     log(`tunnel: time to ready measured (${READY_RUNS} opens per client)`)
+    const sides = pair.map(client => ({ client, samples: samples.get(client)! }))
     for (let round = 0; round < LOAD_ROUNDS; round++) {
-      for (const client of inTurn(pair, round)) {
-        const own = samples.get(client)!
-        const tunnel = await attempt(own, 'open', () => client.open(app.port))
-        if (tunnel === undefined) continue
-        await loadSession(own, tunnel, frontPort)
-        await closeTunnel(own, tunnel)
-      }
+      await pairedLoadRound([sides[0], sides[1]], round, app.port, frontPort, SMALL_REQUESTS)
       log(`tunnel: load round ${round + 1} of ${LOAD_ROUNDS} done`)
     }
-    for (const client of pair) {
+    for (const client of MEMORY_SESSIONS ? pair : []) {
       const own = samples.get(client)!
       const tunnel = await attempt(own, 'open', () => client.open(app.port))
       if (tunnel === undefined) continue
@@ -264,46 +219,55 @@ export async function benchTunnel(
 
   const yardstick = figures(pair[0].label, samples.get(pair[0])!)
   const candidate = figures(pair[1].label, samples.get(pair[1])!)
+  const spreads = pairedRatios(samples.get(pair[1])!, samples.get(pair[0])!)
   const ratios = {
-    readyVsRecipe: round(candidate.readyMedianMs / yardstick.readyMedianMs, 3),
-    throughput: round(candidate.throughputMedianMBps / yardstick.throughputMedianMBps, 3),
-    latency: round(candidate.latencyMedianMs / yardstick.latencyMedianMs, 3)
+    readyVsRecipe: spreads.readyVsRecipe.median,
+    throughput: spreads.throughput.median,
+    latency: spreads.latency.median
   }
   /** No failure on either side: a ratio over partial samples would not be a figure. */
   const clean = (what: Measurement) =>
     ![...yardstick.failures, ...candidate.failures].some(failure => failure.what === what)
   const proof = proofOn === undefined ? undefined : figures(proofOn.label, samples.get(proofOn)!)
+  const proofSpread =
+    proofOn && pairedRatios(samples.get(proofOn)!, samples.get(pair[0])!).readyVsRecipe
   const { memory, concurrent } = candidate
   return {
     validation,
+    ...(baseline === undefined ? {} : { baseline }),
     runs: READY_RUNS,
     loadRounds: LOAD_ROUNDS,
+    memorySessions: MEMORY_SESSIONS,
     downloadBytes: DOWNLOAD_BYTES,
     smallRequests: SMALL_REQUESTS,
     yardstick,
     candidate,
-    proofOn: proof && {
-      label: proof.label,
-      readyMedianMs: proof.readyMedianMs,
-      readyVsRecipe: round(proof.readyMedianMs / yardstick.readyMedianMs, 3),
-      failures: proof.failures.length
-    },
+    proofOn: proof &&
+      proofSpread && {
+        label: proof.label,
+        readyMedianMs: proof.readyMedianMs,
+        readyVsRecipe: proofSpread.median,
+        spread: proofSpread,
+        failures: proof.failures.length
+      },
     ratios,
+    spreads,
     targets: TUNNEL_TARGETS,
-    pass: validation
-      ? null
-      : {
-          readyVsRecipe: clean('open') && ratios.readyVsRecipe <= TUNNEL_TARGETS.readyRatio,
-          throughput: clean('download') && ratios.throughput >= TUNNEL_TARGETS.throughputRatio,
-          latency: clean('small requests') && ratios.latency <= TUNNEL_TARGETS.latencyRatio,
-          rss: clean('memory') && memory.rssMb.at(-1)! <= TUNNEL_TARGETS.rssMb,
-          rssGrowth: clean('memory') && memory.growthMb <= TUNNEL_TARGETS.rssGrowthMb,
-          idleRss: clean('idle') && candidate.idle.rssMb <= TUNNEL_TARGETS.idleRssMb,
-          concurrent:
-            clean('concurrent') &&
-            concurrent.requests > 0 &&
-            concurrent.failures <= TUNNEL_TARGETS.concurrentFailures
-        }
+    pass:
+      validation || baseline !== undefined
+        ? null
+        : {
+            readyVsRecipe: clean('open') && ratios.readyVsRecipe <= TUNNEL_TARGETS.readyRatio,
+            throughput: clean('download') && ratios.throughput >= TUNNEL_TARGETS.throughputRatio,
+            latency: clean('small requests') && ratios.latency <= TUNNEL_TARGETS.latencyRatio,
+            rss: clean('memory') && memory.rssMb.at(-1)! <= TUNNEL_TARGETS.rssMb,
+            rssGrowth: clean('memory') && memory.growthMb <= TUNNEL_TARGETS.rssGrowthMb,
+            idleRss: clean('idle') && candidate.idle.rssMb <= TUNNEL_TARGETS.idleRssMb,
+            concurrent:
+              clean('concurrent') &&
+              concurrent.requests > 0 &&
+              concurrent.failures <= TUNNEL_TARGETS.concurrentFailures
+          }
   }
 }
 

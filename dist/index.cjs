@@ -366,6 +366,7 @@ function checkOwnDirectory(path, savedId) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   B9: () => (/* binding */ tokenOf),
 /* harmony export */   Gv: () => (/* binding */ isObject),
+/* harmony export */   Jh: () => (/* binding */ contradictorySpellings),
 /* harmony export */   h0: () => (/* binding */ tunnelUserOf)
 /* harmony export */ });
 function isObject(value) {
@@ -376,6 +377,19 @@ function tokenOf(answer) {
 }
 function tunnelUserOf(answer) {
     return answer.tunnel_user ?? answer.tunnel_client_id;
+}
+const SPELLINGS = [
+    ['token', 'tunnel_client_secret'],
+    ['tunnel_user', 'tunnel_client_id']
+];
+function contradictorySpellings(answer) {
+    return SPELLINGS.find(([spec, product]) => {
+        const first = answer[spec];
+        const second = answer[product];
+        return first !== undefined && first !== null && second !== undefined && second !== null
+            ? first !== second
+            : false;
+    });
 }
 
 
@@ -711,20 +725,62 @@ function networkDetail(error) {
 
 /***/ }),
 
-/***/ 845:
+/***/ 464:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
-/* harmony export */   n: () => (/* binding */ parseCredential)
-/* harmony export */ });
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(519);
-/* harmony import */ var _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(87);
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(479);
-/* harmony import */ var _text_validators_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(45);
-/* harmony import */ var _text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(785);
-/* harmony import */ var _answer_fields_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(854);
-/* harmony import */ var _answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(570);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  h: () => (/* binding */ DEFAULT_TUNNEL_PORT),
+  n: () => (/* binding */ parseCredential)
+});
+
+// EXTERNAL MODULE: ./core/errors.ts
+var errors = __nccwpck_require__(519);
+// EXTERNAL MODULE: ./core/text/iso-time.ts
+var iso_time = __nccwpck_require__(87);
+// EXTERNAL MODULE: ./core/text/printable.ts
+var printable = __nccwpck_require__(479);
+// EXTERNAL MODULE: ./core/text/validators.ts
+var validators = __nccwpck_require__(45);
+// EXTERNAL MODULE: ./core/text/log-commands.ts
+var log_commands = __nccwpck_require__(785);
+// EXTERNAL MODULE: ./core/service/answer-fields.ts
+var answer_fields = __nccwpck_require__(854);
+// EXTERNAL MODULE: ./core/service/answer-secrets.ts
+var answer_secrets = __nccwpck_require__(570);
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(30);
+;// CONCATENATED MODULE: ./core/service/answer-url.ts
+
+const KNOWN_OWNERSHIP_TYPES = ['shared', 'dedicated', 'self-hosted'];
+const DOMAIN_PATTERN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const OWNERSHIP_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+function readAnswerUrlFields(answer, invalid) {
+    const { tunnel_fqdn: fqdn, append_user_to_subdomain: append, ownership_type: ownership } = answer;
+    const fields = {};
+    if (fqdn !== undefined && fqdn !== null) {
+        if (typeof fqdn !== 'string' || !DOMAIN_PATTERN.test(fqdn) || (0,external_node_net_.isIP)(fqdn) !== 0) {
+            throw invalid('tunnel_fqdn is not a lower-case host name (an IP address cannot hold names)');
+        }
+        fields.tunnelFqdn = fqdn;
+    }
+    if (append !== undefined && append !== null) {
+        if (typeof append !== 'boolean')
+            throw invalid('append_user_to_subdomain is not true or false');
+        fields.appendUserToSubdomain = append;
+    }
+    if (ownership !== undefined && ownership !== null) {
+        if (typeof ownership !== 'string' || !OWNERSHIP_PATTERN.test(ownership)) {
+            throw invalid(`ownership_type is not a short lower-case word (such as ${KNOWN_OWNERSHIP_TYPES.join(', ')})`);
+        }
+        fields.ownershipType = ownership;
+    }
+    return fields;
+}
+
+;// CONCATENATED MODULE: ./core/service/credential.ts
+
 
 
 
@@ -734,13 +790,18 @@ function networkDetail(error) {
 
 const DEFAULT_TUNNEL_PORT = 2223;
 function parseCredential(raw, overrides = {}) {
-    if (!(0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .isObject */ .Gv)(raw)) {
+    if (!(0,answer_fields/* isObject */.Gv)(raw)) {
         throw invalid('the body is not a JSON object');
     }
-    const token = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tokenOf */ .B9)(raw);
-    const tunnelUser = (0,_answer_fields_js__WEBPACK_IMPORTED_MODULE_4__/* .tunnelUserOf */ .h0)(raw);
+    const contradiction = (0,answer_fields/* contradictorySpellings */.Jh)(raw);
+    if (contradiction !== undefined) {
+        const [spec, product] = contradiction;
+        throw invalid(`${spec} and ${product} differ, so the answer names two credentials`);
+    }
+    const token = (0,answer_fields/* tokenOf */.B9)(raw);
+    const tunnelUser = (0,answer_fields/* tunnelUserOf */.h0)(raw);
     checkSecretLike(token, 'token');
-    const secrets = (0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .secretsIn */ .V)(raw);
+    const secrets = (0,answer_secrets/* secretsIn */.V)(raw);
     checkIdentifier(tunnelUser, 'tunnel_user', secrets);
     const clientId = raw.client_id ?? raw.tunnel_client_id ?? tunnelUser;
     checkIdentifier(clientId, 'client_id', secrets);
@@ -748,16 +809,21 @@ function parseCredential(raw, overrides = {}) {
     if (tunnelHost === undefined || tunnelHost === null || tunnelHost === '') {
         throw invalid('tunnel_host is missing; set the tunnel-host input if your tunnel server is self-hosted');
     }
-    if (typeof tunnelHost !== 'string' || !(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isBareHost */ .jY)(tunnelHost)) {
+    if (typeof tunnelHost !== 'string' || !(0,validators/* isBareHost */.jY)(tunnelHost)) {
         throw invalid('tunnel_host is not a bare hostname or IP address');
     }
     const rawPort = overrides.tunnelPort ?? raw.tunnel_port;
     const portDefaulted = rawPort === undefined || rawPort === null;
     const tunnelPort = portDefaulted ? DEFAULT_TUNNEL_PORT : parsePort(rawPort);
-    const expiresAt = optional(raw.expires_at, 'expires_at', _text_iso_time_js__WEBPACK_IMPORTED_MODULE_6__/* .isIsoTime */ .d, 'an ISO 8601 time');
-    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isPositiveInteger, 'a positive whole number');
+    const expiresAt = optional(raw.expires_at, 'expires_at', iso_time/* isIsoTime */.d, 'an ISO 8601 time');
+    const ttlMinutes = optional(raw.ttl_minutes, 'ttl_minutes', isWholeNumber, 'a whole number (0: no expiry)');
+    if (ttlMinutes === 0 && expiresAt !== undefined) {
+        throw invalid('ttl_minutes is 0 (no expiry), yet expires_at gives an end');
+    }
     const projectSlug = optional(raw.project_slug, 'project_slug', isSafeText, 'a plain string without log command markers');
+    const urlFields = readAnswerUrlFields(raw, invalid);
     return {
+        ...urlFields,
         token: token,
         tunnelUser: tunnelUser,
         clientId: clientId,
@@ -770,15 +836,15 @@ function parseCredential(raw, overrides = {}) {
     };
 }
 function checkSecretLike(value, field) {
-    const problem = (0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .identifierProblem */ .rD)(value);
+    const problem = (0,validators/* identifierProblem */.rD)(value);
     if (problem !== undefined)
         throw invalid(`${field} ${problem}`);
 }
 function checkIdentifier(value, field, secrets) {
     checkSecretLike(value, field);
-    if ((0,_answer_secrets_js__WEBPACK_IMPORTED_MODULE_5__/* .holdsSecret */ .h)(value, secrets))
+    if ((0,answer_secrets/* holdsSecret */.h)(value, secrets))
         throw invalid(`${field} holds the token, or a long piece of it`);
-    if ((0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value)) {
+    if ((0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw invalid(`${field} holds a log command marker (such as "::", or "#" followed by "#[" or "#vso[")`);
     }
 }
@@ -788,7 +854,7 @@ function parsePort(value) {
         : typeof value === 'string' && /^\d{1,5}$/.test(value)
             ? Number(value)
             : NaN;
-    if (!(0,_text_validators_js__WEBPACK_IMPORTED_MODULE_2__/* .isPort */ .sW)(number)) {
+    if (!(0,validators/* isPort */.sW)(number)) {
         throw invalid('tunnel_port is not a whole number from 1 to 65535');
     }
     return number;
@@ -800,18 +866,18 @@ function optional(value, field, check, expected) {
         throw invalid(`${field} is not ${expected}`);
     return value;
 }
-function isPositiveInteger(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+function isWholeNumber(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 function isSafeText(value) {
     return (typeof value === 'string' &&
         value.length <= 200 &&
-        !(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .hasUnsafeCharacter */ .QR)(value) &&
-        (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value) &&
-        !(0,_text_log_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .holdsCommandMarker */ .eK)(value));
+        !(0,printable/* hasUnsafeCharacter */.QR)(value) &&
+        (0,printable/* isWellFormed */.UC)(value) &&
+        !(0,log_commands/* holdsCommandMarker */.eK)(value));
 }
 function invalid(what) {
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ExplainedError */ .h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
+    return new errors/* ExplainedError */.h(`The credential service sent a credential that failed validation: ${what}. Nothing was exported. ` +
         'Check that base-url points at the credential service; if it does, report this to the service operator.');
 }
 
@@ -955,11 +1021,12 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  Nr: () => (/* binding */ SPEC_SHAPE_TEMPLATE),
   J1: () => (/* binding */ formatUrl),
   ij: () => (/* binding */ readTunnelSettings)
 });
 
-// UNUSED EXPORTS: DEFAULT_URL_TEMPLATE, parseExpose, parseHostKeyPins, parseUrlTemplate
+// UNUSED EXPORTS: parseExpose, parseHostKeyPins, parseUrlTemplate
 
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
@@ -1021,11 +1088,11 @@ function readHeaderChoice(options) {
 
 
 
-const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}';
+const SPEC_SHAPE_TEMPLATE = 'https://{name}-{user}.{host}';
 const DEFAULT_ENTRY_NAME = 'app';
 const DEFAULT_TARGET_HOST = 'localhost';
 const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const PLACEHOLDERS = ['name', 'user', 'host', 'port'];
+const PLACEHOLDERS = ['name', 'user', 'host', 'fqdn', 'port'];
 function parseExpose(raw, label) {
     const texts = raw
         .split(/[\n,]/)
@@ -1113,10 +1180,12 @@ function entryError(entry, needs) {
     return new PartProblem(entry, needs);
 }
 function parseUrlTemplate(raw, label) {
-    const template = raw.trim() || DEFAULT_URL_TEMPLATE;
+    const template = raw.trim();
+    if (template === '')
+        return '';
     for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
         if (!PLACEHOLDERS.includes(inner)) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host}, {fqdn} and {port}.`);
         }
     }
     const marker = (0,log_commands/* midLineMarkerIn */.U6)(template);
@@ -1127,15 +1196,16 @@ function parseUrlTemplate(raw, label) {
         name: 'app',
         user: 'user',
         host: 'tunnel.example',
+        fqdn: 'cicd.tunnel.example',
         port: 22
     });
     if (sample === undefined) {
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* capitalised */.Iu)(label('url-template'))} is ${(0,quote/* quote */.h)(template)}: it does not form an http or https URL, as in ${SPEC_SHAPE_TEMPLATE}.`);
     }
     return template;
 }
 function formatUrl(template, values) {
-    const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key) => String(values[key]));
+    const text = template.replace(/\{(name|user|host|fqdn|port)\}/g, (_match, key) => String(values[key]));
     if ((0,printable/* hasUnsafeCharacter */.QR)(text))
         return undefined;
     try {
@@ -1578,7 +1648,7 @@ function identifierProblem(value) {
 
 /***/ }),
 
-/***/ 226:
+/***/ 845:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -1589,7 +1659,7 @@ function identifierProblem(value) {
 /* unused harmony export hostProblem */
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(30);
 /* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(845);
+/* harmony import */ var _service_credential_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(464);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
 /* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
 /* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
@@ -1611,13 +1681,15 @@ class UrlError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError
 }
 const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
 const STAND_IN_USER = 'u';
-function urlsFor(tunnel, target, label) {
+function urlsFor(tunnel, target, label, inputEmpty = false) {
     const urls = {};
     for (const entry of tunnel.entries) {
         const { user, host, port } = target;
-        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_5__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, port });
-        if (url === undefined)
-            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label);
+        const fqdn = target.fqdn ?? host;
+        const url = (0,_settings_expose_js__WEBPACK_IMPORTED_MODULE_5__/* .formatUrl */ .J1)(tunnel.urlTemplate, { name: entry.name, user, host, fqdn, port });
+        if (url === undefined) {
+            throw noUrl(tunnel.urlTemplate, entry.name, target.host, label, inputEmpty);
+        }
         const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname);
         if (problem !== undefined)
             throw badHost(url, entry.name, problem, target, label);
@@ -1627,19 +1699,23 @@ function urlsFor(tunnel, target, label) {
 }
 function targetOf(login) {
     const { user, host, port, userFrom } = login;
-    return { user, host, port, ...(userFrom && { userFrom }) };
+    const fqdn = login.answerUrl?.tunnelFqdn;
+    return { user, host, port, ...(fqdn !== undefined && { fqdn }), ...(userFrom && { userFrom }) };
 }
 function checkUrlsBeforeRequest(settings) {
     if (settings.tunnel === undefined || settings.tunnelHost === undefined)
         return;
     const port = settings.tunnelPort ?? _service_credential_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_TUNNEL_PORT */ .h;
     const known = 'knownUser' in settings ? settings.knownUser : undefined;
+    const template = templateBeforeAnswer(settings.tunnel.urlTemplate, known === undefined);
+    if (template === undefined)
+        return;
     const target = known
         ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
         :
             { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true };
     try {
-        urlsFor(settings.tunnel, target, settings.optionLabel);
+        urlsFor({ ...settings.tunnel, urlTemplate: template }, target, settings.optionLabel, settings.tunnel.urlTemplate === '');
     }
     catch (error) {
         if (!(error instanceof UrlError))
@@ -1649,6 +1725,12 @@ function checkUrlsBeforeRequest(settings) {
             : '';
         throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .ExplainedError */ .h(`${error.message} Nothing was requested from the credential service.${standIn}`);
     }
+}
+function templateBeforeAnswer(urlTemplate, answerMayChoose) {
+    if (urlTemplate === '') {
+        return answerMayChoose ? 'https://{name}.{host}' : _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__/* .SPEC_SHAPE_TEMPLATE */ .Nr;
+    }
+    return answerMayChoose && urlTemplate.includes('{fqdn}') ? undefined : urlTemplate;
 }
 function hostProblem(template, hostname) {
     const host = hostname.replace(/^\[(.*)\]$/, '$1');
@@ -1690,13 +1772,13 @@ function characterName(character) {
         return 'a percent sign';
     return `the character "${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_3__/* .printable */ .g$)(character, 12)}"`;
 }
-function noUrl(template, name, host, label) {
+function noUrl(template, name, host, label, inputEmpty) {
     const why = (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 0
         ? ''
         : (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(host) === 4
             ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
             : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets';
-    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+    return new UrlError(`${(0,_settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__/* .capitalised */ .Iu)(label('url-template'))} ${inputEmpty ? `is empty, and the form it stands for, ${(0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)},` : (0,_text_quote_js__WEBPACK_IMPORTED_MODULE_4__/* .quote */ .h)(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
         `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
         `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`, false);
 }
@@ -2303,11 +2385,11 @@ const TUNNEL_OPTIONS = [
     {
         name: 'url-template',
         hosts: ['action', 'cli', 'component'],
-        default: 'https://{name}-{user}.{host}',
+        default: '',
         kinds: 'all',
         secret: false,
         value: 'TEMPLATE',
-        description: "How an exposed entry's public URL is formed, from `{name}`, `{user}`, `{host}` (tunnel host) and `{port}` (tunnel port). Must give an http(s) URL."
+        description: "How an exposed entry's public URL is formed, from `{name}`, `{user}` (tunnel user), `{host}` (tunnel host), `{fqdn}` (the answer's `tunnel_fqdn`, else the tunnel host) and `{port}` (tunnel port). Must give an http(s) URL. Empty: as the tunnel server forms it, from the answer (docs/urls.md)."
     },
     {
         name: 'tunnel-host-key',
@@ -2502,8 +2584,8 @@ function readEnvPrefix(options) {
     return value;
 }
 
-// EXTERNAL MODULE: ./core/service/credential.ts
-var service_credential = __nccwpck_require__(845);
+// EXTERNAL MODULE: ./core/service/credential.ts + 1 modules
+var service_credential = __nccwpck_require__(464);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
@@ -2673,19 +2755,28 @@ function tokenObtained(credential, words, context = {}) {
             ['Tunnel user', credential.tunnelUser],
             ['Tunnel host', credential.tunnelHost],
             ['Tunnel port', String(credential.tunnelPort)],
-            ['Expires at', credential.expiresAt ?? 'not given'],
+            ['Ownership', credential.ownershipType ?? ''],
+            ['Expires at', credential.expiresAt ?? (words.expiryUnknown ? 'not given' : NO_EXPIRY)],
             ['Credential', words.label]
         ],
         announcement: `${words.verb} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
-            `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
+            `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : words.expiryUnknown ? '' : `, with ${NO_EXPIRY}`}.`,
         login: {
             kind: words.kind,
             user: credential.tunnelUser,
             host: credential.tunnelHost,
             port: credential.tunnelPort,
             secret: { type: 'password', token: credential.token },
-            ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+            ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
+            answerUrl: answerUrlOf(credential)
         }
+    };
+}
+const NO_EXPIRY = 'no expiry';
+function answerUrlOf({ tunnelFqdn, appendUserToSubdomain }) {
+    return {
+        ...(tunnelFqdn !== undefined && { tunnelFqdn }),
+        ...(appendUserToSubdomain !== undefined && { appendUserToSubdomain })
     };
 }
 function acceptIssuedToken(raw, kind, settings, { log, save }) {
@@ -2798,6 +2889,7 @@ const cicdKind = {
 const existing_WORDS = {
     kind: 'existing',
     label: 'existing (a token you hold; not created or revoked by this step)',
+    expiryUnknown: true,
     verb: 'Using'
 };
 const EXISTING_LOGIN = {
@@ -3864,7 +3956,7 @@ function withPrintableSummary(writes) {
 }
 
 // EXTERNAL MODULE: ./core/tunnel/main/urls.ts
-var urls = __nccwpck_require__(226);
+var urls = __nccwpck_require__(845);
 ;// CONCATENATED MODULE: ./core/provision.ts
 
 
@@ -3898,7 +3990,7 @@ async function provision(givenHost) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 793).then(__nccwpck_require__.bind(__nccwpck_require__, 793))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -4049,7 +4141,7 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 793).then(__nccwpck_require__.bind(__nccwpck_require__, 793));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,

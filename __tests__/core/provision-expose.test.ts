@@ -258,7 +258,7 @@ describe('main with expose, then post', () => {
     const step = await main({ expose: '3000', 'url-template': '', 'tunnel-host': '10.0.0.5' })
     expect(step.errors).toEqual([
       expect.stringMatching(
-        /^Input url-template "https:\/\/\{name\}-\{user\}\.\{host\}" does not form a URL for "app" with tunnel host 10\.0\.0\.5: the tunnel host is an IPv4 address, .* Nothing was requested from the credential service\.$/
+        /^Input url-template is empty, and the form it stands for, "https:\/\/\{name\}\.\{host\}", does not form a URL for "app" with tunnel host 10\.0\.0\.5: the tunnel host is an IPv4 address, .* Nothing was requested from the credential service\.$/
       )
     ])
     expect(service.requests()).toEqual([])

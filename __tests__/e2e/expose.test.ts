@@ -207,7 +207,7 @@ describe('expose', () => {
     expectTunnelFailure(
       main,
       runnerTemp,
-      'Input url-template "https://{name}-{user}.{host}" does not form a URL for "app" with tunnel host 127.0.0.1: the tunnel host is an IPv4 address'
+      'Input url-template is empty, and the form it stands for, "https://{name}.{host}", does not form a URL for "app" with tunnel host 127.0.0.1: the tunnel host is an IPv4 address'
     )
     expect(annotations(main, 'error')[0]).toContain(
       'Nothing was requested from the credential service.'

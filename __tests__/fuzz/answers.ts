@@ -192,6 +192,31 @@ const nearMisses = new Map<string, FieldValue[]>(
       '2026-11-23 11:00:00Z',
       'tomorrow'
     ],
+    // The product's fields (issue 27): a host name, a boolean and a short word, or refused.
+    tunnel_fqdn: [
+      'cicd.eu1.tunnels.example',
+      'CICD.eu1.tunnels.example',
+      'cicd.eu1.tunnels.example.',
+      '192.0.2.7',
+      '[::1]',
+      'a_b.example',
+      'cicd.example:443',
+      'https://cicd.example',
+      'cicd.example/x',
+      '-bad.example',
+      'a'.repeat(64) + '.example'
+    ],
+    append_user_to_subdomain: [true, false, 'true', 'false', 0, 1, 'yes'],
+    ownership_type: [
+      'shared',
+      'dedicated',
+      'self-hosted',
+      'team_pool-2',
+      'Shared',
+      'self hosted',
+      's'.repeat(33),
+      '9shared'
+    ],
     tunnel_host: [
       '127.0.0.1',
       '::1',
@@ -232,8 +257,19 @@ const EXTRA_KEYS = [
   'Token',
   '',
   'key\nwith a line break',
-  'limits'
+  'limits',
+  'tunnel_fqdn',
+  'append_user_to_subdomain',
+  'ownership_type'
 ]
+/** What an extra key's hostile values start from: a token, or what the product sends there. */
+const EXTRA_BASES: Record<string, FieldValue> = {
+  tunnel_fqdn: 'cicd.eu1.tunnels.example',
+  append_user_to_subdomain: true,
+  ownership_type: 'shared',
+  tunnel_client_id: 'ab12c',
+  tunnel_client_secret: TOKEN
+}
 
 const valueOf = (entries: Entries, key: string): FieldValue =>
   entries.find(([k]) => k === key)?.[1] ?? VALID_CREDENTIAL.find(([k]) => k === key)?.[1] ?? 'x'
@@ -265,8 +301,40 @@ const mutation: fc.Arbitrary<(entries: Entries) => fc.Arbitrary<Entries>> = fc.o
     .constantFrom(...EXTRA_KEYS)
     .map(
       key => (entries: Entries) =>
-        hostileValue(key, TOKEN).map((value): Entries => [...entries, [key, value]])
+        hostileValue(key, EXTRA_BASES[key] ?? TOKEN).map((value): Entries => [
+          ...entries,
+          [key, value]
+        ])
     ),
+  // The other spelling beside the spec's (issue 27): the same value, or another one.
+  fc.constantFrom(['token', 'tunnel_client_secret'], ['tunnel_user', 'tunnel_client_id']).map(
+    ([spec, product]) =>
+      (entries: Entries) =>
+        fc
+          .oneof(fc.constant(valueOf(entries, spec)), hostileValue(product, valueOf(entries, spec)))
+          .map((value): Entries => [...entries, [product, value]])
+  ),
+  // The product's URL fields, as it sends them or hostile (issue 27).
+  fc.constant((entries: Entries) =>
+    fc
+      .tuple(
+        fc.oneof(
+          fc.constant<FieldValue>('cicd.eu1.tunnels.example'),
+          hostileValue('tunnel_fqdn', 'cicd.eu1.tunnels.example')
+        ),
+        fc.oneof(fc.boolean(), hostileValue('append_user_to_subdomain', true)),
+        fc.oneof(
+          fc.constantFrom<FieldValue>('shared', 'dedicated'),
+          hostileValue('ownership_type', 'shared')
+        )
+      )
+      .map(([fqdn, append, ownership]): Entries => [
+        ...entries,
+        ['tunnel_fqdn', fqdn],
+        ['append_user_to_subdomain', append],
+        ['ownership_type', ownership]
+      ])
+  ),
   // The free credential's spellings, which some deployments send instead.
   fc.constantFrom(['token', 'tunnel_client_secret'], ['tunnel_user', 'tunnel_client_id']).map(
     ([from, to]) =>

@@ -158,6 +158,54 @@ export function issuedCredential(
   return { token, tunnelUser }
 }
 
+const present = (value: unknown): boolean => value !== undefined && value !== null
+
+/**
+ * Why an answer that passes every field's own check must still be refused, judged from the answer
+ * as sent: it says two things at once, or a field of the product's shape is malformed (issue 27).
+ * Undefined when nothing here forbids it.
+ */
+export function mustRefuse(answer: ServiceAnswer | undefined): string | undefined {
+  const body = answer && parseBody(answer.body)
+  if (!isObject(body)) return undefined
+  for (const [spec, product] of [
+    ['token', 'tunnel_client_secret'],
+    ['tunnel_user', 'tunnel_client_id']
+  ]) {
+    if (present(body[spec]) && present(body[product]) && body[spec] !== body[product]) {
+      return `sets ${spec} and ${product} to different values`
+    }
+  }
+  if (body.ttl_minutes === 0 && present(body.expires_at)) {
+    return 'has ttl_minutes 0 (no expiry) and an expires_at'
+  }
+  const fqdn = body.tunnel_fqdn
+  const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?'
+  if (
+    present(fqdn) &&
+    (typeof fqdn !== 'string' ||
+      fqdn.length > 253 ||
+      !new RegExp(`^${label}(?:\\.${label})*$`).test(fqdn) ||
+      /^[\d.]+$/.test(fqdn))
+  ) {
+    return 'has a tunnel_fqdn that is not a lower-case host name'
+  }
+  if (
+    present(body.append_user_to_subdomain) &&
+    typeof body.append_user_to_subdomain !== 'boolean'
+  ) {
+    return 'has an append_user_to_subdomain that is not true or false'
+  }
+  const ownership = body.ownership_type
+  if (
+    present(ownership) &&
+    (typeof ownership !== 'string' || !/^[a-z][a-z0-9_-]{0,31}$/.test(ownership))
+  ) {
+    return 'has an ownership_type that is not a short lower-case word'
+  }
+  return undefined
+}
+
 /** What a success must export and output, computed from the answer as the service sent it. */
 function expectedPublication(
   answer: ServiceAnswer,
@@ -289,6 +337,8 @@ export function findProblems(observed: Observed, context: Context): string[] {
     if (errorCount(main) !== 0) problems.push(`main succeeded with ${errorCount(main)} ::error::`)
     const expected =
       observed.lastAnswer && expectedPublication(observed.lastAnswer, context.project)
+    const refusal = mustRefuse(observed.lastAnswer)
+    if (refusal !== undefined) problems.push(`main accepted an answer that ${refusal}`)
     if (!expected) {
       problems.push('main succeeded although the answer holds no credential object')
     } else {

@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 686:
+/***/ 987:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -23317,126 +23317,23 @@ function sameHost(seen, asked, defaultPort) {
     return wanted !== undefined && normal(seen) === wanted;
 }
 
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = require("node:fs/promises");
-;// CONCATENATED MODULE: ./core/tunnel/request-log/size-cap.ts
-const ENTRY_SEPARATOR = ',\n';
-function entriesBytes(entries) {
-    const kept = entries.filter(entry => !entry.drop);
-    const lines = kept.reduce((total, entry) => total + (entry.stripBodies ? entry.bareSize : entry.size), 0);
-    return lines + Math.max(0, kept.length - 1) * ENTRY_SEPARATOR.length;
-}
-function planDrops(entries, budget) {
-    let total = entriesBytes(entries);
-    let bodies = 0;
-    for (const entry of entries) {
-        if (total <= budget)
-            break;
-        if (entry.drop || entry.stripBodies || entry.bareSize === entry.size)
-            continue;
-        entry.stripBodies = true;
-        total -= entry.size - entry.bareSize;
-        bodies++;
-    }
-    let dropped = 0;
-    let kept = entries.filter(entry => !entry.drop).length;
-    for (const entry of entries) {
-        if (total <= budget)
-            break;
-        if (entry.drop)
-            continue;
-        entry.drop = true;
-        kept--;
-        total -=
-            (entry.stripBodies ? entry.bareSize : entry.size) + (kept > 0 ? ENTRY_SEPARATOR.length : 0);
-        dropped++;
-    }
-    return { bodies, entries: dropped };
-}
-function dropPendingNow(spooled, pending, budget, stripBodies) {
-    const copies = spooled.map(entry => ({ ...entry }));
-    planDrops([...copies, ...pending.map(item => item.spooled)], budget);
-    let bodies = 0;
-    let entries = 0;
-    for (const item of pending) {
-        if (item.spooled.drop)
-            entries++;
-        if (!item.spooled.stripBodies)
-            continue;
-        bodies++;
-        item.line = stripBodies(item.line);
-        item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line);
-        item.spooled.stripBodies = undefined;
-    }
-    return { kept: pending.filter(item => !item.spooled.drop), bodies, entries };
-}
+;// CONCATENATED MODULE: ./core/tunnel/request-log/edge-client.ts
 
-;// CONCATENATED MODULE: ./core/tunnel/request-log/har-append.ts
-
-
-async function appendEntries(har, lines, closingText) {
-    if ((await (0,promises_namespaceObject.stat)(har.path).catch(() => undefined))?.size !== har.size)
+function edgeReportedClient(headers) {
+    const realIp = fieldValues(headers, 'x-real-ip');
+    if (realIp.length > 0)
+        return ipAddress(realIp.at(-1));
+    const forwardedFor = fieldValues(headers, 'x-forwarded-for');
+    if (forwardedFor.length === 0)
         return undefined;
-    const temporary = `${har.path}.${process.pid}.append.tmp`;
-    const cut = har.size - har.closingBytes;
-    const separator = har.hasEntries && lines.length > 0 ? ENTRY_SEPARATOR : '';
-    const added = `${separator}${lines.join(ENTRY_SEPARATOR)}${closingText}`;
-    try {
-        await (0,promises_namespaceObject.copyFile)(har.path, temporary);
-        const handle = await (0,promises_namespaceObject.open)(temporary, 'r+');
-        try {
-            await handle.truncate(cut);
-            await handle.write(added, cut);
-        }
-        finally {
-            await handle.close();
-        }
-        await (0,promises_namespaceObject.rename)(temporary, har.path);
-    }
-    catch (error) {
-        await (0,promises_namespaceObject.rm)(temporary, { force: true }).catch(() => undefined);
-        throw error;
-    }
-    return cut + Buffer.byteLength(added);
+    return ipAddress(forwardedFor.join(',').split(',').at(-1));
 }
-
-;// CONCATENATED MODULE: external "node:readline"
-const external_node_readline_namespaceObject = require("node:readline");
-;// CONCATENATED MODULE: external "node:events"
-const external_node_events_namespaceObject = require("node:events");
-;// CONCATENATED MODULE: external "node:stream/promises"
-const external_node_stream_promises_namespaceObject = require("node:stream/promises");
-;// CONCATENATED MODULE: ./core/tunnel/request-log/file-sink.ts
-
-
-
-
-class FileSink {
-    path;
-    stream;
-    failure;
-    constructor(path, mode) {
-        this.path = path;
-        this.stream = (0,external_node_fs_namespaceObject.createWriteStream)(path, { mode });
-        this.stream.on('error', error => (this.failure = error));
-    }
-    async write(text) {
-        if (this.failure)
-            throw this.failure;
-        if (!this.stream.write(text))
-            await (0,external_node_events_namespaceObject.once)(this.stream, 'drain');
-    }
-    async end() {
-        if (this.failure)
-            throw this.failure;
-        this.stream.end();
-        await (0,external_node_stream_promises_namespaceObject.finished)(this.stream);
-    }
-    async abandon() {
-        this.stream.destroy();
-        await (0,external_node_stream_promises_namespaceObject.finished)(this.stream).catch(() => undefined);
-        await (0,promises_namespaceObject.rm)(this.path, { force: true }).catch(() => undefined);
-    }
+function fieldValues(headers, name) {
+    return headers.filter(([field]) => field.toLowerCase() === name).map(([, value]) => value);
+}
+function ipAddress(value) {
+    const address = value.trim();
+    return (0,external_node_net_namespaceObject.isIP)(address) !== 0 && !address.includes('%') ? address : undefined;
 }
 
 ;// CONCATENATED MODULE: external "node:http"
@@ -23484,6 +23381,8 @@ function harEntryOf(record, publicBaseUrl) {
     };
     if (record.client !== undefined)
         entry._client = record.client;
+    if (record.edgeReportedClient !== undefined)
+        entry._edgeReportedClient = record.edgeReportedClient;
     if (record.connection !== undefined)
         entry.connection = String(record.connection);
     if (record.requestBody && record.requestBody.length > 0) {
@@ -23589,87 +23488,26 @@ function nonNegative(value) {
     return Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/request-log/har-rewrite.ts
+;// CONCATENATED MODULE: ./core/tunnel/request-log/logged-request.ts
 
 
-
-
-
-
-const PRIVATE_FILE = 0o600;
-async function rewriteHar(job) {
-    const { harPath, spoolPath, entries, inSpool } = job;
-    const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies);
-    const har = new FileSink(`${harPath}.${process.pid}.tmp`, PRIVATE_FILE);
-    const spool = compact ? new FileSink(`${spoolPath}.tmp`, PRIVATE_FILE) : undefined;
-    const input = inSpool > 0 ? (0,external_node_fs_namespaceObject.createReadStream)(spoolPath) : undefined;
-    const appended = [];
-    const stripped = [];
-    try {
-        await har.write(job.prefix);
-        let first = true;
-        const emit = async (line, entry, fromSpool) => {
-            if (entry.drop)
-                return;
-            const kept = entry.stripBodies ? stripBodies(line) : line;
-            if (entry.stripBodies)
-                stripped.push([entry, Buffer.byteLength(kept)]);
-            await har.write(first ? kept : `${ENTRY_SEPARATOR}${kept}`);
-            first = false;
-            if (spool)
-                await spool.write(`${kept}\n`);
-            else if (!fromSpool)
-                appended.push(`${kept}\n`);
-        };
-        let index = 0;
-        if (input) {
-            for await (const line of (0,external_node_readline_namespaceObject.createInterface)({ input, crlfDelay: Infinity })) {
-                if (index < inSpool)
-                    await emit(line, entries[index++], true);
-            }
-        }
-        for (const [offset, line] of job.batchLines.entries()) {
-            await emit(line, entries[inSpool + offset], false);
-        }
-        await har.write(job.suffix);
-        await har.end();
-        await spool?.end();
-        await (0,promises_namespaceObject.rename)(har.path, harPath);
-        const size = (await (0,promises_namespaceObject.stat)(harPath)).size;
-        if (spool)
-            await (0,promises_namespaceObject.rename)(spool.path, spoolPath);
-        else if (appended.length > 0)
-            await (0,promises_namespaceObject.appendFile)(spoolPath, appended.join(''));
-        return { size, stripped };
-    }
-    catch (error) {
-        input?.destroy();
-        await har.abandon();
-        await spool?.abandon();
-        throw error;
-    }
-}
-function stripBodies(line) {
-    return JSON.stringify(withoutBodies(JSON.parse(line)));
-}
-
-;// CONCATENATED MODULE: ./core/tunnel/request-log/har-envelope.ts
-function harEnvelope(creatorVersion, maxBytes, dropped) {
-    const log = {
-        version: '1.2',
-        creator: { name: 'tunnel-credentials', version: creatorVersion },
-        comment: 'Requests through the tunnel, redacted as the log-headers and log-bodies options say. ' +
-            `To stay under ${maxBytes} bytes, ${dropped.bodies} bodies and ${dropped.entries} ` +
-            'entries were dropped, oldest first.',
-        _dropped: { bodies: dropped.bodies, entries: dropped.entries },
-        _maxBytes: maxBytes
+function loggedRequest(record, redact, publicBaseUrl) {
+    const redacted = withEdgeReportedClient(redact(record));
+    const entry = harEntryOf(redacted, publicBaseUrl);
+    const line = JSON.stringify(entry);
+    return {
+        record: redacted,
+        line,
+        bareLine: holdsBody(entry) ? JSON.stringify(withoutBodies(entry)) : line
     };
-    const head = JSON.stringify({ log });
-    return `${head.slice(0, -2)},"entries":[\n`;
 }
-function envelopeBytes(creatorVersion, maxBytes) {
-    const widest = Number.MAX_SAFE_INTEGER;
-    return Buffer.byteLength(harEnvelope(creatorVersion, maxBytes, { bodies: widest, entries: widest }));
+function withEdgeReportedClient(record) {
+    const reported = edgeReportedClient(record.requestHeaders);
+    if (reported === undefined) {
+        const { edgeReportedClient: _ignored, ...rest } = record;
+        return rest;
+    }
+    return { ...record, edgeReportedClient: reported };
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/header-rule.ts
@@ -23899,6 +23737,448 @@ function hideSecretsInBasic(value, patterns) {
     });
 }
 
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = require("node:fs/promises");
+;// CONCATENATED MODULE: ./core/tunnel/request-log/size-cap.ts
+const ENTRY_SEPARATOR = ',\n';
+function entriesBytes(entries) {
+    const kept = entries.filter(entry => !entry.drop);
+    const lines = kept.reduce((total, entry) => total + (entry.stripBodies ? entry.bareSize : entry.size), 0);
+    return lines + Math.max(0, kept.length - 1) * ENTRY_SEPARATOR.length;
+}
+function planDrops(entries, budget) {
+    let total = entriesBytes(entries);
+    let bodies = 0;
+    for (const entry of entries) {
+        if (total <= budget)
+            break;
+        if (entry.drop || entry.stripBodies || entry.bareSize === entry.size)
+            continue;
+        entry.stripBodies = true;
+        total -= entry.size - entry.bareSize;
+        bodies++;
+    }
+    let dropped = 0;
+    let kept = entries.filter(entry => !entry.drop).length;
+    for (const entry of entries) {
+        if (total <= budget)
+            break;
+        if (entry.drop)
+            continue;
+        entry.drop = true;
+        kept--;
+        total -=
+            (entry.stripBodies ? entry.bareSize : entry.size) + (kept > 0 ? ENTRY_SEPARATOR.length : 0);
+        dropped++;
+    }
+    return { bodies, entries: dropped };
+}
+function dropPendingNow(spooled, pending, budget, stripBodies) {
+    const copies = spooled.map(entry => ({ ...entry }));
+    planDrops([...copies, ...pending.map(item => item.spooled)], budget);
+    let bodies = 0;
+    let entries = 0;
+    for (const item of pending) {
+        if (item.spooled.drop)
+            entries++;
+        if (!item.spooled.stripBodies)
+            continue;
+        bodies++;
+        item.line = stripBodies(item.line);
+        item.spooled.size = item.spooled.bareSize = Buffer.byteLength(item.line);
+        item.spooled.stripBodies = undefined;
+    }
+    return { kept: pending.filter(item => !item.spooled.drop), bodies, entries };
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-append.ts
+
+
+async function appendEntries(har, lines, closingText) {
+    if ((await (0,promises_namespaceObject.stat)(har.path).catch(() => undefined))?.size !== har.size)
+        return undefined;
+    const temporary = `${har.path}.${process.pid}.append.tmp`;
+    const cut = har.size - har.closingBytes;
+    const separator = har.hasEntries && lines.length > 0 ? ENTRY_SEPARATOR : '';
+    const added = `${separator}${lines.join(ENTRY_SEPARATOR)}${closingText}`;
+    try {
+        await (0,promises_namespaceObject.copyFile)(har.path, temporary);
+        const handle = await (0,promises_namespaceObject.open)(temporary, 'r+');
+        try {
+            await handle.truncate(cut);
+            await handle.write(added, cut);
+        }
+        finally {
+            await handle.close();
+        }
+        await (0,promises_namespaceObject.rename)(temporary, har.path);
+    }
+    catch (error) {
+        await (0,promises_namespaceObject.rm)(temporary, { force: true }).catch(() => undefined);
+        throw error;
+    }
+    return cut + Buffer.byteLength(added);
+}
+
+;// CONCATENATED MODULE: external "node:readline"
+const external_node_readline_namespaceObject = require("node:readline");
+;// CONCATENATED MODULE: external "node:events"
+const external_node_events_namespaceObject = require("node:events");
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = require("node:stream/promises");
+;// CONCATENATED MODULE: ./core/tunnel/request-log/file-sink.ts
+
+
+
+
+class FileSink {
+    path;
+    stream;
+    failure;
+    constructor(path, mode) {
+        this.path = path;
+        this.stream = (0,external_node_fs_namespaceObject.createWriteStream)(path, { mode });
+        this.stream.on('error', error => (this.failure = error));
+    }
+    async write(text) {
+        if (this.failure)
+            throw this.failure;
+        if (!this.stream.write(text))
+            await (0,external_node_events_namespaceObject.once)(this.stream, 'drain');
+    }
+    async end() {
+        if (this.failure)
+            throw this.failure;
+        this.stream.end();
+        await (0,external_node_stream_promises_namespaceObject.finished)(this.stream);
+    }
+    async abandon() {
+        this.stream.destroy();
+        await (0,external_node_stream_promises_namespaceObject.finished)(this.stream).catch(() => undefined);
+        await (0,promises_namespaceObject.rm)(this.path, { force: true }).catch(() => undefined);
+    }
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-rewrite.ts
+
+
+
+
+
+
+const PRIVATE_FILE = 0o600;
+async function rewriteHar(job) {
+    const { harPath, spoolPath, entries, inSpool } = job;
+    const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies);
+    const har = new FileSink(`${harPath}.${process.pid}.tmp`, PRIVATE_FILE);
+    const spool = compact ? new FileSink(`${spoolPath}.tmp`, PRIVATE_FILE) : undefined;
+    const input = inSpool > 0 ? (0,external_node_fs_namespaceObject.createReadStream)(spoolPath) : undefined;
+    const appended = [];
+    const stripped = [];
+    try {
+        await har.write(job.prefix);
+        let first = true;
+        const emit = async (line, entry, fromSpool) => {
+            if (entry.drop)
+                return;
+            const kept = entry.stripBodies ? stripBodies(line) : line;
+            if (entry.stripBodies)
+                stripped.push([entry, Buffer.byteLength(kept)]);
+            await har.write(first ? kept : `${ENTRY_SEPARATOR}${kept}`);
+            first = false;
+            if (spool)
+                await spool.write(`${kept}\n`);
+            else if (!fromSpool)
+                appended.push(`${kept}\n`);
+        };
+        let index = 0;
+        if (input) {
+            for await (const line of (0,external_node_readline_namespaceObject.createInterface)({ input, crlfDelay: Infinity })) {
+                if (index < inSpool)
+                    await emit(line, entries[index++], true);
+            }
+        }
+        for (const [offset, line] of job.batchLines.entries()) {
+            await emit(line, entries[inSpool + offset], false);
+        }
+        await har.write(job.suffix);
+        await har.end();
+        await spool?.end();
+        await (0,promises_namespaceObject.rename)(har.path, harPath);
+        const size = (await (0,promises_namespaceObject.stat)(harPath)).size;
+        if (spool)
+            await (0,promises_namespaceObject.rename)(spool.path, spoolPath);
+        else if (appended.length > 0)
+            await (0,promises_namespaceObject.appendFile)(spoolPath, appended.join(''));
+        return { size, stripped };
+    }
+    catch (error) {
+        input?.destroy();
+        await har.abandon();
+        await spool?.abandon();
+        throw error;
+    }
+}
+function stripBodies(line) {
+    return JSON.stringify(withoutBodies(JSON.parse(line)));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-envelope.ts
+function harEnvelope(creatorVersion, maxBytes, dropped) {
+    const log = {
+        version: '1.2',
+        creator: { name: 'tunnel-credentials', version: creatorVersion },
+        comment: 'Requests through the tunnel, redacted as the log-headers and log-bodies options say. ' +
+            `To stay under ${maxBytes} bytes, ${dropped.bodies} bodies and ${dropped.entries} ` +
+            'entries were dropped, oldest first.',
+        _dropped: { bodies: dropped.bodies, entries: dropped.entries },
+        _maxBytes: maxBytes
+    };
+    const head = JSON.stringify({ log });
+    return `${head.slice(0, -2)},"entries":[\n`;
+}
+function envelopeBytes(creatorVersion, maxBytes) {
+    const widest = Number.MAX_SAFE_INTEGER;
+    return Buffer.byteLength(harEnvelope(creatorVersion, maxBytes, { bodies: widest, entries: widest }));
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/tunnel-answers.ts
+const TUNNEL_ANSWERS_MAX_BYTES = 256 * 1024;
+function tunnelAnswersBudget(maxBytes) {
+    return Math.min(TUNNEL_ANSWERS_MAX_BYTES, Math.floor(maxBytes / 8));
+}
+const SEPARATOR = ',\n';
+class TunnelAnswers {
+    budget;
+    lines = [];
+    bytes = 0;
+    dropped = 0;
+    changed = false;
+    constructor(budget) {
+        this.budget = budget;
+    }
+    add(line, bare) {
+        const kept = Buffer.byteLength(line) <= this.budget ? line : bare;
+        const size = Buffer.byteLength(kept);
+        this.changed = true;
+        if (size > this.budget) {
+            this.dropped++;
+            return;
+        }
+        this.lines.push(kept);
+        this.bytes += size + SEPARATOR.length;
+        while (this.bytes > this.budget) {
+            this.bytes -= Buffer.byteLength(this.lines.shift()) + SEPARATOR.length;
+            this.dropped++;
+        }
+    }
+    closingText() {
+        const list = this.lines.length === 0 ? '' : `\n${this.lines.join(SEPARATOR)}\n`;
+        return `\n],"_tunnelAnswers":[${list}],"_tunnelAnswersDropped":${this.dropped}}}\n`;
+    }
+}
+function closingTextBytes(budget) {
+    const widest = `\n],"_tunnelAnswers":[\n\n],"_tunnelAnswersDropped":${Number.MAX_SAFE_INTEGER}}}\n`;
+    return Buffer.byteLength(widest) + budget;
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/request-log/har-store.ts
+
+
+
+
+
+
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_DEBOUNCE_MS = 500;
+const har_store_PRIVATE_FILE = 0o600;
+class SpooledHarStore {
+    options;
+    maxBytes;
+    debounceMs;
+    entriesBudget;
+    answers;
+    closingBytes = 0;
+    spooled = [];
+    pending = [];
+    pendingBytes = 0;
+    written = { bodies: 0, entries: 0 };
+    marked = { bodies: 0, entries: 0 };
+    timer;
+    running;
+    lastRebuildMs = 0;
+    harSize;
+    closed = false;
+    lastError;
+    constructor(options) {
+        this.options = options;
+        this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+        this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+        const answersBudget = tunnelAnswersBudget(this.maxBytes);
+        this.answers = new TunnelAnswers(answersBudget);
+        this.entriesBudget =
+            this.maxBytes -
+                envelopeBytes(options.creatorVersion, this.maxBytes) -
+                closingTextBytes(answersBudget);
+    }
+    static async open(options) {
+        const store = new SpooledHarStore(options);
+        await (0,promises_namespaceObject.writeFile)(options.spoolPath, '', { mode: har_store_PRIVATE_FILE });
+        await store.startRebuild();
+        return store;
+    }
+    get dropped() {
+        return { ...this.written };
+    }
+    add({ line, bareLine }) {
+        if (this.closed)
+            return;
+        const size = Buffer.byteLength(line);
+        const bare = Buffer.byteLength(bareLine);
+        this.pending.push({ line, spooled: { size, bareSize: bare } });
+        this.pendingBytes += size;
+        if (this.pendingBytes > 2 * this.maxBytes)
+            this.dropPendingNow();
+        this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay());
+    }
+    addTunnelAnswer({ line, bareLine }) {
+        if (this.closed)
+            return;
+        this.answers.add(line, bareLine);
+        this.schedule(this.delay());
+    }
+    async flush() {
+        if (this.timer)
+            clearTimeout(this.timer);
+        this.timer = undefined;
+        while (this.running)
+            await this.running;
+        await this.startRebuild();
+    }
+    async close() {
+        if (this.closed)
+            return;
+        this.closed = true;
+        await this.flush();
+        await (0,promises_namespaceObject.rm)(this.options.spoolPath, { force: true }).catch(() => undefined);
+    }
+    dropPendingNow() {
+        const dropped = dropPendingNow(this.spooled, this.pending, this.entriesBudget, stripBodies);
+        this.marked.bodies += dropped.bodies;
+        this.marked.entries += dropped.entries;
+        this.pending = dropped.kept;
+        this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0);
+    }
+    delay() {
+        return Math.max(this.debounceMs, 2 * this.lastRebuildMs);
+    }
+    schedule(delayMs) {
+        if (this.running || (this.timer && delayMs > 0))
+            return;
+        if (this.timer)
+            clearTimeout(this.timer);
+        this.timer = setTimeout(() => {
+            this.timer = undefined;
+            void this.startRebuild();
+        }, delayMs);
+        this.timer.unref();
+    }
+    startRebuild() {
+        this.running = this.rebuild().finally(() => {
+            this.running = undefined;
+            if ((this.pending.length === 0 && !this.answers.changed) || this.closed)
+                return;
+            this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay());
+        });
+        return this.running;
+    }
+    async rebuild() {
+        const started = Date.now();
+        const batch = this.pending;
+        this.pending = [];
+        this.pendingBytes = 0;
+        const inSpool = this.spooled.length;
+        const entries = [...this.spooled, ...batch.map(item => item.spooled)];
+        const planned = planDrops(entries, this.entriesBudget);
+        this.marked.bodies += planned.bodies;
+        this.marked.entries += planned.entries;
+        const dropped = {
+            bodies: this.written.bodies + this.marked.bodies,
+            entries: this.written.entries + this.marked.entries
+        };
+        const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies);
+        const envelope = {
+            prefix: harEnvelope(this.options.creatorVersion, this.maxBytes, dropped),
+            suffix: this.answers.closingText()
+        };
+        const answersChanged = this.answers.changed;
+        this.answers.changed = false;
+        const sameDrops = dropped.bodies === this.written.bodies && dropped.entries === this.written.entries;
+        try {
+            const appended = this.harSize !== undefined && !compact && sameDrops
+                ? await this.append(batch, inSpool > 0, answersChanged ? envelope.suffix : undefined)
+                : false;
+            if (!appended)
+                await this.rewrite(batch, entries, inSpool, envelope);
+        }
+        catch (error) {
+            this.answers.changed = true;
+            this.spooled = entries.slice(0, inSpool);
+            this.pending = [...batch, ...this.pending];
+            this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0);
+            const { code, message } = error;
+            this.report(`could not write the request log ${this.options.harPath} (${code ?? message})`);
+            return;
+        }
+        finally {
+            this.lastRebuildMs = Date.now() - started;
+        }
+        this.spooled = entries.filter(entry => !entry.drop);
+        this.closingBytes = Buffer.byteLength(envelope.suffix);
+        this.written = dropped;
+        this.marked = { bodies: 0, entries: 0 };
+        this.lastError = undefined;
+        await this.options.afterWrite?.();
+    }
+    async append(batch, hasEntries, closing) {
+        if (batch.length === 0 && closing === undefined)
+            return true;
+        const { harPath, spoolPath } = this.options;
+        const lines = batch.map(item => item.line);
+        const har = { path: harPath, size: this.harSize, hasEntries, closingBytes: this.closingBytes };
+        const size = await appendEntries(har, lines, closing ?? this.answers.closingText());
+        this.harSize = undefined;
+        if (size === undefined)
+            return false;
+        await (0,promises_namespaceObject.appendFile)(spoolPath, lines.map(line => `${line}\n`).join(''));
+        this.harSize = size;
+        return true;
+    }
+    async rewrite(batch, entries, inSpool, envelope) {
+        this.harSize = undefined;
+        const { harPath, spoolPath } = this.options;
+        const { size, stripped } = await rewriteHar({
+            harPath,
+            spoolPath,
+            ...envelope,
+            entries,
+            inSpool,
+            batchLines: batch.map(item => item.line)
+        });
+        this.harSize = size;
+        for (const [entry, bytes] of stripped) {
+            entry.size = entry.bareSize = bytes;
+            entry.stripBodies = undefined;
+        }
+    }
+    report(message) {
+        if (message === this.lastError)
+            return;
+        this.lastError = message;
+        this.options.onError?.(message);
+    }
+}
+
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/challenge.ts
 const CHALLENGE_WINDOW_MS = 10_000;
 const REFUSALS_WATCHED = 256;
@@ -24042,6 +24322,9 @@ function rowOf(record) {
         startedAt: record.startedAt,
         entry: record.entry.slice(0, KEPT_TARGET),
         client: (record.client ?? '').slice(0, KEPT_TARGET),
+        ...(record.edgeReportedClient !== undefined && {
+            edgeReportedClient: record.edgeReportedClient.slice(0, KEPT_TARGET)
+        }),
         method: record.method.slice(0, KEPT_TARGET),
         target: record.target.slice(0, KEPT_TARGET),
         ...(record.status === undefined ? {} : { status: record.status }),
@@ -24090,47 +24373,8 @@ function isRows(value) {
             ['entry', 'client', 'method', 'target', 'outcome'].every(key => typeof row[key] === 'string') &&
             ['startedAt', 'durationMs', 'bytesIn', 'bytesOut'].every(key => typeof row[key] === 'number') &&
             (row.status === undefined || typeof row.status === 'number') &&
+            (row.edgeReportedClient === undefined || typeof row.edgeReportedClient === 'string') &&
             (row.challenge === undefined || typeof row.challenge === 'boolean')));
-}
-
-;// CONCATENATED MODULE: ./core/tunnel/request-log/tunnel-answers.ts
-const TUNNEL_ANSWERS_MAX_BYTES = 256 * 1024;
-function tunnelAnswersBudget(maxBytes) {
-    return Math.min(TUNNEL_ANSWERS_MAX_BYTES, Math.floor(maxBytes / 8));
-}
-const SEPARATOR = ',\n';
-class TunnelAnswers {
-    budget;
-    lines = [];
-    bytes = 0;
-    dropped = 0;
-    changed = false;
-    constructor(budget) {
-        this.budget = budget;
-    }
-    add(line, bare) {
-        const kept = Buffer.byteLength(line) <= this.budget ? line : bare;
-        const size = Buffer.byteLength(kept);
-        this.changed = true;
-        if (size > this.budget) {
-            this.dropped++;
-            return;
-        }
-        this.lines.push(kept);
-        this.bytes += size + SEPARATOR.length;
-        while (this.bytes > this.budget) {
-            this.bytes -= Buffer.byteLength(this.lines.shift()) + SEPARATOR.length;
-            this.dropped++;
-        }
-    }
-    closingText() {
-        const list = this.lines.length === 0 ? '' : `\n${this.lines.join(SEPARATOR)}\n`;
-        return `\n],"_tunnelAnswers":[${list}],"_tunnelAnswersDropped":${this.dropped}}}\n`;
-    }
-}
-function closingTextBytes(budget) {
-    const widest = `\n],"_tunnelAnswers":[\n\n],"_tunnelAnswersDropped":${Number.MAX_SAFE_INTEGER}}}\n`;
-    return Buffer.byteLength(widest) + budget;
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/request-log/har-file.ts
@@ -24139,202 +24383,48 @@ function closingTextBytes(budget) {
 
 
 
-
-
-
-
-const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
-const DEFAULT_DEBOUNCE_MS = 500;
-const har_file_PRIVATE_FILE = 0o600;
 class HarWriter {
     options;
     tally = new RequestTally();
     redact;
-    maxBytes;
-    debounceMs;
-    entriesBudget;
-    answers;
-    closingBytes = 0;
-    spooled = [];
-    pending = [];
-    pendingBytes = 0;
-    written = { bodies: 0, entries: 0 };
-    marked = { bodies: 0, entries: 0 };
-    timer;
-    running;
-    lastRebuildMs = 0;
-    harSize;
     closed = false;
-    lastError;
+    store;
     constructor(options) {
         this.options = options;
         this.redact = makeRedactor(options.redaction);
-        this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-        this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
-        const answersBudget = tunnelAnswersBudget(this.maxBytes);
-        this.answers = new TunnelAnswers(answersBudget);
-        this.entriesBudget =
-            this.maxBytes -
-                envelopeBytes(options.creatorVersion, this.maxBytes) -
-                closingTextBytes(answersBudget);
     }
     static async open(options) {
         const writer = new HarWriter(options);
-        await (0,promises_namespaceObject.writeFile)(options.spoolPath, '', { mode: har_file_PRIVATE_FILE });
-        await writer.startRebuild();
+        writer.store = await SpooledHarStore.open({
+            ...options,
+            afterWrite: () => writer.writeTally()
+        });
         return writer;
     }
     get dropped() {
-        return { ...this.written };
+        return this.store.dropped;
     }
     record(record) {
         if (this.closed)
             return;
         try {
-            const redacted = this.redact(record);
-            this.tally.add(redacted);
-            const entry = harEntryOf(redacted, this.options.publicBaseUrl);
-            const line = JSON.stringify(entry);
-            const bareLine = holdsBody(entry) ? JSON.stringify(withoutBodies(entry)) : line;
-            if (redacted.tunnelAnswered === true) {
-                this.answers.add(line, bareLine);
-                return this.schedule(this.delay());
-            }
-            const size = Buffer.byteLength(line);
-            const bare = Buffer.byteLength(bareLine);
-            this.pending.push({ line, spooled: { size, bareSize: bare } });
-            this.pendingBytes += size;
-            if (this.pendingBytes > 2 * this.maxBytes)
-                this.dropPendingNow();
-            this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay());
+            const logged = loggedRequest(record, this.redact, this.options.publicBaseUrl);
+            this.tally.add(logged.record);
+            if (logged.record.tunnelAnswered === true)
+                this.store.addTunnelAnswer(logged);
+            else
+                this.store.add(logged);
         }
         catch (error) {
             this.report(`could not log a request (${error.message})`);
         }
     }
-    async flush() {
-        if (this.timer)
-            clearTimeout(this.timer);
-        this.timer = undefined;
-        while (this.running)
-            await this.running;
-        await this.startRebuild();
+    flush() {
+        return this.store.flush();
     }
-    async close() {
-        if (this.closed)
-            return;
+    close() {
         this.closed = true;
-        await this.flush();
-        await (0,promises_namespaceObject.rm)(this.options.spoolPath, { force: true }).catch(() => undefined);
-    }
-    dropPendingNow() {
-        const dropped = dropPendingNow(this.spooled, this.pending, this.entriesBudget, stripBodies);
-        this.marked.bodies += dropped.bodies;
-        this.marked.entries += dropped.entries;
-        this.pending = dropped.kept;
-        this.pendingBytes = this.pending.reduce((total, item) => total + item.spooled.size, 0);
-    }
-    delay() {
-        return Math.max(this.debounceMs, 2 * this.lastRebuildMs);
-    }
-    schedule(delayMs) {
-        if (this.running || (this.timer && delayMs > 0))
-            return;
-        if (this.timer)
-            clearTimeout(this.timer);
-        this.timer = setTimeout(() => {
-            this.timer = undefined;
-            void this.startRebuild();
-        }, delayMs);
-        this.timer.unref();
-    }
-    startRebuild() {
-        this.running = this.rebuild().finally(() => {
-            this.running = undefined;
-            if ((this.pending.length === 0 && !this.answers.changed) || this.closed)
-                return;
-            this.schedule(this.pendingBytes > this.maxBytes ? 0 : this.delay());
-        });
-        return this.running;
-    }
-    async rebuild() {
-        const started = Date.now();
-        const batch = this.pending;
-        this.pending = [];
-        this.pendingBytes = 0;
-        const inSpool = this.spooled.length;
-        const entries = [...this.spooled, ...batch.map(item => item.spooled)];
-        const planned = planDrops(entries, this.entriesBudget);
-        this.marked.bodies += planned.bodies;
-        this.marked.entries += planned.entries;
-        const dropped = {
-            bodies: this.written.bodies + this.marked.bodies,
-            entries: this.written.entries + this.marked.entries
-        };
-        const compact = entries.slice(0, inSpool).some(entry => entry.drop || entry.stripBodies);
-        const envelope = {
-            prefix: harEnvelope(this.options.creatorVersion, this.maxBytes, dropped),
-            suffix: this.answers.closingText()
-        };
-        const answersChanged = this.answers.changed;
-        this.answers.changed = false;
-        const sameDrops = dropped.bodies === this.written.bodies && dropped.entries === this.written.entries;
-        try {
-            const appended = this.harSize !== undefined && !compact && sameDrops
-                ? await this.append(batch, inSpool > 0, answersChanged ? envelope.suffix : undefined)
-                : false;
-            if (!appended)
-                await this.rewrite(batch, entries, inSpool, envelope);
-        }
-        catch (error) {
-            this.answers.changed = true;
-            this.spooled = entries.slice(0, inSpool);
-            this.pending = [...batch, ...this.pending];
-            this.pendingBytes += batch.reduce((total, item) => total + item.spooled.size, 0);
-            const { code, message } = error;
-            this.report(`could not write the request log ${this.options.harPath} (${code ?? message})`);
-            return;
-        }
-        finally {
-            this.lastRebuildMs = Date.now() - started;
-        }
-        this.spooled = entries.filter(entry => !entry.drop);
-        this.closingBytes = Buffer.byteLength(envelope.suffix);
-        this.written = dropped;
-        this.marked = { bodies: 0, entries: 0 };
-        this.lastError = undefined;
-        await this.writeTally();
-    }
-    async append(batch, hasEntries, closing) {
-        if (batch.length === 0 && closing === undefined)
-            return true;
-        const { harPath, spoolPath } = this.options;
-        const lines = batch.map(item => item.line);
-        const har = { path: harPath, size: this.harSize, hasEntries, closingBytes: this.closingBytes };
-        const size = await appendEntries(har, lines, closing ?? this.answers.closingText());
-        this.harSize = undefined;
-        if (size === undefined)
-            return false;
-        await (0,promises_namespaceObject.appendFile)(spoolPath, lines.map(line => `${line}\n`).join(''));
-        this.harSize = size;
-        return true;
-    }
-    async rewrite(batch, entries, inSpool, envelope) {
-        this.harSize = undefined;
-        const { harPath, spoolPath } = this.options;
-        const { size, stripped } = await rewriteHar({
-            harPath,
-            spoolPath,
-            ...envelope,
-            entries,
-            inSpool,
-            batchLines: batch.map(item => item.line)
-        });
-        this.harSize = size;
-        for (const [entry, bytes] of stripped) {
-            entry.size = entry.bareSize = bytes;
-            entry.stripBodies = undefined;
-        }
+        return this.store.close();
     }
     async writeTally() {
         const { tallyPath } = this.options;
@@ -24349,10 +24439,10 @@ class HarWriter {
         }
     }
     report(message) {
-        if (message === this.lastError)
-            return;
-        this.lastError = message;
-        this.options.onError?.(message);
+        if (this.store)
+            this.store.report(message);
+        else
+            this.options.onError?.(message);
     }
 }
 
@@ -25422,7 +25512,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(686)
+__nccwpck_require__(987)
 
 module.exports = __webpack_exports__;
 /******/ })()

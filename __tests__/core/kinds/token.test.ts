@@ -16,7 +16,7 @@ describe('tokenObtained', () => {
   it('publishes the four variables, the outputs and the summary, in the kind words', () => {
     const obtained = tokenObtained(
       CREDENTIAL,
-      { kind: 'existing', label: 'a token you hold', verb: 'Using' },
+      { kind: 'existing', label: 'a token you hold', verb: 'Using', expiryUnknown: true },
       { environment: 'staging' }
     )
     expect(obtained.env).toEqual({
@@ -42,6 +42,7 @@ describe('tokenObtained', () => {
       ['Tunnel user', 'ab12c'],
       ['Tunnel host', 'tunnel.example.test'],
       ['Tunnel port', '2022'],
+      ['Ownership', ''],
       ['Expires at', 'not given'],
       ['Credential', 'a token you hold']
     ])
@@ -51,7 +52,32 @@ describe('tokenObtained', () => {
       user: 'ab12c',
       host: 'tunnel.example.test',
       port: 2022,
-      secret: { type: 'password', token: 'tok_abc123abc123' }
+      secret: { type: 'password', token: 'tok_abc123abc123' },
+      answerUrl: {}
+    })
+  })
+
+  it('says "no expiry" for an answer without an end, and shows the ownership type', () => {
+    const obtained = tokenObtained(
+      {
+        ...CREDENTIAL,
+        ttlMinutes: 0,
+        ownershipType: 'dedicated',
+        tunnelFqdn: 'cicd.example',
+        appendUserToSubdomain: false
+      },
+      { kind: 'cicd', label: 'cicd', verb: 'Provisioned' }
+    )
+    expect(obtained.outputs['expires-at']).toBe('')
+    expect(obtained.outputs['ttl-minutes']).toBe('0')
+    expect(obtained.summary).toContainEqual(['Expires at', 'no expiry'])
+    expect(obtained.summary).toContainEqual(['Ownership', 'dedicated'])
+    expect(obtained.announcement).toBe(
+      'Provisioned tunnel user ab12c for tunnel.example.test:2022, with no expiry.'
+    )
+    expect(obtained.login.answerUrl).toEqual({
+      tunnelFqdn: 'cicd.example',
+      appendUserToSubdomain: false
     })
   })
 

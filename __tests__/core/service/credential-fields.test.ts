@@ -107,10 +107,9 @@ describe('the optional fields', () => {
   })
 
   it.each([
-    [{ ttl_minutes: 0 }, 'ttl_minutes is not a positive whole number'],
-    [{ ttl_minutes: -5 }, 'ttl_minutes is not a positive whole number'],
-    [{ ttl_minutes: 1.5 }, 'ttl_minutes is not a positive whole number'],
-    [{ ttl_minutes: 2 ** 53 }, 'ttl_minutes is not a positive whole number'],
+    [{ ttl_minutes: -5 }, 'ttl_minutes is not a whole number (0: no expiry)'],
+    [{ ttl_minutes: 1.5 }, 'ttl_minutes is not a whole number (0: no expiry)'],
+    [{ ttl_minutes: 2 ** 53 }, 'ttl_minutes is not a whole number (0: no expiry)'],
     [
       { project_slug: 'p'.repeat(201) },
       'project_slug is not a plain string without log command markers'
@@ -191,7 +190,12 @@ describe('a tunnel user that shares part of the token', () => {
 
   it('looks for the free credential secret as well as the token', () => {
     expect(() =>
-      parseCredential({ ...RAW, tunnel_client_secret: 'Zr8Kq1Vw5Nb3', tunnel_user: 'Zr8Kq1Vw5Nb3' })
+      parseCredential({
+        ...RAW,
+        token: undefined,
+        tunnel_client_secret: 'Zr8Kq1Vw5Nb3',
+        tunnel_user: 'Zr8Kq1Vw5Nb3'
+      })
     ).toThrow(holds)
   })
 })

@@ -65,8 +65,8 @@ describe('parseCredential', () => {
   })
 
   it.each([
-    [{ ...RAW, ttl_minutes: 0 }, 'ttl_minutes is not a positive whole number'],
-    [{ ...RAW, ttl_minutes: '60' }, 'ttl_minutes is not a positive whole number'],
+    [{ ...RAW, ttl_minutes: 0 }, 'ttl_minutes is 0 (no expiry), yet expires_at gives an end'],
+    [{ ...RAW, ttl_minutes: '60' }, 'ttl_minutes is not a whole number (0: no expiry)'],
     [
       { ...RAW, project_slug: 'a\tb' },
       'project_slug is not a plain string without log command markers'
@@ -93,11 +93,15 @@ describe('parseCredential', () => {
     [{ ...RAW, client_id: 'id-tok_abc' }, 'client_id holds the token, or a long piece of it'],
     [
       { ...RAW, client_id: undefined, tunnel_client_id: 'tok_abc' },
+      'tunnel_user and tunnel_client_id differ, so the answer names two credentials'
+    ],
+    [
+      { ...RAW, token: undefined, tunnel_client_secret: 'tok_2', client_id: 'tok_2' },
       'client_id holds the token, or a long piece of it'
     ],
     [
-      { ...RAW, tunnel_client_secret: 'tok_2', client_id: 'tok_2' },
-      'client_id holds the token, or a long piece of it'
+      { ...RAW, tunnel_client_secret: 'tok_2' },
+      'token and tunnel_client_secret differ, so the answer names two credentials'
     ],
     [
       { ...RAW, tunnel_user: 'ab12c##[add-mask]x' },

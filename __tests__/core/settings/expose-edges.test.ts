@@ -61,7 +61,7 @@ describe('parseUrlTemplate, exactly', () => {
 
   it('names the placeholders it knows', () => {
     expect(() => parseUrlTemplate('https://{x}.t', label)).toThrow(
-      '--url-template is "https://{x}.t": {x} is not a placeholder; use {name}, {user}, {host} and {port}.'
+      '--url-template is "https://{x}.t": {x} is not a placeholder; use {name}, {user}, {host}, {fqdn} and {port}.'
     )
     expect(parseUrlTemplate('https://{port}.{user}.t', label)).toBe('https://{port}.{user}.t')
   })

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ed25519KeyPair } from '../../../service/__tests__/helpers/ed25519.js'
 import {
-  DEFAULT_URL_TEMPLATE,
+  SPEC_SHAPE_TEMPLATE,
   formatUrl,
   parseExpose,
   parseHostKeyPins,
@@ -86,25 +86,35 @@ describe('parseExpose', () => {
 })
 
 describe('parseUrlTemplate and formatUrl', () => {
-  it('defaults to https://{name}-{user}.{host}', () => {
-    expect(parseUrlTemplate('  ', label)).toBe(DEFAULT_URL_TEMPLATE)
+  it('keeps an empty template empty, for the answer to choose the form', () => {
+    expect(parseUrlTemplate('  ', label)).toBe('')
     expect(
-      formatUrl(DEFAULT_URL_TEMPLATE, { name: 'web', user: 'u1', host: 't.example', port: 2223 })
+      formatUrl(SPEC_SHAPE_TEMPLATE, {
+        name: 'web',
+        user: 'u1',
+        host: 't.example',
+        fqdn: 'f.example',
+        port: 2223
+      })
     ).toBe('https://web-u1.t.example')
   })
 
   it('fills every placeholder, as often as it appears', () => {
     const template = parseUrlTemplate(
-      'http://{name}-{user}.localhost:8080/{host}/{port}/{name}',
+      'http://{name}-{user}.localhost:8080/{host}/{port}/{name}/{fqdn}',
       label
     )
-    expect(formatUrl(template, { name: 'a', user: 'b', host: 'c', port: 22 })).toBe(
-      'http://a-b.localhost:8080/c/22/a'
+    expect(formatUrl(template, { name: 'a', user: 'b', host: 'c', fqdn: 'd.e', port: 22 })).toBe(
+      'http://a-b.localhost:8080/c/22/a/d.e'
     )
   })
 
   it.each([
-    ['https://{name}.{tunnel}', '{tunnel} is not a placeholder'],
+    [
+      'https://{name}.{tunnel}',
+      '{tunnel} is not a placeholder; use {name}, {user}, {host}, {fqdn} and {port}.'
+    ],
+    ['https://{name}.{client_id}', '{client_id} is not a placeholder'],
     ['https://{Name}.example', '{Name} is not a placeholder'],
     ['https://{}.example', '{} is not a placeholder'],
     ['ftp://{name}.example', 'it does not form an http or https URL'],
@@ -117,9 +127,9 @@ describe('parseUrlTemplate and formatUrl', () => {
   })
 
   it('gives undefined when real values do not form a URL', () => {
-    expect(formatUrl('https://{host}', { name: 'a', user: 'b', host: 'bad host', port: 1 })).toBe(
-      undefined
-    )
+    expect(
+      formatUrl('https://{host}', { name: 'a', user: 'b', host: 'bad host', fqdn: 'f', port: 1 })
+    ).toBe(undefined)
   })
 })
 

@@ -29,6 +29,7 @@ export interface SavedExisting {
 const WORDS: TokenKindWords = {
   kind: 'existing',
   label: 'existing (a token you hold; not created or revoked by this step)',
+  expiryUnknown: true,
   verb: 'Using'
 }
 

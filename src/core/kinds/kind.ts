@@ -1,4 +1,5 @@
 import type { OptionSource, RunIdentity, StepLog } from '../host.js'
+import type { AnswerUrlFields } from '../service/answer-url.js'
 import type { CredentialService } from '../service/client.js'
 import type { KnownUser, UserOption } from '../settings/login-options.js'
 import type { CommonSettings, KindName, PostSettings } from '../settings/types.js'
@@ -127,4 +128,6 @@ export interface TunnelLogin {
   lifetimeNote?: string
   /** Set when the options named the user rather than the service. */
   userFrom?: UserOption
+  /** What the service's answer says about public URLs; absent or empty in the spec's shape. */
+  answerUrl?: Pick<AnswerUrlFields, 'tunnelFqdn' | 'appendUserToSubdomain'>
 }

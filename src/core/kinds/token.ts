@@ -1,3 +1,4 @@
+import type { AnswerUrlFields } from '../service/answer-url.js'
 import { parseCredential, type Credential, type Overrides } from '../service/credential.js'
 import type { KindName } from '../settings/types.js'
 import { isCleanIdentifier } from '../text/validators.js'
@@ -11,6 +12,8 @@ export interface TokenKindWords {
   label: string
   /** The closing line's first word: "Provisioned" for a token this step asked for. */
   verb: 'Provisioned' | 'Using'
+  /** True for a token no answer came with: its end is unknown rather than never. */
+  expiryUnknown?: boolean
 }
 
 /** What a kind that issues tokens saves: the tunnel user names the credential to revoke. */
@@ -53,20 +56,33 @@ export function tokenObtained(
       ['Tunnel user', credential.tunnelUser],
       ['Tunnel host', credential.tunnelHost],
       ['Tunnel port', String(credential.tunnelPort)],
-      ['Expires at', credential.expiresAt ?? 'not given'],
+      ['Ownership', credential.ownershipType ?? ''],
+      ['Expires at', credential.expiresAt ?? (words.expiryUnknown ? 'not given' : NO_EXPIRY)],
       ['Credential', words.label]
     ],
     announcement:
       `${words.verb} tunnel user ${credential.tunnelUser} for ${credential.tunnelHost}:${credential.tunnelPort}` +
-      `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : ''}.`,
+      `${credential.expiresAt ? `, valid until ${credential.expiresAt}` : words.expiryUnknown ? '' : `, with ${NO_EXPIRY}`}.`,
     login: {
       kind: words.kind,
       user: credential.tunnelUser,
       host: credential.tunnelHost,
       port: credential.tunnelPort,
       secret: { type: 'password', token: credential.token },
-      ...(credential.expiresAt && { expiresAt: credential.expiresAt })
+      ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
+      answerUrl: answerUrlOf(credential)
     }
+  }
+}
+
+/** How the summary and the closing line say that a credential never expires. */
+const NO_EXPIRY = 'no expiry'
+
+/** Only the fields the answer holds: the spec's shape gives an empty object. */
+function answerUrlOf({ tunnelFqdn, appendUserToSubdomain }: Credential): AnswerUrlFields {
+  return {
+    ...(tunnelFqdn !== undefined && { tunnelFqdn }),
+    ...(appendUserToSubdomain !== undefined && { appendUserToSubdomain })
   }
 }
 

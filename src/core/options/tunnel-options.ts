@@ -20,12 +20,12 @@ export const TUNNEL_OPTIONS: readonly OptionFacts[] = [
   {
     name: 'url-template',
     hosts: ['action', 'cli', 'component'],
-    default: 'https://{name}-{user}.{host}',
+    default: '',
     kinds: 'all',
     secret: false,
     value: 'TEMPLATE',
     description:
-      "How an exposed entry's public URL is formed, from `{name}`, `{user}`, `{host}` (tunnel host) and `{port}` (tunnel port). Must give an http(s) URL."
+      "How an exposed entry's public URL is formed, from `{name}`, `{user}` (tunnel user), `{host}` (tunnel host), `{fqdn}` (the answer's `tunnel_fqdn`, else the tunnel host) and `{port}` (tunnel port). Must give an http(s) URL. Empty: as the tunnel server forms it, from the answer (docs/urls.md)."
   },
   {
     name: 'tunnel-host-key',

@@ -17,3 +17,25 @@ export function tokenOf(answer: Record<string, unknown>): unknown {
 export function tunnelUserOf(answer: Record<string, unknown>): unknown {
   return answer.tunnel_user ?? answer.tunnel_client_id
 }
+
+/** The field pairs that say one thing in two spellings: the spec's first, the product's second. */
+const SPELLINGS = [
+  ['token', 'tunnel_client_secret'],
+  ['tunnel_user', 'tunnel_client_id']
+] as const
+
+/**
+ * The pair of fields an answer sets to two different values, if any: such an answer names two
+ * credentials, and nothing tells which one the service means. Null counts as absent, as above.
+ */
+export function contradictorySpellings(
+  answer: Record<string, unknown>
+): readonly [string, string] | undefined {
+  return SPELLINGS.find(([spec, product]) => {
+    const first = answer[spec]
+    const second = answer[product]
+    return first !== undefined && first !== null && second !== undefined && second !== null
+      ? first !== second
+      : false
+  })
+}

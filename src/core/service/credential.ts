@@ -7,11 +7,12 @@ import { isIsoTime } from '../text/iso-time.js'
 import { hasUnsafeCharacter, isWellFormed } from '../text/printable.js'
 import { identifierProblem, isBareHost, isPort } from '../text/validators.js'
 import { holdsCommandMarker } from '../text/log-commands.js'
-import { isObject, tokenOf, tunnelUserOf } from './answer-fields.js'
+import { contradictorySpellings, isObject, tokenOf, tunnelUserOf } from './answer-fields.js'
 import { holdsSecret, secretsIn } from './answer-secrets.js'
+import { readAnswerUrlFields, type AnswerUrlFields } from './answer-url.js'
 
 /** A validated tunnel credential: every field is safe to write to the runner's files. */
-export interface Credential {
+export interface Credential extends AnswerUrlFields {
   token: string
   tunnelUser: string
   clientId: string
@@ -19,7 +20,9 @@ export interface Credential {
   tunnelPort: number
   /** True when the service sent no port and the documented default was used. */
   portDefaulted: boolean
+  /** Absent: the credential does not expire (`ttl_minutes: 0`, or no `expires_at`). */
   expiresAt?: string
+  /** 0: no expiry, as the product's own action asks for it. */
   ttlMinutes?: number
   projectSlug?: string
 }
@@ -39,6 +42,12 @@ export const DEFAULT_TUNNEL_PORT = 2223
 export function parseCredential(raw: unknown, overrides: Overrides = {}): Credential {
   if (!isObject(raw)) {
     throw invalid('the body is not a JSON object')
+  }
+  const contradiction = contradictorySpellings(raw)
+  if (contradiction !== undefined) {
+    // Neither value is quoted: one may be the token, the other hostile.
+    const [spec, product] = contradiction
+    throw invalid(`${spec} and ${product} differ, so the answer names two credentials`)
   }
   const token = tokenOf(raw)
   const tunnelUser = tunnelUserOf(raw)
@@ -67,9 +76,12 @@ export function parseCredential(raw: unknown, overrides: Overrides = {}): Creden
   const ttlMinutes = optional(
     raw.ttl_minutes,
     'ttl_minutes',
-    isPositiveInteger,
-    'a positive whole number'
+    isWholeNumber,
+    'a whole number (0: no expiry)'
   )
+  if (ttlMinutes === 0 && expiresAt !== undefined) {
+    throw invalid('ttl_minutes is 0 (no expiry), yet expires_at gives an end')
+  }
   const projectSlug = optional(
     raw.project_slug,
     'project_slug',
@@ -77,7 +89,10 @@ export function parseCredential(raw: unknown, overrides: Overrides = {}): Creden
     'a plain string without log command markers'
   )
 
+  const urlFields = readAnswerUrlFields(raw, invalid)
+
   return {
+    ...urlFields,
     token: token as string,
     tunnelUser: tunnelUser as string,
     clientId: clientId as string,
@@ -138,8 +153,8 @@ function optional<T>(
   return value
 }
 
-function isPositiveInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+function isWholeNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 }
 
 function isSafeText(value: unknown): value is string {

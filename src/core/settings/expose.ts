@@ -18,18 +18,23 @@ import { readRequestHandlingSettings, type RequestHandlingSettings } from './req
 /** What the tunnel needs from the inputs; absent when `expose` is empty. */
 export interface TunnelSettings extends RequestHandlingSettings {
   entries: ExposeEntry[]
+  /** The checked `url-template`; empty: formed from the credential's answer (tunnel/main/url-form.ts). */
   urlTemplate: string
   /** Trusted host keys; empty: accept the first key seen and say which one. */
   hostKeyPins: HostKeyPin[]
 }
 
-export const DEFAULT_URL_TEMPLATE = 'https://{name}-{user}.{host}'
+/**
+ * The form of the URLs when `url-template` is empty and the answer says nothing of them (the
+ * spec's shape): the template that was the declared default before the answer could say more.
+ */
+export const SPEC_SHAPE_TEMPLATE = 'https://{name}-{user}.{host}'
 /** The name a bare `PORT` gets when it is the only entry. */
 const DEFAULT_ENTRY_NAME = 'app'
 const DEFAULT_TARGET_HOST = 'localhost'
 
 const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
-const PLACEHOLDERS = ['name', 'user', 'host', 'port'] as const
+const PLACEHOLDERS = ['name', 'user', 'host', 'fqdn', 'port'] as const
 type Placeholder = (typeof PLACEHOLDERS)[number]
 type OptionLabel = OptionSource['label']
 
@@ -139,15 +144,17 @@ function entryError(entry: string, needs: string): PartProblem {
 }
 
 /**
- * Checks `url-template` (empty: the default) and returns it. Checked with sample values, so a
- * template that cannot form an http(s) URL fails before any request is sent.
+ * Checks `url-template` and returns it; empty stays empty (the answer then decides the form).
+ * Checked with sample values, so a template that cannot form an http(s) URL fails before any
+ * request is sent.
  */
 export function parseUrlTemplate(raw: string, label: OptionLabel): string {
-  const template = raw.trim() || DEFAULT_URL_TEMPLATE
+  const template = raw.trim()
+  if (template === '') return ''
   for (const [placeholder, inner] of template.matchAll(/\{([^{}]*)\}/g)) {
     if (!(PLACEHOLDERS as readonly string[]).includes(inner)) {
       throw new ExplainedError(
-        `${capitalised(label('url-template'))} is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host} and {port}.`
+        `${capitalised(label('url-template'))} is ${quote(template)}: ${placeholder} is not a placeholder; use {name}, {user}, {host}, {fqdn} and {port}.`
       )
     }
   }
@@ -162,11 +169,12 @@ export function parseUrlTemplate(raw: string, label: OptionLabel): string {
     name: 'app',
     user: 'user',
     host: 'tunnel.example',
+    fqdn: 'cicd.tunnel.example',
     port: 22
   })
   if (sample === undefined) {
     throw new ExplainedError(
-      `${capitalised(label('url-template'))} is ${quote(template)}: it does not form an http or https URL, as in ${DEFAULT_URL_TEMPLATE}.`
+      `${capitalised(label('url-template'))} is ${quote(template)}: it does not form an http or https URL, as in ${SPEC_SHAPE_TEMPLATE}.`
     )
   }
   return template
@@ -180,7 +188,7 @@ export function formatUrl(
   template: string,
   values: Record<Placeholder, string | number>
 ): string | undefined {
-  const text = template.replace(/\{(name|user|host|port)\}/g, (_match, key: Placeholder) =>
+  const text = template.replace(/\{(name|user|host|fqdn|port)\}/g, (_match, key: Placeholder) =>
     String(values[key])
   )
   if (hasUnsafeCharacter(text)) return undefined

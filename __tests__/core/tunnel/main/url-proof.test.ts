@@ -191,4 +191,18 @@ describe('proofFailureMessage', () => {
     // What answered is outside text: no log reader may obey it.
     expect(commandsObeyedIn([message])).toEqual([])
   })
+
+  it('says an empty url-template was formed from the answer, rather than quote it as written', async () => {
+    const other = await serve((_q, response) => response.writeHead(200).end('not the tunnel'))
+    const failures = await proveUrls(options({ web: `http://127.0.0.1:${other.port}` }))
+    const message = proofFailureMessage(
+      failures,
+      'https://{name}.{fqdn}',
+      name => `input ${name}`,
+      true
+    )
+    expect(message).toContain(
+      'Check input url-template (empty, so formed from the answer as "https://{name}.{fqdn}"): it must form'
+    )
+  })
 })

@@ -169,4 +169,37 @@ describe('checkUrlsBeforeRequest', () => {
         'the host name. Nothing was requested from the credential service.'
     )
   })
+
+  it('checks an empty template too: with an IPv4 tunnel-host no form the answer may choose works', () => {
+    expect(() => checkUrlsBeforeRequest(cicd('10.0.0.5', ''))).toThrow(
+      /^Input url-template is empty, and the form it stands for, "https:\/\/\{name\}\.\{host\}", does not form a URL for "web" with tunnel host 10\.0\.0\.5: the tunnel host is an IPv4 address, .* Nothing was requested from the credential service\.$/
+    )
+  })
+
+  it('with an empty template, refuses only what fails whether or not the answer appends the user', () => {
+    const longName = 'n'.repeat(62)
+    const settings = { ...cicd('t.example', ''), tunnel: tunnel('', [longName]) }
+    // {name}-u would be 64 characters long; the answer may say {name} alone, which fits.
+    expect(() => checkUrlsBeforeRequest(settings)).not.toThrow()
+  })
+
+  it('leaves a template with {fqdn} to the answer, which may name the domain', () => {
+    expect(() => checkUrlsBeforeRequest(cicd('10.0.0.5', 'https://{name}.{fqdn}'))).not.toThrow()
+  })
+
+  it("with credential existing and an empty template, checks today's form with the user it holds", () => {
+    const existing: MainSettings = {
+      ...base,
+      kind: 'existing',
+      tunnelToken: 'tok_x',
+      tunnelUser: 'proj_user',
+      tunnelHost: 't.example',
+      tunnelPort: 2223,
+      knownUser: { name: 'proj_user', from: { label: 'input tunnel-user', changeable: false } },
+      tunnel: tunnel('')
+    }
+    expect(() => checkUrlsBeforeRequest(existing)).toThrow(
+      'Input url-template forms "https://web-proj_user.t.example" for "web"'
+    )
+  })
 })

@@ -78,6 +78,7 @@ export interface HarEntryJson {
   timings: { send: number; wait: number; receive: number }
   _entry: string
   _client?: string
+  _edgeReportedClient?: string
   _tunnel: string
   connection?: string
 }

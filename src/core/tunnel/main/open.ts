@@ -28,6 +28,7 @@ import { stopTunnel } from '../post/stop.js'
 import { removeTunnelDir } from '../saved/tunnel-dir.js'
 import type { ProofRequest } from '../protocol.js'
 import { planProof, proofFailureMessage, proveUrls } from './url-proof.js'
+import { urlFormFor } from './url-form.js'
 import { targetOf, urlsFor } from './urls.js'
 
 /** Main's tunnel: its process started, waiting for the credential. */
@@ -133,7 +134,21 @@ async function openTunnel(
   { gateSecret, proofKey }: RunSecrets
 ): Promise<void> {
   // Before the keeper logs in: a URL that cannot work is no reason to open the tunnel.
-  const urls = urlsFor(tunnel, targetOf(login), settings.optionLabel)
+  const form = urlFormFor(
+    tunnel.urlTemplate,
+    login.answerUrl,
+    settings.tunnelHost !== undefined,
+    settings.optionLabel
+  )
+  const urls = urlsFor(
+    { ...tunnel, urlTemplate: form.template },
+    targetOf(login),
+    settings.optionLabel,
+    tunnel.urlTemplate === ''
+  )
+  // Said before the proof, so a URL the proof refuses comes with the rule that formed it.
+  if (form.fromAnswer) log.notice(`The public URLs are ${form.rule}.`)
+  else if (tunnel.urlTemplate === '') log.info(`The public URLs are ${form.rule}.`)
   const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ')
   log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`)
   const hostKeyOption = settings.optionLabel('tunnel-host-key')
@@ -190,7 +205,15 @@ async function openTunnel(
   // Readiness: no output until every URL is proven to reach this tunnel.
   const proof = proofKey === undefined ? undefined : { proofKey, requests: proofRequests! }
   try {
-    await proveAndCheck(tunnel, urls, proof, settings, log, clock)
+    await proveAndCheck(
+      tunnel.entries,
+      { template: form.template, inputEmpty: tunnel.urlTemplate === '' },
+      urls,
+      proof,
+      settings,
+      log,
+      clock
+    )
   } finally {
     // Proven or not, the keeper answers no proof from now on, and the step may exit.
     started.letGo()
@@ -216,6 +239,7 @@ async function openTunnel(
     columns: ['Name', 'URL'],
     rows: [
       ...Object.entries(urls),
+      ['URL rule', form.rule],
       gateSummaryRow(tunnel.protect, settings.optionLabel, {
         ...(settings.exportEnv && { variable: `${settings.envPrefix}_TUNNEL_GATE_SECRET` }),
         ...(outputsName !== undefined && { outputsName })
@@ -229,7 +253,8 @@ async function openTunnel(
  * once. An app not listening yet is a warning; a URL that does not come back here fails the step.
  */
 async function proveAndCheck(
-  tunnel: TunnelSettings,
+  entries: TunnelSettings['entries'],
+  form: { template: string; inputEmpty: boolean },
   urls: Record<string, string>,
   proof: { proofKey: string; requests: ProofRequest[] } | undefined,
   { optionLabel: label, http }: Pick<CommonSettings, 'optionLabel' | 'http'>,
@@ -246,11 +271,11 @@ async function proveAndCheck(
           sleep: ms => clock.sleep(ms),
           ...(http.ca !== undefined && { ca: http.ca })
         }),
-    appsNotListening(tunnel.entries)
+    appsNotListening(entries)
   ])
   for (const app of silentApps) log.warning(appWarning(app, label))
   if (failures.length > 0) {
-    throw new ExplainedError(proofFailureMessage(failures, tunnel.urlTemplate, label))
+    throw new ExplainedError(proofFailureMessage(failures, form.template, label, form.inputEmpty))
   }
   if (proof !== undefined) {
     log.info(`Proved that the URL of ${Object.keys(urls).join(', ')} reaches this tunnel.`)

@@ -236,7 +236,9 @@ export function describeAnswer(answer: ProofAnswer): string {
 export function proofFailureMessage(
   failures: ProofFailure[],
   template: string,
-  label: (name: string) => string
+  label: (name: string) => string,
+  /** True when the input was empty and `template` is the form the answer chose for it. */
+  inputEmpty = false
 ): string {
   const [first, ...others] = failures
   const more =
@@ -245,7 +247,7 @@ export function proofFailureMessage(
       : ` The URLs of ${others.map(f => `"${f.entry}"`).join(', ')} did not reach it either.`
   return (
     `The public URL of "${first.entry}" does not reach this tunnel: GET ${printable(first.asked, 300)} got ${describeAnswer(first.answer)}, ` +
-    `not the tunnel's own answer.${more} Check ${label('url-template')} (${quote(template, 120)}): it must form the address at which your tunnel server serves each forward. ` +
+    `not the tunnel's own answer.${more} Check ${label('url-template')} (${inputEmpty ? `empty, so formed from the answer as ${quote(template, 120)}` : quote(template, 120)}): it must form the address at which your tunnel server serves each forward. ` +
     `On a runner that cannot reach its own public URL, set ${label('prove-url')} to false to skip this proof.`
   )
 }

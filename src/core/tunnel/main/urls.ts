@@ -10,7 +10,7 @@ import type { MainSettings } from '../../kinds/registry.js'
 import type { TunnelLogin, UserOption } from '../../kinds/kind.js'
 import { printable } from '../../text/printable.js'
 import { quote } from '../../text/quote.js'
-import { formatUrl, type TunnelSettings } from '../../settings/expose.js'
+import { SPEC_SHAPE_TEMPLATE, formatUrl, type TunnelSettings } from '../../settings/expose.js'
 import { capitalised } from '../../settings/option-values.js'
 
 type OptionLabel = (name: string) => string
@@ -19,6 +19,8 @@ type OptionLabel = (name: string) => string
 export interface UrlTarget {
   user: string
   host: string
+  /** The answer's tunnel_fqdn, which {fqdn} stands for; absent: {fqdn} is the tunnel host. */
+  fqdn?: string
   port: number
   /** The option that names the tunnel user, when one does (ssh-key: client-id). */
   userFrom?: UserOption
@@ -41,15 +43,20 @@ const STAND_IN_USER = 'u'
 
 /** Public URLs by entry name, in the order of `expose`; an ExplainedError if one cannot work. */
 export function urlsFor(
-  tunnel: TunnelSettings,
+  tunnel: Pick<TunnelSettings, 'entries' | 'urlTemplate'>,
   target: UrlTarget,
-  label: OptionLabel
+  label: OptionLabel,
+  /** True when the input was empty and the template is the form that stands for it. */
+  inputEmpty = false
 ): Record<string, string> {
   const urls: Record<string, string> = {}
   for (const entry of tunnel.entries) {
     const { user, host, port } = target
-    const url = formatUrl(tunnel.urlTemplate, { name: entry.name, user, host, port })
-    if (url === undefined) throw noUrl(tunnel.urlTemplate, entry.name, target.host, label)
+    const fqdn = target.fqdn ?? host
+    const url = formatUrl(tunnel.urlTemplate, { name: entry.name, user, host, fqdn, port })
+    if (url === undefined) {
+      throw noUrl(tunnel.urlTemplate, entry.name, target.host, label, inputEmpty)
+    }
     const problem = hostProblem(tunnel.urlTemplate, new URL(url).hostname)
     if (problem !== undefined) throw badHost(url, entry.name, problem, target, label)
     urls[entry.name] = url
@@ -60,24 +67,35 @@ export function urlsFor(
 /** What a credential's login fills the template with. */
 export function targetOf(login: TunnelLogin): UrlTarget {
   const { user, host, port, userFrom } = login
-  return { user, host, port, ...(userFrom && { userFrom }) }
+  const fqdn = login.answerUrl?.tunnelFqdn
+  return { user, host, port, ...(fqdn !== undefined && { fqdn }), ...(userFrom && { userFrom }) }
 }
 
 /**
  * Before the first request: when the inputs give the tunnel host, the template is tried with it,
  * so a URL that cannot work fails the step before a credential is issued or a key uploaded.
- * The tunnel user is known for ssh-key and existing; for the others a plain name stands in.
+ * The tunnel user is known for ssh-key and existing; for the others a plain name stands in, and
+ * their answer may still choose the form, so only what fails in every form the answer may choose
+ * fails here.
  */
 export function checkUrlsBeforeRequest(settings: MainSettings): void {
   if (settings.tunnel === undefined || settings.tunnelHost === undefined) return
   const port = settings.tunnelPort ?? DEFAULT_TUNNEL_PORT
   const known = 'knownUser' in settings ? settings.knownUser : undefined
+  // Without a known user the service's answer names it, and may name the URL's form and domain.
+  const template = templateBeforeAnswer(settings.tunnel.urlTemplate, known === undefined)
+  if (template === undefined) return
   const target: UrlTarget = known
     ? { user: known.name, host: settings.tunnelHost, port, userFrom: known.from }
     : // One letter: any real user is as long or longer, so this fails only where all would.
       { user: STAND_IN_USER, host: settings.tunnelHost, port, standIn: true }
   try {
-    urlsFor(settings.tunnel, target, settings.optionLabel)
+    urlsFor(
+      { ...settings.tunnel, urlTemplate: template },
+      target,
+      settings.optionLabel,
+      settings.tunnel.urlTemplate === ''
+    )
   } catch (error) {
     if (!(error instanceof UrlError)) throw error
     const standIn =
@@ -88,6 +106,19 @@ export function checkUrlsBeforeRequest(settings: MainSettings): void {
       `${error.message} Nothing was requested from the credential service.${standIn}`
     )
   }
+}
+
+/**
+ * The template to try before the answer, or undefined when the answer could still make any URL
+ * work. Empty `url-template`: the domain is the tunnel-host input, and the name carries the user
+ * unless the answer says otherwise, so `{name}` alone, the shortest, is tried where it may.
+ * A template with {fqdn} waits for an answer that may name the domain.
+ */
+function templateBeforeAnswer(urlTemplate: string, answerMayChoose: boolean): string | undefined {
+  if (urlTemplate === '') {
+    return answerMayChoose ? 'https://{name}.{host}' : SPEC_SHAPE_TEMPLATE
+  }
+  return answerMayChoose && urlTemplate.includes('{fqdn}') ? undefined : urlTemplate
 }
 
 /**
@@ -134,7 +165,13 @@ function characterName(character: string): string {
   return `the character "${printable(character, 12)}"`
 }
 
-function noUrl(template: string, name: string, host: string, label: OptionLabel): UrlError {
+function noUrl(
+  template: string,
+  name: string,
+  host: string,
+  label: OptionLabel,
+  inputEmpty: boolean
+): UrlError {
   const why =
     isIP(host) === 0
       ? ''
@@ -142,7 +179,8 @@ function noUrl(template: string, name: string, host: string, label: OptionLabel)
         ? ': the tunnel host is an IPv4 address, which cannot be one part of a longer host name'
         : ': the tunnel host is an IPv6 address, which a URL holds only in square brackets'
   return new UrlError(
-    `${capitalised(label('url-template'))} ${quote(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
+    // An empty input is not quoted as if the user had written the form it stands for.
+    `${capitalised(label('url-template'))} ${inputEmpty ? `is empty, and the form it stands for, ${quote(template, 120)},` : quote(template, 120)} does not form a URL for "${name}" with tunnel host ${host}${why}. ` +
       `Set ${label('url-template')} to the form of the addresses your tunnel server serves forwards at (with an IP address, ` +
       `as in http://{host}:8080/{name}, or http://[{host}]/{name} for IPv6), or set ${label('tunnel-host')} to its host name.`,
     false

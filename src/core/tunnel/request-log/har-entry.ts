@@ -1,7 +1,8 @@
 /**
  * One HAR 1.2 entry (http://www.softwareishard.com/blog/har-12-spec/) from a redacted request
  * record, in the shape Chrome's and Firefox's DevTools import. What HAR has no field for goes in
- * fields prefixed with `_`, as the spec allows: the expose entry, the client, what the tunnel did.
+ * fields prefixed with `_`, as the spec allows: the expose entry, the client's addresses, what the
+ * tunnel did.
  */
 import { STATUS_CODES } from 'node:http'
 import type { RequestOutcome, RequestRecord } from './record.js'
@@ -57,7 +58,10 @@ export interface HarEntry {
   /** HAR's own field: the connection it came on (a challenge's retry may share it). */
   connection?: string
   _entry: string
+  /** The channel's originator, as the tunnel server reported it (behind an edge: the edge). */
   _client?: string
+  /** The public client as the edge proxy reported it (X-Real-IP, X-Forwarded-For): for people. */
+  _edgeReportedClient?: string
   _tunnel: RequestOutcome
   _bytesIn: number
   _bytesOut: number
@@ -110,6 +114,7 @@ export function harEntryOf(record: RequestRecord, publicBaseUrl: PublicBaseUrl):
     _bytesOut: nonNegative(record.bytesOut)
   }
   if (record.client !== undefined) entry._client = record.client
+  if (record.edgeReportedClient !== undefined) entry._edgeReportedClient = record.edgeReportedClient
   if (record.connection !== undefined) entry.connection = String(record.connection)
   if (record.requestBody && record.requestBody.length > 0) {
     entry.request.postData = {

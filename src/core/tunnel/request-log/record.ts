@@ -14,7 +14,13 @@ export type RequestOutcome =
 export interface RequestRecord {
   startedAt: number // ms since epoch
   entry: string // the expose entry name
-  client?: string // public client address as the server reported it (originAddr:originPort)
+  /**
+   * The channel's originator as the tunnel server reported it (originAddr:originPort): the public
+   * client without an edge proxy in front, the edge's own address behind one.
+   */
+  client?: string
+  /** The public client's address as an edge proxy reported it in a header (edge-client.ts). */
+  edgeReportedClient?: string
   connection?: number // the forwarded connection it came on, unique in the tunnel process's run
   method: string // '' for not-http
   target: string // request target as sent (path + query), '' for not-http

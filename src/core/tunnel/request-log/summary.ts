@@ -25,7 +25,9 @@ export interface RequestSummary {
 export const SUMMARY_COLUMNS = [
   'Time (UTC)',
   'Entry',
-  'Client',
+  // Behind an edge proxy the channel comes from the proxy: the client is what the edge reported.
+  'Client (edge-reported)',
+  'Channel from',
   'Method',
   'Path',
   'Status',
@@ -112,6 +114,7 @@ function cellsOf(row: TallyRow): string[] {
   return [
     timeOfDay(row.startedAt),
     printable(row.entry, 40),
+    printable(row.edgeReportedClient ?? '', 60) || '-',
     printable(row.client, 60) || '-',
     printable(row.method, 16) || '-',
     printable(row.target, 120) || '-',

@@ -48,7 +48,10 @@ export const STATUS_CLASSES: readonly StatusClass[] = [
 export interface TallyRow {
   startedAt: number
   entry: string
+  /** The channel's originator (RequestRecord.client); '' when unknown. */
   client: string
+  /** The public client as an edge proxy reported it: shown, never decided on. */
+  edgeReportedClient?: string
   method: string
   target: string
   status?: number
@@ -141,6 +144,9 @@ function rowOf(record: RequestRecord): TallyRow {
     startedAt: record.startedAt,
     entry: record.entry.slice(0, KEPT_TARGET),
     client: (record.client ?? '').slice(0, KEPT_TARGET),
+    ...(record.edgeReportedClient !== undefined && {
+      edgeReportedClient: record.edgeReportedClient.slice(0, KEPT_TARGET)
+    }),
     method: record.method.slice(0, KEPT_TARGET),
     target: record.target.slice(0, KEPT_TARGET),
     ...(record.status === undefined ? {} : { status: record.status }),
@@ -210,6 +216,7 @@ function isRows(value: unknown): value is TallyRow[] {
           key => typeof row[key] === 'number'
         ) &&
         (row.status === undefined || typeof row.status === 'number') &&
+        (row.edgeReportedClient === undefined || typeof row.edgeReportedClient === 'string') &&
         (row.challenge === undefined || typeof row.challenge === 'boolean')
     )
   )

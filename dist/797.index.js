@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 793;
-exports.ids = [793];
+exports.id = 797;
+exports.ids = [797];
 exports.modules = {
 
-/***/ 793:
+/***/ 797:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -218,7 +218,7 @@ function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption 
         case 'auth':
             return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
         case 'forward':
-            return `The tunnel did not start: ${detail}. The name may be taken by another tunnel of this user, or the server limits how many forwards one tunnel user holds. Choose another name in expose, or expose fewer entries.`;
+            return `The tunnel did not start: ${detail}. The name may be in use: by another tunnel of this user, or, where the URLs do not carry the user, of anyone on that server. Or the server limits how many forwards one tunnel user holds (an SSH refusal gives no reason). Choose another name in expose, or expose fewer entries.`;
         case 'timeout':
             return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`;
         case 'connect':
@@ -744,19 +744,59 @@ function describeAnswer(answer) {
     const body = text === '' ? 'an empty body' : `the body "${text}"`;
     return `status ${answer.status}${server}${location} with ${body}`;
 }
-function proofFailureMessage(failures, template, label) {
+function proofFailureMessage(failures, template, label, inputEmpty = false) {
     const [first, ...others] = failures;
     const more = others.length === 0
         ? ''
         : ` The URLs of ${others.map(f => `"${f.entry}"`).join(', ')} did not reach it either.`;
     return (`The public URL of "${first.entry}" does not reach this tunnel: GET ${(0,printable/* printable */.g$)(first.asked, 300)} got ${describeAnswer(first.answer)}, ` +
-        `not the tunnel's own answer.${more} Check ${label('url-template')} (${(0,quote/* quote */.h)(template, 120)}): it must form the address at which your tunnel server serves each forward. ` +
+        `not the tunnel's own answer.${more} Check ${label('url-template')} (${inputEmpty ? `empty, so formed from the answer as ${(0,quote/* quote */.h)(template, 120)}` : (0,quote/* quote */.h)(template, 120)}): it must form the address at which your tunnel server serves each forward. ` +
         `On a runner that cannot reach its own public URL, set ${label('prove-url')} to false to skip this proof.`);
 }
 
+;// CONCATENATED MODULE: ./core/tunnel/main/url-form.ts
+function urlFormFor(urlTemplate, answerUrl, tunnelHostGiven, label) {
+    if (urlTemplate !== '') {
+        return {
+            template: urlTemplate,
+            rule: `${urlTemplate}, from ${label('url-template')}`,
+            fromAnswer: false
+        };
+    }
+    const fqdn = answerUrl?.tunnelFqdn;
+    const append = answerUrl?.appendUserToSubdomain;
+    const domain = tunnelHostGiven
+        ? {
+            placeholder: '{host}',
+            why: `the domain is the tunnel host, from ${label('tunnel-host')}${fqdn === undefined ? '' : ` (not the answer's tunnel_fqdn, ${fqdn})`}`
+        }
+        : fqdn !== undefined
+            ? { placeholder: '{fqdn}', why: `the domain is the answer's tunnel_fqdn (${fqdn})` }
+            : {
+                placeholder: '{host}',
+                why: 'the domain is the tunnel host (the answer has no tunnel_fqdn)'
+            };
+    const name = append === false
+        ? {
+            placeholder: '{name}',
+            why: "the name is the entry's alone (append_user_to_subdomain: false)"
+        }
+        : {
+            placeholder: '{name}-{user}',
+            why: `the name ends with the tunnel user (${append === true ? 'append_user_to_subdomain: true' : 'the answer has no append_user_to_subdomain'})`
+        };
+    const template = `https://${name.placeholder}.${domain.placeholder}`;
+    return {
+        template,
+        rule: `${template}, as ${label('url-template')} is empty: ${domain.why}, and ${name.why}`,
+        fromAnswer: fqdn !== undefined || append !== undefined
+    };
+}
+
 // EXTERNAL MODULE: ./core/tunnel/main/urls.ts
-var main_urls = __webpack_require__(226);
+var main_urls = __webpack_require__(845);
 ;// CONCATENATED MODULE: ./core/tunnel/main/open.ts
+
 
 
 
@@ -832,7 +872,12 @@ function runSecrets(tunnel, host) {
     return { gateSecret, proofKey };
 }
 async function openTunnel(login, settings, tunnel, keeper, writes, { log, state, clock, requestLogPath, outputsName }, ends, { gateSecret, proofKey }) {
-    const urls = (0,main_urls/* urlsFor */.s2)(tunnel, (0,main_urls/* targetOf */.$r)(login), settings.optionLabel);
+    const form = urlFormFor(tunnel.urlTemplate, login.answerUrl, settings.tunnelHost !== undefined, settings.optionLabel);
+    const urls = (0,main_urls/* urlsFor */.s2)({ ...tunnel, urlTemplate: form.template }, (0,main_urls/* targetOf */.$r)(login), settings.optionLabel, tunnel.urlTemplate === '');
+    if (form.fromAnswer)
+        log.notice(`The public URLs are ${form.rule}.`);
+    else if (tunnel.urlTemplate === '')
+        log.info(`The public URLs are ${form.rule}.`);
     const names = tunnel.entries.map(e => `${e.name} (${e.host}:${e.port})`).join(', ');
     log.info(`Opening the tunnel to ${login.host}:${login.port} for ${names}`);
     const hostKeyOption = settings.optionLabel('tunnel-host-key');
@@ -884,7 +929,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         log.info(login.lifetimeNote);
     const proof = proofKey === undefined ? undefined : { proofKey, requests: proofRequests };
     try {
-        await proveAndCheck(tunnel, urls, proof, settings, log, clock);
+        await proveAndCheck(tunnel.entries, { template: form.template, inputEmpty: tunnel.urlTemplate === '' }, urls, proof, settings, log, clock);
     }
     finally {
         started.letGo();
@@ -909,6 +954,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         columns: ['Name', 'URL'],
         rows: [
             ...Object.entries(urls),
+            ['URL rule', form.rule],
             gateSummaryRow(tunnel.protect, settings.optionLabel, {
                 ...(settings.exportEnv && { variable: `${settings.envPrefix}_TUNNEL_GATE_SECRET` }),
                 ...(outputsName !== undefined && { outputsName })
@@ -916,7 +962,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         ]
     });
 }
-async function proveAndCheck(tunnel, urls, proof, { optionLabel: label, http }, log, clock) {
+async function proveAndCheck(entries, form, urls, proof, { optionLabel: label, http }, log, clock) {
     const [failures, silentApps] = await Promise.all([
         proof === undefined
             ? []
@@ -927,12 +973,12 @@ async function proveAndCheck(tunnel, urls, proof, { optionLabel: label, http }, 
                 sleep: ms => clock.sleep(ms),
                 ...(http.ca !== undefined && { ca: http.ca })
             }),
-        appsNotListening(tunnel.entries)
+        appsNotListening(entries)
     ]);
     for (const app of silentApps)
         log.warning(appWarning(app, label));
     if (failures.length > 0) {
-        throw new errors/* ExplainedError */.h(proofFailureMessage(failures, tunnel.urlTemplate, label));
+        throw new errors/* ExplainedError */.h(proofFailureMessage(failures, form.template, label, form.inputEmpty));
     }
     if (proof !== undefined) {
         log.info(`Proved that the URL of ${Object.keys(urls).join(', ')} reaches this tunnel.`);
@@ -1071,6 +1117,9 @@ function rowOf(record) {
         startedAt: record.startedAt,
         entry: record.entry.slice(0, KEPT_TARGET),
         client: (record.client ?? '').slice(0, KEPT_TARGET),
+        ...(record.edgeReportedClient !== undefined && {
+            edgeReportedClient: record.edgeReportedClient.slice(0, KEPT_TARGET)
+        }),
         method: record.method.slice(0, KEPT_TARGET),
         target: record.target.slice(0, KEPT_TARGET),
         ...(record.status === undefined ? {} : { status: record.status }),
@@ -1119,6 +1168,7 @@ function isRows(value) {
             ['entry', 'client', 'method', 'target', 'outcome'].every(key => typeof row[key] === 'string') &&
             ['startedAt', 'durationMs', 'bytesIn', 'bytesOut'].every(key => typeof row[key] === 'number') &&
             (row.status === undefined || typeof row.status === 'number') &&
+            (row.edgeReportedClient === undefined || typeof row.edgeReportedClient === 'string') &&
             (row.challenge === undefined || typeof row.challenge === 'boolean')));
 }
 
@@ -1130,7 +1180,8 @@ const LATEST_RESERVED = 10;
 const SUMMARY_COLUMNS = [
     'Time (UTC)',
     'Entry',
-    'Client',
+    'Client (edge-reported)',
+    'Channel from',
     'Method',
     'Path',
     'Status',
@@ -1201,6 +1252,7 @@ function cellsOf(row) {
     return [
         timeOfDay(row.startedAt),
         (0,printable/* printable */.g$)(row.entry, 40),
+        (0,printable/* printable */.g$)(row.edgeReportedClient ?? '', 60) || '-',
         (0,printable/* printable */.g$)(row.client, 60) || '-',
         (0,printable/* printable */.g$)(row.method, 16) || '-',
         (0,printable/* printable */.g$)(row.target, 120) || '-',
