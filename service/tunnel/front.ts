@@ -6,18 +6,12 @@
  * client; idle channels are kept per forward and reused, as a proxy keeps its backend connections.
  * An upgrade (WebSocket) gets a channel of its own, and after its head bytes pass unchanged.
  */
-import {
-  createServer,
-  request,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse
-} from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { ChannelAgent } from './channel-agent.js'
-import { forwardedHeaders, hasBody, requestHead } from './proxy-headers.js'
+import { answer, passRequest } from './pass-request.js'
+import { requestHead } from './proxy-headers.js'
 
 /** Longest request head the front reads; a bigger one is refused with 431. */
 const MAX_HEAD_BYTES = 16 * 1024
@@ -35,16 +29,6 @@ const shown = (host: string): string => (/^[a-z0-9.-]{1,253}$/.test(host) ? host
 /** The Host of a request without its port, lower-case; undefined if it has none. */
 const hostOf = (request: IncomingMessage): string | undefined =>
   request.headers.host?.trim().toLowerCase().replace(/:\d+$/, '')
-
-/** Short plain-text answers the front gives itself. */
-function answer(response: ServerResponse, status: number, message: string): void {
-  const body = `${message}\n`
-  response.writeHead(status, {
-    'Content-Type': 'text/plain; charset=utf-8',
-    'Content-Length': Buffer.byteLength(body)
-  })
-  response.end(body)
-}
 
 function rawAnswer(socket: Socket, status: number, reason: string, message: string): void {
   const body = `${message}\n`
@@ -87,42 +71,29 @@ export function createFront(route: (host: string) => FrontRoute | undefined): Fr
     return { target, host }
   }
 
+  /**
+   * Passes one request on and resolves once its answer is over. Each client connection sends one
+   * request at a time, as a Go server reads a connection's next request only after answering the
+   * last: pipelined requests wait their turn instead of taking channels of their own.
+   */
+  const passOn = (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const over = new Promise<void>(resolve => response.once('close', resolve))
+    const found = targetOf(incoming)
+    if (!('target' in found)) {
+      answer(response, found.status, found.message)
+      return over
+    }
+    passRequest(incoming, response, agentFor(found.target), found.host)
+    return over
+  }
+
+  const turns = new WeakMap<Socket, Promise<void>>()
   const onRequest = (incoming: IncomingMessage, response: ServerResponse): void => {
     // No Date of the front's own: what passes through carries only the app's.
     response.sendDate = false
-    const found = targetOf(incoming)
-    if (!('target' in found)) return answer(response, found.status, found.message)
     const socket = incoming.socket
-    const outgoing = request({
-      agent: agentFor(found.target),
-      method: incoming.method,
-      path: incoming.url,
-      headers: forwardedHeaders(incoming.rawHeaders, true) as unknown as OutgoingHttpHeaders,
-      setHost: false,
-      // Read by ChannelAgent: the channel names the connection whose request opened it.
-      ...{ originAddress: socket.remoteAddress, originPort: socket.remotePort }
-    })
-    outgoing.on('response', upstream => {
-      response.writeHead(
-        upstream.statusCode ?? 502,
-        upstream.statusMessage,
-        forwardedHeaders(upstream.rawHeaders)
-      )
-      upstream.pipe(response)
-      // An answer cut off upstream is cut off here too, not ended as if it were complete.
-      upstream.on('close', () => {
-        if (!upstream.complete) response.destroy()
-      })
-    })
-    outgoing.on('error', () => {
-      if (response.headersSent) response.destroy()
-      else answer(response, 502, `The tunnel client for ${found.host} did not answer`)
-    })
-    response.on('close', () => {
-      if (!response.writableFinished) outgoing.destroy()
-    })
-    if (hasBody(incoming)) incoming.pipe(outgoing)
-    else outgoing.end()
+    const turn = (turns.get(socket) ?? Promise.resolve()).then(() => passOn(incoming, response))
+    turns.set(socket, turn)
   }
 
   const onUpgrade = (incoming: IncomingMessage, socket: Socket, head: Buffer): void => {
