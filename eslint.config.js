@@ -48,8 +48,7 @@ export default tseslint.config(
     // The tunnel process outlives the step with the token in hand, and its bundle holds only what
     // it imports: its protocol, the text helpers, the request log, node builtins and ssh2. Never
     // option or credential parsing, nor any other part of the core.
-    files: ['src/core/tunnel/keeper/**'],
-    ignores: ['src/core/tunnel/keeper/http/**'],
+    files: ['src/core/tunnel/keeper/*'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -70,8 +69,9 @@ export default tseslint.config(
     }
   },
   {
-    // The same boundary, one folder down: the HTTP layer may also use the keeper's own modules.
-    files: ['src/core/tunnel/keeper/http/**'],
+    // The same boundary, one folder down (ssh/, forwarding/, http/), which may also use the
+    // keeper's own modules.
+    files: ['src/core/tunnel/keeper/*/**'],
     rules: {
       'no-restricted-imports': [
         'error',

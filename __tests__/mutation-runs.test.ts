@@ -55,11 +55,11 @@ describe('the mutation runs', () => {
     expect(mutated).toEqual(
       expect.arrayContaining([
         'src/core/text/log-commands.ts',
-        'src/core/settings/traffic.ts',
+        'src/core/settings/request-handling.ts',
         'src/core/tunnel/keeper/http/rules.ts',
         'src/core/tunnel/keeper/http/framing.ts',
         'src/core/tunnel/keeper/http/sniff.ts',
-        'src/core/tunnel/keeper/gate.ts',
+        'src/core/tunnel/keeper/http/gate.ts',
         'src/core/tunnel/request-log/redact.ts',
         'src/core/tunnel/request-log/header-rule.ts',
         'src/core/tunnel/request-log/url-redact.ts',

@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { appWarning } from '../src/core/tunnel/app-check.js'
-import { GATE_REALM, makeGate } from '../src/core/tunnel/keeper/gate.js'
+import { appWarning } from '../src/core/tunnel/main/app-check.js'
+import { GATE_REALM, makeGate } from '../src/core/tunnel/keeper/http/gate.js'
 import { unreachableAnswer } from '../src/core/tunnel/keeper/http/own-answers.js'
-import { describeStartFailure } from '../src/core/tunnel/start-failure.js'
-import { proofFailureMessage } from '../src/core/tunnel/url-proof.js'
+import { describeStartFailure } from '../src/core/tunnel/main/start-failure.js'
+import { proofFailureMessage } from '../src/core/tunnel/main/url-proof.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const page = readFileSync(join(root, 'docs', 'troubleshooting.md'), 'utf8')

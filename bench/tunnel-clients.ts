@@ -206,7 +206,7 @@ export function openSshClient(context: ClientContext, label = 'main, ssh -f'): T
 
 /**
  * Where main saves its keeper's pid: the `tunnel` state entry, a JSON object with `pid`
- * (src/core/tunnel/launch.ts). Read here as a user's later step could not: only the bench needs it.
+ * (src/core/tunnel/main/launch.ts). Read here as a user's later step could not: only the bench needs it.
  */
 export function keeperPidFromState(state: Record<string, string>): number {
   let pid: unknown

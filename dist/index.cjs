@@ -12,7 +12,7 @@ var tls = __nccwpck_require__(756);
 var http = __nccwpck_require__(611);
 var https = __nccwpck_require__(692);
 var events = __nccwpck_require__(434);
-var assert = __nccwpck_require__(613);
+var assert = __nccwpck_require__(994);
 var util = __nccwpck_require__(23);
 
 
@@ -1243,7 +1243,7 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
 
 /***/ }),
 
-/***/ 249:
+/***/ 337:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1275,20 +1275,20 @@ var fingerprint = __nccwpck_require__(196);
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/tunnel/protocol.ts
 var protocol = __nccwpck_require__(557);
-;// CONCATENATED MODULE: ./core/settings/traffic.ts
+;// CONCATENATED MODULE: ./core/settings/request-handling.ts
 
 
 
 
 
 const LONGEST_LOGGED_BODY_BYTES = 64 * 1024 * 1024;
-const DEFAULT_TRAFFIC = {
+const DEFAULT_REQUEST_HANDLING = {
     requestLog: protocol/* DEFAULT_REQUEST_LOG */.BM,
     protect: protocol/* DEFAULT_PROTECT */.SJ,
     proveUrl: protocol/* DEFAULT_PROVE_URL */.Fe
 };
 const HEADER_CHOICES = ['redacted', 'unredacted'];
-function readTrafficSettings(options) {
+function readRequestHandlingSettings(options) {
     const enabled = readSwitch(options, 'log-requests');
     const bodyBytes = (0,option_values/* readWholeNumber */.bf)(options, 'log-bodies', 0, LONGEST_LOGGED_BODY_BYTES) ??
         Number((0,option_facts/* optionDefault */.Z8)('log-bodies'));
@@ -1493,9 +1493,11 @@ function readTunnelSettings(options) {
     const label = (name) => options.label(name);
     const urlTemplate = parseUrlTemplate(options.read('url-template'), label);
     const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label);
-    const traffic = readTrafficSettings(options);
+    const requestHandling = readRequestHandlingSettings(options);
     const entries = parseExpose(options.read('expose'), label);
-    return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins, ...traffic };
+    return entries.length === 0
+        ? undefined
+        : { entries, urlTemplate, hostKeyPins, ...requestHandling };
 }
 
 
@@ -1875,146 +1877,7 @@ function identifierProblem(value) {
 
 /***/ }),
 
-/***/ 557:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   BM: () => (/* binding */ DEFAULT_REQUEST_LOG),
-/* harmony export */   Fe: () => (/* binding */ DEFAULT_PROVE_URL),
-/* harmony export */   J4: () => (/* binding */ readyWaitMs),
-/* harmony export */   SJ: () => (/* binding */ DEFAULT_PROTECT),
-/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
-/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
-/* harmony export */   Wh: () => (/* binding */ GATE_HEADER),
-/* harmony export */   bq: () => (/* binding */ proofAnswer),
-/* harmony export */   df: () => (/* binding */ PROOF_WINDOW_MS),
-/* harmony export */   hc: () => (/* binding */ gateCookieValue),
-/* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
-/* harmony export */   y4: () => (/* binding */ PROOF_ATTEMPT_TIMEOUT_MS),
-/* harmony export */   yJ: () => (/* binding */ tunnelFiles),
-/* harmony export */   zN: () => (/* binding */ GATE_PATH_PREFIX)
-/* harmony export */ });
-/* unused harmony exports GATE_COOKIE_NAME, GATE_COOKIE_SECURE_NAME, PROOF_NONCES_KEPT_MS, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-
-
-const GATE_HEADER = 'X-Tunnel-Gate';
-const GATE_PATH_PREFIX = '/_tunnel-gate/';
-const GATE_COOKIE_NAME = 'tunnel-credentials-gate';
-const GATE_COOKIE_SECURE_NAME = (/* unused pure expression or super */ null && (`__Host-${GATE_COOKIE_NAME}`));
-function gateCookieValue(gateSecret) {
-    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', gateSecret).update('gate-cookie').digest('base64url');
-}
-const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
-function proofAnswer(proofKey, entry, nonce) {
-    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
-}
-const PROOF_WINDOW_MS = 20_000;
-const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
-const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
-const DEFAULT_REQUEST_LOG = {
-    enabled: true,
-    bodyBytes: 0,
-    headers: 'redacted'
-};
-const DEFAULT_PROTECT = false;
-const DEFAULT_PROVE_URL = true;
-const TUNNEL_DIR_PREFIX = 'tunnel-';
-function tunnelFiles(dir) {
-    return {
-        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
-        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
-        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop'),
-        spoolPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'requests.spool'),
-        tallyPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'requests-tally.json')
-    };
-}
-const HEARTBEAT_MS = 5_000;
-const STOP_GRACE_MS = 5_000;
-const STOP_FILE_CHECK_MS = 250;
-const LONGEST_RECONNECT_DELAY_MS = 30_000;
-const RECONNECT_JITTER = 0.25;
-const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
-function readyWaitMs(attemptTimeoutMs, maxAttempts) {
-    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
-}
-
-
-/***/ }),
-
-/***/ 462:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  eO: () => (/* binding */ clearTunnel),
-  Lc: () => (/* binding */ loadTunnel),
-  Y_: () => (/* binding */ saveTunnel)
-});
-
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(760);
-// EXTERNAL MODULE: ./core/owned-dir.ts
-var owned_dir = __nccwpck_require__(897);
-// EXTERNAL MODULE: ./core/tunnel/protocol.ts
-var protocol = __nccwpck_require__(557);
-;// CONCATENATED MODULE: ./core/tunnel/files.ts
-
-
-
-function isTunnelDir(dir, root) {
-    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
-}
-function isTunnelDirName(dir) {
-    return (0,owned_dir/* isMadeUnder */.Gx)(dir, (0,external_node_path_.dirname)((0,external_node_path_.resolve)(dir)), protocol/* TUNNEL_DIR_PREFIX */.SS);
-}
-
-;// CONCATENATED MODULE: ./core/tunnel/saved-tunnel.ts
-
-
-const TUNNEL = 'tunnel';
-function saveTunnel(state, saved) {
-    state.save(TUNNEL, JSON.stringify(saved));
-}
-function clearTunnel(state) {
-    state.save(TUNNEL, '');
-}
-function loadTunnel(state, tempRoot) {
-    const raw = state.load(TUNNEL);
-    if (!raw)
-        return undefined;
-    try {
-        const saved = JSON.parse(raw);
-        const { pid, dir, dirId, startTime } = saved;
-        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
-            return undefined;
-        if (typeof dir !== 'string' || !(0,external_node_path_.isAbsolute)(dir) || !isTunnelDirName(dir))
-            return undefined;
-        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
-        const tunnel = {
-            pid,
-            dir,
-            ...(text(dirId) && { dirId: text(dirId) }),
-            ...(text(startTime) && { startTime: text(startTime) }),
-            started: saved.started === true
-        };
-        if (isTunnelDir(dir, tempRoot))
-            return { saved: tunnel };
-        return { saved: tunnel, dirRefused: "it is not under this step's temp folder" };
-    }
-    catch {
-        return undefined;
-    }
-}
-
-
-/***/ }),
-
-/***/ 95:
+/***/ 226:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -2029,7 +1892,7 @@ function loadTunnel(state, tempRoot) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(519);
 /* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(479);
 /* harmony import */ var _text_quote_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(620);
-/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(249);
+/* harmony import */ var _settings_expose_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(337);
 /* harmony import */ var _settings_option_values_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(344);
 
 
@@ -2157,6 +2020,145 @@ function badHost(url, name, problem, target, label) {
 
 /***/ }),
 
+/***/ 557:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   BM: () => (/* binding */ DEFAULT_REQUEST_LOG),
+/* harmony export */   Fe: () => (/* binding */ DEFAULT_PROVE_URL),
+/* harmony export */   J4: () => (/* binding */ readyWaitMs),
+/* harmony export */   SJ: () => (/* binding */ DEFAULT_PROTECT),
+/* harmony export */   SS: () => (/* binding */ TUNNEL_DIR_PREFIX),
+/* harmony export */   Ts: () => (/* binding */ STOP_GRACE_MS),
+/* harmony export */   Wh: () => (/* binding */ GATE_HEADER),
+/* harmony export */   bq: () => (/* binding */ proofAnswer),
+/* harmony export */   df: () => (/* binding */ PROOF_WINDOW_MS),
+/* harmony export */   hc: () => (/* binding */ gateCookieValue),
+/* harmony export */   ok: () => (/* binding */ PROOF_PATH_PREFIX),
+/* harmony export */   y4: () => (/* binding */ PROOF_ATTEMPT_TIMEOUT_MS),
+/* harmony export */   yJ: () => (/* binding */ tunnelFiles),
+/* harmony export */   zN: () => (/* binding */ GATE_PATH_PREFIX)
+/* harmony export */ });
+/* unused harmony exports GATE_COOKIE_NAME, GATE_COOKIE_SECURE_NAME, PROOF_NONCES_KEPT_MS, HEARTBEAT_MS, STOP_FILE_CHECK_MS, LONGEST_RECONNECT_DELAY_MS, RECONNECT_JITTER */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+
+
+const GATE_HEADER = 'X-Tunnel-Gate';
+const GATE_PATH_PREFIX = '/_tunnel-gate/';
+const GATE_COOKIE_NAME = 'tunnel-credentials-gate';
+const GATE_COOKIE_SECURE_NAME = (/* unused pure expression or super */ null && (`__Host-${GATE_COOKIE_NAME}`));
+function gateCookieValue(gateSecret) {
+    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', gateSecret).update('gate-cookie').digest('base64url');
+}
+const PROOF_PATH_PREFIX = '/.well-known/tunnel-credentials-proof/';
+function proofAnswer(proofKey, entry, nonce) {
+    return (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHmac)('sha256', proofKey).update(`${entry}\n${nonce}`).digest('hex');
+}
+const PROOF_WINDOW_MS = 20_000;
+const PROOF_ATTEMPT_TIMEOUT_MS = 10_000;
+const PROOF_NONCES_KEPT_MS = PROOF_WINDOW_MS + PROOF_ATTEMPT_TIMEOUT_MS + 10_000;
+const DEFAULT_REQUEST_LOG = {
+    enabled: true,
+    bodyBytes: 0,
+    headers: 'redacted'
+};
+const DEFAULT_PROTECT = false;
+const DEFAULT_PROVE_URL = true;
+const TUNNEL_DIR_PREFIX = 'tunnel-';
+function tunnelFiles(dir) {
+    return {
+        logPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'tunnel.log'),
+        statsPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stats.json'),
+        stopPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'stop'),
+        spoolPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'requests.spool'),
+        tallyPath: (0,node_path__WEBPACK_IMPORTED_MODULE_1__.join)(dir, 'requests-tally.json')
+    };
+}
+const HEARTBEAT_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+const STOP_FILE_CHECK_MS = 250;
+const LONGEST_RECONNECT_DELAY_MS = 30_000;
+const RECONNECT_JITTER = 0.25;
+const BETWEEN_ATTEMPTS_MS = LONGEST_RECONNECT_DELAY_MS * (1 + RECONNECT_JITTER) + 1_000;
+function readyWaitMs(attemptTimeoutMs, maxAttempts) {
+    return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
+}
+
+
+/***/ }),
+
+/***/ 900:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  eO: () => (/* binding */ clearTunnel),
+  Lc: () => (/* binding */ loadTunnel),
+  Y_: () => (/* binding */ saveTunnel)
+});
+
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(760);
+// EXTERNAL MODULE: ./core/owned-dir.ts
+var owned_dir = __nccwpck_require__(897);
+// EXTERNAL MODULE: ./core/tunnel/protocol.ts
+var protocol = __nccwpck_require__(557);
+;// CONCATENATED MODULE: ./core/tunnel/saved/accepted-dir.ts
+
+
+
+function isTunnelDir(dir, root) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, root, protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+function isTunnelDirName(dir) {
+    return (0,owned_dir/* isMadeUnder */.Gx)(dir, (0,external_node_path_.dirname)((0,external_node_path_.resolve)(dir)), protocol/* TUNNEL_DIR_PREFIX */.SS);
+}
+
+;// CONCATENATED MODULE: ./core/tunnel/saved/saved-tunnel.ts
+
+
+const TUNNEL = 'tunnel';
+function saveTunnel(state, saved) {
+    state.save(TUNNEL, JSON.stringify(saved));
+}
+function clearTunnel(state) {
+    state.save(TUNNEL, '');
+}
+function loadTunnel(state, tempRoot) {
+    const raw = state.load(TUNNEL);
+    if (!raw)
+        return undefined;
+    try {
+        const saved = JSON.parse(raw);
+        const { pid, dir, dirId, startTime } = saved;
+        if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0)
+            return undefined;
+        if (typeof dir !== 'string' || !(0,external_node_path_.isAbsolute)(dir) || !isTunnelDirName(dir))
+            return undefined;
+        const text = (value) => (typeof value === 'string' && value !== '' ? value : undefined);
+        const tunnel = {
+            pid,
+            dir,
+            ...(text(dirId) && { dirId: text(dirId) }),
+            ...(text(startTime) && { startTime: text(startTime) }),
+            started: saved.started === true
+        };
+        if (isTunnelDir(dir, tempRoot))
+            return { saved: tunnel };
+        return { saved: tunnel, dirRefused: "it is not under this step's temp folder" };
+    }
+    catch {
+        return undefined;
+    }
+}
+
+
+/***/ }),
+
 /***/ 830:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -2170,7 +2172,7 @@ const ACTION_VERSION = '1.0.0';
 
 /***/ }),
 
-/***/ 822:
+/***/ 613:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2192,7 +2194,7 @@ const systemClock = {
 
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
-;// CONCATENATED MODULE: ./core/tunnel/request-log-path.ts
+;// CONCATENATED MODULE: ./core/tunnel/main/request-log-path.ts
 
 const REQUEST_LOG_PREFIX = 'tunnel-credentials-requests-';
 function requestLogInTempRoot(tempRoot, runId, tunnelDir) {
@@ -2211,7 +2213,7 @@ function runIdentityFrom(env) {
 
 // EXTERNAL MODULE: ./github/summary.ts
 var github_summary = __nccwpck_require__(602);
-;// CONCATENATED MODULE: ./core/tunnel/keeper-environment.ts
+;// CONCATENATED MODULE: ./core/tunnel/main/keeper-environment.ts
 const KEPT_VARIABLES = [
     'PATH',
     'HOME',
@@ -2233,14 +2235,14 @@ function keeperEnvironment(env, extra = []) {
     return result;
 }
 
-;// CONCATENATED MODULE: ./github/tunnel-process.ts
+;// CONCATENATED MODULE: ./github/keeper-launch.ts
 
 
 const RUNNER_VARIABLES = ['RUNNER_TRACKING_ID'];
 function keeperEnvironmentOnRunner(env) {
     return keeperEnvironment(env, RUNNER_VARIABLES);
 }
-function bundledTunnelProcess() {
+function bundledKeeper() {
     return {
         scriptPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(process.argv[1]), 'tunnel', 'index.cjs'),
         environment: keeperEnvironmentOnRunner(process.env)
@@ -2282,7 +2284,7 @@ function githubHost() {
         outputsName: "the step's outputs",
         run,
         clock: systemClock,
-        tunnelProcess: bundledTunnelProcess,
+        keeperLaunch: bundledKeeper,
         requestLogPath: tunnelDir => requestLogInTempRoot(tempRoot, run.runId, tunnelDir)
     };
 }
@@ -2302,7 +2304,7 @@ function handOver({ variables, outputs, summary }) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(822);
+/* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(613);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
 /* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(886);
@@ -2413,7 +2415,7 @@ function issuedCredential(raw) {
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(30);
 // EXTERNAL MODULE: ./core/settings/expose.ts + 1 modules
-var expose = __nccwpck_require__(249);
+var expose = __nccwpck_require__(337);
 // EXTERNAL MODULE: ./core/settings/option-values.ts
 var option_values = __nccwpck_require__(344);
 // EXTERNAL MODULE: ./core/text/quote.ts
@@ -3752,8 +3754,8 @@ function withPrintableSummary(writes) {
     };
 }
 
-// EXTERNAL MODULE: ./core/tunnel/urls.ts
-var urls = __nccwpck_require__(95);
+// EXTERNAL MODULE: ./core/tunnel/main/urls.ts
+var urls = __nccwpck_require__(226);
 ;// CONCATENATED MODULE: ./core/provision.ts
 
 
@@ -3785,7 +3787,7 @@ async function provision(host) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 793).then(__nccwpck_require__.bind(__nccwpck_require__, 793))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             await obtainCredential(settings, {
@@ -3895,8 +3897,8 @@ function chooseRevokeKind(options, recorded, readsAs) {
     return { kind: recorded, mismatch };
 }
 
-// EXTERNAL MODULE: ./core/tunnel/saved-tunnel.ts + 1 modules
-var saved_tunnel = __nccwpck_require__(462);
+// EXTERNAL MODULE: ./core/tunnel/saved/saved-tunnel.ts + 1 modules
+var saved_tunnel = __nccwpck_require__(900);
 ;// CONCATENATED MODULE: ./core/revoke.ts
 
 
@@ -3914,14 +3916,14 @@ const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it w
 async function revoke(host) {
     const { options } = host;
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
-    const { tunnel, untidied, traffic } = await stopRecordedTunnel(host);
+    const { tunnel, untidied, requests } = await stopRecordedTunnel(host);
     const { credential, kindMismatch } = await revokeRecordedCredential(host);
     return {
         tunnel,
         credential,
         ...(kindMismatch && { kindMismatch }),
         untidied,
-        ...(traffic && { traffic })
+        ...(requests && { requests })
     };
 }
 async function stopRecordedTunnel(host) {
@@ -3932,12 +3934,12 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 761).then(__nccwpck_require__.bind(__nccwpck_require__, 761));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 793).then(__nccwpck_require__.bind(__nccwpck_require__, 793));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,
         untidied: stopped.untidied ? [stopped.untidied] : [],
-        ...(stopped.traffic && { traffic: stopped.traffic })
+        ...(stopped.requests && { requests: stopped.requests })
     };
 }
 async function revokeRecordedCredential(host) {
@@ -4020,9 +4022,9 @@ async function mainStep(host) {
         core/* setFailed */.C1(outcome.message);
 }
 async function postStep(host) {
-    const { credential, kindMismatch, traffic } = await revoke(host);
-    if (traffic)
-        (0,summary/* appendSummaryTables */.Q)(traffic.summary);
+    const { credential, kindMismatch, requests } = await revoke(host);
+    if (requests)
+        (0,summary/* appendSummaryTables */.Q)(requests.summary);
     if (kindMismatch !== undefined)
         host.log.warning(kindMismatch);
     if (credential.status !== 'failed')
@@ -4085,7 +4087,7 @@ function escapeHtml(value) {
 
 /***/ }),
 
-/***/ 613:
+/***/ 994:
 /***/ ((module) => {
 
 module.exports = require("assert");

@@ -21,7 +21,7 @@ import {
 import { Job } from './job.js'
 import { findSecretLeaks, Masker, renderLog } from './runner.js'
 import { startCredentialService } from '../service/server.js'
-import { lookUpProcess } from '../src/core/tunnel/identity.js'
+import { lookUpProcess } from '../src/core/tunnel/saved/process-identity.js'
 import { tunnelFiles } from '../src/core/tunnel/protocol.js'
 
 const indent = (text: string) => text.replace(/^/gm, '    ')

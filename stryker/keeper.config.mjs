@@ -9,14 +9,16 @@ export default mutationRun({
     'src/core/tunnel/keeper/http/rules.ts',
     'src/core/tunnel/keeper/http/framing.ts',
     'src/core/tunnel/keeper/http/sniff.ts',
-    'src/core/tunnel/keeper/gate.ts',
-    'src/core/tunnel/keeper/gate-cookie.ts',
-    'src/core/tunnel/keeper/navigation.ts'
+    'src/core/tunnel/keeper/http/gate.ts',
+    'src/core/tunnel/keeper/http/gate-cookie.ts',
+    'src/core/tunnel/keeper/http/navigation.ts'
   ],
   tests: [
-    '__tests__/core/tunnel/keeper/http/*.test.ts',
-    '__tests__/core/tunnel/keeper/gate-check.test.ts',
-    '__tests__/core/tunnel/keeper/gate-navigation.test.ts',
-    '__tests__/core/tunnel/keeper/gate-browser-units.test.ts'
+    '__tests__/core/tunnel/keeper/http/framing.test.ts',
+    '__tests__/core/tunnel/keeper/http/rules.test.ts',
+    '__tests__/core/tunnel/keeper/http/sniff.test.ts',
+    '__tests__/core/tunnel/keeper/http/gate-check.test.ts',
+    '__tests__/core/tunnel/keeper/http/gate-navigation.test.ts',
+    '__tests__/core/tunnel/keeper/http/gate-browser-units.test.ts'
   ]
 })

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import type { RunningService } from '../../service/server.js'
-import { lookUpProcess } from '../../src/core/tunnel/identity.js'
+import { lookUpProcess } from '../../src/core/tunnel/saved/process-identity.js'
 import { installPackedCli, runCli, type CliRun } from '../helpers/packed-cli.js'
 
 export interface CliJob {

@@ -9,7 +9,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { requestLogInTempRoot } from '../../src/core/tunnel/request-log-path.js'
+import { requestLogInTempRoot } from '../../src/core/tunnel/main/request-log-path.js'
 import { SUMMARY_COLUMNS } from '../../src/core/tunnel/request-log/summary.js'
 import { leftTunnel, type LeftTunnelOptions } from '../helpers/left-tunnel.js'
 import { revokeWith } from '../helpers/memory-step.js'
@@ -42,7 +42,7 @@ describe("post's request table", () => {
     })
     const step = await post(tunnel.state)
     expect(step.warnings).toEqual([])
-    const [requests] = step.outcome.traffic!.summary
+    const [requests] = step.outcome.requests!.summary
     expect(requests.columns.length).toBeGreaterThan(2)
     expect(requests.rows.map(row => row[pathColumn])).toEqual([
       '/broken',
@@ -59,7 +59,7 @@ describe("post's request table", () => {
     expect(lines).toMatch(/\b5xx 1\b/)
     expect(lines).toMatch(/\bweb 4\b/)
     expect(lines).toMatch(/\bapi 1\b/)
-    expect(step.outcome.traffic!.countsLine).toContain(tunnel.harPath)
+    expect(step.outcome.requests!.countsLine).toContain(tunnel.harPath)
     // The folder (and the counts in it) goes; the HAR, outside it, stays for an upload step.
     expect(existsSync(tunnel.dir)).toBe(false)
     expect((await readValidHar(tunnel.harPath)).log.entries).toHaveLength(5)
@@ -68,17 +68,17 @@ describe("post's request table", () => {
   it('says zero requests in one line, with the HAR path', async () => {
     const tunnel = await left({ records: [] })
     const step = await post(tunnel.state)
-    const [requests] = step.outcome.traffic!.summary
+    const [requests] = step.outcome.requests!.summary
     expect(requests.rows).toEqual([])
     expect(requests.lines).toEqual([expect.stringContaining(tunnel.harPath)])
-    expect(step.outcome.traffic!.countsLine).toContain(tunnel.harPath)
+    expect(step.outcome.requests!.countsLine).toContain(tunnel.harPath)
   })
 
   it('still names the HAR when the tunnel process left no counts (killed before it wrote any)', async () => {
     const tunnel = await left({ records: [{ target: '/x' }] })
     rmSync(tunnel.tallyPath)
     const step = await post(tunnel.state)
-    const [requests] = step.outcome.traffic!.summary
+    const [requests] = step.outcome.requests!.summary
     expect(requests.rows).toEqual([])
     expect(requests.lines).toEqual([expect.stringContaining(tunnel.harPath)])
   })
@@ -86,10 +86,10 @@ describe("post's request table", () => {
   it('has no request table with the log off, only the timeline', async () => {
     const tunnel = await left({ timeline: { down: [], apps: {} } })
     const step = await post(tunnel.state)
-    expect(step.outcome.traffic!.countsLine).toBeUndefined()
-    expect(step.outcome.traffic!.summary).toHaveLength(1)
-    expect(step.outcome.traffic!.tunnelLine).toEqual(expect.any(String))
-    expect(step.outcome.traffic!.summary[0].lines).toEqual([step.outcome.traffic!.tunnelLine])
+    expect(step.outcome.requests!.countsLine).toBeUndefined()
+    expect(step.outcome.requests!.summary).toHaveLength(1)
+    expect(step.outcome.requests!.tunnelLine).toEqual(expect.any(String))
+    expect(step.outcome.requests!.summary[0].lines).toEqual([step.outcome.requests!.tunnelLine])
   })
 })
 
@@ -112,11 +112,11 @@ describe("post's timeline line", () => {
       }
     })
     const { outcome } = await post(tunnel.state)
-    const line = outcome.traffic!.tunnelLine!
+    const line = outcome.requests!.tunnelLine!
     expect(line).toMatch(/\b14 s\b/)
     expect(line).toMatch(/\b12 s\b.*lost/)
     expect(line).toMatch(/web.*\b3 s\b.*\b2 s\b/)
-    expect(outcome.traffic!.summary.flatMap(table => table.lines ?? [])).toContain(line)
+    expect(outcome.requests!.summary.flatMap(table => table.lines ?? [])).toContain(line)
   })
 })
 
@@ -144,7 +144,7 @@ describe('saved state that names the request log elsewhere', () => {
     }
     const step = await post(state)
     expect(step.warnings).toEqual([expect.stringContaining(tunnel.harPath)])
-    expect(step.outcome.traffic?.countsLine).toBeUndefined()
+    expect(step.outcome.requests?.countsLine).toBeUndefined()
     expect(JSON.stringify(step.outcome)).not.toContain('777')
     expect(JSON.stringify(step.outcome)).not.toContain('planted')
   })
@@ -165,7 +165,7 @@ describe('saved state that names the request log elsewhere', () => {
       }
       const step = await post(state)
       expect(step.warnings).toEqual([expect.stringContaining(named)])
-      expect(step.outcome.traffic?.countsLine).toBeUndefined()
+      expect(step.outcome.requests?.countsLine).toBeUndefined()
       expect(JSON.stringify(step.outcome)).not.toContain('777')
       // The tunnel was still dealt with: its folder is gone.
       expect(existsSync(tunnel.dir)).toBe(false)
@@ -176,6 +176,6 @@ describe('saved state that names the request log elsewhere', () => {
     const tunnel = await left({ records: [] })
     const step = await post({ ...tunnel.state, 'request-log': '::stop-commands::x' })
     expect(step.warnings).toHaveLength(1)
-    expect(step.outcome.traffic?.countsLine).toBeUndefined()
+    expect(step.outcome.requests?.countsLine).toBeUndefined()
   })
 })

@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url'
 import { startLocalApp } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { systemClock } from '../../src/core/clock.js'
-import { keeperEnvironment } from '../../src/core/tunnel/keeper-environment.js'
-import { isProcessAlive } from '../../src/core/tunnel/stop.js'
+import { keeperEnvironment } from '../../src/core/tunnel/main/keeper-environment.js'
+import { isProcessAlive } from '../../src/core/tunnel/post/stop.js'
 import { linesLeaking, provisionWith, revokeWith } from '../helpers/memory-step.js'
 
 const launch = {
@@ -57,7 +57,7 @@ const where = () => ({
   tempRoot: runnerTemp,
   tempRootName: 'RUNNER_TEMP',
   outputsName: "the step's outputs",
-  tunnelProcess: launch,
+  keeperLaunch: launch,
   clock: { ...systemClock, sleeps: [] }
 })
 const main = (extra: Record<string, string> = {}, tempRoot = runnerTemp) =>

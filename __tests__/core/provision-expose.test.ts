@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { systemClock } from '../../src/core/clock.js'
-import { keeperEnvironment } from '../../src/core/tunnel/keeper-environment.js'
-import { isProcessAlive } from '../../src/core/tunnel/stop.js'
+import { keeperEnvironment } from '../../src/core/tunnel/main/keeper-environment.js'
+import { isProcessAlive } from '../../src/core/tunnel/post/stop.js'
 import { linesLeaking, provisionWith, revokeWith } from '../helpers/memory-step.js'
 
 const launch = {
@@ -49,7 +49,7 @@ const clock = { ...systemClock, sleeps: [] }
 const where = (tempRoot = runnerTemp) => ({
   tempRoot,
   tempRootName: 'RUNNER_TEMP',
-  tunnelProcess: launch,
+  keeperLaunch: launch,
   clock
 })
 const main = (extra: Record<string, string> = {}, tempRoot?: string) =>

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { systemClock } from '../../src/core/clock.js'
-import { keeperEnvironment } from '../../src/core/tunnel/keeper-environment.js'
+import { keeperEnvironment } from '../../src/core/tunnel/main/keeper-environment.js'
 import type { KeeperConfig } from '../../src/core/tunnel/protocol.js'
 import { SUMMARY_COLUMNS } from '../../src/core/tunnel/request-log/summary.js'
 import { provisionWith, revokeWith } from '../helpers/memory-step.js'
@@ -73,7 +73,7 @@ async function mainWithStandIn(extra: Record<string, string>) {
   const step = await provisionWith(inputs({ 'prove-url': 'false', ...extra }), {
     tempRoot: runnerTemp,
     tempRootName: 'RUNNER_TEMP',
-    tunnelProcess: {
+    keeperLaunch: {
       scriptPath: keeper.scriptPath,
       execArgv: [],
       environment: { CONFIG_OUT: keeper.configOut }
@@ -128,7 +128,7 @@ describe('what main tells the tunnel process, and hands over', () => {
     const step = await provisionWith(inputs({ 'prove-url': 'false', expose: `web=${app.port}` }), {
       tempRoot: runnerTemp,
       requestLog: harPath,
-      tunnelProcess: {
+      keeperLaunch: {
         scriptPath: keeper.scriptPath,
         execArgv: [],
         environment: { CONFIG_OUT: keeper.configOut }
@@ -163,7 +163,7 @@ describe('a tunnel that fails to start', () => {
   const failingMain = (more: { requestLog?: string } = {}, startsLog = true) =>
     provisionWith(inputs({ 'prove-url': 'false', expose: `web=${app.port}` }), {
       tempRoot: runnerTemp,
-      tunnelProcess: { scriptPath: failingKeeper(startsLog), execArgv: [], environment: {} },
+      keeperLaunch: { scriptPath: failingKeeper(startsLog), execArgv: [], environment: {} },
       clock,
       ...more
     })
@@ -199,7 +199,7 @@ describe('with the real keeper against the tunnel stand-in', () => {
     execArgv: ['--import', 'tsx'],
     environment: keeperEnvironment(process.env, [])
   }
-  const where = { tempRoot: '', tempRootName: 'RUNNER_TEMP', tunnelProcess: launch, clock }
+  const where = { tempRoot: '', tempRootName: 'RUNNER_TEMP', keeperLaunch: launch, clock }
 
   it('leaves a valid HAR at the request-log path when main returns; post tables the request', async () => {
     const step = await provisionWith(inputs({ expose: `web=${app.port}` }), {
@@ -217,11 +217,11 @@ describe('with the real keeper against the tunnel stand-in', () => {
     ).toMatchObject({ status: 200 })
 
     const after = await revokeWith(inputs(), step.saved, { ...where, tempRoot: runnerTemp })
-    const [requests] = after.outcome.traffic!.summary
+    const [requests] = after.outcome.requests!.summary
     const paths = requests.rows.map(row => row[SUMMARY_COLUMNS.indexOf('Path')])
     expect(paths).toContain('/hooks/order?id=REDACTED')
     expect(requests.lines!.join('\n')).toContain(harPath)
-    expect(after.outcome.traffic!.tunnelLine).toEqual(expect.any(String))
+    expect(after.outcome.requests!.tunnelLine).toEqual(expect.any(String))
     // The HAR stays after post, with the request in it; the tunnel's folder is gone.
     const har = await readValidHar(harPath)
     expect(har.log.entries.map(entry => new URL(entry.request.url).pathname)).toContain(

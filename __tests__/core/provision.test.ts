@@ -62,7 +62,7 @@ it('writes nothing, and revokes at once, when the tunnel cannot be handed the cr
   const tempRoot = scratch()
   const host = await main(
     { expose: 'web=8080', 'url-template': 'http://{name}-{user}.localhost:9' },
-    { tempRoot, tunnelProcess: { scriptPath: script, execArgv: [], environment: {} } }
+    { tempRoot, keeperLaunch: { scriptPath: script, execArgv: [], environment: {} } }
   )
   // Its exit, or the closed channel main's send meets first, depending on which comes first.
   expect(host.failure).toMatch(

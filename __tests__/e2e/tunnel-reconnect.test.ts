@@ -6,7 +6,7 @@
  */
 import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { inputsFor, runAction, statusOf, useService } from './helpers.js'
-import { lookUpProcess } from '../../src/core/tunnel/identity.js'
+import { lookUpProcess } from '../../src/core/tunnel/saved/process-identity.js'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
 let app: Awaited<ReturnType<typeof startLocalApp>>

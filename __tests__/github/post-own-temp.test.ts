@@ -10,7 +10,7 @@ import { getThroughFront, startLocalApp } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../../service/server.js'
 import { runMain, runPost } from '../helpers/github-steps.js'
 import { runInProcess } from '../helpers/in-process-step.js'
-import { isProcessAlive } from '../../src/core/tunnel/stop.js'
+import { isProcessAlive } from '../../src/core/tunnel/post/stop.js'
 
 const launch = {
   scriptPath: fileURLToPath(new URL('../../src/core/tunnel/keeper/main.ts', import.meta.url)),

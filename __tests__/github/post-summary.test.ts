@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { requestLogInTempRoot } from '../../src/core/tunnel/request-log-path.js'
+import { requestLogInTempRoot } from '../../src/core/tunnel/main/request-log-path.js'
 import { leftTunnel } from '../helpers/left-tunnel.js'
 import { runInProcess } from '../helpers/in-process-step.js'
 import { commandsObeyedIn } from '../helpers/log-readers.js'

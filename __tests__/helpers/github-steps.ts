@@ -4,20 +4,17 @@
  * uses nock imports this dynamically, after nock.
  */
 import { systemClock, type Clock } from '../../src/core/clock.js'
-import type { TunnelProcessLaunch } from '../../src/core/host.js'
+import type { KeeperLaunch } from '../../src/core/host.js'
 import { githubHost } from '../../src/github/host.js'
 import { markMainStarted } from '../../src/github/step-marker.js'
 import { mainStep, postStep } from '../../src/github/steps.js'
 
 /** The main step; `launch` replaces the bundle's keeper, e.g. with its TypeScript source. */
-export function runMain(
-  clock: Clock = systemClock,
-  launch?: Partial<TunnelProcessLaunch>
-): Promise<void> {
+export function runMain(clock: Clock = systemClock, launch?: Partial<KeeperLaunch>): Promise<void> {
   markMainStarted()
   const host = githubHost()
-  const bundled = host.tunnelProcess
-  return mainStep({ ...host, clock, tunnelProcess: () => ({ ...bundled(), ...launch }) })
+  const bundled = host.keeperLaunch
+  return mainStep({ ...host, clock, keeperLaunch: () => ({ ...bundled(), ...launch }) })
 }
 
 export function runPost(clock: Clock = systemClock): Promise<void> {

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readActionDefinition } from '../../scripts/runner/action-yml.js'
-import type { Host, SummaryTable, TunnelProcessLaunch } from '../../src/core/host.js'
-import { requestLogInTempRoot } from '../../src/core/tunnel/request-log-path.js'
+import type { Host, SummaryTable, KeeperLaunch } from '../../src/core/host.js'
+import { requestLogInTempRoot } from '../../src/core/tunnel/main/request-log-path.js'
 import { fakeClock } from './in-process-step.js'
 
 const action = readActionDefinition(fileURLToPath(new URL('../..', import.meta.url)))
@@ -36,7 +36,7 @@ export interface MemoryHostOptions {
   /** A fresh directory under the OS's temp dir unless given. */
   tempRoot?: string
   /** The keeper to start with `expose`; without it, a test that starts one fails. */
-  tunnelProcess?: TunnelProcessLaunch
+  keeperLaunch?: KeeperLaunch
   /** The fake clock's time. */
   now?: string
   /** A clock of the test's own instead of the fake one, e.g. one that really waits. */
@@ -92,9 +92,9 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
     ...(given.outputsName !== undefined && { outputsName: given.outputsName }),
     run: { repository: 'octo/web-shop', runId: '42', runAttempt: '1' },
     clock: given.clock ?? fakeClock(given.now),
-    tunnelProcess: () => {
-      if (!given.tunnelProcess) throw new Error('this memory host starts no tunnel process')
-      return given.tunnelProcess
+    keeperLaunch: () => {
+      if (!given.keeperLaunch) throw new Error('this memory host starts no tunnel process')
+      return given.keeperLaunch
     },
     requestLogPath: tunnelDir =>
       given.requestLog ?? requestLogInTempRoot(host.tempRoot, host.run.runId, tunnelDir)

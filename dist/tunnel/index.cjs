@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 598:
+/***/ 737:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -22434,7 +22434,7 @@ function more(bytes, maxLine) {
     return bytes.length > maxLine ? 'not-http' : 'more';
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/raw-pipe.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/forwarding/raw-pipe.ts
 function pipeRaw(channel, local, entry, context) {
     context.served(entry);
     context.track(local);
@@ -22461,7 +22461,7 @@ function pipeRaw(channel, local, entry, context) {
     });
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/forwarded-connection.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/forwarding/forwarded-connection.ts
 
 
 
@@ -22592,7 +22592,7 @@ function keyTypeOf(blob) {
         : undefined;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/host-keys.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh/host-keys.ts
 
 const HOST_KEY_ALGORITHMS = [
     'ssh-ed25519',
@@ -22787,7 +22787,7 @@ function readyWaitMs(attemptTimeoutMs, maxAttempts) {
     return maxAttempts * attemptTimeoutMs + (maxAttempts - 1) * BETWEEN_ATTEMPTS_MS + 5_000;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/record.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/stats-file.ts
 
 
 class KeeperRecord {
@@ -22918,7 +22918,7 @@ function whenClosed(client) {
     });
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/gate-admission.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/gate-admission.ts
 
 const REOPEN_SCRIPT = 'location.replace(location.origin + location.pathname + location.search + location.hash)';
 const PAGE = '<!doctype html>\n<html><head><meta charset="utf-8"><title>Opening the page</title>\n' +
@@ -22959,7 +22959,7 @@ function pathOnly(target) {
     return /^\/(?![/\\])/.test(target) ? target : undefined;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/gate-cookie.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/gate-cookie.ts
 
 const OUR_NAMES = new Set([GATE_COOKIE_NAME, GATE_COOKIE_SECURE_NAME]);
 function gateSetCookie(value, secure) {
@@ -22991,7 +22991,7 @@ function readCookieFields(headers) {
     };
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/navigation.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/navigation.ts
 
 function isNavigation(method, headers) {
     if (method !== 'GET')
@@ -23026,7 +23026,7 @@ function weightOf(parameters) {
     return 1;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/gate.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/gate.ts
 
 
 
@@ -23193,7 +23193,7 @@ const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
 ;// CONCATENATED MODULE: external "node:dns"
 const external_node_dns_namespaceObject = require("node:dns");
-;// CONCATENATED MODULE: ./core/tunnel/keeper/lookup-cache.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/forwarding/lookup-cache.ts
 
 const LOOKUP_TTL_MS = 1_000;
 function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now = Date.now, ttlMs = LOOKUP_TTL_MS) {
@@ -23233,7 +23233,7 @@ function cachedLookup(lookupAll = external_node_dns_namespaceObject.lookup, now 
     }));
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/proof-answer.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/http/proof-answer.ts
 
 class ExpectedProofs {
     proofKey;
@@ -24415,7 +24415,7 @@ class RequestLogSink {
     }
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/traffic.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/forwarding/handlers.ts
 
 
 
@@ -24424,7 +24424,7 @@ class RequestLogSink {
 
 
 
-class KeeperTraffic {
+class ForwardHandlers {
     config;
     deps;
     timeline;
@@ -24543,7 +24543,7 @@ function secureCookieFor(config) {
     return entry => !Object.hasOwn(urls, entry) || !/^http:/i.test(urls[entry]);
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/reconnect.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh/reconnect.ts
 
 const LOGINS_PER_MINUTE = 6;
 const MINUTE_MS = 60_000;
@@ -24657,7 +24657,7 @@ var lib_client = __nccwpck_require__(531);
 var client_default = /*#__PURE__*/__nccwpck_require__.n(lib_client);
 // EXTERNAL MODULE: ../node_modules/ssh2/package.json
 var ssh2_package = __nccwpck_require__(362);
-;// CONCATENATED MODULE: ./core/tunnel/keeper/cipher-keys.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh/cipher-keys.ts
 
 
 const SSH2_CHECKED_VERSION = '1.17.0';
@@ -24681,7 +24681,7 @@ function keysAsKeyObjects(client, ssh2Version = ssh2_package/* version */.rE) {
     return converted;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/coalesced-socket.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh/coalesced-socket.ts
 
 function connectCoalesced(port, host) {
     const socket = new external_node_net_namespaceObject.Socket();
@@ -24704,7 +24704,7 @@ function connectCoalesced(port, host) {
     return socket;
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh-attempt.ts
+;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh/ssh-attempt.ts
 
 
 
@@ -24949,7 +24949,7 @@ class Keeper {
     stopping = false;
     ending;
     wake;
-    traffic;
+    handlers;
     logFile;
     localErrors;
     record;
@@ -24986,7 +24986,7 @@ class Keeper {
             collectOld: () => io.collectOld?.(),
             headLimits: io.headLimits
         };
-        this.traffic = new KeeperTraffic(config, deps, httpHooks);
+        this.handlers = new ForwardHandlers(config, deps, httpHooks);
     }
     async run() {
         const names = this.config.entries.map(e => `${e.name} -> ${e.host}:${e.port}`).join(', ');
@@ -24996,7 +24996,7 @@ class Keeper {
             return this.failStart(unwritable);
         const ticker = setInterval(() => this.tick(), TICK_MS);
         try {
-            await this.traffic.start();
+            await this.handlers.start();
             const first = await connectFirst(this.loop());
             if (!first.ok) {
                 this.io.report({
@@ -25014,7 +25014,7 @@ class Keeper {
             const notRecorded = this.writeStats();
             if (notRecorded !== undefined)
                 return await this.failStart(notRecorded);
-            this.traffic.proving();
+            this.handlers.proving();
             this.io.report({ type: 'ready', fingerprint: this.fingerprint });
             return await this.keepUp();
         }
@@ -25031,7 +25031,7 @@ class Keeper {
         this.leave();
     }
     proofOver() {
-        this.traffic.proofOver();
+        this.handlers.proofOver();
     }
     leave() {
         this.stopping = true;
@@ -25072,7 +25072,7 @@ class Keeper {
             log: message => this.log(message),
             sawKey: fingerprint => (this.seenFingerprint = fingerprint),
             trustedKey: fingerprint => (this.fingerprint = fingerprint),
-            serve: (details, accept, reject) => serveForwarded(details, accept, reject, this.traffic.context()),
+            serve: (details, accept, reject) => serveForwarded(details, accept, reject, this.handlers.context()),
             stopping: () => this.stopping,
             now: () => this.io.now()
         });
@@ -25082,7 +25082,7 @@ class Keeper {
             const reason = await this.closed();
             if (this.stopping)
                 return await this.finish();
-            this.traffic.timeline.connectionLost(reason);
+            this.handlers.timeline.connectionLost(reason);
             this.setState('reconnecting');
             this.log(`Connection lost; reconnecting (${reason})`);
             const outcome = await reconnect(this.loop());
@@ -25092,7 +25092,7 @@ class Keeper {
                 return await this.end(outcome.reason);
             this.client = outcome.attempt.client;
             this.stats.reconnects += 1;
-            this.traffic.timeline.reconnected();
+            this.handlers.timeline.reconnected();
             this.setState('ready');
             this.log(`Reconnected (reconnect ${this.stats.reconnects})`);
         }
@@ -25128,13 +25128,13 @@ class Keeper {
             this.stop();
         this.checkLifetime();
         this.localErrors.flush();
-        this.stats.timeline = this.traffic.timeline.snapshot();
+        this.stats.timeline = this.handlers.timeline.snapshot();
         this.record.saveIfDue(this.stats);
     }
     async finish() {
         if (this.ending !== undefined)
             return await this.end(this.ending);
-        await this.traffic.finish();
+        await this.handlers.finish();
         this.setState('stopped');
         this.localErrors.flush(true);
         this.logFile.final(`Stopped: ${this.stats.connections} connections served, ${this.stats.reconnects} reconnects`);
@@ -25142,11 +25142,11 @@ class Keeper {
     }
     async end(reason) {
         this.client?.end();
-        await this.traffic.finish();
+        await this.handlers.finish();
         return this.recordEnd(reason);
     }
     recordEnd(reason) {
-        this.traffic.destroyOpen();
+        this.handlers.destroyOpen();
         this.client?.end();
         this.stats.endedAt = this.iso();
         this.stats.endReason = reason;
@@ -25160,7 +25160,7 @@ class Keeper {
         this.writeStats();
     }
     writeStats() {
-        this.stats.timeline = this.traffic.timeline.snapshot();
+        this.stats.timeline = this.handlers.timeline.snapshot();
         return this.record.save(this.stats);
     }
     log(message) {
@@ -25412,7 +25412,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(598)
+__nccwpck_require__(737)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -16,7 +16,7 @@ import type {
   TunnelEnd
 } from '../core/host.js'
 import type { CiSystem } from './ci-system.js'
-import { bundledTunnelProcess } from './tunnel-process.js'
+import { bundledKeeper } from './keeper-launch.js'
 
 /** Where the CLI's lines go; the tests capture them. */
 export interface Terminal {
@@ -62,7 +62,7 @@ export function cliHost(parts: CliHostParts): Host {
     ...(parts.outputsName !== undefined && { outputsName: parts.outputsName }),
     run: ci.run,
     clock: systemClock,
-    tunnelProcess: () => ({ ...bundledTunnelProcess(parts.env), ends: parts.tunnelEnd }),
+    keeperLaunch: () => ({ ...bundledKeeper(parts.env), ends: parts.tunnelEnd }),
     requestLogPath: () => parts.requestLog
   }
 }

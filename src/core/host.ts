@@ -58,7 +58,7 @@ export interface SavedState {
 }
 
 /** How the tunnel process is started: the script and the environment it may keep. */
-export interface TunnelProcessLaunch {
+export interface KeeperLaunch {
   /** dist/tunnel/index.cjs in the bundle. */
   scriptPath: string
   /** Node options before the script, e.g. a TypeScript loader in tests. */
@@ -111,7 +111,7 @@ export interface Host {
   outputsName?: string
   run: RunIdentity
   clock: Clock
-  tunnelProcess(): TunnelProcessLaunch
+  keeperLaunch(): KeeperLaunch
   /**
    * Where the tunnel whose folder this is writes its request log (a HAR file, the `request-log`
    * output): outside that folder, which post removes. GitHub: beside it in RUNNER_TEMP

@@ -50,11 +50,11 @@ export interface RevokeOutcome {
   /** Folders the step could not tidy (each already named in a warning): nothing in them runs. */
   untidied: string[]
   /** What came through the tunnel, and how it fared: set when a tunnel was stopped and left a record. */
-  traffic?: TrafficReport
+  requests?: RequestReport
 }
 
 /** The tunnel's report, ready for each host: every text in it is printable already. */
-export interface TrafficReport {
+export interface RequestReport {
   /** For a job summary: the request table (with the request log on), then the tunnel's line. */
   summary: SummaryTable[]
   /** `Requests: 12 (2xx 10, 4xx 2); log: PATH`; absent with the request log off. */

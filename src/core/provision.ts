@@ -15,7 +15,7 @@ import { withoutExposeWarning } from './settings/without-expose.js'
 import { withPrintableSummary, writesFor } from './step-writes.js'
 import { describeUnexpected } from './text/describe-error.js'
 import { printable } from './text/printable.js'
-import { checkUrlsBeforeRequest } from './tunnel/urls.js'
+import { checkUrlsBeforeRequest } from './tunnel/main/urls.js'
 
 /** The main step. Never throws for a failure it expects: the outcome says what happened. */
 export async function provision(host: Host): Promise<ProvisionOutcome> {

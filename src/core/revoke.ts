@@ -19,7 +19,7 @@ import { explainFailure } from './service/failures.js'
 import { parseFailOnRevokeError } from './settings/common.js'
 import { readPostSettings } from './assembly/read-post.js'
 import { printable } from './text/printable.js'
-import { loadTunnel } from './tunnel/saved-tunnel.js'
+import { loadTunnel } from './tunnel/saved/saved-tunnel.js'
 
 const NOTHING_SAVED = 'Nothing to revoke: no credential was provisioned, or it was already revoked.'
 
@@ -28,20 +28,20 @@ export async function revoke(host: Host): Promise<RevokeOutcome> {
   const { options } = host
   host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean))
   // The tunnel first: it holds a connection with the credential, which revoking would cut anyway.
-  const { tunnel, untidied, traffic } = await stopRecordedTunnel(host)
+  const { tunnel, untidied, requests } = await stopRecordedTunnel(host)
   const { credential, kindMismatch } = await revokeRecordedCredential(host)
   return {
     tunnel,
     credential,
     ...(kindMismatch && { kindMismatch }),
     untidied,
-    ...(traffic && { traffic })
+    ...(requests && { requests })
   }
 }
 
 async function stopRecordedTunnel(
   host: Host
-): Promise<Pick<RevokeOutcome, 'tunnel' | 'untidied' | 'traffic'>> {
+): Promise<Pick<RevokeOutcome, 'tunnel' | 'untidied' | 'requests'>> {
   if (host.state.load('tunnel') === '') return { tunnel: { status: 'none' }, untidied: [] }
   const loaded = loadTunnel(host.state, host.tempRoot)
   if (loaded === undefined) {
@@ -55,7 +55,7 @@ async function stopRecordedTunnel(
   return {
     tunnel: stopped.outcome,
     untidied: stopped.untidied ? [stopped.untidied] : [],
-    ...(stopped.traffic && { traffic: stopped.traffic })
+    ...(stopped.requests && { requests: stopped.requests })
   }
 }
 

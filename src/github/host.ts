@@ -7,10 +7,10 @@ import * as core from '@actions/core'
 import { tmpdir } from 'node:os'
 import { systemClock } from '../core/clock.js'
 import type { FinalWrites, Host } from '../core/host.js'
-import { requestLogInTempRoot } from '../core/tunnel/request-log-path.js'
+import { requestLogInTempRoot } from '../core/tunnel/main/request-log-path.js'
 import { runIdentityFrom } from './run-identity.js'
 import { appendSummaryTables } from './summary.js'
-import { bundledTunnelProcess } from './tunnel-process.js'
+import { bundledKeeper } from './keeper-launch.js'
 
 export function githubHost(): Host {
   // The job's scratch directory, which the runner empties after the job (the OS's outside a runner).
@@ -40,7 +40,7 @@ export function githubHost(): Host {
     outputsName: "the step's outputs",
     run,
     clock: systemClock,
-    tunnelProcess: bundledTunnelProcess,
+    keeperLaunch: bundledKeeper,
     // Beside the tunnel's folder, not in it: post removes the folder, upload-artifact runs before.
     requestLogPath: tunnelDir => requestLogInTempRoot(tempRoot, run.runId, tunnelDir)
   }

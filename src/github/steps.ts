@@ -16,9 +16,9 @@ export async function mainStep(host: Host): Promise<void> {
 }
 
 export async function postStep(host: Host): Promise<void> {
-  const { credential, kindMismatch, traffic } = await revoke(host)
+  const { credential, kindMismatch, requests } = await revoke(host)
   // The requests and the timeline; the HAR stays in RUNNER_TEMP for an upload step.
-  if (traffic) appendSummaryTables(traffic.summary)
+  if (requests) appendSummaryTables(requests.summary)
   // The options are main's own here, so a record of another kind was written by something else.
   if (kindMismatch !== undefined) host.log.warning(kindMismatch)
   if (credential.status !== 'failed') return

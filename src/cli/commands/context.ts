@@ -106,7 +106,7 @@ export function finishRevoke(
   let code = 0
   // What came through the tunnel: the counts and the request log's path (the log stays, it holds
   // no secret). The tunnel's own line, its timeline in it, was logged as it stopped.
-  if (outcome.traffic?.countsLine !== undefined) input.terminal.stdout(outcome.traffic.countsLine)
+  if (outcome.requests?.countsLine !== undefined) input.terminal.stdout(outcome.requests.countsLine)
   if (outcome.kindMismatch !== undefined) code = fail(input, outcome.kindMismatch)
   const { credential } = outcome
   if (credential.status === 'failed') {

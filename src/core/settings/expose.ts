@@ -13,10 +13,10 @@ import { capitalised } from './option-values.js'
 import { describeMarker, midLineMarkerIn } from '../text/log-commands.js'
 import { fingerprintOf, keyTypeOf } from '../text/fingerprint.js'
 import type { ExposeEntry, HostKeyPin } from '../tunnel/protocol.js'
-import { readTrafficSettings, type TrafficSettings } from './traffic.js'
+import { readRequestHandlingSettings, type RequestHandlingSettings } from './request-handling.js'
 
 /** What the tunnel needs from the inputs; absent when `expose` is empty. */
-export interface TunnelSettings extends TrafficSettings {
+export interface TunnelSettings extends RequestHandlingSettings {
   entries: ExposeEntry[]
   urlTemplate: string
   /** Trusted host keys; empty: accept the first key seen and say which one. */
@@ -266,7 +266,9 @@ export function readTunnelSettings(options: OptionSource): TunnelSettings | unde
   const label = (name: string) => options.label(name)
   const urlTemplate = parseUrlTemplate(options.read('url-template'), label)
   const hostKeyPins = parseHostKeyPins(options.read('tunnel-host-key'), label)
-  const traffic = readTrafficSettings(options)
+  const requestHandling = readRequestHandlingSettings(options)
   const entries = parseExpose(options.read('expose'), label)
-  return entries.length === 0 ? undefined : { entries, urlTemplate, hostKeyPins, ...traffic }
+  return entries.length === 0
+    ? undefined
+    : { entries, urlTemplate, hostKeyPins, ...requestHandling }
 }

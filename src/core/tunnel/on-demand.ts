@@ -4,5 +4,5 @@
  * without a tunnel never loads. Two imports would make two chunks, each with its own copy of
  * what they share.
  */
-export { prepareTunnel } from './open.js'
-export { stopSavedTunnel } from './stop-saved.js'
+export { prepareTunnel } from './main/open.js'
+export { stopSavedTunnel } from './post/stop-saved.js'

@@ -10,17 +10,17 @@
 import { existsSync } from 'node:fs'
 import type Client from 'ssh2/lib/client.js'
 import { cleanText } from '../../text/printable.js'
-import { serveForwarded } from './forwarded-connection.js'
-import { HostKeyTrust } from './host-keys.js'
+import { serveForwarded } from './forwarding/forwarded-connection.js'
+import { HostKeyTrust } from './ssh/host-keys.js'
 import type { HttpHooks } from './http/hooks.js'
 import { KeeperLog, LocalErrorSummary } from './log.js'
 import type { KeeperIo } from './io.js'
 import { STOP_FILE_CHECK_MS, type KeeperConfig, type KeeperStats } from '../protocol.js'
-import { KeeperRecord } from './record.js'
+import { KeeperRecord } from './stats-file.js'
 import { whenClosed } from './timeline.js'
-import { KeeperTraffic } from './traffic.js'
-import { ConnectPacing, connectFirst, reconnect, type LoopContext } from './reconnect.js'
-import { attemptConnection, closeConnection, SERVER_TEXT_MAX } from './ssh-attempt.js'
+import { ForwardHandlers } from './forwarding/handlers.js'
+import { ConnectPacing, connectFirst, reconnect, type LoopContext } from './ssh/reconnect.js'
+import { attemptConnection, closeConnection, SERVER_TEXT_MAX } from './ssh/ssh-attempt.js'
 import { KeeperLifetime } from './lifetime.js'
 
 /** The stop file is looked for, and the record written when due, this often. */
@@ -36,7 +36,7 @@ export class Keeper {
   /** Why the keeper is leaving by itself (its lifetime is over); undefined for a stop. */
   private ending: string | undefined
   private wake: (() => void) | undefined
-  private readonly traffic: KeeperTraffic
+  private readonly handlers: ForwardHandlers
   private readonly logFile: KeeperLog
   private readonly localErrors: LocalErrorSummary
   private readonly record: KeeperRecord
@@ -83,7 +83,7 @@ export class Keeper {
       collectOld: () => io.collectOld?.(),
       headLimits: io.headLimits
     }
-    this.traffic = new KeeperTraffic(config, deps, httpHooks)
+    this.handlers = new ForwardHandlers(config, deps, httpHooks)
   }
 
   /** Connects, reports, and keeps the tunnel up until stopped or the credential is refused. */
@@ -98,7 +98,7 @@ export class Keeper {
     const ticker = setInterval(() => this.tick(), TICK_MS)
     try {
       // The request log's HAR exists, valid, before main is told the tunnel is ready.
-      await this.traffic.start()
+      await this.handlers.start()
       const first = await connectFirst(this.loop())
       if (!first.ok) {
         this.io.report({
@@ -116,7 +116,7 @@ export class Keeper {
       // The record says "ready" before main is told so, and main lets go only then.
       const notRecorded = this.writeStats()
       if (notRecorded !== undefined) return await this.failStart(notRecorded)
-      this.traffic.proving()
+      this.handlers.proving()
       this.io.report({ type: 'ready', fingerprint: this.fingerprint! })
       return await this.keepUp()
     } finally {
@@ -135,7 +135,7 @@ export class Keeper {
 
   /** Main has its proof answers, or is gone: no nonce of its is answered any more. */
   proofOver(): void {
-    this.traffic.proofOver()
+    this.handlers.proofOver()
   }
 
   /** A stop, or the end of its lifetime: the loops return, the connection closes. */
@@ -183,7 +183,7 @@ export class Keeper {
       sawKey: fingerprint => (this.seenFingerprint = fingerprint),
       trustedKey: fingerprint => (this.fingerprint = fingerprint),
       serve: (details, accept, reject) =>
-        serveForwarded(details, accept, reject, this.traffic.context()),
+        serveForwarded(details, accept, reject, this.handlers.context()),
       stopping: () => this.stopping,
       now: () => this.io.now()
     })
@@ -194,7 +194,7 @@ export class Keeper {
     for (;;) {
       const reason = await this.closed()
       if (this.stopping) return await this.finish()
-      this.traffic.timeline.connectionLost(reason)
+      this.handlers.timeline.connectionLost(reason)
       this.setState('reconnecting')
       this.log(`Connection lost; reconnecting (${reason})`)
       const outcome = await reconnect(this.loop())
@@ -202,7 +202,7 @@ export class Keeper {
       if (outcome.type === 'end') return await this.end(outcome.reason)
       this.client = outcome.attempt.client
       this.stats.reconnects += 1
-      this.traffic.timeline.reconnected()
+      this.handlers.timeline.reconnected()
       this.setState('ready')
       this.log(`Reconnected (reconnect ${this.stats.reconnects})`)
     }
@@ -240,14 +240,14 @@ export class Keeper {
     if (!this.stopping && existsSync(this.config.stopPath)) this.stop()
     this.checkLifetime()
     this.localErrors.flush()
-    this.stats.timeline = this.traffic.timeline.snapshot()
+    this.stats.timeline = this.handlers.timeline.snapshot()
     this.record.saveIfDue(this.stats)
   }
 
   /** A stop: the final request log first, then the record that says so (post waits for it). */
   private async finish(): Promise<KeeperStats> {
     if (this.ending !== undefined) return await this.end(this.ending)
-    await this.traffic.finish()
+    await this.handlers.finish()
     this.setState('stopped')
     this.localErrors.flush(true)
     this.logFile.final(
@@ -259,13 +259,13 @@ export class Keeper {
   /** The keeper ends on its own: the final request log, then its end recorded. */
   private async end(reason: string): Promise<KeeperStats> {
     this.client?.end()
-    await this.traffic.finish()
+    await this.handlers.finish()
     return this.recordEnd(reason)
   }
 
   /** Recorded, so post can say when and why; at once, as a crash has no time to wait. */
   private recordEnd(reason: string): KeeperStats {
-    this.traffic.destroyOpen()
+    this.handlers.destroyOpen()
     this.client?.end()
     this.stats.endedAt = this.iso()
     this.stats.endReason = reason
@@ -282,7 +282,7 @@ export class Keeper {
 
   /** Returns why the record could not be written; after ready that does not end the tunnel. */
   private writeStats(): string | undefined {
-    this.stats.timeline = this.traffic.timeline.snapshot()
+    this.stats.timeline = this.handlers.timeline.snapshot()
     return this.record.save(this.stats)
   }
 

@@ -4,7 +4,7 @@
  */
 import { connect as connectTcp, type Socket } from 'node:net'
 import type { ExposeEntry } from '../../protocol.js'
-import type { ForwardContext } from '../forward-context.js'
+import type { ForwardContext } from '../forwarding/forward-context.js'
 
 export interface AppEvents {
   data(chunk: Buffer): void

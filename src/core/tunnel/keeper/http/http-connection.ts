@@ -9,7 +9,7 @@
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ExposeEntry } from '../../protocol.js'
-import type { ForwardContext } from '../forward-context.js'
+import type { ForwardContext } from '../forwarding/forward-context.js'
 import { openApp } from './app-socket.js'
 import type { Exchange } from './exchange.js'
 import { FramingError, MAX_HEAD_BYTES, MessageReader, type BodyFraming } from './framing.js'
