@@ -4,7 +4,9 @@
  */
 import { Agent, request } from 'node:http'
 import { connect, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { startCredentialService, type RunningService } from '../server.js'
+import { createFront } from '../tunnel/front.js'
 import {
   forward,
   login,
@@ -137,6 +139,29 @@ describe('what the front still does', () => {
       socket.on('error', reject)
     })
     expect(answer).toMatch(/^HTTP\/1\.1 431 /)
+  })
+
+  it('answers 408 and closes a connection whose request head does not complete in time', async () => {
+    const front = createFront(() => undefined, 300)
+    await new Promise<void>(resolve => front.server.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (front.server.address() as AddressInfo).port
+      const started = Date.now()
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(`GET / HTTP/1.1\r\nHost: ${hosts.a}\r\nX-Slow: 1`)
+        )
+        let received = ''
+        socket.setEncoding('latin1').on('data', (chunk: string) => (received += chunk))
+        socket.on('close', () => resolve(received))
+        socket.on('error', reject)
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300)
+    } finally {
+      front.destroyConnections()
+      front.server.close()
+    }
   })
 
   it('passes a WebSocket-style upgrade and then raw bytes both ways', async () => {

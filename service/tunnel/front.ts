@@ -16,7 +16,7 @@ import { requestHead } from './proxy-headers.js'
 /** Longest request head the front reads; a bigger one is refused with 431. */
 const MAX_HEAD_BYTES = 16 * 1024
 /** A request whose head is not complete in this time is refused (408) and its connection closed. */
-const HEAD_TIMEOUT_MS = 10_000
+export const HEAD_TIMEOUT_MS = 10_000
 
 export interface FrontRoute {
   /** Opens a channel to the tunnel client, naming the connection that caused it. */
@@ -44,7 +44,11 @@ export interface Front {
   destroyConnections(): void
 }
 
-export function createFront(route: (host: string) => FrontRoute | undefined): Front {
+export function createFront(
+  route: (host: string) => FrontRoute | undefined,
+  // Shorter only in tests, which should not wait ten seconds to see the bound hold.
+  headTimeoutMs = HEAD_TIMEOUT_MS
+): Front {
   // One pool of channels per forward; a forward that goes takes its channels with it.
   const agents = new WeakMap<FrontRoute, ChannelAgent>()
   const agentFor = (target: FrontRoute): ChannelAgent => {
@@ -122,11 +126,12 @@ export function createFront(route: (host: string) => FrontRoute | undefined): Fr
   const server = createServer(
     {
       maxHeaderSize: MAX_HEAD_BYTES,
-      headersTimeout: HEAD_TIMEOUT_MS,
+      headersTimeout: headTimeoutMs,
       // The bounds above are the front's; a long upload or a quiet keep-alive is the edge's call.
       requestTimeout: 0,
       keepAliveTimeout: 0,
-      connectionsCheckingInterval: 1000
+      // Node checks the head bound on this beat: no later than a tenth of it past the bound.
+      connectionsCheckingInterval: Math.min(1000, Math.max(10, headTimeoutMs / 10))
     },
     onRequest
   )
