@@ -40,8 +40,8 @@ Options:
   --fault <json>      queue a fault before the first request (repeatable), e.g.
                       --fault '{"kind":"500","count":2}'
   --edge              also put Caddy (Debian's caddy package) in front of the
-                      HTTP front: https on *.tunnel.localhost, as the real
-                      tunnel server's reference deployment does
+                      HTTP front: https on the public names (<label>.<tunnel
+                      fqdn>), as the real server's reference deployment does
   --help              show this text`
 
 const VALUE_FLAGS = [

@@ -6,7 +6,7 @@
 import { parseCliArgs, USAGE, UsageError } from './cli-args.js'
 import { startEdge, type RunningEdge } from './edge/caddy.js'
 import { startCredentialService, type RunningService, type ServiceOptions } from './server.js'
-import { publicHost } from './tunnel/naming.js'
+import { publicHost, publicLabel } from './tunnel/naming.js'
 
 /** The start-up text: the URL alone on its line, then every credential a person may copy. */
 function describeService(
@@ -45,10 +45,10 @@ function describeService(
     ...(edge === null
       ? []
       : [
-          `edge: https://127.0.0.1:${edge.port} (https://<name>-<user>.${edge.publicDomain}:${edge.port}/, Host rewritten to <name>-<user>.${edge.internalDomain})`,
+          `edge: https://127.0.0.1:${edge.port} (https://${publicHost(service.naming, '<name>', '<user>')}:${edge.port}/, Host rewritten to ${publicLabel(service.naming, '<name>', '<user>')}.${edge.internalDomain})`,
           // Alone after their names: NODE_EXTRA_CA_CERTS or ca-file, and url-template.
           `edge ca: ${edge.caFile}`,
-          `edge url-template: https://{name}-{user}.${edge.publicDomain}:${edge.port}`
+          `edge url-template: https://${publicHost(service.naming, '{name}', '{user}')}:${edge.port}`
         ]),
     'Press Ctrl+C to stop.'
   ]
@@ -73,7 +73,11 @@ async function main(argv: readonly string[]): Promise<number> {
   let edge: RunningEdge | null = null
   if (command.edge) {
     try {
-      edge = await startEdge({ upstreamPort: service.tunnel!.frontPort })
+      // The edge serves the public names the answers hand out: `<label>.<tunnel_fqdn>`.
+      edge = await startEdge({
+        upstreamPort: service.tunnel!.frontPort,
+        publicDomain: service.naming.fqdn
+      })
     } catch (error) {
       await service.close()
       throw error

@@ -106,7 +106,8 @@ describe('the service command', () => {
         const output = withEdge.stdout()
         const caFile = /^edge ca: (.+)$/m.exec(output)?.[1] ?? ''
         const template = /^edge url-template: (.+)$/m.exec(output)?.[1] ?? ''
-        expect(template).toMatch(/^https:\/\/\{name\}-\{user\}\.tunnel\.localhost:\d+$/)
+        // The stand-in's default tunnel_fqdn, localhost, on the edge's own port.
+        expect(template).toMatch(/^https:\/\/\{name\}-\{user\}\.localhost:\d+$/)
         const port = Number(/:(\d+)$/.exec(template)?.[1])
         // Nothing is forwarded: the front's own 502 names the Host the edge rewrote.
         const answer = await new Promise<string>((resolve, reject) => {
@@ -114,8 +115,8 @@ describe('the service command', () => {
             {
               host: '127.0.0.1',
               port,
-              servername: 'web-abcde.tunnel.localhost',
-              headers: { host: `web-abcde.tunnel.localhost:${port}` },
+              servername: 'web-abcde.localhost',
+              headers: { host: `web-abcde.localhost:${port}` },
               ca: readFileSync(caFile, 'utf8'),
               agent: false
             },

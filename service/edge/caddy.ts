@@ -25,7 +25,7 @@ export interface EdgeOptions {
   upstreamPort: number
   /** Public names are `<label>.<publicDomain>`; default `tunnel.localhost`. */
   publicDomain?: string
-  /** The name the front receives instead: `<label>.<internalDomain>`; default `localhost`. */
+  /** The name the front receives instead: `<label>.<internalDomain>`; default `tunnel.internal`. */
   internalDomain?: string
   /** Where Caddy is; default /usr/bin/caddy. */
   program?: string
@@ -89,7 +89,7 @@ export async function startEdge(options: EdgeOptions): Promise<RunningEdge> {
   const program = options.program ?? CADDY_PROGRAM
   if (!canRun(program)) throw new Error(caddyMissingMessage())
   const publicDomain = options.publicDomain ?? 'tunnel.localhost'
-  const internalDomain = options.internalDomain ?? 'localhost'
+  const internalDomain = options.internalDomain ?? 'tunnel.internal'
   // Private: Caddy's CA key lives here.
   const dir = mkdtempSync(join(tmpdir(), 'stand-in-edge-'))
   const storageDir = join(dir, 'storage')
