@@ -4,19 +4,28 @@
  * the runner reaches it through its https_proxy, which tunnels to the test's Caddy), and the proof
  * passes through the edge. The product's shape on a dedicated server names hosts `{name}.{fqdn}`,
  * so a second job asking for the same name collides: main fails at once, and the first URL keeps
- * answering. The request log holds the client address the edge reported.
+ * answering. The request log holds the client address the edge reported. Gated, in each shape:
+ * the header form (curl over HTTP/2), the URL form in Chromium, and a signed webhook reach the app;
+ * `replay` (the CLI's own code) sends the webhook from the job's HAR again, and it verifies.
  */
+import { createHmac, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Job } from '../../scripts/job.js'
 import { startEdge, type RunningEdge } from '../../service/edge/caddy.js'
 import type { ServiceOptions } from '../../service/server.js'
+import { main as cliMain } from '../../src/cli/index.js'
 import { readValidHar } from '../core/tunnel/request-log/records.js'
+import { launchChromium } from '../helpers/edge-browser.js'
 import { CLIENT_ADDRESS, curlThroughEdge, sendThroughEdge } from '../helpers/edge-clients.js'
 import { startEdgeProxy, type EdgeProxy } from '../helpers/edge-proxy.js'
 import { startRecordingApp, type RecordingApp } from '../helpers/gate-clients.js'
 import { annotations, expectFailedMain, inputsFor, useService } from './helpers.js'
+
+const WEBHOOK_SECRET = randomBytes(20).toString('hex')
+const signature = (body: Buffer) =>
+  `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`
 
 /** The shapes, each with the domain its URLs are under (where the edge serves). */
 const SHAPES: [string, ServiceOptions, string][] = [
@@ -50,7 +59,7 @@ describe.each(SHAPES)(
       for (const dir of temps) rmSync(dir, { recursive: true, force: true })
     })
 
-    async function exposeJob() {
+    async function exposeJob(extra: Record<string, string> = {}) {
       const runnerTemp = mkdtempSync(join(tmpdir(), `edge-${shape}-e2e-`))
       temps.push(runnerTemp)
       // As a runner behind a proxy: https through it, the local service (plain http) directly.
@@ -59,7 +68,7 @@ describe.each(SHAPES)(
         timeoutMs: 30_000
       })
       const use = await job.uses(
-        inputsFor(service(), { 'timeout-seconds': '5', expose: `web=${app.port}` })
+        inputsFor(service(), { 'timeout-seconds': '5', expose: `web=${app.port}`, ...extra })
       )
       return { job, use }
     }
@@ -95,6 +104,68 @@ describe.each(SHAPES)(
       await job.end()
       app.seen.length = 0
     }, 90_000)
+
+    it('gated: each form of the secret, a real browser, and a signed webhook reach the app; replay resends the webhook', async () => {
+      const { job, use } = await exposeJob({ protect: 'true', 'log-bodies': '4096' })
+      const { main } = use
+      expect(main.exitCode).toBe(0)
+      const { outputs } = main
+      const url = outputs.url
+      expect(new URL(url).port).toBe('')
+      expect((await sendThroughEdge(edge, `${url}/admin`)).status).toBe(401)
+      const byHeader = await curlThroughEdge(edge, ['-H', outputs['protect-header'], `${url}/api`])
+      expect(byHeader).toEqual({ status: 200, body: 'seen GET /api\n', version: '2' })
+      // The browser form: the protect-urls URL, on 443 as the browser sees it.
+      const protectedUrl = (JSON.parse(outputs['protect-urls']) as Record<string, string>).web
+      const browser = await launchChromium(edge)
+      try {
+        const response = await (await browser.newPage()).goto(`${protectedUrl}/browser`)
+        expect(response?.status()).toBe(200)
+      } finally {
+        await browser.close()
+      }
+      const hookUrl = (JSON.parse(outputs['protect-webhook-urls']) as Record<string, string>).web
+      const payload = Buffer.from('{"action":"opened","number":7}\n')
+      const delivered = await sendThroughEdge(edge, `${hookUrl}/hooks/github`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature(payload) },
+        body: payload
+      })
+      expect(delivered.status).toBe(200)
+      const seen = app.seen.filter(request => request.target !== '/favicon.ico')
+      expect(seen.map(request => request.target)).toEqual(['/api', '/browser', '/hooks/github'])
+      expect(seen[2].headers['x-hub-signature-256']).toBe(signature(seen[2].body))
+
+      const harPath = outputs['request-log']
+      expect((await use.post()).exitCode).toBe(0)
+      await job.end()
+      // replay, as a developer runs it on the HAR the job kept: the webhook verifies again.
+      const lines: string[] = []
+      const terminal = {
+        stdout: (line: string) => lines.push(line),
+        stderr: (line: string) => lines.push(line)
+      }
+      const receiver = await startRecordingApp()
+      try {
+        const code = await cliMain(
+          ['replay', harPath, '--to', `http://127.0.0.1:${receiver.port}`, '--path', '/hooks/'],
+          {},
+          terminal
+        )
+        expect(lines.filter(line => / OK$/.test(line))).toEqual([
+          expect.stringMatching(/^#\d+ POST \/hooks\/github +200 -> 200 +OK$/)
+        ])
+        expect(code).toBe(0)
+        expect(receiver.seen).toHaveLength(1)
+        expect(receiver.seen[0].headers['x-hub-signature-256']).toBe(
+          signature(receiver.seen[0].body)
+        )
+        expect(receiver.seen[0].body.equals(payload)).toBe(true)
+      } finally {
+        await receiver.close()
+      }
+      app.seen.length = 0
+    }, 120_000)
 
     if (shape === 'product') {
       it('a second job asking for the same name fails at once; the first URL keeps answering', async () => {
