@@ -2,9 +2,9 @@
  * A default run (url-template empty) through a real edge, in both answer shapes: the URL the
  * action hands out is formed from the answer, has no port (the edge is on 443, as a real one is:
  * the runner reaches it through its https_proxy, which tunnels to the test's Caddy), and the proof
- * passes through the edge. The product's shape on a dedicated server names hosts `{name}.{fqdn}`,
- * so a second job asking for the same name collides: main fails at once, and the first URL keeps
- * answering. The request log holds the client address the edge reported. Gated, in each shape:
+ * passes through the edge. A second job asking for a name in use (the product's dedicated server
+ * names hosts `{name}.{fqdn}`; in the spec's shape, the same credential reused) fails main at
+ * once, and the first URL keeps answering. The request log holds the client address the edge reported. Gated, in each shape:
  * the header form (curl over HTTP/2), the URL form in Chromium, and a signed webhook reach the app;
  * `replay` (the CLI's own code) sends the webhook from the job's HAR again, and it verifies.
  */
@@ -21,7 +21,7 @@ import { launchChromium } from '../helpers/edge-browser.js'
 import { CLIENT_ADDRESS, curlThroughEdge, sendThroughEdge } from '../helpers/edge-clients.js'
 import { startEdgeProxy, type EdgeProxy } from '../helpers/edge-proxy.js'
 import { startRecordingApp, type RecordingApp } from '../helpers/gate-clients.js'
-import { annotations, expectFailedMain, inputsFor, useService } from './helpers.js'
+import { annotations, inputsFor, useService } from './helpers.js'
 
 const WEBHOOK_SECRET = randomBytes(20).toString('hex')
 const signature = (body: Buffer) =>
@@ -167,20 +167,40 @@ describe.each(SHAPES)(
       app.seen.length = 0
     }, 120_000)
 
-    if (shape === 'product') {
-      it('a second job asking for the same name fails at once; the first URL keeps answering', async () => {
-        const first = await exposeJob()
-        expect(first.use.main.exitCode).toBe(0)
-        const url = first.use.main.outputs.url
-        const started = Date.now()
-        const second = await exposeJob()
-        const took = Date.now() - started
-        expectFailedMain(second.use.main, /refused the forward for "web"\. The name may be in use/)
-        expect(took).toBeLessThan(15_000)
-        expect((await sendThroughEdge(edge, `${url}/still`)).status).toBe(200)
-        await second.job.end()
-        await first.job.end()
-      }, 90_000)
-    }
+    it('a second job asking for the same name fails at once; the first URL keeps answering', async () => {
+      const first = await exposeJob()
+      expect(first.use.main.exitCode).toBe(0)
+      const { url } = first.use.main.outputs
+      // The spec's names carry the tunnel user: only the same credential, reused by another job
+      // (credential: existing), asks for the same name. The product's dedicated server names by
+      // `{name}` alone, so any second job asking for web collides.
+      const sameCredential: Record<string, string> =
+        shape === 'spec'
+          ? {
+              credential: 'existing',
+              'tunnel-user': first.use.main.outputs['tunnel-user'],
+              'tunnel-token': first.use.main.outputs.token,
+              'tunnel-host': first.use.main.outputs['tunnel-host'],
+              'tunnel-port': first.use.main.outputs['tunnel-port']
+            }
+          : {}
+      const started = Date.now()
+      const second = await exposeJob(sameCredential)
+      const took = Date.now() - started
+      // One error naming the entry; nothing for later steps. (An existing credential stays in
+      // the state, marked as one post does not revoke.)
+      const failed = second.use.main
+      expect(failed.exitCode).toBe(1)
+      expect(annotations(failed, 'error')).toEqual([
+        expect.stringMatching(/refused the forward for "web"\. The name may be in use/)
+      ])
+      expect(failed.env).toEqual({})
+      expect(failed.outputs).toEqual({})
+      expect(took).toBeLessThan(15_000)
+      expect((await sendThroughEdge(edge, `${url}/still`)).status).toBe(200)
+      await second.job.end()
+      await first.job.end()
+      app.seen.length = 0
+    }, 90_000)
   }
 )
