@@ -2,10 +2,12 @@
  * The command line, parsed into service options. Pure, so every flag rule is testable
  * without spawning a process; cli.ts turns a thrown UsageError into exit code 2.
  */
+import { ANSWER_SHAPES, isAnswerShape } from './answer-shape.js'
 import { ENDPOINT_NAMES } from './endpoints.js'
 import { parseFault, type Fault } from './faults.js'
 import { isApiKeyFormat } from './keys.js'
 import type { ServiceOptions } from './server.js'
+import { isHostName, OWNERSHIP_TYPES, type OwnershipType } from './tunnel/naming.js'
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -27,6 +29,14 @@ Options:
   --tunnel-host <h>   tunnel_host in the credentials handed out (default 127.0.0.1)
   --tunnel-port <n>   SSH port of the tunnel stand-in, also the tunnel_port in
                       the credentials handed out (default: a free port)
+  --answer-shape <s>  credential-provision answers in the spec's shape (spec,
+                      the default) or the product's (product: tunnel_client_id,
+                      tunnel_client_secret, tunnel_fqdn, ownership_type, ...)
+  --tunnel-fqdn <d>   domain of the public URLs, tunnel_fqdn (default localhost)
+  --ownership <o>     ownership_type: shared (default), dedicated or self-hosted
+  --append-user-to-subdomain <true|false>
+                      {name}-{user}.<fqdn> or {name}.<fqdn> (default: true for
+                      shared, false otherwise)
   --fault <json>      queue a fault before the first request (repeatable), e.g.
                       --fault '{"kind":"500","count":2}'
   --help              show this text`
@@ -38,6 +48,10 @@ const VALUE_FLAGS = [
   '--jwt',
   '--tunnel-host',
   '--tunnel-port',
+  '--answer-shape',
+  '--tunnel-fqdn',
+  '--ownership',
+  '--append-user-to-subdomain',
   '--fault'
 ] as const
 
@@ -89,6 +103,32 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
       case '--tunnel-host':
         if (value.trim() === '') throw new UsageError('--tunnel-host must not be empty')
         options.tunnelHost = value
+        break
+      case '--answer-shape':
+        if (!isAnswerShape(value)) {
+          throw new UsageError(
+            `--answer-shape must be ${ANSWER_SHAPES.join(' or ')}, got "${value}"`
+          )
+        }
+        options.answerShape = value
+        break
+      case '--tunnel-fqdn':
+        if (!isHostName(value)) {
+          throw new UsageError(`--tunnel-fqdn must be a host name (DNS labels), got "${value}"`)
+        }
+        options.tunnelFqdn = value.toLowerCase()
+        break
+      case '--ownership':
+        if (!(OWNERSHIP_TYPES as readonly string[]).includes(value)) {
+          throw new UsageError(`--ownership must be ${OWNERSHIP_TYPES.join(', ')}, got "${value}"`)
+        }
+        options.ownership = value as OwnershipType
+        break
+      case '--append-user-to-subdomain':
+        if (value !== 'true' && value !== 'false') {
+          throw new UsageError(`--append-user-to-subdomain must be true or false, got "${value}"`)
+        }
+        options.appendUserToSubdomain = value === 'true'
         break
       case '--api-key':
         if (!isApiKeyFormat(value)) {

@@ -5,6 +5,7 @@
  */
 import { parseCliArgs, USAGE, UsageError } from './cli-args.js'
 import { startCredentialService, type RunningService, type ServiceOptions } from './server.js'
+import { publicHost } from './tunnel/naming.js'
 
 /** The start-up text: the URL alone on its line, then every credential a person may copy. */
 function describeService(service: RunningService, options: ServiceOptions): string[] {
@@ -25,12 +26,14 @@ function describeService(service: RunningService, options: ServiceOptions): stri
     `jwt: ${seed.jwt}`,
     ...(options.jwts ?? []).map(jwt => `jwt (from --jwt): ${jwt}`),
     `tunnel: ${service.tunnelHost}:${service.tunnelPort}`,
+    `answer shape: ${service.answerShape}`,
+    `public urls: ${publicHost(service.naming, '<name>', '<user>')} (ownership ${service.naming.ownership}, user ${service.naming.appendUser ? 'appended' : 'not appended'})`,
     ...(service.tunnel === null
       ? []
       : [
           `tunnel host key: ${service.tunnel.fingerprint}`,
           `tunnel known_hosts: ${service.tunnel.knownHostsPath}`,
-          `tunnel http front: ${service.tunnel.frontUrl} (http://<name>-<user>.localhost:${service.tunnel.frontPort}/)`,
+          `tunnel http front: ${service.tunnel.frontUrl} (http://${publicHost(service.naming, '<name>', '<user>')}:${service.tunnel.frontPort}/)`,
           // Alone after its name, so a script can paste it into the action's url-template input.
           `tunnel url-template: ${service.tunnel.urlTemplate}`
         ]),

@@ -4,6 +4,7 @@
  * they know nothing of sockets, so the HTTP layer can put faults around them.
  */
 import type { IncomingHttpHeaders } from 'node:http'
+import { freeAnswerExtras, provisionAnswer } from './answer-shape.js'
 import { callerHasScope, identifyCaller, type Caller } from './auth.js'
 import { badRequest, forbidden, notFound, rateLimited, unauthorized } from './errors.js'
 import { newApiKey, newClientSecret, newTokenValue, newTunnelUser, newUuid } from './ids.js'
@@ -19,7 +20,9 @@ import {
   parseProjectRegisterRequest,
   parseProvisionRequest,
   parseRevokeRequest,
-  parseRevokeSshKeyRequest
+  parseRevokeSshKeyRequest,
+  REPOSITORY_PROJECT,
+  TTL_NO_EXPIRY
 } from './validate.js'
 
 export interface ServiceRequest {
@@ -73,8 +76,8 @@ const provisionCredential: Handler = (request, state) => {
     environment,
     ttlMinutes
   } = parseProvisionRequest(parseJsonObject(request.rawBody))
+  const project = findOrAdoptProject(state, slug, caller.owner)
   // Another account's project reads as unknown: its existence is not the caller's business.
-  const project = state.projects.findOwned(slug, caller.owner)
   if (project === undefined) throw notFound(`Project not found: ${JSON.stringify(slug)}`)
 
   const now = state.now()
@@ -85,21 +88,34 @@ const provisionCredential: Handler = (request, state) => {
     configName: project.slug,
     projectSlug: project.slug,
     environment,
-    expiresAt: now + ttlMinutes * 60_000
+    expiresAt: ttlMinutes === TTL_NO_EXPIRY ? null : now + ttlMinutes * 60_000
   })
-  return {
-    status: 200,
-    body: {
-      token: record.secret,
-      tunnel_user: record.tunnelUser,
-      client_id: project.default_client_id,
-      expires_at: isoTime(record.expiresAt ?? now),
-      ttl_minutes: ttlMinutes,
-      tunnel_host: state.tunnelHost,
-      tunnel_port: state.tunnelPort,
-      project_slug: project.slug
-    }
+  const issued = {
+    tunnelUser: record.tunnelUser,
+    secret: record.secret,
+    clientId: project.default_client_id,
+    projectSlug: project.slug,
+    ttlMinutes,
+    expiresAt: record.expiresAt === null ? null : isoTime(record.expiresAt),
+    tunnelHost: state.tunnelHost,
+    tunnelPort: state.tunnelPort
   }
+  return { status: 200, body: provisionAnswer(state.answerShape, issued, state.naming) }
+}
+
+/**
+ * The caller's project by that slug. In the product's shape an `owner/repo` nobody holds yet is
+ * registered to the caller on first use: the product's action provisions for whatever repository
+ * it runs in, with no registration step before.
+ */
+function findOrAdoptProject(state: ServiceState, slug: string, owner: string) {
+  const project = state.projects.findOwned(slug, owner)
+  if (project !== undefined) return project
+  const adoptable =
+    state.answerShape === 'product' &&
+    REPOSITORY_PROJECT.test(slug) &&
+    !state.projects.isTaken(slug)
+  return adoptable ? state.projects.add(slug, owner) : undefined
 }
 
 /** Creates a token record with a fresh id and tunnel user, unused and not revoked, and stores it. */
@@ -145,6 +161,7 @@ const createEphemeralToken: Handler = (request, state) => {
       expires_at: isoTime(record.expiresAt ?? now),
       tunnel_host: state.tunnelHost,
       tunnel_port: state.tunnelPort,
+      ...freeAnswerExtras(state.answerShape, state.naming),
       limits: { ...FREE_LIMITS }
     }
   }

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { ADMIN_PREFIX, handleAdmin, type AdminControls } from './admin.js'
+import { isAnswerShape, type AnswerShape } from './answer-shape.js'
 import { ENDPOINT_NAMES, ENDPOINTS, type Reply } from './endpoints.js'
 import { ServiceError } from './errors.js'
 import { alterBody, FaultQueue, parseFault, type Fault } from './faults.js'
@@ -33,6 +34,13 @@ import {
 import { SshKeyStore, type SshKeyView } from './ssh-keys.js'
 import type { ServiceState } from './state.js'
 import { isoTime, TokenStore } from './tokens.js'
+import {
+  isHostName,
+  namingFrom,
+  OWNERSHIP_TYPES,
+  type OwnershipType,
+  type PublicNaming
+} from './tunnel/naming.js'
 import { startTunnelServer, type RunningTunnel, type TunnelOptions } from './tunnel/tunnel.js'
 
 export const BASE_PATH = '/functions/v1'
@@ -56,8 +64,19 @@ export interface ServiceOptions {
    * tunnel stand-in listens on (default: a free one), and the credentials carry that port.
    */
   tunnelPort?: number
+  /**
+   * The shape of credential-provision's answer: `spec` (default: `token`, `tunnel_user`, …) or
+   * `product` (`tunnel_client_id`, `tunnel_client_secret`, `tunnel_fqdn`, `ownership_type`, …).
+   */
+  answerShape?: AnswerShape
+  /** The domain of public URLs, `tunnel_fqdn`; default `localhost`. Not the SSH host. */
+  tunnelFqdn?: string
+  /** `ownership_type`; default `shared`. Only a shared server appends the user by default. */
+  ownership?: OwnershipType
+  /** `append_user_to_subdomain`: `{name}-{user}` when true, `{name}` when false; default by ownership. */
+  appendUserToSubdomain?: boolean
   /** Also start the tunnel stand-in (SSH and its HTTP front, see tunnel/tunnel.ts). Default off. */
-  tunnel?: boolean | Omit<TunnelOptions, 'port'>
+  tunnel?: boolean | Omit<TunnelOptions, 'port' | 'naming'>
   /** Faults queued before the first request. */
   faults?: Fault[]
   /** The clock in milliseconds, injectable so tests can move time (expiry, rate-limit windows). */
@@ -80,6 +99,10 @@ export interface RunningService extends AdminControls {
   port: number
   tunnelHost: string
   tunnelPort: number
+  /** Which shape credential-provision answers in. */
+  answerShape: AnswerShape
+  /** How public hosts are named (`tunnel_fqdn`, `ownership_type`, `append_user_to_subdomain`). */
+  naming: PublicNaming
   /** The tunnel stand-in (known_hosts path, front URL, forwards), or null when not started. */
   tunnel: RunningTunnel | null
   /** The default credentials and project, always present. */
@@ -92,7 +115,21 @@ export interface RunningService extends AdminControls {
   close(): Promise<void>
 }
 
+/** Options given from code are checked as the command line checks its flags. */
+function checkNamingOptions(options: ServiceOptions): void {
+  if (options.answerShape !== undefined && !isAnswerShape(options.answerShape)) {
+    throw new Error(`answerShape must be spec or product: ${String(options.answerShape)}`)
+  }
+  if (options.tunnelFqdn !== undefined && !isHostName(options.tunnelFqdn)) {
+    throw new Error(`tunnelFqdn must be a host name: ${options.tunnelFqdn}`)
+  }
+  if (options.ownership !== undefined && !OWNERSHIP_TYPES.includes(options.ownership)) {
+    throw new Error(`ownership must be one of ${OWNERSHIP_TYPES.join(', ')}: ${options.ownership}`)
+  }
+}
+
 function buildState(options: ServiceOptions, now: () => number): ServiceState {
+  checkNamingOptions(options)
   const keys = new KeyRing()
   const addKey = (key: string, owner: string, name: string, scopes: Scope[]): void =>
     keys.add({
@@ -127,6 +164,12 @@ function buildState(options: ServiceOptions, now: () => number): ServiceState {
     now,
     tunnelHost: options.tunnelHost ?? DEFAULT_TUNNEL_HOST,
     tunnelPort: options.tunnelPort ?? DEFAULT_TUNNEL_PORT,
+    answerShape: options.answerShape ?? 'spec',
+    naming: namingFrom({
+      fqdn: options.tunnelFqdn,
+      ownership: options.ownership,
+      appendUser: options.appendUserToSubdomain
+    }),
     keys,
     jwts: new Set([DEFAULT_JWT, ...(options.jwts ?? [])]),
     projects,
@@ -225,7 +268,8 @@ export async function startCredentialService(
   if (options.tunnel !== undefined && options.tunnel !== false) {
     tunnel = await startTunnelServer(state.tokens, state.sshKeys, now, [state.tunnelHost], {
       ...(options.tunnel === true ? {} : options.tunnel),
-      port: options.tunnelPort ?? 0
+      port: options.tunnelPort ?? 0,
+      naming: state.naming
     })
     state.tunnelPort = tunnel.port
   }
@@ -333,6 +377,8 @@ export async function startCredentialService(
     port,
     tunnelHost: state.tunnelHost,
     tunnelPort: state.tunnelPort,
+    answerShape: state.answerShape,
+    naming: { ...state.naming },
     tunnel,
     seed: { ...DEFAULT_SEED },
     ...controls,

@@ -1,14 +1,20 @@
 /** Everything one running stand-in remembers. In memory only: a restart starts from the seed. */
+import type { AnswerShape } from './answer-shape.js'
 import type { KeyRing } from './keys.js'
 import type { ProjectRegistry } from './projects.js'
 import type { SlidingWindowLimiter } from './rate-limit.js'
 import type { SshKeyStore } from './ssh-keys.js'
 import type { TokenStore } from './tokens.js'
+import type { PublicNaming } from './tunnel/naming.js'
 
 export interface ServiceState {
   now: () => number
   tunnelHost: string
   tunnelPort: number
+  /** Which shape credential-provision answers in. */
+  answerShape: AnswerShape
+  /** How the tunnel server names public hosts, as the product's answer tells. */
+  naming: PublicNaming
   keys: KeyRing
   jwts: Set<string>
   projects: ProjectRegistry

@@ -5,9 +5,13 @@
 import { badRequest } from './errors.js'
 import { isScope, type Scope } from './keys.js'
 
-/** The stand-in's bounds. The real service does not publish its bounds for ttl_minutes. */
+/**
+ * The stand-in's bounds. The real service does not publish its bounds for ttl_minutes; 0, which
+ * the product's own action sends by default, means no expiry.
+ */
 export const TTL_MIN_MINUTES = 1
 export const TTL_MAX_MINUTES = 1440
+export const TTL_NO_EXPIRY = 0
 /** The stand-in's choice when `ttl_minutes` is absent; the spec does not name a default. */
 export const DEFAULT_TTL_MINUTES = 60
 
@@ -44,11 +48,69 @@ function requiredString(body: JsonObject, field: string): string {
 export interface ProvisionRequest {
   project: string
   environment: string | null
+  /** 0: no expiry. */
   ttlMinutes: number
+  region: string | null
+  metadata: Record<string, string | number | boolean> | null
+}
+
+/**
+ * `owner/repo` as the product's action sends it (`GITHUB_REPOSITORY`): GitHub's owner rule (39
+ * letters, digits or inner dashes) and repository rule (100 letters, digits, `.`, `_` or `-`).
+ */
+export const REPOSITORY_PROJECT =
+  /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?\/[A-Za-z0-9._-]{1,100}$/
+/** The stand-in's region rule, the same as the product's action checks before sending one. */
+const REGION_FORMAT = /^[a-z0-9][a-z0-9-]{0,31}$/
+export const METADATA_MAX_FIELDS = 32
+const METADATA_KEY = /^[A-Za-z0-9_.-]{1,64}$/
+export const METADATA_MAX_VALUE_LENGTH = 1024
+
+function parseMetadata(value: unknown): Record<string, string | number | boolean> | null {
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest(`Field metadata must be an object, got ${quote(value)}`)
+  }
+  const entries = Object.entries(value as JsonObject)
+  if (entries.length > METADATA_MAX_FIELDS) {
+    throw badRequest(
+      `Field metadata holds at most ${METADATA_MAX_FIELDS} fields, got ${entries.length}`
+    )
+  }
+  const kept: Record<string, string | number | boolean> = {}
+  for (const [key, field] of entries) {
+    if (!METADATA_KEY.test(key)) {
+      throw badRequest(
+        `Field metadata's keys must be 1-64 letters, digits, ., _ or -, got ${quote(key)}`
+      )
+    }
+    const scalar =
+      (typeof field === 'string' && field.length <= METADATA_MAX_VALUE_LENGTH) ||
+      (typeof field === 'number' && Number.isFinite(field)) ||
+      typeof field === 'boolean'
+    if (!scalar) {
+      throw badRequest(
+        `Field metadata.${key} must be a string of at most ${METADATA_MAX_VALUE_LENGTH} characters, a number or a boolean`
+      )
+    }
+    kept[key] = field as string | number | boolean
+  }
+  return kept
 }
 
 export function parseProvisionRequest(body: JsonObject): ProvisionRequest {
   const project = requiredString(body, 'project')
+  if (project.includes('/') && !REPOSITORY_PROJECT.test(project)) {
+    throw badRequest(`Field project must be a slug or owner/repo, got ${quote(project)}`)
+  }
+  const region = body.region
+  if (region !== undefined && region !== null) {
+    if (typeof region !== 'string' || !REGION_FORMAT.test(region)) {
+      throw badRequest(
+        `Field region must be 1-32 lowercase letters, digits or dashes, got ${quote(region)}`
+      )
+    }
+  }
   const environment = body.environment
   if (environment !== undefined && typeof environment !== 'string') {
     throw badRequest(`Field environment must be a string, got ${quote(environment)}`)
@@ -59,17 +121,18 @@ export function parseProvisionRequest(body: JsonObject): ProvisionRequest {
     ttl !== undefined &&
     (typeof ttl !== 'number' ||
       !Number.isInteger(ttl) ||
-      ttl < TTL_MIN_MINUTES ||
-      ttl > TTL_MAX_MINUTES)
+      (ttl !== TTL_NO_EXPIRY && (ttl < TTL_MIN_MINUTES || ttl > TTL_MAX_MINUTES)))
   ) {
     throw badRequest(
-      `Field ttl_minutes must be an integer from ${TTL_MIN_MINUTES} to ${TTL_MAX_MINUTES}, got ${quote(ttl)}`
+      `Field ttl_minutes must be 0 (no expiry) or an integer from ${TTL_MIN_MINUTES} to ${TTL_MAX_MINUTES}, got ${quote(ttl)}`
     )
   }
   return {
     project,
     environment: environment ?? null,
-    ttlMinutes: ttl ?? DEFAULT_TTL_MINUTES
+    ttlMinutes: ttl ?? DEFAULT_TTL_MINUTES,
+    region: typeof region === 'string' ? region : null,
+    metadata: parseMetadata(body.metadata)
   }
 }
 

@@ -5,7 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startCredentialService, type RunningService } from '../../service/server.js'
+import {
+  startCredentialService,
+  type RunningService,
+  type ServiceOptions
+} from '../../service/server.js'
 
 export interface CoreStepSetUp {
   service(): RunningService
@@ -13,11 +17,15 @@ export interface CoreStepSetUp {
   options(extra?: Record<string, string>): Record<string, string>
 }
 
-export function useLocalService(prefix: string): CoreStepSetUp {
+/** `serviceOptions` choose the stand-in's answer shape and naming (e.g. `answerShape: 'product'`). */
+export function useLocalService(
+  prefix: string,
+  serviceOptions: ServiceOptions = {}
+): CoreStepSetUp {
   let service: RunningService | undefined
   const temps: string[] = []
   beforeAll(async () => {
-    service = await startCredentialService()
+    service = await startCredentialService(serviceOptions)
   })
   afterAll(async () => {
     await service?.close()

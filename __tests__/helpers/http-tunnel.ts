@@ -6,7 +6,11 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
-import { startCredentialService, type RunningService } from '../../service/server.js'
+import {
+  startCredentialService,
+  type RunningService,
+  type ServiceOptions
+} from '../../service/server.js'
 import type { HttpHooks } from '../../src/core/tunnel/keeper/http/hooks.js'
 import type { KeeperIo } from '../../src/core/tunnel/keeper/io.js'
 import type { ExposeEntry, KeeperConfig } from '../../src/core/tunnel/protocol.js'
@@ -136,6 +140,12 @@ export interface HttpTunnel {
   keeper: RunningKeeper
 }
 
+/** The tunnel login of a credential-provision answer, in the spec's shape or the product's. */
+export const loginOf = (answer: Record<string, string>): { user: string; token: string } =>
+  answer.tunnel_client_id === undefined
+    ? { user: answer.tunnel_user, token: answer.token }
+    : { user: answer.tunnel_client_id, token: answer.tunnel_client_secret }
+
 /**
  * The stand-in, a credential, and a keeper with `hooks` (records collected), ready. With 'none'
  * the keeper builds its own hooks from its configuration (`config`: the gate, the proof, the
@@ -148,18 +158,20 @@ export async function startHttpTunnel(
   config:
     | Partial<KeeperConfig>
     | ((at: { user: string; frontPort: number }) => Partial<KeeperConfig>) = {},
-  io: Partial<KeeperIo> = {}
+  io: Partial<KeeperIo> = {},
+  // The stand-in's answer shape and public naming (answerShape, tunnelFqdn, ownership, …).
+  serviceOptions: Omit<ServiceOptions, 'tunnel'> = {}
 ): Promise<HttpTunnel> {
-  const service = await startCredentialService({ tunnel: { checkIntervalMs: 50 } })
+  const service = await startCredentialService({
+    ...serviceOptions,
+    tunnel: { checkIntervalMs: 50 }
+  })
   const response = await fetch(`${service.baseUrl}/credential-provision`, {
     method: 'POST',
     headers: { 'x-api-key': service.seed.provisionKey },
     body: JSON.stringify({ project: service.seed.project })
   })
-  const { token, tunnel_user: user } = (await response.json()) as {
-    token: string
-    tunnel_user: string
-  }
+  const { token, user } = loginOf((await response.json()) as Record<string, string>)
   const records: RequestRecord[] = []
   const tunnel = service.tunnel!
   const keeper = runKeeper(
@@ -183,7 +195,7 @@ export async function startHttpTunnel(
     user,
     records,
     frontPort: tunnel.frontPort,
-    hostFor: name => `${name}-${user}.localhost:${tunnel.frontPort}`,
+    hostFor: name => new URL(tunnel.urlFor(name, user)).host,
     keeper
   }
 }

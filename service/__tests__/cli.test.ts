@@ -96,6 +96,45 @@ describe('the service command', () => {
     }
   )
 
+  it("answers in the product's shape and names hosts as a dedicated server when asked", async () => {
+    service = run([
+      '--answer-shape',
+      'product',
+      '--tunnel-fqdn',
+      'team.localhost',
+      '--ownership=dedicated'
+    ])
+    const baseUrl = await waitForLine(service.stdout, /\/functions\/v1$/)
+    await waitForLine(service.stdout, /^Press Ctrl\+C/)
+    const lines = service.stdout().split('\n')
+    const frontPort = /^tunnel http front: http:\/\/127\.0\.0\.1:(\d+) /m.exec(
+      service.stdout()
+    )?.[1]
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'answer shape: product',
+        'public urls: <name>.team.localhost (ownership dedicated, user not appended)',
+        `tunnel url-template: http://{name}.team.localhost:${frontPort}`
+      ])
+    )
+    const response = await fetch(`${baseUrl}/credential-provision`, {
+      method: 'POST',
+      headers: { 'X-API-Key': DEFAULT_SEED.provisionKey },
+      body: JSON.stringify({ project: 'octo/app', ttl_minutes: 0 })
+    })
+    expect(await response.json()).toEqual({
+      tunnel_client_id: expect.any(String),
+      tunnel_client_secret: expect.any(String),
+      tunnel_fqdn: 'team.localhost',
+      tunnel_host: '127.0.0.1',
+      tunnel_port: expect.any(Number),
+      ownership_type: 'dedicated',
+      append_user_to_subdomain: false
+    })
+    service.child.kill('SIGTERM')
+    expect(await service.exited).toBe(0)
+  })
+
   it.each([
     [['--port', 'eighty'], '--port must be a whole number from 0 to 65535, got "eighty"'],
     [['--api-key', 'sk_short'], '--api-key must be sk_ followed by 64'],
@@ -125,7 +164,14 @@ describe('parseCliArgs', () => {
         '--tunnel-port',
         '4022',
         '--fault',
-        '{"kind":"500","count":2}'
+        '{"kind":"500","count":2}',
+        '--answer-shape',
+        'product',
+        '--tunnel-fqdn=CICD.eu1.localhost',
+        '--ownership',
+        'self-hosted',
+        '--append-user-to-subdomain',
+        'true'
       ])
     ).toEqual({
       help: false,
@@ -136,7 +182,11 @@ describe('parseCliArgs', () => {
         jwts: ['session'],
         tunnelHost: 'tunnel.test',
         tunnelPort: 4022,
-        faults: [{ kind: '500', count: 2 }]
+        faults: [{ kind: '500', count: 2 }],
+        answerShape: 'product',
+        tunnelFqdn: 'cicd.eu1.localhost',
+        ownership: 'self-hosted',
+        appendUserToSubdomain: true
       }
     })
   })
@@ -158,7 +208,12 @@ describe('parseCliArgs', () => {
     [['--project', ''], '--project must not be empty'],
     [['--fault', '{"kind":"nope"}'], '--fault: Fault kind must be one of'],
     [['--fault', 'nope'], '--fault must be a JSON object, got "nope"'],
-    [['extra'], 'Unknown option "extra"']
+    [['extra'], 'Unknown option "extra"'],
+    [['--answer-shape', 'xml'], '--answer-shape must be spec or product, got "xml"'],
+    [['--tunnel-fqdn', 'a..b'], '--tunnel-fqdn must be a host name (DNS labels), got "a..b"'],
+    [['--tunnel-fqdn', 'a_b.test'], '--tunnel-fqdn must be a host name'],
+    [['--ownership', 'rented'], '--ownership must be shared, dedicated, self-hosted, got "rented"'],
+    [['--append-user-to-subdomain', 'yes'], '--append-user-to-subdomain must be true or false']
   ])('refuses %j', (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message)
   })

@@ -89,11 +89,33 @@ describe('credential-provision', () => {
     ['a JSON array', '["demo-app"]', 'Request body must be a JSON object'],
     ['no project', {}, 'Missing required field: project'],
     ['an empty project', { project: '' }, 'Field project must be a non-empty string, got ""'],
-    ['ttl_minutes 0', { project: 'demo-app', ttl_minutes: 0 }, 'got 0'],
+    ['ttl_minutes -1', { project: 'demo-app', ttl_minutes: -1 }, 'got -1'],
     ['ttl_minutes 1441', { project: 'demo-app', ttl_minutes: 1441 }, 'got 1441'],
     ['ttl_minutes 1.5', { project: 'demo-app', ttl_minutes: 1.5 }, 'got 1.5'],
     ['ttl_minutes as a string', { project: 'demo-app', ttl_minutes: '60' }, 'got "60"'],
-    ['a non-string environment', { project: 'demo-app', environment: 3 }, 'environment']
+    ['a non-string environment', { project: 'demo-app', environment: 3 }, 'environment'],
+    ['a project with a path', { project: 'a/b/c' }, 'must be a slug or owner/repo, got "a/b/c"'],
+    ['a region that is not a label', { project: 'demo-app', region: 'EU 1' }, 'got "EU 1"'],
+    ['a region that is not a string', { project: 'demo-app', region: 1 }, 'region'],
+    ['metadata that is a list', { project: 'demo-app', metadata: ['x'] }, 'must be an object'],
+    [
+      'metadata with a nested object',
+      { project: 'demo-app', metadata: { run: { id: 1 } } },
+      'metadata.run must be a string'
+    ],
+    [
+      'metadata with a key that is not a name',
+      { project: 'demo-app', metadata: { 'a b': 'x' } },
+      `keys must be 1-64 letters`
+    ],
+    [
+      'metadata with 33 fields',
+      {
+        project: 'demo-app',
+        metadata: Object.fromEntries([...Array(33).keys()].map(i => [`k${i}`, i]))
+      },
+      'at most 32 fields, got 33'
+    ]
   ])('answers 400 BAD_REQUEST for %s', async (_label, body, message) => {
     const response = await provision(body)
     expect(response.status).toBe(400)

@@ -1,22 +1,22 @@
 /**
- * Which remote forwards are open, by the host name the HTTP front routes on:
- * `-R <name>:80:…` from tunnel user `<user>` is reached as `<name>-<user>.localhost`.
+ * Which remote forwards are open, by the first label of the host the HTTP front routes on:
+ * `-R <name>:80:…` from tunnel user `<user>` is `<name>-<user>` on a server that appends the user,
+ * `<name>` on one that does not (see naming.ts). A label is held once: a second registration of
+ * a name in use is refused, so on a server without the user in the name, two users collide.
  * Pure bookkeeping; the SSH side decides when to add and remove.
  */
+import { LABEL, publicLabel, routingLabel, type PublicNaming } from './naming.js'
 
 /** Most forwards one tunnel user may hold at once, across all of its connections. */
 export const MAX_FORWARDS_PER_USER = 5
 /** The only remote port a forward may ask for: the front serves HTTP on names, not on ports. */
 export const FORWARD_PORT = 80
 
-/** A DNS label: letters, digits and inner dashes, at most 63 characters. */
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
-
 export interface Forward<Session> {
   /** The name as the front routes on it, lower-case. */
   name: string
   user: string
-  /** `<name>-<user>`, the first label of the host name. */
+  /** The first label of the public host: `<name>-<user>` or `<name>`. */
   label: string
   /** The address and port exactly as the client sent them; `forwarded-tcpip` must echo them. */
   bindAddr: string
@@ -30,6 +30,8 @@ export type AddResult<Session> =
 export class ForwardTable<Session> {
   private readonly byLabel = new Map<string, Forward<Session>>()
 
+  constructor(private readonly naming: PublicNaming) {}
+
   add(user: string, bindAddr: string, bindPort: number, session: Session): AddResult<Session> {
     const name = bindAddr.toLowerCase()
     if (bindPort !== FORWARD_PORT) {
@@ -38,9 +40,9 @@ export class ForwardTable<Session> {
     if (!LABEL.test(name)) {
       return { ok: false, reason: 'the name must be letters, digits and dashes (a DNS label)' }
     }
-    const label = `${name}-${user}`
+    const label = publicLabel(this.naming, name, user)
     // Said apart from a long name: the user can never forward anything, whatever the name.
-    if (!LABEL.test(user)) {
+    if (this.naming.appendUser && !LABEL.test(user)) {
       return {
         ok: false,
         reason: `the tunnel user ${user} is not a lower-case DNS label (letters, digits and inner dashes), so no host name can route to its forwards`
@@ -58,7 +60,7 @@ export class ForwardTable<Session> {
 
   /** Cancels one forward of this session; false if it holds none by that name. */
   remove(user: string, bindAddr: string, session: Session): boolean {
-    const label = `${bindAddr.toLowerCase()}-${user}`
+    const label = publicLabel(this.naming, bindAddr.toLowerCase(), user)
     const forward = this.byLabel.get(label)
     if (forward?.session !== session) return false
     return this.byLabel.delete(label)
@@ -71,10 +73,10 @@ export class ForwardTable<Session> {
     }
   }
 
-  /** The forward a request for this host goes to: `<name>-<user>.localhost`, any port. */
+  /** The forward a request for this host (without its port) goes to, by its first label. */
   route(host: string): Forward<Session> | undefined {
-    const match = /^([a-z0-9-]+)\.localhost\.?$/.exec(host.toLowerCase())
-    return match === null ? undefined : this.byLabel.get(match[1])
+    const label = routingLabel(host)
+    return label === undefined ? undefined : this.byLabel.get(label)
   }
 
   ofUser(user: string): Forward<Session>[] {

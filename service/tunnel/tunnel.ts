@@ -2,8 +2,9 @@
  * The stand-in tunnel server: SSH (from the `ssh2` package) on a loopback port, where a tunnel
  * credential logs in with user = tunnel user and password = token (or a free credential's
  * client id and secret), or an uploaded SSH key logs in as the `client_id` it was uploaded with;
- * and an HTTP front that routes `<name>-<user>.localhost` to the client's
- * `-R <name>:80:localhost:<port>` forward. See service/README.md, "Tunnel stand-in".
+ * and an HTTP front that routes each request for `<name>-<user>.<fqdn>` (or `<name>.<fqdn>`, see
+ * naming.ts) to the client's `-R <name>:80:localhost:<port>` forward. See service/README.md,
+ * "Tunnel stand-in".
  */
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
@@ -17,9 +18,10 @@ import ssh2, {
 import { FREE_LIMITS } from '../endpoints.js'
 import { sshKeyStatus, type SshKeyRecord, type SshKeyStore } from '../ssh-keys.js'
 import { isoTime, tokenStatus, type TokenRecord, type TokenStore } from '../tokens.js'
-import { ForwardTable } from './forwards.js'
+import { ForwardTable, type Forward } from './forwards.js'
 import { createFront, type Front, type FrontRoute } from './front.js'
 import { generateHostKey, writeKnownHosts, type KnownHostsFile } from './host-key.js'
+import { DEFAULT_NAMING, publicHost, type PublicNaming } from './naming.js'
 import { openRawPort, type RawPort } from './raw-port.js'
 
 /** Where both servers listen: the stand-in has public, fixed credentials and stays local. */
@@ -32,6 +34,8 @@ export interface TunnelOptions {
   frontPort?: number
   /** How often open sessions are checked (revoked, expired, free uptime over); default 1000 ms. */
   checkIntervalMs?: number
+  /** How public hosts are named; default `<name>-<user>.localhost` (a shared server). */
+  naming?: PublicNaming
 }
 
 export interface TunnelEvent {
@@ -48,19 +52,21 @@ export interface RunningTunnel {
   /** SSH port. */
   port: number
   frontPort: number
-  /** `http://127.0.0.1:<front port>`: send `Host: <name>-<user>.localhost` to it. */
+  /** `http://127.0.0.1:<front port>`: send `Host: <name>-<user>.<fqdn>` (or `<name>.<fqdn>`) to it. */
   frontUrl: string
+  /** How this server names its public hosts: the domain and whether the user is in the name. */
+  naming: PublicNaming
   /** A known_hosts file naming this server's key for `[host]:port`, for `UserKnownHostsFile`. */
   knownHostsPath: string
   /** `ssh-ed25519 AAAA…` */
   hostKey: string
   /** `SHA256:…` */
   fingerprint: string
-  /** `http://<name>-<user>.localhost:<front port>/` */
+  /** `http://<name>-<user>.<fqdn>:<front port>/`, or `http://<name>.<fqdn>:<front port>/`. */
   urlFor(name: string, user: string): string
   /**
-   * `http://{name}-{user}.localhost:<front port>`: the action's `url-template` that forms the
-   * URLs this front serves (the default template names an https host the stand-in has not).
+   * `http://{name}-{user}.<fqdn>:<front port>` (or without `-{user}`): the action's `url-template`
+   * that forms the URLs this front serves, in plain http on its own port.
    */
   urlTemplate: string
   /**
@@ -141,7 +147,8 @@ export async function startTunnelServer(
   options: TunnelOptions = {}
 ): Promise<RunningTunnel> {
   const hostKey = generateHostKey()
-  const table = new ForwardTable<Session>()
+  const naming = options.naming ?? DEFAULT_NAMING
+  const table = new ForwardTable<Session>(naming)
   const sessions = new Set<Session>()
   const log: TunnelEvent[] = []
   const attempts: LoginAttempt[] = []
@@ -282,7 +289,7 @@ export async function startTunnelServer(
         if (name !== 'tcpip-forward') return reject?.()
         const added = table.add(session.user, info.bindAddr, info.bindPort, session)
         if (!added.ok) return fail(added.reason)
-        note(session.user, 'forward', `${added.forward.label}.localhost`)
+        note(session.user, 'forward', `${added.forward.label}.${naming.fqdn}`)
         accept?.()
       })
       // Nothing but remote forwards: no shell, no commands, no -L, no socket forwarding.
@@ -310,28 +317,37 @@ export async function startTunnelServer(
     ssh.injectSocket(socket)
   })
 
+  // One route per forward, so the front can keep that forward's idle channels together.
+  const routes = new WeakMap<Forward<Session>, FrontRoute>()
+  const routeTo = (forward: Forward<Session>): FrontRoute => {
+    let found = routes.get(forward)
+    if (found === undefined) {
+      found = {
+        open: (remoteAddress, remotePort) =>
+          new Promise<Duplex>((resolve, reject) => {
+            forward.session.connection.forwardOut(
+              forward.bindAddr,
+              forward.bindPort,
+              remoteAddress,
+              remotePort,
+              (error, channel) => (error === undefined ? resolve(channel) : reject(error))
+            )
+          })
+      }
+      routes.set(forward, found)
+    }
+    return found
+  }
   const route = (host: string): FrontRoute | undefined => {
     const forward = table.route(host)
     if (forward === undefined) return undefined
-    const session = forward.session
     // Revoked since the last check: end it now rather than serve one more request.
-    const refusal = unusable(session.credential)
+    const refusal = unusable(forward.session.credential)
     if (refusal !== null) {
-      endSession(session, refusal)
+      endSession(forward.session, refusal)
       return undefined
     }
-    return {
-      open: (remoteAddress, remotePort) =>
-        new Promise<Duplex>((resolve, reject) => {
-          session.connection.forwardOut(
-            forward.bindAddr,
-            forward.bindPort,
-            remoteAddress,
-            remotePort,
-            (error, channel) => (error === undefined ? resolve(channel) : reject(error))
-          )
-        })
-    }
+    return routeTo(forward)
   }
   const front: Front = createFront(route)
   const rawPorts: RawPort[] = []
@@ -360,11 +376,12 @@ export async function startTunnelServer(
       port,
       frontPort,
       frontUrl: `http://${TUNNEL_LISTEN_HOST}:${frontPort}`,
+      naming: { ...naming },
       knownHostsPath: written.path,
       hostKey: hostKey.publicKey,
       fingerprint: hostKey.fingerprint,
-      urlFor: (name, user) => `http://${name}-${user}.localhost:${frontPort}/`,
-      urlTemplate: `http://{name}-{user}.localhost:${frontPort}`,
+      urlFor: (name, user) => `http://${publicHost(naming, name, user)}:${frontPort}/`,
+      urlTemplate: `http://${publicHost(naming, '{name}', '{user}')}:${frontPort}`,
       dropSessions: () => {
         const dropped = sessions.size
         for (const session of sessions) {
@@ -378,12 +395,16 @@ export async function startTunnelServer(
         return dropped
       },
       rawPort: async (name, user) => {
-        const raw = await openRawPort(TUNNEL_LISTEN_HOST, () => route(`${name}-${user}.localhost`))
+        const raw = await openRawPort(TUNNEL_LISTEN_HOST, () =>
+          route(publicHost(naming, name, user))
+        )
         rawPorts.push(raw)
         return raw.port
       },
       forwards: () =>
-        table.all().map(({ user, name, label }) => ({ user, name, host: `${label}.localhost` })),
+        table
+          .all()
+          .map(({ user, name, label }) => ({ user, name, host: `${label}.${naming.fqdn}` })),
       sessions: () =>
         [...sessions].map(session => ({
           user: session.user,

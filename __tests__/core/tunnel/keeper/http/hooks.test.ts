@@ -67,11 +67,15 @@ async function start(hooks: Partial<HttpHooks> | 'none' = {}): Promise<HttpTunne
   return tunnel
 }
 
-/** Sends `text` (HOST: the entry's host) on a new connection; resolves once it closes. */
+/**
+ * Sends `text` (HOST: the entry's host) on a new connection; resolves once it closes. On the
+ * entry's raw port, not the front: these are the keeper's own bytes and connection rules, and the
+ * front, a proxy like the real server's, re-serialises requests and keeps its client connection.
+ */
 async function exchange(tunnel: HttpTunnel, text: string, name = 'web') {
-  const client = await openSocket(tunnel.frontPort)
+  const client = await openSocket(await tunnel.service.tunnel!.rawPort(name, tunnel.user))
   const localPort = client.socket.localPort
-  // Written, not ended: the front closes a connection whose client half-closes.
+  // Written, not ended: the client keeps its half open, and the far side closes when done.
   client.socket.write(text.replaceAll('HOST', tunnel.hostFor(name)))
   await client.closed
   return { received: client.received(), localPort }
