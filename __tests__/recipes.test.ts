@@ -316,7 +316,8 @@ describe('provision', () => {
     ['a rejected key', { SVC_API_KEY: `sk_${'0'.repeat(64)}` }],
     ['a key without cicd:provision', { SVC_API_KEY: 'KEY_WITHOUT_SCOPE' }],
     ['an unknown project', { SVC_PROJECT: 'no-such-project' }],
-    ['a TTL the service refuses', { SVC_TTL_MINUTES: '0' }]
+    // Above the stand-in's bound (0 now means no expiry there, as in the product).
+    ['a TTL the service refuses', { SVC_TTL_MINUTES: '1441' }]
   ])('fails with the service message on %s, and writes nothing', async (_case, change) => {
     const env: Record<string, string> = { ...settings, ...(change as Record<string, string>) }
     if (env.SVC_API_KEY === 'KEY_WITHOUT_SCOPE') env.SVC_API_KEY = service.seed.keyWithoutScope
