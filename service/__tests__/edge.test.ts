@@ -15,7 +15,6 @@ import { connect as tlsConnect } from 'node:tls'
 import ssh2 from 'ssh2'
 import { launchChromium } from '../../__tests__/helpers/edge-browser.js'
 import { caddyMissingMessage, startEdge, type RunningEdge } from '../edge/caddy.js'
-import { edgeConfig, tunnelLabelPlaceholder } from '../edge/caddy-config.js'
 import { startCredentialService, type RunningService } from '../server.js'
 
 const { Client } = ssh2
@@ -293,20 +292,5 @@ describe('starting and stopping the edge', () => {
       socket.once('error', (error: NodeJS.ErrnoException) => resolve(String(error.code)))
     })
     expect(refused).toBe('ECONNREFUSED')
-  })
-})
-
-describe('the edge configuration', () => {
-  it('names the label left of the public domain, counted from the right as Caddy does', () => {
-    expect(tunnelLabelPlaceholder('tunnel.localhost')).toBe('{http.request.host.labels.2}')
-    expect(tunnelLabelPlaceholder('cicd.eu1.localhost')).toBe('{http.request.host.labels.3}')
-  })
-
-  it('refuses a domain that is not a host name, so nothing else reaches Caddy', () => {
-    const base = { httpsPort: 1, upstreamPort: 2, internalDomain: 'localhost', storageDir: '/x' }
-    expect(() => edgeConfig({ ...base, publicDomain: 'a.{env.HOME}' })).toThrow(/not a host name/)
-    expect(() =>
-      edgeConfig({ ...base, publicDomain: 'tunnel.localhost', internalDomain: 'x y' })
-    ).toThrow(/not a host name/)
   })
 })
