@@ -48,7 +48,7 @@ it('says nothing for the defaults, in whatever case or form they are written', a
     'log-bodies': '00',
     'log-headers': 'Redacted',
     'prove-url': 'true',
-    'url-template': ' https://{name}-{user}.{host} ',
+    'url-template': '  ',
     'tunnel-host-key': ''
   })
   expect(outcome.status).toBe('provisioned')
