@@ -43,7 +43,12 @@ class OpeningChannel extends Duplex {
     channel.on('data', (chunk: Buffer) => {
       if (!this.push(chunk)) channel.pause()
     })
-    channel.on('end', () => this.endReading())
+    channel.on('end', () => {
+      this.endReading()
+      // A kept channel the tunnel client ended while it waited in the pool can carry no further
+      // request: leave the pool now, rather than have the next request written into it.
+      if (!(this as { _httpMessage?: unknown })._httpMessage) this.destroy()
+    })
     channel.on('error', (error: Error) => this.destroy(error))
     // A channel the tunnel client closed leaves the agent's pool through this close.
     channel.on('close', () => {
