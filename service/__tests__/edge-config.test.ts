@@ -31,4 +31,18 @@ describe('the certificates', () => {
     expect(tls('cicd.eu1.localhost')).toContain('"automate":["*.cicd.eu1.localhost"]')
     expect(tls('localhost')).toContain('"on_demand":true')
   })
+
+  it('leaves certificates to the tls app alone, so no two jobs obtain the same one at once', () => {
+    const config = edgeConfig({
+      httpsPort: 1,
+      upstreamPort: 2,
+      internalDomain: 'tunnel.internal',
+      storageDir: '/x',
+      publicDomain: 'cicd.eu1.localhost'
+    }) as { apps: { http: { servers: { edge: { automatic_https: object } } } } }
+    expect(config.apps.http.servers.edge.automatic_https).toEqual({
+      disable_redirects: true,
+      disable_certificates: true
+    })
+  })
 })

@@ -65,7 +65,11 @@ export function edgeConfig(options: EdgeConfigOptions): object {
             // loopback port the only thing the edge binds.
             protocols: ['h1', 'h2'],
             // No redirect server on port 80, which another run on this machine may hold.
-            automatic_https: { disable_redirects: true },
+            // The certificates are the tls app's (below), and only its: with automatic HTTPS
+            // also managing the host matcher's wildcard, two jobs obtained the same certificate
+            // at once, and Caddy 2.6 failed both on the shared lock ("private key does not
+            // match public key"), leaving the edge without a certificate for a minute.
+            automatic_https: { disable_redirects: true, disable_certificates: true },
             routes: [
               {
                 match: [{ host: [siteName] }],
