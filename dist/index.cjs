@@ -1995,6 +1995,13 @@ function runIdentityFrom(env) {
         runAttempt: env.GITHUB_RUN_ATTEMPT
     };
 }
+function shareScopeFrom(env) {
+    const repository = env.GITHUB_REPOSITORY?.trim();
+    const runId = env.GITHUB_RUN_ID?.trim();
+    if (!repository || !runId)
+        return undefined;
+    return { system: 'github', repository, runId, variables: 'GITHUB_REPOSITORY and GITHUB_RUN_ID' };
+}
 
 // EXTERNAL MODULE: ./github/summary.ts
 var github_summary = __nccwpck_require__(602);
@@ -2045,6 +2052,7 @@ function bundledKeeper() {
 function githubHost() {
     const tempRoot = process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)();
     const run = runIdentityFrom(process.env);
+    const shareScope = shareScopeFrom(process.env);
     return {
         options: {
             read: name => core/* getInput */.V4(name),
@@ -2068,6 +2076,7 @@ function githubHost() {
         tempRootName: 'RUNNER_TEMP',
         outputsName: "the step's outputs",
         run,
+        ...(shareScope && { shareScope }),
         clock: systemClock,
         keeperLaunch: bundledKeeper,
         requestLogPath: tunnelDir => requestLogInTempRoot(tempRoot, run.runId, tunnelDir)
@@ -2240,6 +2249,24 @@ const CREDENTIAL_OPTIONS = [
         secret: false,
         value: 'N',
         description: "Lifetime of the credential in minutes, a positive whole number. When empty the service's default applies. Not for `ssh-key`, which is refused with it, since the service counts a key's lifetime in whole days; the key is uploaded for 1 day and revoked in post."
+    },
+    {
+        name: 'share',
+        hosts: ['action', 'cli'],
+        default: 'off',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'off|create|use|revoke',
+        description: 'Share one credential across the jobs of a run (GitHub Actions, GitLab CI). `off`: this job provisions and revokes its own. `create`: provision, set the `shared-credential` output, and leave the credential to the run (requires `ttl-minutes`). `use`: open `shared-credential` instead of provisioning; post stops the tunnel and does not revoke. `revoke`: open `shared-credential` and revoke it (a final job). Only `credential: cicd`. See docs/sharing.md.'
+    },
+    {
+        name: 'shared-credential',
+        hosts: ['action', 'cli'],
+        default: '',
+        kinds: ['cicd'],
+        secret: false,
+        value: 'SEALED',
+        description: 'For `share: use` and `share: revoke`: the `shared-credential` output of the job that ran `share: create`. Sealed (AES-256-GCM) under a key derived from `api-key`, bound to this run and project: not a secret, and useless without the API key.'
     },
     {
         name: 'base-url',
@@ -3841,6 +3868,11 @@ const OUTPUTS = [
         name: 'credential',
         secret: false,
         description: 'The kind that was used, `cicd`, `free`, `ssh-key` or `existing`.'
+    },
+    {
+        name: 'shared-credential',
+        secret: false,
+        description: 'With `share: create`: the credential, sealed for the other jobs of this run (pass it as a job output to their `shared-credential` input). Not a secret: opening it needs `api-key`. Empty otherwise.'
     },
     { name: 'url', secret: false, description: 'With `expose`, the public URL of the first entry.' },
     {

@@ -31,6 +31,20 @@ export interface RunIdentity {
 }
 
 /**
+ * The run that every job of a pipeline belongs to, where the CI system names one that all its jobs
+ * see (`share` binds a credential to it); absent on other systems, where `share` is refused.
+ */
+export interface ShareScope {
+  system: 'github' | 'gitlab'
+  /** GITHUB_REPOSITORY, or CI_PROJECT_PATH. */
+  repository: string
+  /** GITHUB_RUN_ID, or CI_PIPELINE_ID: the same in a re-run of failed jobs. */
+  runId: string
+  /** How messages name the two variables: `GITHUB_REPOSITORY and GITHUB_RUN_ID`. */
+  variables: string
+}
+
+/**
  * A heading, a few sentences, and a table for the run's summary. Every row has as many cells as
  * there are columns; no columns and no rows: the sentences alone. No cell or sentence is secret.
  */
@@ -110,6 +124,8 @@ export interface Host {
    */
   outputsName?: string
   run: RunIdentity
+  /** Where the CI system names a run every job sees; undefined where `share` cannot work. */
+  shareScope?: ShareScope
   clock: Clock
   keeperLaunch(): KeeperLaunch
   /**

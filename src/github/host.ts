@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { systemClock } from '../core/clock.js'
 import type { FinalWrites, Host } from '../core/host.js'
 import { requestLogInTempRoot } from '../core/tunnel/main/request-log-path.js'
-import { runIdentityFrom } from './run-identity.js'
+import { runIdentityFrom, shareScopeFrom } from './run-identity.js'
 import { appendSummaryTables } from './summary.js'
 import { bundledKeeper } from './keeper-launch.js'
 
@@ -16,6 +16,7 @@ export function githubHost(): Host {
   // The job's scratch directory, which the runner empties after the job (the OS's outside a runner).
   const tempRoot = process.env.RUNNER_TEMP || tmpdir()
   const run = runIdentityFrom(process.env)
+  const shareScope = shareScopeFrom(process.env)
   return {
     options: {
       read: name => core.getInput(name),
@@ -39,6 +40,7 @@ export function githubHost(): Host {
     tempRootName: 'RUNNER_TEMP',
     outputsName: "the step's outputs",
     run,
+    ...(shareScope && { shareScope }),
     clock: systemClock,
     keeperLaunch: bundledKeeper,
     // Beside the tunnel's folder, not in it: post removes the folder, upload-artifact runs before.

@@ -71,6 +71,26 @@ export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
       "Lifetime of the credential in minutes, a positive whole number. When empty the service's default applies. Not for `ssh-key`, which is refused with it, since the service counts a key's lifetime in whole days; the key is uploaded for 1 day and revoked in post."
   },
   {
+    name: 'share',
+    hosts: ['action', 'cli'],
+    default: 'off',
+    kinds: ['cicd'],
+    secret: false,
+    value: 'off|create|use|revoke',
+    description:
+      'Share one credential across the jobs of a run (GitHub Actions, GitLab CI). `off`: this job provisions and revokes its own. `create`: provision, set the `shared-credential` output, and leave the credential to the run (requires `ttl-minutes`). `use`: open `shared-credential` instead of provisioning; post stops the tunnel and does not revoke. `revoke`: open `shared-credential` and revoke it (a final job). Only `credential: cicd`. See docs/sharing.md.'
+  },
+  {
+    name: 'shared-credential',
+    hosts: ['action', 'cli'],
+    default: '',
+    kinds: ['cicd'],
+    secret: false,
+    value: 'SEALED',
+    description:
+      'For `share: use` and `share: revoke`: the `shared-credential` output of the job that ran `share: create`. Sealed (AES-256-GCM) under a key derived from `api-key`, bound to this run and project: not a secret, and useless without the API key.'
+  },
+  {
     name: 'base-url',
     hosts: ['action', 'cli', 'component'],
     default: '',

@@ -56,6 +56,12 @@ export const OUTPUTS: readonly OutputFacts[] = [
     secret: false,
     description: 'The kind that was used, `cicd`, `free`, `ssh-key` or `existing`.'
   },
+  {
+    name: 'shared-credential',
+    secret: false,
+    description:
+      'With `share: create`: the credential, sealed for the other jobs of this run (pass it as a job output to their `shared-credential` input). Not a secret: opening it needs `api-key`. Empty otherwise.'
+  },
   { name: 'url', secret: false, description: 'With `expose`, the public URL of the first entry.' },
   {
     name: 'urls',
