@@ -947,8 +947,8 @@ const freeKind = {
 
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
-// EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __nccwpck_require__(554);
+// EXTERNAL MODULE: ./core/service/client.ts + 3 modules
+var client = __nccwpck_require__(865);
 ;// CONCATENATED MODULE: ./core/service/rate-limit-advice.ts
 const WINDOW_SECONDS = 3600;
 function retryTime(nowMs, retryAfterSeconds) {
@@ -3916,7 +3916,7 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 554:
+/***/ 865:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4015,11 +4015,30 @@ function shortBody(text) {
 
 // EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
 var extra_ca = __nccwpck_require__(531);
+;// CONCATENATED MODULE: ./core/service/token-list.ts
+
+function readTokenList(raw) {
+    const tokens = typeof raw === 'object' && raw !== null ? raw.tokens : undefined;
+    if (!Array.isArray(tokens))
+        throw unusable('it holds no tokens list');
+    return tokens.map((entry, index) => {
+        const record = typeof entry === 'object' && entry !== null ? entry : {};
+        if (typeof record.tunnel_user !== 'string' || typeof record.status !== 'string') {
+            throw unusable(`entry ${index + 1} has no tunnel_user or status text`);
+        }
+        return { tunnelUser: record.tunnel_user, status: record.status };
+    });
+}
+function unusable(why) {
+    return new ServiceError('bad-response', 'user-tokens-list', `its answer is unusable: ${why}`);
+}
+
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/version.ts
 var version = __nccwpck_require__(830);
 ;// CONCATENATED MODULE: ./core/service/client.ts
+
 
 
 
@@ -4062,6 +4081,10 @@ class CredentialService {
     }
     listKeys(apiKey) {
         return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
+    }
+    async listTokens(apiKey) {
+        const headers = { 'X-API-Key': apiKey };
+        return readTokenList(await this.call('user-tokens-list', undefined, headers, undefined, 'GET'));
     }
     revokeKey(apiKey, keyId) {
         return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
