@@ -172,7 +172,9 @@ describe('main, answers that used to break it', () => {
     const step = await run()
     expect(step.clock.sleeps).toEqual([])
     expect(step.errors).toHaveLength(1)
-    expect(step.errors[0]).toMatch(/so it stopped instead of sleeping: re-run the job later\.$/)
+    expect(step.errors[0]).toMatch(
+      /so it stopped instead of sleeping: re-run the job later, when the next provision is possible\. /
+    )
   })
 
   it('honours a Retry-After given as an HTTP date', async () => {

@@ -205,6 +205,15 @@ function isKeeper(look, startTime, dir) {
 
 ;// CONCATENATED MODULE: ./core/tunnel/main/start-failure.ts
 
+
+class TunnelStartFailure extends errors/* ExplainedError */.h {
+    outcome;
+    constructor(message, outcome) {
+        super(message);
+        this.outcome = outcome;
+        this.name = 'TunnelStartFailure';
+    }
+}
 function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
     if (outcome.type === 'ready')
         return 'The tunnel started.';
@@ -273,7 +282,6 @@ function lastLogLine(dir) {
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/main/launch.ts
-
 
 
 
@@ -381,7 +389,7 @@ function launchKeeper(options) {
             await killAndWait(launched);
             const lastLine = lastLogLine(dir);
             removeTunnelDir(dir, dirId);
-            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName));
+            throw new TunnelStartFailure(describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName), outcome);
         },
         async stopUnused() {
             if (used)
@@ -606,8 +614,8 @@ function isProcessAlive(pid) {
 var external_node_http_ = __webpack_require__(67);
 // EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
 var lib = __webpack_require__(78);
-// EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __webpack_require__(554);
+// EXTERNAL MODULE: ./core/service/client.ts + 3 modules
+var client = __webpack_require__(865);
 // EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
 var extra_ca = __webpack_require__(531);
 // EXTERNAL MODULE: ./core/text/quote.ts

@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(420);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(72);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 420:
+/***/ 72:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1137,9 +1137,43 @@ const freeKind = {
 
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
-// EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __nccwpck_require__(554);
+// EXTERNAL MODULE: ./core/service/client.ts + 3 modules
+var client = __nccwpck_require__(865);
+;// CONCATENATED MODULE: ./core/service/rate-limit-advice.ts
+const WINDOW_SECONDS = 3600;
+function retryTime(nowMs, retryAfterSeconds) {
+    const at = new Date(Math.ceil((nowMs + retryAfterSeconds * 1000) / 1000) * 1000);
+    if (!Number.isFinite(at.getTime()))
+        return 'later';
+    return `after ${at.toISOString().replace('.000Z', 'Z')} (in ${formatWait(retryAfterSeconds)})`;
+}
+function formatWait(seconds) {
+    const whole = Math.max(0, Math.ceil(seconds));
+    if (whole < 60)
+        return `${whole} s`;
+    if (whole < 3600) {
+        const rest = whole % 60;
+        return `${Math.floor(whole / 60)} min${rest > 0 ? ` ${rest} s` : ''}`;
+    }
+    const minutes = Math.ceil(whole / 60);
+    const rest = minutes % 60;
+    return `${Math.floor(minutes / 60)} h${rest > 0 ? ` ${rest} min` : ''}`;
+}
+function rateLimitAdvice(endpoint, retryAfterSeconds, nowMs, label) {
+    if (endpoint !== 'credential-provision')
+        return '';
+    const when = retryAfterSeconds === undefined
+        ? `The service did not say when; it counts requests per hour, so the next provision is possible ${retryTime(nowMs, WINDOW_SECONDS)} at the latest.`
+        : `The next provision is possible ${retryTime(nowMs, retryAfterSeconds)}.`;
+    return ` ${when} ${shareRemedy(label)}`;
+}
+function shareRemedy(label) {
+    return (`A pipeline with many jobs can provision once per run instead of once per job: ` +
+        `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`);
+}
+
 ;// CONCATENATED MODULE: ./core/service/failures.ts
+
 
 
 
@@ -1150,6 +1184,7 @@ const RATE_LIMITS = {
     'revoke-token': 'revoke-token is rate limited by the service',
     'keys-upload': 'keys-upload allows 20 uploads per hour per user',
     'user-keys-list': 'user-keys-list is rate limited by the service',
+    'user-tokens-list': 'user-tokens-list is rate limited by the service',
     'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
 };
 const INVALID_REQUEST_HINTS = {
@@ -1158,6 +1193,7 @@ const INVALID_REQUEST_HINTS = {
     'revoke-token': label => `Check ${label('base-url')}.`,
     'keys-upload': label => `Check ${label('client-id')}; if it is right, the service may not accept ed25519 keys.`,
     'user-keys-list': label => `Check ${label('base-url')}.`,
+    'user-tokens-list': label => `Check ${label('base-url')}.`,
     'revoke-ssh-key': label => `Check ${label('base-url')}.`
 };
 const FORBIDDEN_HINTS = {
@@ -1166,13 +1202,16 @@ const FORBIDDEN_HINTS = {
     'revoke-token': 'Use a key of the account that owns the token.',
     'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
     'user-keys-list': 'Use the API key that uploaded the key.',
+    'user-tokens-list': 'Reading the tokens may need a key with the token:read scope.',
     'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
 };
 function explainFailure(error, context) {
     if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof client/* ServiceError */._7) {
+        const provision = error.cause.endpoint === 'credential-provision';
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
             `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
-            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
+            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}` +
+            (provision ? `, when the next provision is possible. ${shareRemedy(labelOf(context))}` : '.'));
     }
     if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
@@ -1181,10 +1220,6 @@ function explainFailure(error, context) {
     if (error instanceof client/* ServiceError */._7)
         return explainServiceError(error, context);
     return `Unexpected error: ${(0,describe_error/* describeUnexpected */.V)(error)}. Please report it with the step's log.`;
-}
-function retryTime(nowMs, retryAfterSeconds) {
-    const at = new Date(nowMs + retryAfterSeconds * 1000);
-    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
 }
 function explainServiceError(error, context) {
     const label = labelOf(context);
@@ -1215,7 +1250,7 @@ function explainServiceError(error, context) {
                     `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
-            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
+            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}${rateLimitAdvice(error.endpoint, error.retryAfterSeconds, context.nowMs, label)}`;
     }
     if (error.status !== undefined && error.status >= 500) {
         return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
@@ -4156,7 +4191,7 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 554:
+/***/ 865:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4255,11 +4290,30 @@ function shortBody(text) {
 
 // EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
 var extra_ca = __nccwpck_require__(531);
+;// CONCATENATED MODULE: ./core/service/token-list.ts
+
+function readTokenList(raw) {
+    const tokens = typeof raw === 'object' && raw !== null ? raw.tokens : undefined;
+    if (!Array.isArray(tokens))
+        throw unusable('it holds no tokens list');
+    return tokens.map((entry, index) => {
+        const record = typeof entry === 'object' && entry !== null ? entry : {};
+        if (typeof record.tunnel_user !== 'string' || typeof record.status !== 'string') {
+            throw unusable(`entry ${index + 1} has no tunnel_user or status text`);
+        }
+        return { tunnelUser: record.tunnel_user, status: record.status };
+    });
+}
+function unusable(why) {
+    return new ServiceError('bad-response', 'user-tokens-list', `its answer is unusable: ${why}`);
+}
+
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/version.ts
 var version = __nccwpck_require__(830);
 ;// CONCATENATED MODULE: ./core/service/client.ts
+
 
 
 
@@ -4302,6 +4356,10 @@ class CredentialService {
     }
     listKeys(apiKey) {
         return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
+    }
+    async listTokens(apiKey) {
+        const headers = { 'X-API-Key': apiKey };
+        return readTokenList(await this.call('user-tokens-list', undefined, headers, undefined, 'GET'));
     }
     revokeKey(apiKey, keyId) {
         return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);

@@ -291,7 +291,7 @@ describe('main with credential: ssh-key', () => {
     expect(step.failed).toBe(true)
     expect(step.errors).toEqual([
       'Rate limited by the credential service (HTTP 429 RATE_LIMIT: too many keys); keys-upload allows 20 uploads per hour per user. ' +
-        'It asks to wait 1800 s, longer than this step waits (60 s), so it stopped instead of sleeping: re-run the job after 2026-11-23T10:30:00.000Z.'
+        'It asks to wait 1800 s, longer than this step waits (60 s), so it stopped instead of sleeping: re-run the job after 2026-11-23T10:30:00Z (in 30 min).'
     ])
     expect(step.env).toEqual({})
     // Saved before the upload, cleared once the 429 said nothing was stored.

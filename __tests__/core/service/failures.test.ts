@@ -53,7 +53,7 @@ it('says when a rate limit frees up, from the injected clock', () => {
     120
   )
   expect(explainFailure(new RetryAfterTooLong(limited, 120), context)).toMatch(
-    /re-run the job after 2026-11-23T10:02:00\.000Z\.$/
+    /re-run the job after 2026-11-23T10:02:00Z \(in 2 min\)\.$/
   )
 })
 
@@ -69,7 +69,7 @@ it('asks for a report on an error it did not expect', () => {
 it('stays total when a retry_after puts the time past what a Date can hold', () => {
   const limited = new ServiceError('http', 'credential-provision', 'HTTP 429', 429)
   expect(explainFailure(new RetryAfterTooLong(limited, 1e13), context)).toMatch(
-    /It asks to wait 10000000000000 s, .* re-run the job later\.$/
+    /It asks to wait 10000000000000 s, .* re-run the job later, when the next provision is possible\. /
   )
 })
 

@@ -6,6 +6,7 @@ import { cleanText } from '../text/printable.js'
 import { interpretAnswer } from './answer.js'
 import { trustCa } from './extra-ca.js'
 import { ServiceError, type Endpoint } from './service-error.js'
+import { readTokenList, type ListedToken } from './token-list.js'
 import { withRetries, type AttemptFailure, type RetryOptions } from './retry.js'
 import { ACTION_NAME, ACTION_VERSION } from '../version.js'
 
@@ -83,6 +84,12 @@ export class CredentialService {
   /** The caller's SSH keys, `{ keys: [...] }`, unvalidated. */
   listKeys(apiKey: string): Promise<unknown> {
     return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET')
+  }
+
+  /** The caller's tunnel tokens (whose each is, and its status), checked like an answer. */
+  async listTokens(apiKey: string): Promise<ListedToken[]> {
+    const headers = { 'X-API-Key': apiKey }
+    return readTokenList(await this.call('user-tokens-list', undefined, headers, undefined, 'GET'))
   }
 
   /**

@@ -2,6 +2,7 @@ import { describeUnexpected } from '../text/describe-error.js'
 import { printable } from '../text/printable.js'
 import { AttemptsExhausted, MAX_RETRY_AFTER_SECONDS, RetryAfterTooLong } from './retry.js'
 import { ServiceError, type Endpoint } from './client.js'
+import { rateLimitAdvice, retryTime, shareRemedy } from './rate-limit-advice.js'
 
 export interface FailureContext {
   baseUrl: string
@@ -20,6 +21,7 @@ const RATE_LIMITS: Record<Endpoint, string> = {
   'revoke-token': 'revoke-token is rate limited by the service',
   'keys-upload': 'keys-upload allows 20 uploads per hour per user',
   'user-keys-list': 'user-keys-list is rate limited by the service',
+  'user-tokens-list': 'user-tokens-list is rate limited by the service',
   'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
 }
 
@@ -33,6 +35,7 @@ const INVALID_REQUEST_HINTS: Record<Endpoint, (label: Label) => string> = {
   'keys-upload': label =>
     `Check ${label('client-id')}; if it is right, the service may not accept ed25519 keys.`,
   'user-keys-list': label => `Check ${label('base-url')}.`,
+  'user-tokens-list': label => `Check ${label('base-url')}.`,
   'revoke-ssh-key': label => `Check ${label('base-url')}.`
 }
 
@@ -44,6 +47,7 @@ const FORBIDDEN_HINTS: Record<Endpoint, string> = {
   'keys-upload':
     'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
   'user-keys-list': 'Use the API key that uploaded the key.',
+  'user-tokens-list': 'Reading the tokens may need a key with the token:read scope.',
   // The spec's 403 for revoke-ssh-key: the key exists but another account uploaded it.
   'revoke-ssh-key':
     'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
@@ -55,10 +59,12 @@ const FORBIDDEN_HINTS: Record<Endpoint, string> = {
  */
 export function explainFailure(error: unknown, context: FailureContext): string {
   if (error instanceof RetryAfterTooLong && error.cause instanceof ServiceError) {
+    const provision = error.cause.endpoint === 'credential-provision'
     return (
       `Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
       `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
-      `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`
+      `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}` +
+      (provision ? `, when the next provision is possible. ${shareRemedy(labelOf(context))}` : '.')
     )
   }
   if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
@@ -67,15 +73,6 @@ export function explainFailure(error: unknown, context: FailureContext): string 
   }
   if (error instanceof ServiceError) return explainServiceError(error, context)
   return `Unexpected error: ${describeUnexpected(error)}. Please report it with the step's log.`
-}
-
-/**
- * When to re-run, total for any wait: a date past what Date can hold (a retry_after of 1e13 s) is
- * no date, and the advice is just to wait.
- */
-function retryTime(nowMs: number, retryAfterSeconds: number): string {
-  const at = new Date(nowMs + retryAfterSeconds * 1000)
-  return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later'
 }
 
 function explainServiceError(error: ServiceError, context: FailureContext): string {
@@ -108,7 +105,7 @@ function explainServiceError(error: ServiceError, context: FailureContext): stri
             `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
         : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`
     case 429:
-      return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`
+      return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}${rateLimitAdvice(error.endpoint, error.retryAfterSeconds, context.nowMs, label)}`
   }
   if (error.status !== undefined && error.status >= 500) {
     return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`

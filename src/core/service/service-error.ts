@@ -4,6 +4,7 @@ export type Endpoint =
   | 'revoke-token'
   | 'keys-upload'
   | 'user-keys-list'
+  | 'user-tokens-list'
   | 'revoke-ssh-key'
 
 /** A failed call to the service: an HTTP answer outside 2xx, or no usable answer at all. */

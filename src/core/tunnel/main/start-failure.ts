@@ -2,11 +2,26 @@
  * Why the tunnel did not start, told to the workflow author: one message per cause, what happened
  * and what to do.
  */
+import { ExplainedError } from '../../errors.js'
 import { printable } from '../../text/printable.js'
 import type { KeeperReport } from '../protocol.js'
 
 /** What main learns from a keeper it started: its report, or that the process died first. */
 export type StartOutcome = KeeperReport | { type: 'died'; detail: string }
+
+/**
+ * A tunnel that did not start, with what the keeper reported kept beside the message: a caller
+ * that knows more than the tunnel (the `share: use` mode, after a refused login) can say more.
+ */
+export class TunnelStartFailure extends ExplainedError {
+  constructor(
+    message: string,
+    readonly outcome: StartOutcome
+  ) {
+    super(message)
+    this.name = 'TunnelStartFailure'
+  }
+}
 
 /** One message per cause: what happened and what to do. */
 export function describeStartFailure(
