@@ -206,12 +206,12 @@ function isKeeper(look, startTime, dir) {
 ;// CONCATENATED MODULE: ./core/tunnel/main/start-failure.ts
 
 
-class TunnelStartFailure extends errors/* ExplainedError */.h {
-    outcome;
-    constructor(message, outcome) {
+class TunnelStartError extends errors/* ExplainedError */.h {
+    failure;
+    constructor(message, failure) {
         super(message);
-        this.outcome = outcome;
-        this.name = 'TunnelStartFailure';
+        this.failure = failure;
+        this.name = 'TunnelStartError';
     }
 }
 function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
@@ -389,7 +389,7 @@ function launchKeeper(options) {
             await killAndWait(launched);
             const lastLine = lastLogLine(dir);
             removeTunnelDir(dir, dirId);
-            throw new TunnelStartFailure(describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName), outcome);
+            throw new TunnelStartError(describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName), outcome.type === 'failed' ? outcome.cause : 'died');
         },
         async stopUnused() {
             if (used)
