@@ -8,26 +8,20 @@
 import { emulatedJob } from '../helpers/emulated-job.js'
 import { expectRefusedBeforeExport } from '../helpers/refused-step.js'
 import { runSetupJob, workflowInputs } from '../helpers/shared-credential-workflow.js'
-import { WorkflowRun, type FinishedJob } from '../helpers/workflow-run.js'
+import { useWorkflowRuns, type FinishedJob, type WorkflowRun } from '../helpers/workflow-run.js'
 import { statusOf, useService } from './helpers.js'
 
 const service = useService({ tunnel: { checkIntervalMs: 100 } })
 const REPOSITORY = 'octo-org/octo-repo'
-const runs: WorkflowRun[] = []
+const startRun = useWorkflowRuns(emulatedJob, () => [service().seed.provisionKey])
+const newRun = (runId: string, repository = REPOSITORY) => startRun({ repository, runId })
 /** The setup job of run 7101, shared by every case. */
 let setup: FinishedJob
-
-const newRun = (runId: string, repository = REPOSITORY) => {
-  const run = new WorkflowRun(emulatedJob, { repository, runId }, [service().seed.provisionKey])
-  runs.push(run)
-  return run
-}
 
 beforeAll(async () => {
   setup = await runSetupJob(newRun('7101'), service())
   expect(setup.outputs['shared-credential']).toMatch(/^ptc1\./)
 }, 120_000)
-afterEach(() => Promise.all(runs.map(run => run.endAll())))
 
 /** A matrix job of `run` opening `blob`: main and post, and what it asked of the service. */
 async function useIn(run: WorkflowRun, blob: string) {
@@ -92,5 +86,24 @@ describe('share: use refuses', () => {
     )
     expect(requests).toEqual([])
     expectCredentialUntouched()
+  }, 60_000)
+
+  it('a credential that expired: the service had answered with an expiry a few seconds ahead', async () => {
+    const run = newRun('7103')
+    const expiresAt = new Date(Date.now() + 3_000)
+    service().injectFault({
+      kind: 'hostile',
+      endpoint: 'credential-provision',
+      override: { expires_at: expiresAt.toISOString() }
+    })
+    const expiring = await runSetupJob(run, service())
+    expect(expiring.main.outputs['expires-at']).toBe(expiresAt.toISOString())
+    await new Promise(resolve => setTimeout(resolve, expiresAt.getTime() - Date.now() + 200))
+    const { job, requests } = await useIn(run, expiring.outputs['shared-credential'])
+    expectRefusedBeforeExport(
+      job.main,
+      `The shared credential expired at ${expiresAt.toISOString()}: the run outlived input ttl-minutes.`
+    )
+    expect(requests).toEqual([])
   }, 60_000)
 })

@@ -43,6 +43,10 @@ export const matrixInputs = (
     protect: 'true'
   })
 
+/** A request to a matrix job's URL as its `run:` step sends it: curl -H "<protect-header>" <url>. */
+export const requestAsRunStep = (outputs: Record<string, string>) =>
+  curl(['-H', outputs['protect-header'], outputs.url])
+
 export interface MatrixJobRun {
   job: FinishedJob
   /** What its `run:` step got from its own URL: `curl -H "<protect-header>" <url>`. */
@@ -123,7 +127,7 @@ export async function runSharedWorkflow(
   const answers = await Promise.all(
     started.map(({ main }) =>
       main.exitCode === 0
-        ? curl(['-H', main.outputs['protect-header'], main.outputs.url])
+        ? requestAsRunStep(main.outputs)
         : { status: 0, body: `main failed: ${main.errors.join(' ')}` }
     )
   )

@@ -127,3 +127,23 @@ export class WorkflowRun {
     await Promise.allSettled(this.started.map(job => job.end()))
   }
 }
+
+/**
+ * For a test file: `newRun(identity)` starts a run with the secrets `secrets()` names, and every
+ * job a test left running is ended after it (post steps stop their tunnels).
+ */
+export function useWorkflowRuns(
+  driver: JobDriver,
+  secrets: () => string[]
+): (identity: RunIdentity) => WorkflowRun {
+  const runs: WorkflowRun[] = []
+  afterEach(async () => {
+    await Promise.all(runs.map(run => run.endAll()))
+    runs.length = 0
+  })
+  return identity => {
+    const run = new WorkflowRun(driver, identity, secrets())
+    runs.push(run)
+    return run
+  }
+}
