@@ -98,11 +98,11 @@ export async function runSetupJob(
 export async function runCleanupJob(
   run: WorkflowRun,
   service: RunningService,
-  blob: string
+  blob: string,
+  extra: Record<string, string> = {}
 ): Promise<FinishedJob> {
-  return (
-    await run.job(workflowInputs(service, { share: 'revoke', 'shared-credential': blob }))
-  ).end()
+  const inputs = workflowInputs(service, { share: 'revoke', 'shared-credential': blob, ...extra })
+  return (await run.job(inputs)).end()
 }
 
 /** Runs setup, the matrix (one job per app port) and cleanup; asserts nothing itself. */
