@@ -4113,7 +4113,7 @@ function readSharePlan(options, choice, scope) {
         if (blob === '') {
             return {
                 mode,
-                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, and ${why}.`
+                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing; ${options.label(API_KEY_OPTION)} is empty too (as in a pull request from a fork).`
             };
         }
         throw new errors/* ExplainedError */.h(`${share}, but ${why} to open ${options.label('shared-credential')}. Pass the API key to this job.`);

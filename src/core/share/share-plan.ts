@@ -53,7 +53,7 @@ export function readSharePlan(
     if (blob === '') {
       return {
         mode,
-        notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, and ${why}.`
+        notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing; ${options.label(API_KEY_OPTION)} is empty too (as in a pull request from a fork).`
       }
     }
     throw new ExplainedError(
