@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(241);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(703);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 241:
+/***/ 703:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -644,6 +644,9 @@ function expiryNote(saved) {
 function shouldRevoke(settings, saved) {
     return settings.revoke || saved.rejected === true;
 }
+function leftToRun(settings, saved) {
+    return saved.shared === true && settings.share !== 'off';
+}
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
         throw new errors/* ExplainedError */.h(`${settings.optionLabel(option_facts/* API_KEY_OPTION */.$n)} is empty when revoking, so the revoke request cannot be authenticated.`);
@@ -672,6 +675,174 @@ async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = 
     }
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(598);
+;// CONCATENATED MODULE: ./core/share/sealed-credential.ts
+
+
+class ShareRefusal extends Error {
+    reason;
+    constructor(reason, message) {
+        super(message);
+        this.reason = reason;
+        this.name = 'ShareRefusal';
+    }
+}
+const PREFIX = 'ptc1';
+const INFO = 'provision-tunnel-credentials shared-credential v1';
+const SALT_BYTES = 16;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const MAX_BLOB_LENGTH = 16_384;
+function sealCredential(payload, apiKey, binding) {
+    const header = Buffer.from(JSON.stringify(bindingRecord(binding)), 'utf8');
+    const salt = (0,external_node_crypto_.randomBytes)(SALT_BYTES);
+    const iv = (0,external_node_crypto_.randomBytes)(IV_BYTES);
+    const cipher = (0,external_node_crypto_.createCipheriv)('aes-256-gcm', keyFor(apiKey, salt), iv);
+    cipher.setAAD(header);
+    const body = Buffer.concat([
+        cipher.update(JSON.stringify(payload), 'utf8'),
+        cipher.final(),
+        cipher.getAuthTag()
+    ]);
+    return [PREFIX, ...[header, salt, iv, body].map(part => part.toString('base64url'))].join('.');
+}
+function openSealedCredential(blob, apiKey, binding) {
+    const parts = splitBlob(blob.trim());
+    const sealedFor = readBindingRecord(parts.header);
+    const differs = bindingDifference(sealedFor, bindingRecord(binding));
+    if (differs !== undefined)
+        throw new ShareRefusal('other-run', differs);
+    let plain;
+    try {
+        const decipher = (0,external_node_crypto_.createDecipheriv)('aes-256-gcm', keyFor(apiKey, parts.salt), parts.iv);
+        decipher.setAAD(parts.header);
+        decipher.setAuthTag(parts.body.subarray(parts.body.length - TAG_BYTES));
+        plain = Buffer.concat([
+            decipher.update(parts.body.subarray(0, parts.body.length - TAG_BYTES)),
+            decipher.final()
+        ]);
+    }
+    catch {
+        throw new ShareRefusal('tampered', "The shared credential does not open with this API key: it was changed after it was sealed, or sealed with another API key. Pass the setup job's shared-credential output unchanged, with the same API key.");
+    }
+    try {
+        return JSON.parse(plain.toString('utf8'));
+    }
+    catch {
+        throw malformed();
+    }
+}
+function keyFor(apiKey, salt) {
+    return Buffer.from((0,external_node_crypto_.hkdfSync)('sha256', Buffer.from(apiKey, 'utf8'), salt, INFO, 32));
+}
+function bindingRecord(binding) {
+    return {
+        v: 1,
+        system: binding.system,
+        repository: binding.repository,
+        run: binding.runId,
+        project: binding.project
+    };
+}
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+function splitBlob(blob) {
+    if (blob.length > MAX_BLOB_LENGTH)
+        throw malformed();
+    const parts = blob.split('.');
+    if (parts.length !== 5 || parts[0] !== PREFIX)
+        throw malformed();
+    if (!parts.slice(1).every(part => BASE64URL.test(part)))
+        throw malformed();
+    const [header, salt, iv, body] = parts.slice(1).map(part => Buffer.from(part, 'base64url'));
+    if (salt.length !== SALT_BYTES || iv.length !== IV_BYTES || body.length <= TAG_BYTES) {
+        throw malformed();
+    }
+    return { header, salt, iv, body };
+}
+function readBindingRecord(header) {
+    let value;
+    try {
+        value = JSON.parse(header.toString('utf8'));
+    }
+    catch {
+        throw malformed();
+    }
+    if (typeof value !== 'object' || value === null)
+        throw malformed();
+    const record = value;
+    const fields = ['system', 'repository', 'run', 'project'];
+    if (record.v !== 1 || !fields.every(field => typeof record[field] === 'string'))
+        throw malformed();
+    return record;
+}
+function bindingDifference(sealed, current) {
+    const rerun = " Each run shares its own credential: use the shared-credential output of this run's setup job.";
+    if (sealed.system !== current.system) {
+        return `The shared credential was sealed on another CI system, not for this run.${rerun}`;
+    }
+    if (sealed.repository !== current.repository) {
+        return `The shared credential was sealed for another repository, not ${(0,printable/* printable */.g$)(current.repository)}.${rerun}`;
+    }
+    if (sealed.run !== current.run) {
+        return `The shared credential was sealed for another run, not run ${(0,printable/* printable */.g$)(current.run)} of ${(0,printable/* printable */.g$)(current.repository)}.${rerun}`;
+    }
+    if (sealed.project !== current.project) {
+        return `The shared credential was sealed for another project, not "${(0,printable/* printable */.g$)(current.project)}": set the same project in every job of the run.`;
+    }
+    return undefined;
+}
+function malformed() {
+    return new ShareRefusal('malformed', "The shared credential is not one this tool sealed: pass the setup job's shared-credential output unchanged.");
+}
+
+;// CONCATENATED MODULE: ./core/share/shared-payload.ts
+
+function sharedPayload(credential, baseUrl) {
+    return {
+        token: credential.token,
+        tunnel_user: credential.tunnelUser,
+        client_id: credential.clientId,
+        tunnel_host: credential.tunnelHost,
+        tunnel_port: credential.tunnelPort,
+        ...(credential.expiresAt !== undefined && { expires_at: credential.expiresAt }),
+        ...(credential.ttlMinutes !== undefined && { ttl_minutes: credential.ttlMinutes }),
+        ...(credential.projectSlug !== undefined && { project_slug: credential.projectSlug }),
+        ...(credential.ownershipType !== undefined && { ownership_type: credential.ownershipType }),
+        ...(credential.tunnelFqdn !== undefined && { tunnel_fqdn: credential.tunnelFqdn }),
+        ...(credential.appendUserToSubdomain !== undefined && {
+            append_user_to_subdomain: credential.appendUserToSubdomain
+        }),
+        base_url: baseUrl
+    };
+}
+function payloadBaseUrl(payload) {
+    return (0,answer_fields/* isObject */.Gv)(payload) && typeof payload.base_url === 'string' ? payload.base_url : undefined;
+}
+
+;// CONCATENATED MODULE: ./core/share/create-shared.ts
+
+
+
+function withSharedCredential(obtained, credential, settings, share) {
+    if (credential.expiresAt === undefined) {
+        throw new errors/* ExplainedError */.h(`The service issued a credential without an expiry, although ${share.label('ttl-minutes')} was set; ` +
+            `a shared credential lives for the whole run, so it must expire. It was revoked, and nothing was shared. ` +
+            `Report this to the service operator, or set ${share.label('share')} to off.`);
+    }
+    const blob = sealCredential(sharedPayload(credential, settings.baseUrl), settings.apiKey, {
+        system: share.scope.system,
+        repository: share.scope.repository,
+        runId: share.scope.runId,
+        project: settings.project
+    });
+    return {
+        ...obtained,
+        outputs: { ...obtained.outputs, 'shared-credential': blob },
+        announcement: `${obtained.announcement} Shared with the other jobs of this run as the shared-credential output; it is left for the final job (share: revoke) to revoke.`
+    };
+}
+
 ;// CONCATENATED MODULE: ./core/kinds/saved-issued.ts
 function readSavedIssued(saved) {
     const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
@@ -680,7 +851,8 @@ function readSavedIssued(saved) {
     return {
         ...(baseUrl && { baseUrl }),
         ...(expiresAt && { expiresAt }),
-        ...(saved.rejected === true && { rejected: true })
+        ...(saved.rejected === true && { rejected: true }),
+        ...(saved.shared === true && { shared: true })
     };
 }
 
@@ -770,6 +942,7 @@ function readSavedToken(kind, saved) {
 
 
 
+
 const WORDS = { kind: 'cicd', label: 'cicd', verb: 'Provisioned' };
 const cicdKind = {
     readSettings(options, common) {
@@ -812,8 +985,21 @@ const cicdKind = {
                 });
             }
             const credential = acceptIssuedToken(raw, 'cicd', settings, context);
-            const obtained = tokenObtained(credential, WORDS, settings);
+            const provisioned = tokenObtained(credential, WORDS, settings);
+            const { shareForRun } = context;
+            const obtained = shareForRun
+                ? withSharedCredential(provisioned, credential, settings, shareForRun)
+                : provisioned;
             await publish(obtained);
+            if (shareForRun) {
+                save({
+                    kind: 'cicd',
+                    tunnelUser: credential.tunnelUser,
+                    baseUrl: settings.baseUrl,
+                    ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
+                    shared: true
+                });
+            }
             return obtained;
         }
         catch (error) {
@@ -825,6 +1011,10 @@ const cicdKind = {
     },
     readSaved: saved => readSavedToken('cicd', saved),
     async revoke(saved, { settings, service, log }) {
+        if (leftToRun(settings, saved)) {
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: it is the run's shared credential, which the run's final job revokes (${settings.optionLabel('share')} revoke).${expiryNote(saved)}`);
+            return 'kept';
+        }
         if (!shouldRevoke(settings, saved)) {
             log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
             return 'kept';
@@ -947,8 +1137,8 @@ const freeKind = {
 
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
-// EXTERNAL MODULE: ./core/service/client.ts + 3 modules
-var client = __nccwpck_require__(865);
+// EXTERNAL MODULE: ./core/service/client.ts + 2 modules
+var client = __nccwpck_require__(258);
 ;// CONCATENATED MODULE: ./core/service/rate-limit-advice.ts
 const WINDOW_SECONDS = 3600;
 function retryTime(nowMs, retryAfterSeconds) {
@@ -1203,8 +1393,6 @@ function readSavedSshKey(saved) {
     };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(598);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
 var fingerprint = __nccwpck_require__(196);
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
@@ -1792,6 +1980,246 @@ function readMainSettings(source) {
     return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
 }
 
+;// CONCATENATED MODULE: ./core/share/share-mode.ts
+
+
+
+const SHARE_MODES = ['off', 'create', 'use', 'revoke'];
+function readShareMode(options) {
+    const raw = options.read('share');
+    const value = raw.trim().toLowerCase() || 'off';
+    if (SHARE_MODES.includes(value))
+        return value;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${(0,quote/* quote */.h)(raw)}: expected one of ${SHARE_MODES.slice(0, -1).join(', ')} or ${SHARE_MODES.at(-1)}.`);
+}
+
+;// CONCATENATED MODULE: ./core/share/share-plan.ts
+
+
+
+
+const NOT_SHAREABLE = {
+    free: 'a free credential has no API key to seal it with',
+    'ssh-key': 'sharing it would put a private key in the output',
+    existing: 'an existing credential is already yours to pass on'
+};
+function readSharePlan(options, choice, scope) {
+    const mode = readShareMode(options);
+    if (mode === 'off')
+        return { mode };
+    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
+    const blob = options.read('shared-credential').trim();
+    if (choice.auto && choice.kind === 'free') {
+        const why = `${options.label(option_facts/* API_KEY_OPTION */.$n)} is empty (as in a pull request from a fork), and sharing needs the API key`;
+        if (mode !== 'revoke') {
+            return {
+                mode: 'off',
+                notice: `Not sharing: ${why}. ${(0,option_values/* capitalised */.Iu)(options.label('credential'))} is auto, so this job uses its own free credential.`
+            };
+        }
+        if (blob === '') {
+            return {
+                mode,
+                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing; ${options.label(option_facts/* API_KEY_OPTION */.$n)} is empty too (as in a pull request from a fork).`
+            };
+        }
+        throw new errors/* ExplainedError */.h(`${share}, but ${why} to open ${options.label('shared-credential')}. Pass the API key to this job.`);
+    }
+    if (choice.kind !== 'cicd') {
+        throw new errors/* ExplainedError */.h(`${share}, which works only with ${options.label('credential')} cicd: ${NOT_SHAREABLE[choice.kind]}. Set ${options.label('share')} to off.`);
+    }
+    if (scope === undefined) {
+        throw new errors/* ExplainedError */.h(`${share}, but sharing works on GitHub Actions and GitLab CI, where every job sees the run's identity; set ${options.label('share')} to off.`);
+    }
+    if (mode === 'create') {
+        if (options.read('ttl-minutes').trim() === '') {
+            throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label('ttl-minutes')}: a shared credential lives for the run, so it must expire. Set it to the run's longest duration in minutes.`);
+        }
+        return { mode, scope };
+    }
+    if (options.read(option_facts/* API_KEY_OPTION */.$n).trim() === '') {
+        throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label(option_facts/* API_KEY_OPTION */.$n)}: the shared credential opens only with the API key it was sealed with. Pass the same secret as the setup job.`);
+    }
+    if (mode === 'revoke' && blob === '') {
+        return {
+            mode,
+            notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing (it failed before it shared a credential, or did not run).`
+        };
+    }
+    if (mode === 'use' && blob === '') {
+        throw new errors/* ExplainedError */.h(`${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`);
+    }
+    return mode === 'use' ? { mode, scope, blob } : { mode, scope, blob };
+}
+
+;// CONCATENATED MODULE: ./core/share/open-shared.ts
+
+
+
+
+
+
+function openSharedCredential(plan, settings, { mask, options }) {
+    if (settings.kind !== 'cicd')
+        throw new Error(`share ${plan.mode} reached kind ${settings.kind}`);
+    let payload;
+    try {
+        payload = openSealedCredential(plan.blob, settings.apiKey, {
+            system: plan.scope.system,
+            repository: plan.scope.repository,
+            runId: plan.scope.runId,
+            project: settings.project
+        });
+    }
+    catch (error) {
+        if (error instanceof ShareRefusal)
+            throw new errors/* ExplainedError */.h(error.message);
+        throw error;
+    }
+    mask((0,answer_secrets/* secretsIn */.V)(payload));
+    const sealedBaseUrl = payloadBaseUrl(payload);
+    if (sealedBaseUrl !== settings.baseUrl) {
+        throw new errors/* ExplainedError */.h(`The shared credential comes from the credential service at ${(0,printable/* printable */.g$)(sealedBaseUrl ?? 'an unnamed address', 200)}, but ${options.label('base-url')} is ${settings.baseUrl}. ` +
+            `The API key goes only to ${options.label('base-url')}: set the same base-url in every job of the run.`);
+    }
+    const credential = (0,service_credential/* parseCredential */.n)(payload, settings);
+    return { credential, settings };
+}
+
+;// CONCATENATED MODULE: ./core/share/revoke-shared.ts
+
+
+
+
+
+async function revokeSharedCredential(plan, readSettings, host) {
+    const { log, clock, options } = host;
+    if ('notice' in plan) {
+        log.notice(plan.notice);
+        return;
+    }
+    const { credential, settings } = openSharedCredential(plan, readSettings(), host);
+    if (settings.tunnel) {
+        log.warning(`${options.label('expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
+    }
+    const user = credential.tunnelUser;
+    const service = createService(settings.baseUrl, settings.http, clock, log);
+    let outcome;
+    try {
+        outcome = await service.revokeCredential(settings.apiKey, user);
+    }
+    catch (error) {
+        const reason = explainFailure(error, {
+            baseUrl: settings.baseUrl,
+            nowMs: clock.now(),
+            label: name => options.label(name)
+        });
+        if ((0,iso_time/* hasExpired */.o)(credential.expiresAt, clock.now())) {
+            log.info(`Could not revoke the run's shared credential (tunnel user ${user}): ${reason} It expired at ${credential.expiresAt}, so it is no longer valid anyway.`);
+            return;
+        }
+        throw new errors/* ExplainedError */.h(`Could not revoke the run's shared credential (tunnel user ${user}): ${reason} It stays valid until ${credential.expiresAt ?? 'its expiry'}; run this job again to retry.`);
+    }
+    log.info(outcome === 'revoked'
+        ? `Revoked the run's shared credential (tunnel user ${user}).`
+        : `The run's shared credential (tunnel user ${user}) was already revoked or has expired (404); nothing left to do.`);
+}
+
+// EXTERNAL MODULE: ./core/tunnel/main/start-failure.ts
+var start_failure = __nccwpck_require__(956);
+// EXTERNAL MODULE: ./core/service/service-error.ts
+var service_error = __nccwpck_require__(838);
+;// CONCATENATED MODULE: ./core/share/refused-login.ts
+
+
+
+async function askTokenStanding(service, apiKey, tunnelUser) {
+    let tokens;
+    try {
+        tokens = await service.listTokens(apiKey);
+    }
+    catch (error) {
+        return { state: 'unknown', why: whyUnknown(error) };
+    }
+    const active = tokens.some(token => token.tunnelUser === tunnelUser && token.status === 'active');
+    return { state: active ? 'active' : 'gone' };
+}
+const REVOKED = 'the shared credential was revoked (the final job of an earlier attempt may have revoked it): re-run all jobs';
+function explainRefusedSharedLogin(standing, detail, label = name => name) {
+    const refused = `The tunnel did not start: ${(0,printable/* printable */.g$)(detail, 400)}.`;
+    const oneSession = `this server allows one session per credential: set ${label('share')} to off`;
+    switch (standing.state) {
+        case 'gone':
+            return `${refused} The service no longer lists the token as active: ${REVOKED}, so that the setup job shares a new credential.`;
+        case 'active':
+            return `${refused} The service lists the token as active, so ${oneSession}, and each job provisions its own credential.`;
+        case 'unknown':
+            return (`${refused} The service could not tell whether the token is still active (${standing.why}), so it is one of two causes: ` +
+                `${REVOKED}; or ${oneSession}.`);
+    }
+}
+function whyUnknown(error) {
+    if (!(error instanceof service_error/* ServiceError */._))
+        return (0,describe_error/* describeUnexpected */.V)(error);
+    const scope = error.status === 403 && !error.message.includes('scope')
+        ? '; the API key may lack the token:read scope'
+        : '';
+    return `user-tokens-list: ${(0,printable/* printable */.g$)(error.message, 200)}${scope}`;
+}
+
+;// CONCATENATED MODULE: ./core/share/use-failure.ts
+
+
+
+async function explainUseFailure(error, context) {
+    if (!(error instanceof start_failure/* TunnelStartError */.N) || error.failure !== 'auth')
+        return error;
+    const lister = { listTokens: (apiKey) => context.service().listTokens(apiKey) };
+    const standing = await askTokenStanding(lister, context.apiKey, context.tunnelUser);
+    return new errors/* ExplainedError */.h(explainRefusedSharedLogin(standing, error.detail, context.label));
+}
+
+;// CONCATENATED MODULE: ./core/share/use-shared.ts
+
+
+
+
+function checkUsable({ credential }, options, now) {
+    if (credential.expiresAt === undefined) {
+        throw new errors/* ExplainedError */.h('The shared credential names no expiry, which the setup job never shares: pass its shared-credential output unchanged.');
+    }
+    if ((0,iso_time/* hasExpired */.o)(credential.expiresAt, now)) {
+        throw new errors/* ExplainedError */.h(`The shared credential expired at ${credential.expiresAt}: the run outlived ${options.label('ttl-minutes')}. Re-run all jobs with a longer ${options.label('ttl-minutes')} in the setup job.`);
+    }
+}
+async function useSharedCredential({ credential, settings }, context, label) {
+    const { tunnelUser, tunnelHost, tunnelPort, expiresAt } = credential;
+    const obtained = {
+        ...tokenObtained(credential, { kind: 'cicd', label: 'cicd, shared by the run', verb: 'Using' }, settings),
+        announcement: `Using the shared credential of tunnel user ${tunnelUser} for ${tunnelHost}:${tunnelPort}, valid until ${expiresAt}.`
+    };
+    context.save({
+        kind: 'cicd',
+        tunnelUser,
+        baseUrl: settings.baseUrl,
+        ...(expiresAt && { expiresAt }),
+        shared: true
+    });
+    try {
+        await context.publish(obtained);
+    }
+    catch (error) {
+        context.clearSaved();
+        throw await explainUseFailure(error, {
+            tunnelUser,
+            apiKey: settings.apiKey,
+            service: context.service,
+            ...(label && { label })
+        });
+    }
+    return obtained;
+}
+
 ;// CONCATENATED MODULE: ./core/options/output-facts.ts
 const OUTPUTS = [
     {
@@ -1970,6 +2398,12 @@ var urls = __nccwpck_require__(845);
 
 
 
+
+
+
+
+
+
 async function provision(givenHost) {
     const { host, masked } = recordingMasks(givenHost);
     const { options, log, clock, state } = host;
@@ -1977,7 +2411,18 @@ async function provision(givenHost) {
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
+        const checked = checkedOptions(options);
+        const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
+        if (share.mode === 'off' && share.notice !== undefined)
+            log.notice(share.notice);
+        if (share.mode === 'revoke') {
+            await revokeSharedCredential(share, () => readMainSettings(options), host);
+            return { status: 'shared-revoked' };
+        }
         const settings = readMainSettings(options);
+        const opened = share.mode === 'use' ? openSharedCredential(share, settings, host) : undefined;
+        if (opened)
+            checkUsable(opened, options, clock.now());
         if (!settings.tunnel) {
             const ignored = withoutExposeWarning(options);
             if (ignored !== undefined)
@@ -1989,10 +2434,10 @@ async function provision(givenHost) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 739).then(__nccwpck_require__.bind(__nccwpck_require__, 739))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
-            await obtainCredential(settings, {
+            const context = {
                 service: () => {
                     if (!('baseUrl' in settings))
                         throw new Error(`credential ${settings.kind} sends no request`);
@@ -2027,8 +2472,14 @@ async function provision(givenHost) {
                 }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
-                run: host.run
-            });
+                run: host.run,
+                ...(share.mode === 'create' && {
+                    shareForRun: { scope: share.scope, label: name => options.label(name) }
+                })
+            };
+            await (opened
+                ? useSharedCredential(opened, context, name => options.label(name))
+                : obtainCredential(settings, context));
         }
         finally {
             await tunnel?.stopUnused();
@@ -2823,6 +3274,7 @@ function shellPath(path) {
 
 
 
+
 function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
@@ -2831,7 +3283,8 @@ function readPostSettings(options, kind = readPostKind(options)) {
         revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(options),
         http: readHttpSettings(options),
-        optionLabel: name => options.label(name)
+        optionLabel: name => options.label(name),
+        ...(options.read('share').trim() !== '' && { share: readShareMode(options) })
     };
 }
 function readPostKind(options) {
@@ -2899,7 +3352,7 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 739).then(__nccwpck_require__.bind(__nccwpck_require__, 739));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,
@@ -3916,14 +4369,14 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 865:
+/***/ 258:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   fA: () => (/* binding */ CredentialService),
-  _7: () => (/* reexport */ ServiceError),
+  _7: () => (/* reexport */ service_error/* ServiceError */._),
   c$: () => (/* binding */ networkDetail),
   BU: () => (/* binding */ unbracketIpv6Host)
 });
@@ -3936,26 +4389,8 @@ var external_node_http_ = __nccwpck_require__(67);
 var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __nccwpck_require__(479);
-;// CONCATENATED MODULE: ./core/service/service-error.ts
-class ServiceError extends Error {
-    kind;
-    endpoint;
-    status;
-    code;
-    serviceMessage;
-    retryAfterSeconds;
-    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
-        super(detail);
-        this.kind = kind;
-        this.endpoint = endpoint;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'ServiceError';
-    }
-}
-
+// EXTERNAL MODULE: ./core/service/service-error.ts
+var service_error = __nccwpck_require__(838);
 ;// CONCATENATED MODULE: ./core/service/answer.ts
 
 
@@ -3965,7 +4400,7 @@ function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.
         if (endpoint === 'revoke-token')
             return parsed;
         if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, text.trim()
+            throw new service_error/* ServiceError */._('bad-response', endpoint, text.trim()
                 ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
                 : `HTTP ${status} with an empty body`, status);
         }
@@ -3977,7 +4412,7 @@ function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.
     const retryAfter = readRetryAfter(errorObject.retry_after) ??
         readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
     const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+    throw new service_error/* ServiceError */._('http', endpoint, detail, status, code, message, retryAfter);
 }
 function parseJson(text) {
     try {
@@ -4030,7 +4465,7 @@ function readTokenList(raw) {
     });
 }
 function unusable(why) {
-    return new ServiceError('bad-response', 'user-tokens-list', `its answer is unusable: ${why}`);
+    return new service_error/* ServiceError */._('bad-response', 'user-tokens-list', `its answer is unusable: ${why}`);
 }
 
 // EXTERNAL MODULE: ./core/service/retry.ts
@@ -4095,7 +4530,7 @@ class CredentialService {
             return 'revoked';
         }
         catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
+            if (error instanceof service_error/* ServiceError */._ && error.status === 404)
                 return 'already-gone';
             throw error;
         }
@@ -4128,7 +4563,7 @@ class CredentialService {
         });
         let timer;
         const deadline = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+            timer = setTimeout(() => reject(new service_error/* ServiceError */._('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
         });
         try {
             const now = this.options.now ?? Date.now;
@@ -4149,16 +4584,16 @@ async function exchange(http, endpoint, method, url, payload, headers, now) {
         response = await http.request(method, url, method === 'GET' ? null : payload, headers);
     }
     catch (error) {
-        throw new ServiceError('network', endpoint, networkDetail(error));
+        throw new service_error/* ServiceError */._('network', endpoint, networkDetail(error));
     }
     let text;
     try {
         text = await readLimitedBody(response, endpoint);
     }
     catch (error) {
-        if (error instanceof ServiceError)
+        if (error instanceof service_error/* ServiceError */._)
             throw error;
-        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+        throw new service_error/* ServiceError */._('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
     }
     return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
 }
@@ -4173,7 +4608,7 @@ const unbracketIpv6Host = {
     handleAuthentication: () => Promise.reject(new Error('not used'))
 };
 function classifyFailure(error) {
-    if (!(error instanceof ServiceError))
+    if (!(error instanceof service_error/* ServiceError */._))
         return { retryable: false };
     if (error.kind === 'network' || error.kind === 'timeout')
         return { retryable: true };
@@ -4202,7 +4637,7 @@ async function readLimitedBody(response, endpoint) {
     return Buffer.concat(chunks).toString('utf8');
 }
 function tooLarge(endpoint) {
-    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+    return new service_error/* ServiceError */._('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
 }
 function networkDetail(error) {
     const { code, message } = (typeof error === 'object' && error !== null ? error : {});
@@ -4500,6 +4935,34 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
         return Math.max(0, retryAfterSeconds) * 1000;
     const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
     return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+
+/***/ }),
+
+/***/ 838:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   _: () => (/* binding */ ServiceError)
+/* harmony export */ });
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
 }
 
 
@@ -5133,6 +5596,53 @@ function identifierProblem(value) {
     if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
         return 'is not well-formed Unicode';
     return undefined;
+}
+
+
+/***/ }),
+
+/***/ 956:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   N: () => (/* binding */ TunnelStartError),
+/* harmony export */   q: () => (/* binding */ describeStartFailure)
+/* harmony export */ });
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(519);
+
+
+class TunnelStartError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h {
+    failure;
+    detail;
+    constructor(message, failure, detail = '') {
+        super(message);
+        this.failure = failure;
+        this.detail = detail;
+        this.name = 'TunnelStartError';
+    }
+}
+function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
+    if (outcome.type === 'ready')
+        return 'The tunnel started.';
+    const detail = (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(outcome.detail, 400);
+    if (outcome.type === 'died') {
+        return `The tunnel did not start: ${detail}. The last line of its log: ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(lastLogLine, 300)}. Please report this if it recurs.`;
+    }
+    switch (outcome.cause) {
+        case 'host-key':
+            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update ${hostKeyOption}; if not, something between the runner and the server may be intercepting the connection.`;
+        case 'auth':
+            return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
+        case 'forward':
+            return `The tunnel did not start: ${detail}. The name may be in use: by another tunnel of this user, or, where the URLs do not carry the user, of anyone on that server. Or the server limits how many forwards one tunnel user holds (an SSH refusal gives no reason). Choose another name in expose, or expose fewer entries.`;
+        case 'timeout':
+            return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`;
+        case 'connect':
+            return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
+        case 'record':
+            return `The tunnel did not start: ${detail}; without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`;
+    }
 }
 
 

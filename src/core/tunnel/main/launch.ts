@@ -13,7 +13,7 @@ import { directoryId } from '../../owned-dir.js'
 import { ACTION_VERSION } from '../../version.js'
 import type { SavedTunnel } from '../saved/saved-tunnel.js'
 import { startTimeOf } from '../saved/process-identity.js'
-import { describeStartFailure, TunnelStartFailure, type StartOutcome } from './start-failure.js'
+import { describeStartFailure, TunnelStartError, type StartOutcome } from './start-failure.js'
 import { lastLogLine, removeTunnelDir } from '../saved/tunnel-dir.js'
 import {
   readyWaitMs,
@@ -207,9 +207,10 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       await killAndWait(launched)
       const lastLine = lastLogLine(dir)
       removeTunnelDir(dir, dirId)
-      throw new TunnelStartFailure(
+      throw new TunnelStartError(
         describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName),
-        outcome
+        outcome.type === 'failed' ? outcome.cause : 'died',
+        outcome.type === 'ready' ? '' : outcome.detail
       )
     },
     async stopUnused() {

@@ -2,24 +2,27 @@
  * Why the tunnel did not start, told to the workflow author: one message per cause, what happened
  * and what to do.
  */
-import { ExplainedError } from '../../errors.js'
 import { printable } from '../../text/printable.js'
-import type { KeeperReport } from '../protocol.js'
+import { ExplainedError } from '../../errors.js'
+import type { FailureCause, KeeperReport } from '../protocol.js'
 
 /** What main learns from a keeper it started: its report, or that the process died first. */
 export type StartOutcome = KeeperReport | { type: 'died'; detail: string }
 
 /**
- * A tunnel that did not start, with what the keeper reported kept beside the message: a caller
- * that knows more than the tunnel (the `share: use` mode, after a refused login) can say more.
+ * The tunnel did not start, with the cause the keeper reported (`died`: it ended before it said),
+ * so that a caller can explain a cause further: `share: use` asks the service why a login was
+ * refused (src/core/share/use-failure.ts).
  */
-export class TunnelStartFailure extends ExplainedError {
+export class TunnelStartError extends ExplainedError {
   constructor(
     message: string,
-    readonly outcome: StartOutcome
+    readonly failure: FailureCause | 'died',
+    /** What the keeper reported, unprinted: outside text, for a caller that words it anew. */
+    readonly detail = ''
   ) {
     super(message)
-    this.name = 'TunnelStartFailure'
+    this.name = 'TunnelStartError'
   }
 }
 
