@@ -39,6 +39,13 @@ Options:
                       shared, false otherwise)
   --fault <json>      queue a fault before the first request (repeatable), e.g.
                       --fault '{"kind":"500","count":2}'
+  --one-session-per-credential
+                      refuse the SSH login of a credential that already has
+                      a session open (default: several sessions, each with
+                      its own names)
+  --max-forwards-per-user <n>
+                      most forwards one tunnel user holds at once, across
+                      all its sessions (default 5)
   --edge              also put Caddy (Debian's caddy package) in front of the
                       HTTP front: https on the public names (<label>.<tunnel
                       fqdn>), as the real server's reference deployment does
@@ -55,6 +62,7 @@ const VALUE_FLAGS = [
   '--tunnel-fqdn',
   '--ownership',
   '--append-user-to-subdomain',
+  '--max-forwards-per-user',
   '--fault'
 ] as const
 
@@ -87,6 +95,10 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
       edge = true
       continue
     }
+    if (arg === '--one-session-per-credential') {
+      options.oneSessionPerCredential = true
+      continue
+    }
     // Both `--port 8080` and `--port=8080`.
     const eq = arg.indexOf('=')
     const flag = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg
@@ -111,6 +123,16 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
       case '--tunnel-port':
         options.tunnelPort = parsePort(flag, value, false)
         break
+      case '--max-forwards-per-user': {
+        const limit = /^\d{1,4}$/.test(value) ? Number(value) : NaN
+        if (!(limit >= 1)) {
+          throw new UsageError(
+            `--max-forwards-per-user must be a whole number from 1 to 9999, got "${value}"`
+          )
+        }
+        options.maxForwardsPerUser = limit
+        break
+      }
       case '--tunnel-host':
         if (value.trim() === '') throw new UsageError('--tunnel-host must not be empty')
         options.tunnelHost = value

@@ -6,6 +6,7 @@
 import { parseCliArgs, USAGE, UsageError } from './cli-args.js'
 import { startEdge, type RunningEdge } from './edge/caddy.js'
 import { startCredentialService, type RunningService, type ServiceOptions } from './server.js'
+import { MAX_FORWARDS_PER_USER } from './tunnel/forwards.js'
 import { publicHost, publicLabel } from './tunnel/naming.js'
 
 /** The start-up text: the URL alone on its line, then every credential a person may copy. */
@@ -40,7 +41,8 @@ function describeService(
           `tunnel known_hosts: ${service.tunnel.knownHostsPath}`,
           `tunnel http front: ${service.tunnel.frontUrl} (http://${publicHost(service.naming, '<name>', '<user>')}:${service.tunnel.frontPort}/)`,
           // Alone after its name, so a script can paste it into the action's url-template input.
-          `tunnel url-template: ${service.tunnel.urlTemplate}`
+          `tunnel url-template: ${service.tunnel.urlTemplate}`,
+          `tunnel limits: ${options.maxForwardsPerUser ?? MAX_FORWARDS_PER_USER} forwards per tunnel user, ${options.oneSessionPerCredential === true ? 'one session' : 'any number of sessions'} per credential`
         ]),
     ...(edge === null
       ? []

@@ -83,6 +83,9 @@ describe('the service command', () => {
         service.stdout()
       )?.[1]
       expect(lines).toContain(`tunnel url-template: http://{name}-{user}.localhost:${frontPort}`)
+      expect(lines).toContain(
+        'tunnel limits: 5 forwards per tunnel user, any number of sessions per credential'
+      )
 
       const response = await fetch(`${baseUrl}/credential-provision`, {
         method: 'POST',
@@ -147,7 +150,10 @@ describe('the service command', () => {
       'product',
       '--tunnel-fqdn',
       'team.localhost',
-      '--ownership=dedicated'
+      '--ownership=dedicated',
+      '--one-session-per-credential',
+      '--max-forwards-per-user',
+      '7'
     ])
     const baseUrl = await waitForLine(service.stdout, /\/functions\/v1$/)
     await waitForLine(service.stdout, /^Press Ctrl\+C/)
@@ -159,7 +165,8 @@ describe('the service command', () => {
       expect.arrayContaining([
         'answer shape: product',
         'public urls: <name>.team.localhost (ownership dedicated, user not appended)',
-        `tunnel url-template: http://{name}.team.localhost:${frontPort}`
+        `tunnel url-template: http://{name}.team.localhost:${frontPort}`,
+        'tunnel limits: 7 forwards per tunnel user, one session per credential'
       ])
     )
     const response = await fetch(`${baseUrl}/credential-provision`, {
@@ -216,7 +223,9 @@ describe('parseCliArgs', () => {
         '--ownership',
         'self-hosted',
         '--append-user-to-subdomain',
-        'true'
+        'true',
+        '--one-session-per-credential',
+        '--max-forwards-per-user=6'
       ])
     ).toEqual({
       help: false,
@@ -231,7 +240,9 @@ describe('parseCliArgs', () => {
         answerShape: 'product',
         tunnelFqdn: 'cicd.eu1.localhost',
         ownership: 'self-hosted',
-        appendUserToSubdomain: true
+        appendUserToSubdomain: true,
+        oneSessionPerCredential: true,
+        maxForwardsPerUser: 6
       },
       edge: false
     })
@@ -265,7 +276,10 @@ describe('parseCliArgs', () => {
     [['--tunnel-fqdn', 'a..b'], '--tunnel-fqdn must be a host name (DNS labels), got "a..b"'],
     [['--tunnel-fqdn', 'a_b.test'], '--tunnel-fqdn must be a host name'],
     [['--ownership', 'rented'], '--ownership must be shared, dedicated, self-hosted, got "rented"'],
-    [['--append-user-to-subdomain', 'yes'], '--append-user-to-subdomain must be true or false']
+    [['--append-user-to-subdomain', 'yes'], '--append-user-to-subdomain must be true or false'],
+    [['--max-forwards-per-user', '0'], '--max-forwards-per-user must be a whole number from 1'],
+    [['--max-forwards-per-user', '2.5'], 'from 1 to 9999, got "2.5"'],
+    [['--max-forwards-per-user'], '--max-forwards-per-user needs a value']
   ])('refuses %j', (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message)
   })

@@ -203,7 +203,7 @@ describe('logging in: user = tunnel user, password = token', () => {
     ).toEqual([])
   })
 
-  it('allows nothing but remote forwards: no command, no shell', async () => {
+  it('allows nothing but remote forwards and the console: no command', async () => {
     const client = await connect(await provision())
     await expect(
       new Promise((resolve, reject) =>
@@ -263,7 +263,9 @@ describe('remote forwards and the HTTP front', () => {
     for (const name of ['b1', 'b2']) await forward(second, name)
     await expect(forward(second, 'b3')).rejects.toThrow()
     await expect(forward(first, 'a1')).rejects.toThrow() // a name is held once
-    expect(eventsOf(credential.user).at(-2)?.detail).toBe('a tunnel user holds at most 5 forwards')
+    expect(eventsOf(credential.user).at(-2)?.detail).toBe(
+      'at most 5 forwards per tunnel user, across all its sessions'
+    )
     await new Promise<void>((resolve, reject) =>
       first.unforwardIn('a3', 80, error => (error === undefined ? resolve() : reject(error)))
     )

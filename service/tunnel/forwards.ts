@@ -7,7 +7,10 @@
  */
 import { LABEL, publicLabel, routingLabel, type PublicNaming } from './naming.js'
 
-/** Most forwards one tunnel user may hold at once, across all of its connections. */
+/**
+ * Most forwards one tunnel user may hold at once, across all of its connections, unless the
+ * server is started with another limit (`maxForwardsPerUser`).
+ */
 export const MAX_FORWARDS_PER_USER = 5
 /** The only remote port a forward may ask for: the front serves HTTP on names, not on ports. */
 export const FORWARD_PORT = 80
@@ -25,12 +28,17 @@ export interface Forward<Session> {
 }
 
 export type AddResult<Session> =
-  { ok: true; forward: Forward<Session> } | { ok: false; reason: string }
+  | { ok: true; forward: Forward<Session> }
+  /** `limit`: refused because the user holds this many already, which a client may be told. */
+  | { ok: false; reason: string; limit?: number }
 
 export class ForwardTable<Session> {
   private readonly byLabel = new Map<string, Forward<Session>>()
 
-  constructor(private readonly naming: PublicNaming) {}
+  constructor(
+    private readonly naming: PublicNaming,
+    private readonly maxPerUser = MAX_FORWARDS_PER_USER
+  ) {}
 
   add(user: string, bindAddr: string, bindPort: number, session: Session): AddResult<Session> {
     const name = bindAddr.toLowerCase()
@@ -50,8 +58,12 @@ export class ForwardTable<Session> {
     }
     if (!LABEL.test(label)) return { ok: false, reason: 'the name is too long' }
     if (this.byLabel.has(label)) return { ok: false, reason: `${label} is already forwarded` }
-    if (this.ofUser(user).length >= MAX_FORWARDS_PER_USER) {
-      return { ok: false, reason: `a tunnel user holds at most ${MAX_FORWARDS_PER_USER} forwards` }
+    if (this.ofUser(user).length >= this.maxPerUser) {
+      return {
+        ok: false,
+        reason: `at most ${this.maxPerUser} forwards per tunnel user, across all its sessions`,
+        limit: this.maxPerUser
+      }
     }
     const forward: Forward<Session> = { name, user, label, bindAddr, bindPort, session }
     this.byLabel.set(label, forward)
