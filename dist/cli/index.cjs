@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(767);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(703);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 767:
+/***/ 703:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1137,8 +1137,8 @@ const freeKind = {
 
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
-// EXTERNAL MODULE: ./core/service/client.ts + 3 modules
-var client = __nccwpck_require__(865);
+// EXTERNAL MODULE: ./core/service/client.ts + 2 modules
+var client = __nccwpck_require__(258);
 ;// CONCATENATED MODULE: ./core/service/rate-limit-advice.ts
 const WINDOW_SECONDS = 3600;
 function retryTime(nowMs, retryAfterSeconds) {
@@ -2125,9 +2125,58 @@ async function revokeSharedCredential(plan, readSettings, host) {
         : `The run's shared credential (tunnel user ${user}) was already revoked or has expired (404); nothing left to do.`);
 }
 
+// EXTERNAL MODULE: ./core/tunnel/main/start-failure.ts
+var start_failure = __nccwpck_require__(956);
+// EXTERNAL MODULE: ./core/service/service-error.ts
+var service_error = __nccwpck_require__(838);
+;// CONCATENATED MODULE: ./core/share/refused-login.ts
+
+
+
+async function askTokenStanding(service, apiKey, tunnelUser) {
+    let tokens;
+    try {
+        tokens = await service.listTokens(apiKey);
+    }
+    catch (error) {
+        return { state: 'unknown', why: whyUnknown(error) };
+    }
+    const active = tokens.some(token => token.tunnelUser === tunnelUser && token.status === 'active');
+    return { state: active ? 'active' : 'gone' };
+}
+const REVOKED = 'the shared credential was revoked (the final job of an earlier attempt may have revoked it): re-run all jobs';
+function explainRefusedSharedLogin(standing, detail, label = name => name) {
+    const refused = `The tunnel did not start: ${(0,printable/* printable */.g$)(detail, 400)}.`;
+    const oneSession = `this server allows one session per credential: set ${label('share')} to off`;
+    switch (standing.state) {
+        case 'gone':
+            return `${refused} The service no longer lists the token as active: ${REVOKED}, so that the setup job shares a new credential.`;
+        case 'active':
+            return `${refused} The service lists the token as active, so ${oneSession}, and each job provisions its own credential.`;
+        case 'unknown':
+            return (`${refused} The service could not tell whether the token is still active (${standing.why}), so it is one of two causes: ` +
+                `${REVOKED}; or ${oneSession}.`);
+    }
+}
+function whyUnknown(error) {
+    if (!(error instanceof service_error/* ServiceError */._))
+        return (0,describe_error/* describeUnexpected */.V)(error);
+    const scope = error.status === 403 && !error.message.includes('scope')
+        ? '; the API key may lack the token:read scope'
+        : '';
+    return `user-tokens-list: ${(0,printable/* printable */.g$)(error.message, 200)}${scope}`;
+}
+
 ;// CONCATENATED MODULE: ./core/share/use-failure.ts
-async function explainUseFailure(error, _context) {
-    return error;
+
+
+
+async function explainUseFailure(error, context) {
+    if (!(error instanceof start_failure/* TunnelStartError */.N) || error.failure !== 'auth')
+        return error;
+    const lister = { listTokens: (apiKey) => context.service().listTokens(apiKey) };
+    const standing = await askTokenStanding(lister, context.apiKey, context.tunnelUser);
+    return new errors/* ExplainedError */.h(explainRefusedSharedLogin(standing, error.detail, context.label));
 }
 
 ;// CONCATENATED MODULE: ./core/share/use-shared.ts
@@ -2143,7 +2192,7 @@ function checkUsable({ credential }, options, now) {
         throw new errors/* ExplainedError */.h(`The shared credential expired at ${credential.expiresAt}: the run outlived ${options.label('ttl-minutes')}. Re-run all jobs with a longer ${options.label('ttl-minutes')} in the setup job.`);
     }
 }
-async function useSharedCredential({ credential, settings }, context) {
+async function useSharedCredential({ credential, settings }, context, label) {
     const { tunnelUser, tunnelHost, tunnelPort, expiresAt } = credential;
     const obtained = {
         ...tokenObtained(credential, { kind: 'cicd', label: 'cicd, shared by the run', verb: 'Using' }, settings),
@@ -2164,7 +2213,8 @@ async function useSharedCredential({ credential, settings }, context) {
         throw await explainUseFailure(error, {
             tunnelUser,
             apiKey: settings.apiKey,
-            service: context.service
+            service: context.service,
+            ...(label && { label })
         });
     }
     return obtained;
@@ -2384,7 +2434,7 @@ async function provision(givenHost) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 739).then(__nccwpck_require__.bind(__nccwpck_require__, 739))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             const context = {
@@ -2427,7 +2477,9 @@ async function provision(givenHost) {
                     shareForRun: { scope: share.scope, label: name => options.label(name) }
                 })
             };
-            await (opened ? useSharedCredential(opened, context) : obtainCredential(settings, context));
+            await (opened
+                ? useSharedCredential(opened, context, name => options.label(name))
+                : obtainCredential(settings, context));
         }
         finally {
             await tunnel?.stopUnused();
@@ -3300,7 +3352,7 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 739).then(__nccwpck_require__.bind(__nccwpck_require__, 739));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,
@@ -4317,14 +4369,14 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 865:
+/***/ 258:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   fA: () => (/* binding */ CredentialService),
-  _7: () => (/* reexport */ ServiceError),
+  _7: () => (/* reexport */ service_error/* ServiceError */._),
   c$: () => (/* binding */ networkDetail),
   BU: () => (/* binding */ unbracketIpv6Host)
 });
@@ -4337,26 +4389,8 @@ var external_node_http_ = __nccwpck_require__(67);
 var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __nccwpck_require__(479);
-;// CONCATENATED MODULE: ./core/service/service-error.ts
-class ServiceError extends Error {
-    kind;
-    endpoint;
-    status;
-    code;
-    serviceMessage;
-    retryAfterSeconds;
-    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
-        super(detail);
-        this.kind = kind;
-        this.endpoint = endpoint;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'ServiceError';
-    }
-}
-
+// EXTERNAL MODULE: ./core/service/service-error.ts
+var service_error = __nccwpck_require__(838);
 ;// CONCATENATED MODULE: ./core/service/answer.ts
 
 
@@ -4366,7 +4400,7 @@ function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.
         if (endpoint === 'revoke-token')
             return parsed;
         if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, text.trim()
+            throw new service_error/* ServiceError */._('bad-response', endpoint, text.trim()
                 ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
                 : `HTTP ${status} with an empty body`, status);
         }
@@ -4378,7 +4412,7 @@ function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.
     const retryAfter = readRetryAfter(errorObject.retry_after) ??
         readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
     const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+    throw new service_error/* ServiceError */._('http', endpoint, detail, status, code, message, retryAfter);
 }
 function parseJson(text) {
     try {
@@ -4431,7 +4465,7 @@ function readTokenList(raw) {
     });
 }
 function unusable(why) {
-    return new ServiceError('bad-response', 'user-tokens-list', `its answer is unusable: ${why}`);
+    return new service_error/* ServiceError */._('bad-response', 'user-tokens-list', `its answer is unusable: ${why}`);
 }
 
 // EXTERNAL MODULE: ./core/service/retry.ts
@@ -4496,7 +4530,7 @@ class CredentialService {
             return 'revoked';
         }
         catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
+            if (error instanceof service_error/* ServiceError */._ && error.status === 404)
                 return 'already-gone';
             throw error;
         }
@@ -4529,7 +4563,7 @@ class CredentialService {
         });
         let timer;
         const deadline = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+            timer = setTimeout(() => reject(new service_error/* ServiceError */._('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
         });
         try {
             const now = this.options.now ?? Date.now;
@@ -4550,16 +4584,16 @@ async function exchange(http, endpoint, method, url, payload, headers, now) {
         response = await http.request(method, url, method === 'GET' ? null : payload, headers);
     }
     catch (error) {
-        throw new ServiceError('network', endpoint, networkDetail(error));
+        throw new service_error/* ServiceError */._('network', endpoint, networkDetail(error));
     }
     let text;
     try {
         text = await readLimitedBody(response, endpoint);
     }
     catch (error) {
-        if (error instanceof ServiceError)
+        if (error instanceof service_error/* ServiceError */._)
             throw error;
-        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+        throw new service_error/* ServiceError */._('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
     }
     return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
 }
@@ -4574,7 +4608,7 @@ const unbracketIpv6Host = {
     handleAuthentication: () => Promise.reject(new Error('not used'))
 };
 function classifyFailure(error) {
-    if (!(error instanceof ServiceError))
+    if (!(error instanceof service_error/* ServiceError */._))
         return { retryable: false };
     if (error.kind === 'network' || error.kind === 'timeout')
         return { retryable: true };
@@ -4603,7 +4637,7 @@ async function readLimitedBody(response, endpoint) {
     return Buffer.concat(chunks).toString('utf8');
 }
 function tooLarge(endpoint) {
-    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+    return new service_error/* ServiceError */._('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
 }
 function networkDetail(error) {
     const { code, message } = (typeof error === 'object' && error !== null ? error : {});
@@ -4901,6 +4935,34 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
         return Math.max(0, retryAfterSeconds) * 1000;
     const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
     return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+
+/***/ }),
+
+/***/ 838:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   _: () => (/* binding */ ServiceError)
+/* harmony export */ });
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
 }
 
 
@@ -5534,6 +5596,56 @@ function identifierProblem(value) {
     if (!(0,_printable_js__WEBPACK_IMPORTED_MODULE_1__/* .isWellFormed */ .UC)(value))
         return 'is not well-formed Unicode';
     return undefined;
+}
+
+
+/***/ }),
+
+/***/ 956:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   N: () => (/* binding */ TunnelStartError),
+/* harmony export */   q: () => (/* binding */ describeStartFailure)
+/* harmony export */ });
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(519);
+
+
+class TunnelStartError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h {
+    failure;
+    detail;
+    constructor(message, failure, detail = '') {
+        super(message);
+        this.failure = failure;
+        this.detail = detail;
+        this.name = 'TunnelStartError';
+    }
+}
+function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
+    if (outcome.type === 'ready')
+        return 'The tunnel started.';
+    const detail = (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(outcome.detail, 400);
+    if (outcome.type === 'died') {
+        return `The tunnel did not start: ${detail}. The last line of its log: ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(lastLogLine, 300)}. Please report this if it recurs.`;
+    }
+    switch (outcome.cause) {
+        case 'host-key':
+            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update ${hostKeyOption}; if not, something between the runner and the server may be intercepting the connection.`;
+        case 'auth':
+            return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
+        case 'forward':
+            if (outcome.forwardLimit !== undefined) {
+                return `The tunnel did not start: ${detail}. Expose fewer entries, or run fewer jobs that expose at once with one shared credential.`;
+            }
+            return `The tunnel did not start: ${detail}. The name may be in use: by another tunnel of this user, or, where the URLs do not carry the user, of anyone on that server. Or the server limits how many forwards one tunnel user holds (an SSH refusal gives no reason). Choose another name in expose, or expose fewer entries.`;
+        case 'timeout':
+            return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`;
+        case 'connect':
+            return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
+        case 'record':
+            return `The tunnel did not start: ${detail}; without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`;
+    }
 }
 
 

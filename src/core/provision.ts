@@ -109,7 +109,9 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
           shareForRun: { scope: share.scope, label: name => options.label(name) }
         })
       }
-      await (opened ? useSharedCredential(opened, context) : obtainCredential(settings, context))
+      await (opened
+        ? useSharedCredential(opened, context, name => options.label(name))
+        : obtainCredential(settings, context))
     } finally {
       // No credential (or a failure before the tunnel was configured): no process is left.
       await tunnel?.stopUnused()

@@ -35,7 +35,9 @@ export function checkUsable({ credential }: OpenedShare, options: OptionSource, 
  */
 export async function useSharedCredential(
   { credential, settings }: OpenedShare,
-  context: ObtainContext<SavedToken>
+  context: ObtainContext<SavedToken>,
+  /** How the host names an option, for the refused-login diagnosis. */
+  label?: (name: string) => string
 ): Promise<Obtained> {
   const { tunnelUser, tunnelHost, tunnelPort, expiresAt } = credential
   const obtained: Obtained = {
@@ -61,7 +63,8 @@ export async function useSharedCredential(
     throw await explainUseFailure(error, {
       tunnelUser,
       apiKey: settings.apiKey,
-      service: context.service
+      service: context.service,
+      ...(label && { label })
     })
   }
   return obtained

@@ -209,7 +209,8 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       removeTunnelDir(dir, dirId)
       throw new TunnelStartError(
         describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName),
-        outcome.type === 'failed' ? outcome.cause : 'died'
+        outcome.type === 'failed' ? outcome.cause : 'died',
+        outcome.type === 'ready' ? '' : outcome.detail
       )
     },
     async stopUnused() {

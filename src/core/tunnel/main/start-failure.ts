@@ -17,7 +17,9 @@ export type StartOutcome = KeeperReport | { type: 'died'; detail: string }
 export class TunnelStartError extends ExplainedError {
   constructor(
     message: string,
-    readonly failure: FailureCause | 'died'
+    readonly failure: FailureCause | 'died',
+    /** What the keeper reported, unprinted: outside text, for a caller that words it anew. */
+    readonly detail = ''
   ) {
     super(message)
     this.name = 'TunnelStartError'

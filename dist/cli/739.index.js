@@ -1,9 +1,9 @@
 "use strict";
-exports.id = 797;
-exports.ids = [797];
+exports.id = 739;
+exports.ids = [739];
 exports.modules = {
 
-/***/ 797:
+/***/ 739:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -203,43 +203,8 @@ function isKeeper(look, startTime, dir) {
     return look.state === 'running' && look.startTime === startTime && look.args.endsWith(` ${dir}`);
 }
 
-;// CONCATENATED MODULE: ./core/tunnel/main/start-failure.ts
-
-
-class TunnelStartError extends errors/* ExplainedError */.h {
-    failure;
-    constructor(message, failure) {
-        super(message);
-        this.failure = failure;
-        this.name = 'TunnelStartError';
-    }
-}
-function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
-    if (outcome.type === 'ready')
-        return 'The tunnel started.';
-    const detail = (0,printable/* printable */.g$)(outcome.detail, 400);
-    if (outcome.type === 'died') {
-        return `The tunnel did not start: ${detail}. The last line of its log: ${(0,printable/* printable */.g$)(lastLogLine, 300)}. Please report this if it recurs.`;
-    }
-    switch (outcome.cause) {
-        case 'host-key':
-            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update ${hostKeyOption}; if not, something between the runner and the server may be intercepting the connection.`;
-        case 'auth':
-            return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
-        case 'forward':
-            if (outcome.forwardLimit !== undefined) {
-                return `The tunnel did not start: ${detail}. Expose fewer entries, or run fewer jobs that expose at once with one shared credential.`;
-            }
-            return `The tunnel did not start: ${detail}. The name may be in use: by another tunnel of this user, or, where the URLs do not carry the user, of anyone on that server. Or the server limits how many forwards one tunnel user holds (an SSH refusal gives no reason). Choose another name in expose, or expose fewer entries.`;
-        case 'timeout':
-            return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`;
-        case 'connect':
-            return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
-        case 'record':
-            return `The tunnel did not start: ${detail}; without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`;
-    }
-}
-
+// EXTERNAL MODULE: ./core/tunnel/main/start-failure.ts
+var start_failure = __webpack_require__(956);
 ;// CONCATENATED MODULE: ./core/tunnel/saved/tunnel-dir.ts
 
 
@@ -392,7 +357,7 @@ function launchKeeper(options) {
             await killAndWait(launched);
             const lastLine = lastLogLine(dir);
             removeTunnelDir(dir, dirId);
-            throw new TunnelStartError(describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName), outcome.type === 'failed' ? outcome.cause : 'died');
+            throw new start_failure/* TunnelStartError */.N((0,start_failure/* describeStartFailure */.q)(outcome, lastLine, options.tempRootName, config.hostKeyOptionName), outcome.type === 'failed' ? outcome.cause : 'died', outcome.type === 'ready' ? '' : outcome.detail);
         },
         async stopUnused() {
             if (used)
@@ -617,8 +582,8 @@ function isProcessAlive(pid) {
 var external_node_http_ = __webpack_require__(67);
 // EXTERNAL MODULE: ../node_modules/@actions/http-client/lib/index.js + 3 modules
 var lib = __webpack_require__(78);
-// EXTERNAL MODULE: ./core/service/client.ts + 3 modules
-var client = __webpack_require__(865);
+// EXTERNAL MODULE: ./core/service/client.ts + 2 modules
+var client = __webpack_require__(258);
 // EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
 var extra_ca = __webpack_require__(531);
 // EXTERNAL MODULE: ./core/text/quote.ts
