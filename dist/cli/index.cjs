@@ -2069,6 +2069,7 @@ function openSharedCredential(plan, settings, { mask, options }) {
 
 
 
+
 async function revokeSharedCredential(plan, readSettings, host) {
     const { log, clock, options } = host;
     if ('notice' in plan) {
@@ -2077,7 +2078,7 @@ async function revokeSharedCredential(plan, readSettings, host) {
     }
     const { credential, settings } = openSharedCredential(plan, readSettings(), host);
     if (settings.tunnel) {
-        log.warning(`${options.label('expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
+        log.warning(`${(0,option_values/* optionNamed */.b7)(options, 'expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
     }
     const user = credential.tunnelUser;
     const service = createService(settings.baseUrl, settings.http, clock, log);
