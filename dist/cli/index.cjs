@@ -2010,10 +2010,16 @@ const NOT_SHAREABLE = {
 };
 function readSharePlan(options, choice, scope) {
     const mode = readShareMode(options);
-    if (mode === 'off')
-        return { mode };
-    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
     const blob = options.read('shared-credential').trim();
+    if (mode === 'off') {
+        return blob === ''
+            ? { mode }
+            : {
+                mode,
+                warning: `${(0,option_values/* optionNamed */.b7)(options, 'shared-credential')} is set, but ${options.label('share')} is off, so it is ignored and this job provisions a credential of its own. To open it, set ${options.label('share')} to use.`
+            };
+    }
+    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
     if (choice.auto && choice.kind === 'free') {
         const why = `${options.label(option_facts/* API_KEY_OPTION */.$n)} is empty (as in a pull request from a fork), and sharing needs the API key`;
         if (mode !== 'revoke') {
@@ -2040,7 +2046,13 @@ function readSharePlan(options, choice, scope) {
         if (options.read('ttl-minutes').trim() === '') {
             throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label('ttl-minutes')}: a shared credential lives for the run, so it must expire. Set it to the run's longest duration in minutes.`);
         }
-        return { mode, scope };
+        return blob === ''
+            ? { mode, scope }
+            : {
+                mode,
+                scope,
+                warning: `${(0,option_values/* optionNamed */.b7)(options, 'shared-credential')} is ignored: ${options.label('share')} create provisions the run's credential rather than open one.`
+            };
     }
     if (options.read(option_facts/* API_KEY_OPTION */.$n).trim() === '') {
         throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label(option_facts/* API_KEY_OPTION */.$n)}: the shared credential opens only with the API key it was sealed with. Pass the same secret as the setup job.`);
@@ -2097,6 +2109,7 @@ function openSharedCredential(plan, settings, { mask, options }) {
 
 
 
+
 async function revokeSharedCredential(plan, readSettings, host) {
     const { log, clock, options } = host;
     if ('notice' in plan) {
@@ -2105,7 +2118,7 @@ async function revokeSharedCredential(plan, readSettings, host) {
     }
     const { credential, settings } = openSharedCredential(plan, readSettings(), host);
     if (settings.tunnel) {
-        log.warning(`${options.label('expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
+        log.warning(`${(0,option_values/* optionNamed */.b7)(options, 'expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
     }
     const user = credential.tunnelUser;
     const service = createService(settings.baseUrl, settings.http, clock, log);
@@ -2422,6 +2435,8 @@ async function provision(givenHost) {
         sharesRun = share.mode === 'create';
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
+        if ('warning' in share && share.warning !== undefined)
+            log.warning(share.warning);
         if (share.mode === 'revoke') {
             await revokeSharedCredential(share, () => readMainSettings(options), host);
             return { status: 'shared-revoked' };

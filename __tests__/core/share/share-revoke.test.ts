@@ -104,6 +104,18 @@ describe('share: revoke', () => {
     expect(statusOf(user)).toBe('active')
   })
 
+  it('opens no tunnel: expose is ignored, with a warning', async () => {
+    const setup = await shared()
+    // The in-memory host starts no tunnel process: one started would fail the step.
+    const step = await final(setup.outputs['shared-credential'], { expose: 'web=8080' })
+    expect(step.errors).toEqual([])
+    expect(step.warnings).toEqual([
+      "Input expose is ignored: input share revoke opens no tunnel, it only revokes the run's credential."
+    ])
+    expect(step.saved.tunnel ?? '').toBe('')
+    expect(statusOf(setup.outputs['tunnel-user'])).toBe('revoked')
+  })
+
   it('refuses a blob of another run, and revokes nothing', async () => {
     const setup = await shared()
     const before = revokeRequests().length

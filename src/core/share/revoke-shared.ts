@@ -8,6 +8,7 @@ import type { Host } from '../host.js'
 import type { MainSettings } from '../kinds/registry.js'
 import { hasExpired } from '../expiry.js'
 import { createService } from '../service/factory.js'
+import { optionNamed } from '../settings/option-values.js'
 import { explainFailure } from '../service/failures.js'
 import { openSharedCredential } from './open-shared.js'
 import type { SharePlan } from './share-plan.js'
@@ -26,7 +27,7 @@ export async function revokeSharedCredential(
   const { credential, settings } = openSharedCredential(plan, readSettings(), host)
   if (settings.tunnel) {
     log.warning(
-      `${options.label('expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`
+      `${optionNamed(options, 'expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`
     )
   }
   const user = credential.tunnelUser
