@@ -96,3 +96,19 @@ it('quotes the causes it names for a refused login under share: use', () => {
     said({ state: 'unknown', why: 'WHY' }, 'The service could', ' (WHY')
   )
 })
+
+it('quotes the refusal of a forward for the per-user limit the server told', () => {
+  const message = describeStartFailure(
+    {
+      type: 'failed',
+      cause: 'forward',
+      name: 'web-5',
+      forwardLimit: 5,
+      detail:
+        'the tunnel server refused the forward for "web-5": it allows at most 5 forwards per tunnel user (all jobs sharing the credential count)'
+    },
+    '',
+    'RUNNER_TEMP'
+  )
+  expect(tunnelSection).toContain(message)
+})

@@ -143,7 +143,7 @@ describe('main with expose, then post', () => {
     expect(step.failed).toBe(true)
     expect(step.errors).toEqual([
       expect.stringContaining(
-        'The tunnel did not start: the tunnel server refused the forward for "f".'
+        'The tunnel did not start: the tunnel server refused the forward for "f": it allows at most 5 forwards per tunnel user'
       )
     ])
     const user = service.tokens().at(-1)!.tunnel_user
@@ -172,7 +172,7 @@ describe('main with expose, then post', () => {
     })
     expect(step.errors).toEqual([
       expect.stringContaining(
-        'The tunnel did not start: the tunnel server refused the forward for "f".'
+        'The tunnel did not start: the tunnel server refused the forward for "f": it allows at most 5 forwards per tunnel user'
       )
     ])
     const key = service.sshKeys().at(-1)!

@@ -189,7 +189,7 @@ describe('expose', () => {
     expectTunnelFailure(
       main,
       runnerTemp,
-      'The tunnel did not start: the tunnel server refused the forward for "f".'
+      'The tunnel did not start: the tunnel server refused the forward for "f": it allows at most 5 forwards per tunnel user'
     )
     // A failed tunnel leaves nothing behind: no process, and not its folder either.
     expect(readdirSync(runnerTemp).filter(name => name.startsWith('tunnel-'))).toEqual([])

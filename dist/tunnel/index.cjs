@@ -21435,7 +21435,7 @@ throw new Error('cpu-features is not bundled with this action');
 
 /***/ }),
 
-/***/ 987:
+/***/ 673:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 "use strict";
@@ -24804,7 +24804,87 @@ function connectCoalesced(port, host) {
     return socket;
 }
 
+;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh/server-console.ts
+
+const KEPT_LINES = 20;
+const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+const LINE_MAX = 300;
+const SETTLE_MS = 150;
+const WAIT_MAX_MS = 1500;
+class ServerConsole {
+    lines = [];
+    partial = '';
+    listeners = new Set();
+    opened;
+    constructor(client) {
+        this.opened = new Promise(resolve => {
+            try {
+                client.shell(false, (error, stream) => {
+                    if (error === undefined) {
+                        stream.on('error', () => undefined);
+                        stream.on('data', (chunk) => this.take(chunk));
+                        stream.stderr.on('data', (chunk) => this.take(chunk));
+                    }
+                    resolve();
+                });
+            }
+            catch {
+                resolve();
+            }
+        });
+    }
+    find(wanted) {
+        const found = () => [...this.lines].reverse().find(wanted);
+        if (found() !== undefined)
+            return Promise.resolve(found());
+        return new Promise(resolve => {
+            let finished = false;
+            const timers = [];
+            const finish = () => {
+                if (finished)
+                    return;
+                finished = true;
+                this.listeners.delete(check);
+                for (const timer of timers)
+                    clearTimeout(timer);
+                resolve(found());
+            };
+            const check = () => {
+                if (found() !== undefined)
+                    finish();
+            };
+            this.listeners.add(check);
+            timers.push(setTimeout(finish, WAIT_MAX_MS));
+            void this.opened.then(() => {
+                if (!finished)
+                    timers.push(setTimeout(finish, SETTLE_MS));
+            });
+        });
+    }
+    take(chunk) {
+        const parts = (this.partial + chunk.toString('utf8')).split(/\r?\n/);
+        this.partial = (parts.pop() ?? '').slice(-LINE_MAX * 4);
+        for (const part of parts) {
+            const line = cleanText(part.replace(ANSI_ESCAPE, ''), LINE_MAX);
+            if (line === '')
+                continue;
+            this.lines.push(line);
+            if (this.lines.length > KEPT_LINES)
+                this.lines.shift();
+        }
+        for (const listener of this.listeners)
+            listener();
+    }
+}
+const FORWARD_LIMIT = /at most (\d{1,5}) forwards per tunnel user\b/i;
+function forwardLimitIn(line) {
+    const match = line === undefined ? null : FORWARD_LIMIT.exec(line);
+    return match === null ? undefined : Number(match[1]);
+}
+const namesForwardLimit = (line) => forwardLimitIn(line) !== undefined;
+
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh/ssh-attempt.ts
+
 
 
 
@@ -24908,7 +24988,8 @@ function connectOnce(context, serverHostKey, deadline) {
         }));
         client.on('ready', () => {
             context.log(`Connected to ${config.host}:${config.port} as ${config.user}`);
-            requestForwards(client, context).then(settle, (error) => settle({ ok: false, cause: 'connect', detail: serverText(error.message) }));
+            const serverConsole = new ServerConsole(client);
+            requestForwards(client, context, serverConsole).then(settle, (error) => settle({ ok: false, cause: 'connect', detail: serverText(error.message) }));
         });
         const connectConfig = {
             username: config.user,
@@ -24951,7 +25032,7 @@ function connectOnce(context, serverHostKey, deadline) {
         }
     });
 }
-async function requestForwards(client, context) {
+async function requestForwards(client, context, serverConsole) {
     const results = await Promise.all(context.config.entries.map(entry => new Promise(resolve => client.forwardIn(entry.name, FORWARD_PORT, error => {
         if (error) {
             context.log(`Forward ${entry.name} refused by the server`);
@@ -24967,7 +25048,18 @@ async function requestForwards(client, context) {
             resolve({ ok: true });
         }
     }))));
-    return results.find(result => !result.ok) ?? { ok: true };
+    const refused = results.find(result => !result.ok);
+    if (refused === undefined)
+        return { ok: true };
+    const limit = forwardLimitIn(await serverConsole.find(namesForwardLimit));
+    if (limit === undefined)
+        return refused;
+    context.log(`The server allows at most ${limit} forwards per tunnel user`);
+    return {
+        ...refused,
+        forwardLimit: limit,
+        detail: `${refused.detail}: it allows at most ${limit} forwards per tunnel user (all jobs sharing the credential count)`
+    };
 }
 
 ;// CONCATENATED MODULE: ./core/text/iso-time.ts
@@ -25104,6 +25196,7 @@ class Keeper {
                     cause: first.cause,
                     detail: this.ending ?? first.detail,
                     ...(first.name !== undefined && { name: first.name }),
+                    ...(first.forwardLimit !== undefined && { forwardLimit: first.forwardLimit }),
                     ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
                 });
                 return await this.end(this.ending ?? `could not start: ${first.detail}`);
@@ -25512,7 +25605,7 @@ var __webpack_exports__ = {};
 // CommonJS entry of the tunnel keeper bundle (dist/tunnel/index.cjs): ncc emits CommonJS only
 // for a .cjs entry, and ssh2 fails to load as ESM (its poly1305 loader uses __dirname).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-__nccwpck_require__(987)
+__nccwpck_require__(673)
 
 module.exports = __webpack_exports__;
 /******/ })()

@@ -19,6 +19,7 @@ import {
 } from '../../scripts/openssh.js'
 import { startCredentialService, type RunningService } from '../server.js'
 import { SECOND_SESSION_REFUSAL } from '../tunnel/logins.js'
+import { ed25519KeyPair } from './helpers/ed25519.js'
 import { forward, login, provision, type Credential } from './helpers/tunnel-client.js'
 
 type Client = InstanceType<typeof ssh2.Client>
@@ -208,4 +209,39 @@ describe('oneSessionPerCredential', () => {
     )
     expect(answer.body).toBe('job 1 again (GET /)\n')
   }, 30_000)
+
+  it('holds an uploaded SSH key to one session too', async () => {
+    const service = await start({ oneSessionPerCredential: true })
+    const pair = ed25519KeyPair()
+    const upload = await fetch(`${service.baseUrl}/keys-upload`, {
+      method: 'POST',
+      headers: { 'x-api-key': service.seed.provisionKey },
+      body: JSON.stringify({ public_key_ssh: pair.public, name: 'ci', client_id: 'runner-one' })
+    })
+    expect(upload.status).toBe(200)
+    const connect = () => {
+      const client = new ssh2.Client()
+      clients.push(client)
+      return new Promise<Client>((resolve, reject) => {
+        client.on('ready', () => resolve(client))
+        client.on('error', reject)
+        client.connect({
+          host: '127.0.0.1',
+          port: service.tunnel!.port,
+          username: 'runner-one',
+          privateKey: pair.private
+        })
+      })
+    }
+    const first = await connect()
+    await expect(connect()).rejects.toMatchObject({ level: 'client-authentication' })
+    expect(service.tunnel!.events().at(-1)).toMatchObject({
+      user: 'runner-one',
+      event: 'refused',
+      detail: SECOND_SESSION_REFUSAL
+    })
+    first.end()
+    await new Promise(resolve => setTimeout(resolve, 100))
+    await connect()
+  })
 })

@@ -185,7 +185,15 @@ export type FailureCause = 'host-key' | 'auth' | 'forward' | 'timeout' | 'connec
 /** What the keeper tells main, once: ready with every forward, or why not. */
 export type KeeperReport =
   | { type: 'ready'; fingerprint: string }
-  | { type: 'failed'; cause: FailureCause; detail: string; name?: string; fingerprint?: string }
+  | {
+      type: 'failed'
+      cause: FailureCause
+      detail: string
+      name?: string
+      fingerprint?: string
+      /** A refused forward: the server said it allows this many per tunnel user. */
+      forwardLimit?: number
+    }
 
 /** Written to statsPath on change and at exit; the post step reads it. */
 export interface KeeperStats {

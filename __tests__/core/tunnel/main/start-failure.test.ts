@@ -8,6 +8,10 @@ describe('describeStartFailure', () => {
       'Choose another name in expose'
     ],
     [
+      { type: 'failed', cause: 'forward', detail: 'refused "web": at most 5', forwardLimit: 5 },
+      'at most 5. Expose fewer entries, or run fewer jobs that expose at once with one shared'
+    ],
+    [
       { type: 'failed', cause: 'timeout', detail: 'slow' },
       'raise timeout-seconds and max-attempts'
     ],

@@ -106,6 +106,7 @@ export class Keeper {
           cause: first.cause!,
           detail: this.ending ?? first.detail!,
           ...(first.name !== undefined && { name: first.name }),
+          ...(first.forwardLimit !== undefined && { forwardLimit: first.forwardLimit }),
           ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
         })
         return await this.end(this.ending ?? `could not start: ${first.detail}`)

@@ -17,6 +17,7 @@ import { cleanText } from '../../../text/printable.js'
 import { keysAsKeyObjects } from './cipher-keys.js'
 import { connectCoalesced } from './coalesced-socket.js'
 import { hostKeyAlgorithms, type HostKeyTrust } from './host-keys.js'
+import { forwardLimitIn, namesForwardLimit, ServerConsole } from './server-console.js'
 import type { FailureCause, KeeperConfig } from '../../protocol.js'
 
 export const FORWARD_PORT = 80
@@ -31,6 +32,8 @@ export interface Attempt {
   cause?: FailureCause
   detail?: string
   name?: string
+  /** The server said it refused a forward for its per-user limit, of this many forwards. */
+  forwardLimit?: number
 }
 
 export interface AttemptContext {
@@ -167,7 +170,9 @@ function connectOnce(
     )
     client.on('ready', () => {
       context.log(`Connected to ${config.host}:${config.port} as ${config.user}`)
-      requestForwards(client, context).then(settle, (error: Error) =>
+      // Opened before the forwards are asked for, so the server can say why it refuses one.
+      const serverConsole = new ServerConsole(client)
+      requestForwards(client, context, serverConsole).then(settle, (error: Error) =>
         settle({ ok: false, cause: 'connect', detail: serverText(error.message) })
       )
     })
@@ -217,7 +222,11 @@ function connectOnce(
   })
 }
 
-async function requestForwards(client: Client, context: AttemptContext): Promise<Attempt> {
+async function requestForwards(
+  client: Client,
+  context: AttemptContext,
+  serverConsole: ServerConsole
+): Promise<Attempt> {
   const results = await Promise.all(
     context.config.entries.map(
       entry =>
@@ -239,5 +248,14 @@ async function requestForwards(client: Client, context: AttemptContext): Promise
         )
     )
   )
-  return results.find(result => !result.ok) ?? { ok: true }
+  const refused = results.find(result => !result.ok)
+  if (refused === undefined) return { ok: true }
+  const limit = forwardLimitIn(await serverConsole.find(namesForwardLimit))
+  if (limit === undefined) return refused
+  context.log(`The server allows at most ${limit} forwards per tunnel user`)
+  return {
+    ...refused,
+    forwardLimit: limit,
+    detail: `${refused.detail!}: it allows at most ${limit} forwards per tunnel user (all jobs sharing the credential count)`
+  }
 }
