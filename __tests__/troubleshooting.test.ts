@@ -11,6 +11,7 @@ import { GATE_REALM, makeGate } from '../src/core/tunnel/keeper/http/gate.js'
 import { unreachableAnswer } from '../src/core/tunnel/keeper/http/own-answers.js'
 import { describeStartFailure } from '../src/core/tunnel/main/start-failure.js'
 import { proofFailureMessage } from '../src/core/tunnel/main/url-proof.js'
+import { explainRefusedSharedLogin } from '../src/core/share/refused-login.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const page = readFileSync(join(root, 'docs', 'troubleshooting.md'), 'utf8')
@@ -75,6 +76,25 @@ it('quotes the refusal of a host key that differs', () => {
   )
   expect(tunnelSection).toContain(start)
   expect(tunnelSection).toContain(end)
+})
+
+it('quotes the causes it names for a refused login under share: use', () => {
+  const said = (
+    standing: Parameters<typeof explainRefusedSharedLogin>[0],
+    from: string,
+    to: string
+  ) => {
+    const message = explainRefusedSharedLogin(standing, 'DETAIL', name => `input ${name}`)
+    const [start, end] = [message.indexOf(from), message.indexOf(to)]
+    // Words that moved would slice nothing, which any page contains.
+    if (start < 0 || end <= start) throw new Error(`"${from}" … "${to}" not in: ${message}`)
+    return message.slice(start, end)
+  }
+  expect(tunnelSection).toContain(said({ state: 'gone' }, 'The service no', ' (the final'))
+  expect(tunnelSection).toContain(said({ state: 'active' }, 'The service lists', ', and each'))
+  expect(tunnelSection).toContain(
+    said({ state: 'unknown', why: 'WHY' }, 'The service could', ' (WHY')
+  )
 })
 
 it('quotes the refusal of a forward for the per-user limit the server told', () => {

@@ -1159,15 +1159,18 @@ function formatWait(seconds) {
     const rest = minutes % 60;
     return `${Math.floor(minutes / 60)} h${rest > 0 ? ` ${rest} min` : ''}`;
 }
-function rateLimitAdvice(endpoint, retryAfterSeconds, nowMs, label) {
+function rateLimitAdvice(endpoint, retryAfterSeconds, { nowMs, sharesRun }, label) {
     if (endpoint !== 'credential-provision')
         return '';
     const when = retryAfterSeconds === undefined
         ? `The service did not say when; it counts requests per hour, so the next provision is possible ${retryTime(nowMs, WINDOW_SECONDS)} at the latest.`
         : `The next provision is possible ${retryTime(nowMs, retryAfterSeconds)}.`;
-    return ` ${when} ${shareRemedy(label)}`;
+    return ` ${when} ${shareRemedy(label, sharesRun)}`;
 }
-function shareRemedy(label) {
+function shareRemedy(label, sharesRun = false) {
+    if (sharesRun) {
+        return `This step already provisions once for the whole run (${label('share')} is create): other runs, or other jobs with the same API key, used up the limit.`;
+    }
     return (`A pipeline with many jobs can provision once per run instead of once per job: ` +
         `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`);
 }
@@ -1211,7 +1214,9 @@ function explainFailure(error, context) {
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
             `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
             `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}` +
-            (provision ? `, when the next provision is possible. ${shareRemedy(labelOf(context))}` : '.'));
+            (provision
+                ? `, when the next provision is possible. ${shareRemedy(labelOf(context), context.sharesRun)}`
+                : '.'));
     }
     if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
@@ -1250,7 +1255,7 @@ function explainServiceError(error, context) {
                     `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
-            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}${rateLimitAdvice(error.endpoint, error.retryAfterSeconds, context.nowMs, label)}`;
+            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}${rateLimitAdvice(error.endpoint, error.retryAfterSeconds, context, label)}`;
     }
     if (error.status !== undefined && error.status >= 500) {
         return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
@@ -2423,9 +2428,11 @@ async function provision(givenHost) {
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
+    let sharesRun = false;
     try {
         const checked = checkedOptions(options);
         const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
+        sharesRun = share.mode === 'create';
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
         if ('warning' in share && share.warning !== undefined)
@@ -2483,7 +2490,8 @@ async function provision(givenHost) {
                     baseUrl,
                     project,
                     nowMs: clock.now(),
-                    label: name => options.label(name)
+                    label: name => options.label(name),
+                    sharesRun
                 }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
@@ -2510,7 +2518,8 @@ async function provision(givenHost) {
                     baseUrl,
                     project,
                     nowMs: clock.now(),
-                    label: name => options.label(name)
+                    label: name => options.label(name),
+                    sharesRun
                 })
         };
     }

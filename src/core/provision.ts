@@ -37,9 +37,12 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
   host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean))
   let baseUrl = printable(options.read('base-url'))
   let project: string | undefined
+  // A 429's advice to share the credential is moot when this step is the one that shares it.
+  let sharesRun = false
   try {
     const checked = checkedOptions(options)
     const share = readSharePlan(checked, readKindChoice(checked), host.shareScope)
+    sharesRun = share.mode === 'create'
     if (share.mode === 'off' && share.notice !== undefined) log.notice(share.notice)
     if ('warning' in share && share.warning !== undefined) log.warning(share.warning)
     if (share.mode === 'revoke') {
@@ -104,7 +107,8 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
             baseUrl,
             project,
             nowMs: clock.now(),
-            label: name => options.label(name)
+            label: name => options.label(name),
+            sharesRun
           }),
         tempRoot: host.tempRoot,
         tempRootName: host.tempRootName,
@@ -131,7 +135,8 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
               baseUrl,
               project,
               nowMs: clock.now(),
-              label: name => options.label(name)
+              label: name => options.label(name),
+              sharesRun
             })
     }
   }

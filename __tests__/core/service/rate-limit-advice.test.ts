@@ -108,3 +108,17 @@ it.each([
 ])('says a wait of %d s as %s', (seconds, said) => {
   expect(formatWait(seconds)).toBe(said)
 })
+
+it('tells a step that already shares where the rest of the count came from, not to share', () => {
+  const context = { ...cli, sharesRun: true }
+  for (const error of [
+    limited('credential-provision', 30),
+    new RetryAfterTooLong(limited('credential-provision', 3600), 3600)
+  ]) {
+    const message = explainFailure(error, context)
+    expect(message).toMatch(
+      / This step already provisions once for the whole run \(--share is create\): other runs, or other jobs with the same API key, used up the limit\.$/
+    )
+    expect(message).not.toContain('A pipeline with many jobs')
+  }
+})

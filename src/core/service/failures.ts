@@ -13,6 +13,8 @@ export interface FailureContext {
    * advice names what the user can change. Absent: the bare option name.
    */
   label?: (name: string) => string
+  /** This step provisions the run's one shared credential (`share: create`). */
+  sharesRun?: boolean
 }
 
 const RATE_LIMITS: Record<Endpoint, string> = {
@@ -64,7 +66,9 @@ export function explainFailure(error: unknown, context: FailureContext): string 
       `Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
       `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
       `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}` +
-      (provision ? `, when the next provision is possible. ${shareRemedy(labelOf(context))}` : '.')
+      (provision
+        ? `, when the next provision is possible. ${shareRemedy(labelOf(context), context.sharesRun)}`
+        : '.')
     )
   }
   if (error instanceof AttemptsExhausted && error.cause instanceof ServiceError) {
@@ -105,7 +109,7 @@ function explainServiceError(error: ServiceError, context: FailureContext): stri
             `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
         : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`
     case 429:
-      return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}${rateLimitAdvice(error.endpoint, error.retryAfterSeconds, context.nowMs, label)}`
+      return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}${rateLimitAdvice(error.endpoint, error.retryAfterSeconds, context, label)}`
   }
   if (error.status !== undefined && error.status >= 500) {
     return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`

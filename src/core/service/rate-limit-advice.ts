@@ -38,7 +38,7 @@ export function formatWait(seconds: number): string {
 export function rateLimitAdvice(
   endpoint: Endpoint,
   retryAfterSeconds: number | undefined,
-  nowMs: number,
+  { nowMs, sharesRun }: { nowMs: number; sharesRun?: boolean },
   label: (name: string) => string
 ): string {
   if (endpoint !== 'credential-provision') return ''
@@ -46,11 +46,17 @@ export function rateLimitAdvice(
     retryAfterSeconds === undefined
       ? `The service did not say when; it counts requests per hour, so the next provision is possible ${retryTime(nowMs, WINDOW_SECONDS)} at the latest.`
       : `The next provision is possible ${retryTime(nowMs, retryAfterSeconds)}.`
-  return ` ${when} ${shareRemedy(label)}`
+  return ` ${when} ${shareRemedy(label, sharesRun)}`
 }
 
-/** Said with every 429 from credential-provision: the limit counts jobs, and sharing counts runs. */
-export function shareRemedy(label: (name: string) => string): string {
+/**
+ * Said with every 429 from credential-provision: the limit counts jobs, and sharing counts runs.
+ * A step that already shares (`create`) is told where the rest of the count came from instead.
+ */
+export function shareRemedy(label: (name: string) => string, sharesRun = false): string {
+  if (sharesRun) {
+    return `This step already provisions once for the whole run (${label('share')} is create): other runs, or other jobs with the same API key, used up the limit.`
+  }
   return (
     `A pipeline with many jobs can provision once per run instead of once per job: ` +
     `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`
