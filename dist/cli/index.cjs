@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(473);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(213);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 473:
+/***/ 213:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -434,6 +434,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __nccwpck_require__(693);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
@@ -1049,8 +1051,6 @@ function safePart(value, fallback) {
     return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
 }
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
@@ -2115,13 +2115,86 @@ function removeEnvFile(path) {
     return true;
 }
 
+;// CONCATENATED MODULE: ./cli/own-files.ts
+
+function isOwnOutputsFile(path) {
+    const text = readRegularFile(path, 1 << 20);
+    if (text === undefined)
+        return false;
+    try {
+        return isStringRecord(JSON.parse(text));
+    }
+    catch {
+        return false;
+    }
+}
+const REQUEST_LOG_CREATOR = 'tunnel-credentials';
+const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
+const HAR_START_BYTES = 4096;
+function isOwnRequestLog(path) {
+    const start = readFileStart(path, HAR_START_BYTES);
+    return start !== undefined && OWN_HAR_START.test(start);
+}
+function foreignFileAmong(files) {
+    for (const { option, path, isOwn } of files) {
+        if (path !== undefined && pathTaken(path) && !isOwn(path))
+            return { option, path };
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./cli/shared-file.ts
+
+
+const SHARED_VARIABLE = (0,option_facts/* cliVariable */.Zq)('shared-credential');
+const SEALED = '[A-Za-z0-9_.-]+';
+const OWN_TEXT = new RegExp(`^${SHARED_VARIABLE}=${SEALED}\\n$`);
+const MAX_BYTES = 64 * 1024;
+function sharedFileText(sealed) {
+    const text = `${SHARED_VARIABLE}=${sealed}\n`;
+    if (!OWN_TEXT.test(text))
+        throw new Error('the sealed credential holds characters it never has');
+    return text;
+}
+function writeSharedFile(path, sealed) {
+    writePrivateFile(path, sharedFileText(sealed));
+}
+function isOwnSharedFile(path) {
+    const text = readRegularFile(path, MAX_BYTES);
+    return text !== undefined && OWN_TEXT.test(text);
+}
+
+;// CONCATENATED MODULE: ./cli/share-mode.ts
+function requestedShare(options) {
+    return options.read('share').trim().toLowerCase();
+}
+function sharing(options) {
+    return !['', 'off'].includes(requestedShare(options));
+}
+function shareRefusal(command, options) {
+    const mode = requestedShare(options);
+    const given = `${options.label('share')} is ${mode}`;
+    if (mode === 'revoke' && command !== 'revoke') {
+        return `${given}, which is for the run's final job: run tunnel-credentials revoke --share revoke there, which needs no state file.`;
+    }
+    if (mode === 'create' && command === 'run') {
+        return `${given}, which leaves the credential to the run's other jobs, but run revokes what it provisions when COMMAND ends: use tunnel-credentials provision --share create in the setup job.`;
+    }
+    return undefined;
+}
+function shareScopeWarning(ci, options) {
+    if (ci.shareOff === undefined || !sharing(options))
+        return undefined;
+    return `tunnel-credentials cannot be sure which ${ci.name} run this is, since ${ci.shareOff}; so nothing can be shared here.`;
+}
+
 ;// CONCATENATED MODULE: ./cli/state-file.ts
 
 
 const MARKER = 'tunnel-credentials state';
-const MAX_BYTES = 64 * 1024;
+const state_file_MAX_BYTES = 64 * 1024;
 function loadStateFile(path) {
-    const text = readRegularFile(path, MAX_BYTES);
+    const text = readRegularFile(path, state_file_MAX_BYTES);
     if (text === undefined)
         return pathTaken(path) ? { type: 'foreign' } : { type: 'none' };
     try {
@@ -2148,7 +2221,7 @@ function claimStateFile(path) {
     catch (error) {
         if (error.code !== 'EEXIST')
             throw error;
-        const found = readRegularFile(path, MAX_BYTES) === '' ? undefined : loadStateFile(path);
+        const found = readRegularFile(path, state_file_MAX_BYTES) === '' ? undefined : loadStateFile(path);
         return found === undefined || found.type === 'none' ? { type: 'state', values: {} } : found;
     }
     try {
@@ -2250,6 +2323,7 @@ const DETECTORS = [
         flag: 'GITHUB_ACTIONS',
         detect: env => env.GITHUB_ACTIONS === 'true',
         confirmations: ['GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_TEMP'],
+        share: { system: 'github', repository: 'GITHUB_REPOSITORY', runId: 'GITHUB_RUN_ID' },
         run: env => ({
             repository: env.GITHUB_REPOSITORY,
             runId: env.GITHUB_RUN_ID,
@@ -2264,6 +2338,8 @@ const DETECTORS = [
         name: 'GitLab CI',
         flag: 'GITLAB_CI',
         detect: env => env.GITLAB_CI === 'true',
+        confirmations: ['CI_JOB_ID'],
+        share: { system: 'gitlab', repository: 'CI_PROJECT_PATH', runId: 'CI_PIPELINE_ID' },
         run: env => ({
             repository: env.CI_PROJECT_PATH,
             runId: env.CI_PIPELINE_ID,
@@ -2335,26 +2411,49 @@ function detectCiSystem(env, now = Date.now) {
     if (found === undefined)
         return { name: 'an unknown CI system', run: fallbackRun(now) };
     const run = found.run(env);
+    const others = signs.filter(detector => detector !== found);
     const system = {
         name: found.name,
-        run: run.repository || run.runId ? run : fallbackRun(now)
+        run: run.repository || run.runId ? run : fallbackRun(now),
+        ...shareScopeOf(found, others, env)
     };
-    const others = signs.filter(detector => detector !== found);
     if (others.length > 0) {
-        const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
-        return { ...system, maskingOff: `${also} is set too, so the signs disagree` };
+        return { ...system, maskingOff: disagreement(others) };
     }
     if (found.masking === undefined)
         return system;
     const missing = (found.confirmations ?? []).filter(name => !env[name]);
-    if (missing.length > 0) {
-        return {
-            ...system,
-            maskingOff: `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
-        };
-    }
+    if (missing.length > 0)
+        return { ...system, maskingOff: notConfirmed(found, missing) };
     const masking = found.masking(env);
     return 'missing' in masking ? { ...system, maskingOff: masking.missing } : { ...system, masking };
+}
+function shareScopeOf(found, others, env) {
+    const { share } = found;
+    if (share === undefined)
+        return {};
+    if (others.length > 0)
+        return { shareOff: disagreement(others) };
+    const value = (name) => env[name]?.trim() ?? '';
+    const needed = [...new Set([...(found.confirmations ?? []), share.repository, share.runId])];
+    const missing = needed.filter(name => value(name) === '');
+    if (missing.length > 0)
+        return { shareOff: notConfirmed(found, missing) };
+    return {
+        shareScope: {
+            system: share.system,
+            repository: value(share.repository),
+            runId: value(share.runId),
+            variables: `${share.repository} and ${share.runId}`
+        }
+    };
+}
+function disagreement(others) {
+    const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
+    return `${also} is set too, so the signs disagree`;
+}
+function notConfirmed(found, missing) {
+    return `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`;
 }
 function fallbackRun(now) {
     return { repository: (0,external_node_os_namespaceObject.hostname)(), runId: String(Math.floor(now() / 1000)) };
@@ -2398,9 +2497,11 @@ function maskingLine(ci, hidden) {
 
 
 
+
 const DEFAULT_ENV_FILE = (0,option_facts/* optionDefault */.Z8)('variables-file');
 const DEFAULT_STATE_FILE_NAME = (0,option_facts/* optionDefault */.Z8)('state-file');
 const DEFAULT_REQUEST_LOG_NAME = (0,option_facts/* optionDefault */.Z8)('request-log');
+const DEFAULT_SHARED_FILE = (0,option_facts/* optionDefault */.Z8)('shared-credential-file');
 const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60;
 function readCliSettings(raw, { forRevoke = false } = {}) {
     const options = checkedOptions(raw);
@@ -2409,6 +2510,9 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
     const outputsFile = options.read('outputs-file').trim();
     const requestLog = (0,external_node_path_.resolve)(options.read('request-log').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_REQUEST_LOG_NAME));
     const workDir = (0,external_node_path_.resolve)(options.read('work-dir').trim() || (0,external_node_os_namespaceObject.tmpdir)());
+    const sharedCredentialFile = requestedShare(options) === 'create'
+        ? (0,external_node_path_.resolve)(options.read('shared-credential-file').trim() || DEFAULT_SHARED_FILE)
+        : undefined;
     if (!forRevoke) {
         requireDirectory(options, 'work-dir', workDir);
         requireDirectory(options, 'variables-file', (0,external_node_path_.dirname)(envFile));
@@ -2416,12 +2520,18 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
         if (outputsFile)
             requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
         requireDirectory(options, 'request-log', (0,external_node_path_.dirname)(requestLog));
+        if (sharedCredentialFile) {
+            requireDirectory(options, 'shared-credential-file', (0,external_node_path_.dirname)(sharedCredentialFile));
+        }
     }
     refuseSharedFile(options, forRevoke, [
         ['variables-file', envFile],
         ['state-file', stateFile],
         ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : []),
-        ['request-log', requestLog]
+        ['request-log', requestLog],
+        ...(sharedCredentialFile
+            ? [['shared-credential-file', sharedCredentialFile]]
+            : [])
     ]);
     const tunnelMaxMinutes = (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES);
     return {
@@ -2429,6 +2539,7 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
         stateFile,
         ...(outputsFile && { outputsFile: (0,external_node_path_.resolve)(outputsFile) }),
         requestLog,
+        ...(sharedCredentialFile && { sharedCredentialFile }),
         workDir,
         ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
     };
@@ -2461,6 +2572,8 @@ function exampleFileName(option) {
         return DEFAULT_ENV_FILE;
     if (option === 'request-log')
         return DEFAULT_REQUEST_LOG_NAME;
+    if (option === 'shared-credential-file')
+        return DEFAULT_SHARED_FILE;
     return `${option}.json`;
 }
 
@@ -2527,6 +2640,7 @@ function cliHost(parts) {
         tempRootName: options.label('work-dir'),
         ...(parts.outputsName !== undefined && { outputsName: parts.outputsName }),
         run: ci.run,
+        ...(ci.shareScope !== undefined && { shareScope: ci.shareScope }),
         clock: systemClock,
         keeperLaunch: () => ({ ...bundledKeeper(parts.env), ends: parts.tunnelEnd }),
         requestLogPath: () => parts.requestLog
@@ -2582,35 +2696,9 @@ function cliOptions(flags, env) {
     };
 }
 
-;// CONCATENATED MODULE: ./cli/own-files.ts
-
-function isOwnOutputsFile(path) {
-    const text = readRegularFile(path, 1 << 20);
-    if (text === undefined)
-        return false;
-    try {
-        return isStringRecord(JSON.parse(text));
-    }
-    catch {
-        return false;
-    }
-}
-const REQUEST_LOG_CREATOR = 'tunnel-credentials';
-const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
-const HAR_START_BYTES = 4096;
-function isOwnRequestLog(path) {
-    const start = readFileStart(path, HAR_START_BYTES);
-    return start !== undefined && OWN_HAR_START.test(start);
-}
-function foreignFileAmong(files) {
-    for (const { option, path, isOwn } of files) {
-        if (path !== undefined && pathTaken(path) && !isOwn(path))
-            return { option, path };
-    }
-    return undefined;
-}
-
 ;// CONCATENATED MODULE: ./cli/commands/context.ts
+
+
 
 
 
@@ -2630,6 +2718,9 @@ function startCommand(input, { makeState, deliver, writesOutputs, watchPid, forR
     const mask = createMasker(ci, terminal);
     const secrets = option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean);
     terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
+    const unscoped = shareScopeWarning(ci, options);
+    if (unscoped !== undefined)
+        terminal.stderr(`Warning: ${unscoped}`);
     let settings;
     try {
         settings = readCliSettings(options, { forRevoke });
@@ -2706,7 +2797,12 @@ function claimFiles(settings, host, { writesVariables }) {
         ? foreignFileAmong([
             { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
             { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile },
-            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog }
+            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog },
+            {
+                option: 'shared-credential-file',
+                path: settings.sharedCredentialFile,
+                isOwn: isOwnSharedFile
+            }
         ])
         : undefined;
     if (foreign !== undefined) {
@@ -2739,12 +2835,17 @@ function claimFiles(settings, host, { writesVariables }) {
 
 
 
+
+
+
+
 async function provisionCommand(input) {
     let written = 0;
+    let shared = false;
     const started = startCommand(input, {
         makeState: settings => fileState(settings.stateFile),
         deliver: settings => writes => {
-            writeFiles(settings, writes);
+            shared = writeFiles(settings, writes);
             written = Object.keys(writes.variables).length;
         },
         writesOutputs: settings => settings.outputsFile !== undefined
@@ -2752,6 +2853,9 @@ async function provisionCommand(input) {
     if ('error' in started)
         return fail(input, started.error);
     const { host, settings, state } = started;
+    const unfit = shareRefusal('provision', host.options);
+    if (unfit !== undefined)
+        return fail(input, unfit);
     const refused = claimFiles(settings, host, { writesVariables: true });
     if (refused !== undefined)
         return fail(input, refused);
@@ -2764,17 +2868,28 @@ async function provisionCommand(input) {
     if (state.isEmpty())
         state.remove();
     host.log.info(`Wrote ${written} variables to ${(0,printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
+    if (shared && settings.sharedCredentialFile !== undefined) {
+        host.log.info(`Wrote ${SHARED_VARIABLE} to ${(0,printable/* printablePath */.Vj)(settings.sharedCredentialFile)} for the run's other jobs (sealed: no secret without the API key); pass it on as the job's dotenv report or output.`);
+    }
     return 0;
 }
 function writeFiles(settings, { variables, outputs }) {
     writeEnvFile(settings.envFile, variables);
-    if (settings.outputsFile === undefined)
-        return;
     try {
-        writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
+        if (settings.outputsFile !== undefined) {
+            writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
+        }
+        const sealed = outputs['shared-credential'] ?? '';
+        if (settings.sharedCredentialFile === undefined || sealed === '')
+            return false;
+        writeSharedFile(settings.sharedCredentialFile, sealed);
+        return true;
     }
     catch (error) {
         removeEnvFile(settings.envFile);
+        if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
+            (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
+        }
         throw error;
     }
 }
@@ -3094,6 +3209,7 @@ function environmentBlock(stat) {
 
 
 
+
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 async function runCommand(given, commandLine) {
     const input = keepSecretsFromCommand(given);
@@ -3108,6 +3224,9 @@ async function runCommand(given, commandLine) {
     if ('error' in started)
         return fail(input, started.error);
     const { host, state } = started;
+    const unfit = shareRefusal('run', host.options);
+    if (unfit !== undefined)
+        return fail(input, unfit);
     const refused = claimFiles(started.settings, host, { writesVariables: false });
     if (refused !== undefined)
         return fail(input, refused);
@@ -3401,6 +3520,7 @@ const CLI_ONLY_OPTIONS = [
     cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
     cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
     cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('shared-credential-file', 'PATH', 'shared.env', 'with --share create, SVC_SHARED_CREDENTIAL=SEALED alone, for the jobs that use it (a GitLab dotenv report); no secret (default shared.env in the working directory)'),
     cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
 ];
 
