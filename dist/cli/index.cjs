@@ -3142,7 +3142,7 @@ async function provisionCommand(input) {
         state.remove();
     host.log.info(`Wrote ${written} variables to ${(0,text_printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,text_printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
     if (shared && settings.sharedCredentialFile !== undefined) {
-        host.log.info(`Wrote ${SHARED_VARIABLE} to ${(0,text_printable/* printablePath */.Vj)(settings.sharedCredentialFile)} for the run's other jobs (sealed: no secret without the API key); pass it on as the job's dotenv report or output.`);
+        host.log.info(`Wrote ${SHARED_VARIABLE} to ${(0,text_printable/* printablePath */.Vj)(settings.sharedCredentialFile)} for the run's other jobs (sealed: it opens only with the API key).`);
     }
     return 0;
 }
