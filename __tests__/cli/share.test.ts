@@ -212,6 +212,34 @@ describe('provision --share use, in each job that needs the tunnel', () => {
   })
 })
 
+describe('run --share use', () => {
+  it("gives COMMAND the run's credential, and leaves it to the run when COMMAND ends", async () => {
+    const { sealed, user } = await setUp()
+    const runner = job({ ...PIPELINE, CI_JOB_ID: '5' })
+    service.clearRequests()
+    const seen = join(runner.dir, 'seen')
+    const ran = await runner.run(
+      ['run', '--share', 'use', '--', 'sh', '-c', 'printf %s "$SVC_TUNNEL_USER" > "$0"', seen],
+      { SVC_SHARED_CREDENTIAL: sealed }
+    )
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: [] })
+    expect(readFileSync(seen, 'utf8')).toBe(user)
+    expect(service.requests()).toEqual([])
+    expect(statusOf(user)).toBe('active')
+  })
+})
+
+describe('--help', () => {
+  it('shows --share, --shared-credential and --shared-credential-file', async () => {
+    const help = (await runCliInProcess(['--help'], {})).stdout.join('\n')
+    expect(help).toContain('--share off|create|use|revoke')
+    expect(help).toContain('--shared-credential SEALED')
+    expect(help).toMatch(
+      /--shared-credential-file PATH +with --share create, SVC_SHARED_CREDENTIAL=SEALED/
+    )
+  })
+})
+
 describe('revoke --share revoke, in the final job', () => {
   it('needs no state file: revokes the credential SVC_SHARED_CREDENTIAL names, once', async () => {
     const { sealed, user } = await setUp()

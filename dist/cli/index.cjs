@@ -2549,10 +2549,14 @@ const SHARED_VARIABLE = (0,option_facts/* cliVariable */.Zq)('shared-credential'
 const SEALED = '[A-Za-z0-9_.-]+';
 const OWN_TEXT = new RegExp(`^${SHARED_VARIABLE}=${SEALED}\\n$`);
 const MAX_BYTES = 64 * 1024;
+const DOTENV_MAX_BYTES = 5 * 1024;
 function sharedFileText(sealed) {
     const text = `${SHARED_VARIABLE}=${sealed}\n`;
     if (!OWN_TEXT.test(text))
         throw new Error('the sealed credential holds characters it never has');
+    if (text.length > DOTENV_MAX_BYTES) {
+        throw new Error(`the sealed credential takes ${text.length} bytes, more than the ${DOTENV_MAX_BYTES} GitLab accepts in a dotenv report`);
+    }
     return text;
 }
 function writeSharedFile(path, sealed) {

@@ -13,11 +13,21 @@ export const SHARED_VARIABLE = cliVariable('shared-credential')
 const SEALED = '[A-Za-z0-9_.-]+'
 const OWN_TEXT = new RegExp(`^${SHARED_VARIABLE}=${SEALED}\\n$`)
 const MAX_BYTES = 64 * 1024
+/**
+ * GitLab refuses a dotenv report above 5 KB when the job ends, after this job's cleanup has left
+ * the credential to the run: refused here instead, in the hand-over, which then revokes it at once.
+ */
+const DOTENV_MAX_BYTES = 5 * 1024
 
 export function sharedFileText(sealed: string): string {
   const text = `${SHARED_VARIABLE}=${sealed}\n`
   // The core seals only these characters; anything else would add a line to a dotenv file.
   if (!OWN_TEXT.test(text)) throw new Error('the sealed credential holds characters it never has')
+  if (text.length > DOTENV_MAX_BYTES) {
+    throw new Error(
+      `the sealed credential takes ${text.length} bytes, more than the ${DOTENV_MAX_BYTES} GitLab accepts in a dotenv report`
+    )
+  }
   return text
 }
 
