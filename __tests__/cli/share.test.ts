@@ -212,6 +212,30 @@ describe('provision --share use, in each job that needs the tunnel', () => {
   })
 })
 
+describe('on GitHub Actions', () => {
+  const RUN = {
+    GITHUB_ACTIONS: 'true',
+    GITHUB_REPOSITORY: 'octo/web-shop',
+    GITHUB_RUN_ID: '4242',
+    GITHUB_WORKSPACE: '/home/runner/work/web-shop/web-shop',
+    RUNNER_TEMP: tmpdir()
+  }
+
+  it('binds to GITHUB_REPOSITORY and GITHUB_RUN_ID: another attempt opens it, another run does not', async () => {
+    const { sealed, user } = await setUp(job({ ...RUN, GITHUB_RUN_ATTEMPT: '1' }))
+    const rerun = job({ ...RUN, GITHUB_RUN_ATTEMPT: '2' })
+    const used = await rerun.run(['provision', '--share', 'use'], { SVC_SHARED_CREDENTIAL: sealed })
+    expect({ code: used.code, stderr: used.stderr }).toEqual({ code: 0, stderr: [] })
+    expect(variablesOf(rerun.dir).SVC_TUNNEL_USER).toBe(user)
+    const other = job({ ...RUN, GITHUB_RUN_ID: '4243' })
+    const refused = await other.run(['provision', '--share', 'use'], {
+      SVC_SHARED_CREDENTIAL: sealed
+    })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.join('\n')).toContain('not run 4243 of octo/web-shop')
+  })
+})
+
 describe('run --share use', () => {
   it("gives COMMAND the run's credential, and leaves it to the run when COMMAND ends", async () => {
     const { sealed, user } = await setUp()
