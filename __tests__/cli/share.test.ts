@@ -104,6 +104,17 @@ describe('provision --share create, in the setup job', () => {
     expect(existsSync(join(setup.dir, 'shared.env'))).toBe(true)
   })
 
+  it('removes the shared.env an earlier run left, when this one fails to create', async () => {
+    const { setup } = await setUp()
+    expect((await setup.run(['revoke'])).code).toBe(0)
+    // The next pipeline, in the same folder: its setup job fails before it shares anything.
+    const next = await setup.run(['provision', '--share', 'create'], { CI_PIPELINE_ID: '4200' })
+    expect(next.code).toBe(1)
+    expect(next.stderr.join('\n')).toContain('--ttl-minutes')
+    expect(existsSync(join(setup.dir, 'shared.env'))).toBe(false)
+    expect(readdirSync(setup.dir)).toEqual([])
+  })
+
   it('writes no shared.env without --share create', async () => {
     const plain = job()
     expect((await plain.run(['provision'])).code).toBe(0)

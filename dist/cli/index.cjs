@@ -2545,6 +2545,7 @@ function foreignFileAmong(files) {
 ;// CONCATENATED MODULE: ./cli/shared-file.ts
 
 
+
 const SHARED_VARIABLE = (0,option_facts/* cliVariable */.Zq)('shared-credential');
 const SEALED = '[A-Za-z0-9_.-]+';
 const OWN_TEXT = new RegExp(`^${SHARED_VARIABLE}=${SEALED}\\n$`);
@@ -2565,6 +2566,11 @@ function writeSharedFile(path, sealed) {
 function isOwnSharedFile(path) {
     const text = readRegularFile(path, MAX_BYTES);
     return text !== undefined && OWN_TEXT.test(text);
+}
+function removeSharedFile({ sharedCredentialFile }) {
+    if (sharedCredentialFile !== undefined && isOwnSharedFile(sharedCredentialFile)) {
+        (0,external_node_fs_.rmSync)(sharedCredentialFile, { force: true });
+    }
 }
 
 ;// CONCATENATED MODULE: ./cli/share-mode.ts
@@ -3262,6 +3268,7 @@ async function provisionCommand(input) {
     const refused = claimFiles(settings, host, { writesVariables: true });
     if (refused !== undefined)
         return fail(input, refused);
+    removeSharedFile(settings);
     const outcome = await provision(host);
     if (outcome.status === 'failed') {
         if (state.isEmpty())

@@ -5,6 +5,7 @@
  * `--share use` and `--share revoke` read it. It holds no secret (opening it needs the API key),
  * so revoke leaves it in place: GitLab collects a job's artifacts after its after_script.
  */
+import { rmSync } from 'node:fs'
 import { cliVariable } from '../core/options/option-facts.js'
 import { readRegularFile, writePrivateFile } from './private-file.js'
 
@@ -39,4 +40,15 @@ export function writeSharedFile(path: string, sealed: string): void {
 export function isOwnSharedFile(path: string): boolean {
   const text = readRegularFile(path, MAX_BYTES)
   return text !== undefined && OWN_TEXT.test(text)
+}
+
+/** Deletes the file --share create names, if this tool wrote it; anything else stays. */
+export function removeSharedFile({
+  sharedCredentialFile
+}: {
+  sharedCredentialFile?: string
+}): void {
+  if (sharedCredentialFile !== undefined && isOwnSharedFile(sharedCredentialFile)) {
+    rmSync(sharedCredentialFile, { force: true })
+  }
 }
