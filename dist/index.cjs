@@ -2279,6 +2279,7 @@ const CLI_ONLY_OPTIONS = [
     cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
     cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
     cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('shared-credential-file', 'PATH', 'shared.env', 'with --share create, SVC_SHARED_CREDENTIAL=SEALED alone, for the jobs that use it (a GitLab dotenv report); no secret (default shared.env in the working directory)'),
     cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
 ];
 

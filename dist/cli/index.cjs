@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(703);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 703:
+/***/ 24:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -434,6 +434,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __nccwpck_require__(693);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(643);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
@@ -1138,45 +1140,8 @@ const freeKind = {
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __nccwpck_require__(258);
-;// CONCATENATED MODULE: ./core/service/rate-limit-advice.ts
-const WINDOW_SECONDS = 3600;
-function retryTime(nowMs, retryAfterSeconds) {
-    const at = new Date(Math.ceil((nowMs + retryAfterSeconds * 1000) / 1000) * 1000);
-    if (!Number.isFinite(at.getTime()))
-        return 'later';
-    return `after ${at.toISOString().replace('.000Z', 'Z')} (in ${formatWait(retryAfterSeconds)})`;
-}
-function formatWait(seconds) {
-    const whole = Math.max(0, Math.ceil(seconds));
-    if (whole < 60)
-        return `${whole} s`;
-    if (whole < 3600) {
-        const rest = whole % 60;
-        return `${Math.floor(whole / 60)} min${rest > 0 ? ` ${rest} s` : ''}`;
-    }
-    const minutes = Math.ceil(whole / 60);
-    const rest = minutes % 60;
-    return `${Math.floor(minutes / 60)} h${rest > 0 ? ` ${rest} min` : ''}`;
-}
-function rateLimitAdvice(endpoint, retryAfterSeconds, { nowMs, sharesRun }, label) {
-    if (endpoint !== 'credential-provision')
-        return '';
-    const when = retryAfterSeconds === undefined
-        ? `The service did not say when; it counts requests per hour, so the next provision is possible ${retryTime(nowMs, WINDOW_SECONDS)} at the latest.`
-        : `The next provision is possible ${retryTime(nowMs, retryAfterSeconds)}.`;
-    return ` ${when} ${shareRemedy(label, sharesRun)}`;
-}
-function shareRemedy(label, sharesRun = false) {
-    if (sharesRun) {
-        return `This step already provisions once for the whole run (${label('share')} is create): other runs, or other jobs with the same API key, used up the limit.`;
-    }
-    return (`A pipeline with many jobs can provision once per run instead of once per job: ` +
-        `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`);
-}
-
+var client = __nccwpck_require__(554);
 ;// CONCATENATED MODULE: ./core/service/failures.ts
-
 
 
 
@@ -1187,7 +1152,6 @@ const RATE_LIMITS = {
     'revoke-token': 'revoke-token is rate limited by the service',
     'keys-upload': 'keys-upload allows 20 uploads per hour per user',
     'user-keys-list': 'user-keys-list is rate limited by the service',
-    'user-tokens-list': 'user-tokens-list is rate limited by the service',
     'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
 };
 const INVALID_REQUEST_HINTS = {
@@ -1196,7 +1160,6 @@ const INVALID_REQUEST_HINTS = {
     'revoke-token': label => `Check ${label('base-url')}.`,
     'keys-upload': label => `Check ${label('client-id')}; if it is right, the service may not accept ed25519 keys.`,
     'user-keys-list': label => `Check ${label('base-url')}.`,
-    'user-tokens-list': label => `Check ${label('base-url')}.`,
     'revoke-ssh-key': label => `Check ${label('base-url')}.`
 };
 const FORBIDDEN_HINTS = {
@@ -1205,18 +1168,13 @@ const FORBIDDEN_HINTS = {
     'revoke-token': 'Use a key of the account that owns the token.',
     'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
     'user-keys-list': 'Use the API key that uploaded the key.',
-    'user-tokens-list': 'Reading the tokens may need a key with the token:read scope.',
     'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
 };
 function explainFailure(error, context) {
     if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof client/* ServiceError */._7) {
-        const provision = error.cause.endpoint === 'credential-provision';
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
             `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
-            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}` +
-            (provision
-                ? `, when the next provision is possible. ${shareRemedy(labelOf(context), context.sharesRun)}`
-                : '.'));
+            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
     }
     if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
@@ -1225,6 +1183,10 @@ function explainFailure(error, context) {
     if (error instanceof client/* ServiceError */._7)
         return explainServiceError(error, context);
     return `Unexpected error: ${(0,describe_error/* describeUnexpected */.V)(error)}. Please report it with the step's log.`;
+}
+function retryTime(nowMs, retryAfterSeconds) {
+    const at = new Date(nowMs + retryAfterSeconds * 1000);
+    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
 }
 function explainServiceError(error, context) {
     const label = labelOf(context);
@@ -1255,7 +1217,7 @@ function explainServiceError(error, context) {
                     `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
-            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}${rateLimitAdvice(error.endpoint, error.retryAfterSeconds, context, label)}`;
+            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
     }
     if (error.status !== undefined && error.status >= 500) {
         return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
@@ -1279,8 +1241,6 @@ function safePart(value, fallback) {
     return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
 }
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
@@ -2109,7 +2069,6 @@ function openSharedCredential(plan, settings, { mask, options }) {
 
 
 
-
 async function revokeSharedCredential(plan, readSettings, host) {
     const { log, clock, options } = host;
     if ('notice' in plan) {
@@ -2118,7 +2077,7 @@ async function revokeSharedCredential(plan, readSettings, host) {
     }
     const { credential, settings } = openSharedCredential(plan, readSettings(), host);
     if (settings.tunnel) {
-        log.warning(`${(0,option_values/* optionNamed */.b7)(options, 'expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
+        log.warning(`${options.label('expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
     }
     const user = credential.tunnelUser;
     const service = createService(settings.baseUrl, settings.http, clock, log);
@@ -2143,58 +2102,9 @@ async function revokeSharedCredential(plan, readSettings, host) {
         : `The run's shared credential (tunnel user ${user}) was already revoked or has expired (404); nothing left to do.`);
 }
 
-// EXTERNAL MODULE: ./core/tunnel/main/start-failure.ts
-var start_failure = __nccwpck_require__(956);
-// EXTERNAL MODULE: ./core/service/service-error.ts
-var service_error = __nccwpck_require__(838);
-;// CONCATENATED MODULE: ./core/share/refused-login.ts
-
-
-
-async function askTokenStanding(service, apiKey, tunnelUser) {
-    let tokens;
-    try {
-        tokens = await service.listTokens(apiKey);
-    }
-    catch (error) {
-        return { state: 'unknown', why: whyUnknown(error) };
-    }
-    const active = tokens.some(token => token.tunnelUser === tunnelUser && token.status === 'active');
-    return { state: active ? 'active' : 'gone' };
-}
-const REVOKED = 'the shared credential was revoked (the final job of an earlier attempt may have revoked it): re-run all jobs';
-function explainRefusedSharedLogin(standing, detail, label = name => name) {
-    const refused = `The tunnel did not start: ${(0,printable/* printable */.g$)(detail, 400)}.`;
-    const oneSession = `this server allows one session per credential: set ${label('share')} to off`;
-    switch (standing.state) {
-        case 'gone':
-            return `${refused} The service no longer lists the token as active: ${REVOKED}, so that the setup job shares a new credential.`;
-        case 'active':
-            return `${refused} The service lists the token as active, so ${oneSession}, and each job provisions its own credential.`;
-        case 'unknown':
-            return (`${refused} The service could not tell whether the token is still active (${standing.why}), so it is one of two causes: ` +
-                `${REVOKED}; or ${oneSession}.`);
-    }
-}
-function whyUnknown(error) {
-    if (!(error instanceof service_error/* ServiceError */._))
-        return (0,describe_error/* describeUnexpected */.V)(error);
-    const scope = error.status === 403 && !error.message.includes('scope')
-        ? '; the API key may lack the token:read scope'
-        : '';
-    return `user-tokens-list: ${(0,printable/* printable */.g$)(error.message, 200)}${scope}`;
-}
-
 ;// CONCATENATED MODULE: ./core/share/use-failure.ts
-
-
-
-async function explainUseFailure(error, context) {
-    if (!(error instanceof start_failure/* TunnelStartError */.N) || error.failure !== 'auth')
-        return error;
-    const lister = { listTokens: (apiKey) => context.service().listTokens(apiKey) };
-    const standing = await askTokenStanding(lister, context.apiKey, context.tunnelUser);
-    return new errors/* ExplainedError */.h(explainRefusedSharedLogin(standing, error.detail, context.label));
+async function explainUseFailure(error, _context) {
+    return error;
 }
 
 ;// CONCATENATED MODULE: ./core/share/use-shared.ts
@@ -2210,7 +2120,7 @@ function checkUsable({ credential }, options, now) {
         throw new errors/* ExplainedError */.h(`The shared credential expired at ${credential.expiresAt}: the run outlived ${options.label('ttl-minutes')}. Re-run all jobs with a longer ${options.label('ttl-minutes')} in the setup job.`);
     }
 }
-async function useSharedCredential({ credential, settings }, context, label) {
+async function useSharedCredential({ credential, settings }, context) {
     const { tunnelUser, tunnelHost, tunnelPort, expiresAt } = credential;
     const obtained = {
         ...tokenObtained(credential, { kind: 'cicd', label: 'cicd, shared by the run', verb: 'Using' }, settings),
@@ -2231,8 +2141,7 @@ async function useSharedCredential({ credential, settings }, context, label) {
         throw await explainUseFailure(error, {
             tunnelUser,
             apiKey: settings.apiKey,
-            service: context.service,
-            ...(label && { label })
+            service: context.service
         });
     }
     return obtained;
@@ -2428,11 +2337,9 @@ async function provision(givenHost) {
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
-    let sharesRun = false;
     try {
         const checked = checkedOptions(options);
         const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
-        sharesRun = share.mode === 'create';
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
         if ('warning' in share && share.warning !== undefined)
@@ -2456,7 +2363,7 @@ async function provision(givenHost) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 739).then(__nccwpck_require__.bind(__nccwpck_require__, 739))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             const context = {
@@ -2490,8 +2397,7 @@ async function provision(givenHost) {
                     baseUrl,
                     project,
                     nowMs: clock.now(),
-                    label: name => options.label(name),
-                    sharesRun
+                    label: name => options.label(name)
                 }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
@@ -2500,9 +2406,7 @@ async function provision(givenHost) {
                     shareForRun: { scope: share.scope, label: name => options.label(name) }
                 })
             };
-            await (opened
-                ? useSharedCredential(opened, context, name => options.label(name))
-                : obtainCredential(settings, context));
+            await (opened ? useSharedCredential(opened, context) : obtainCredential(settings, context));
         }
         finally {
             await tunnel?.stopUnused();
@@ -2518,8 +2422,7 @@ async function provision(givenHost) {
                     baseUrl,
                     project,
                     nowMs: clock.now(),
-                    label: name => options.label(name),
-                    sharesRun
+                    label: name => options.label(name)
                 })
         };
     }
@@ -2625,13 +2528,96 @@ function removeEnvFile(path) {
     return true;
 }
 
+;// CONCATENATED MODULE: ./cli/own-files.ts
+
+function isOwnOutputsFile(path) {
+    const text = readRegularFile(path, 1 << 20);
+    if (text === undefined)
+        return false;
+    try {
+        return isStringRecord(JSON.parse(text));
+    }
+    catch {
+        return false;
+    }
+}
+const REQUEST_LOG_CREATOR = 'tunnel-credentials';
+const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
+const HAR_START_BYTES = 4096;
+function isOwnRequestLog(path) {
+    const start = readFileStart(path, HAR_START_BYTES);
+    return start !== undefined && OWN_HAR_START.test(start);
+}
+function foreignFileAmong(files) {
+    for (const { option, path, isOwn } of files) {
+        if (path !== undefined && pathTaken(path) && !isOwn(path))
+            return { option, path };
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./cli/shared-file.ts
+
+
+
+const SHARED_VARIABLE = (0,option_facts/* cliVariable */.Zq)('shared-credential');
+const SEALED = '[A-Za-z0-9_.-]+';
+const OWN_TEXT = new RegExp(`^${SHARED_VARIABLE}=${SEALED}\\n$`);
+const MAX_BYTES = 64 * 1024;
+const DOTENV_MAX_BYTES = 5 * 1024;
+function sharedFileText(sealed) {
+    const text = `${SHARED_VARIABLE}=${sealed}\n`;
+    if (!OWN_TEXT.test(text))
+        throw new Error('the sealed credential holds characters it never has');
+    if (text.length > DOTENV_MAX_BYTES) {
+        throw new Error(`the sealed credential takes ${text.length} bytes, more than the ${DOTENV_MAX_BYTES} GitLab accepts in a dotenv report`);
+    }
+    return text;
+}
+function writeSharedFile(path, sealed) {
+    writePrivateFile(path, sharedFileText(sealed));
+}
+function isOwnSharedFile(path) {
+    const text = readRegularFile(path, MAX_BYTES);
+    return text !== undefined && OWN_TEXT.test(text);
+}
+function removeSharedFile({ sharedCredentialFile }) {
+    if (sharedCredentialFile !== undefined && isOwnSharedFile(sharedCredentialFile)) {
+        (0,external_node_fs_.rmSync)(sharedCredentialFile, { force: true });
+    }
+}
+
+;// CONCATENATED MODULE: ./cli/share-mode.ts
+function requestedShare(options) {
+    return options.read('share').trim().toLowerCase();
+}
+function sharing(options) {
+    return !['', 'off'].includes(requestedShare(options));
+}
+function shareRefusal(command, options) {
+    const mode = requestedShare(options);
+    const given = `${options.label('share')} is ${mode}`;
+    if (mode === 'revoke' && command !== 'revoke') {
+        return `${given}, which is for the run's final job: run tunnel-credentials revoke --share revoke there, which needs no state file.`;
+    }
+    if (mode === 'create' && command === 'run') {
+        return `${given}, which leaves the credential to the run's other jobs, but run revokes what it provisions when COMMAND ends: use tunnel-credentials provision --share create in the setup job.`;
+    }
+    return undefined;
+}
+function shareScopeWarning(ci, options) {
+    if (ci.shareOff === undefined || !sharing(options))
+        return undefined;
+    return `tunnel-credentials cannot be sure which ${ci.name} run this is, since ${ci.shareOff}; so nothing can be shared here.`;
+}
+
 ;// CONCATENATED MODULE: ./cli/state-file.ts
 
 
 const MARKER = 'tunnel-credentials state';
-const MAX_BYTES = 64 * 1024;
+const state_file_MAX_BYTES = 64 * 1024;
 function loadStateFile(path) {
-    const text = readRegularFile(path, MAX_BYTES);
+    const text = readRegularFile(path, state_file_MAX_BYTES);
     if (text === undefined)
         return pathTaken(path) ? { type: 'foreign' } : { type: 'none' };
     try {
@@ -2658,7 +2644,7 @@ function claimStateFile(path) {
     catch (error) {
         if (error.code !== 'EEXIST')
             throw error;
-        const found = readRegularFile(path, MAX_BYTES) === '' ? undefined : loadStateFile(path);
+        const found = readRegularFile(path, state_file_MAX_BYTES) === '' ? undefined : loadStateFile(path);
         return found === undefined || found.type === 'none' ? { type: 'state', values: {} } : found;
     }
     try {
@@ -2760,6 +2746,7 @@ const DETECTORS = [
         flag: 'GITHUB_ACTIONS',
         detect: env => env.GITHUB_ACTIONS === 'true',
         confirmations: ['GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_TEMP'],
+        share: { system: 'github', repository: 'GITHUB_REPOSITORY', runId: 'GITHUB_RUN_ID' },
         run: env => ({
             repository: env.GITHUB_REPOSITORY,
             runId: env.GITHUB_RUN_ID,
@@ -2774,6 +2761,8 @@ const DETECTORS = [
         name: 'GitLab CI',
         flag: 'GITLAB_CI',
         detect: env => env.GITLAB_CI === 'true',
+        confirmations: ['CI_JOB_ID'],
+        share: { system: 'gitlab', repository: 'CI_PROJECT_PATH', runId: 'CI_PIPELINE_ID' },
         run: env => ({
             repository: env.CI_PROJECT_PATH,
             runId: env.CI_PIPELINE_ID,
@@ -2845,26 +2834,49 @@ function detectCiSystem(env, now = Date.now) {
     if (found === undefined)
         return { name: 'an unknown CI system', run: fallbackRun(now) };
     const run = found.run(env);
+    const others = signs.filter(detector => detector !== found);
     const system = {
         name: found.name,
-        run: run.repository || run.runId ? run : fallbackRun(now)
+        run: run.repository || run.runId ? run : fallbackRun(now),
+        ...shareScopeOf(found, others, env)
     };
-    const others = signs.filter(detector => detector !== found);
     if (others.length > 0) {
-        const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
-        return { ...system, maskingOff: `${also} is set too, so the signs disagree` };
+        return { ...system, maskingOff: disagreement(others) };
     }
     if (found.masking === undefined)
         return system;
     const missing = (found.confirmations ?? []).filter(name => !env[name]);
-    if (missing.length > 0) {
-        return {
-            ...system,
-            maskingOff: `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
-        };
-    }
+    if (missing.length > 0)
+        return { ...system, maskingOff: notConfirmed(found, missing) };
     const masking = found.masking(env);
     return 'missing' in masking ? { ...system, maskingOff: masking.missing } : { ...system, masking };
+}
+function shareScopeOf(found, others, env) {
+    const { share } = found;
+    if (share === undefined)
+        return {};
+    if (others.length > 0)
+        return { shareOff: disagreement(others) };
+    const value = (name) => env[name]?.trim() ?? '';
+    const needed = [...new Set([...(found.confirmations ?? []), share.repository, share.runId])];
+    const missing = needed.filter(name => value(name) === '');
+    if (missing.length > 0)
+        return { shareOff: notConfirmed(found, missing) };
+    return {
+        shareScope: {
+            system: share.system,
+            repository: value(share.repository),
+            runId: value(share.runId),
+            variables: `${share.repository} and ${share.runId}`
+        }
+    };
+}
+function disagreement(others) {
+    const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
+    return `${also} is set too, so the signs disagree`;
+}
+function notConfirmed(found, missing) {
+    return `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`;
 }
 function fallbackRun(now) {
     return { repository: (0,external_node_os_namespaceObject.hostname)(), runId: String(Math.floor(now() / 1000)) };
@@ -2908,9 +2920,11 @@ function maskingLine(ci, hidden) {
 
 
 
+
 const DEFAULT_ENV_FILE = (0,option_facts/* optionDefault */.Z8)('variables-file');
 const DEFAULT_STATE_FILE_NAME = (0,option_facts/* optionDefault */.Z8)('state-file');
 const DEFAULT_REQUEST_LOG_NAME = (0,option_facts/* optionDefault */.Z8)('request-log');
+const DEFAULT_SHARED_FILE = (0,option_facts/* optionDefault */.Z8)('shared-credential-file');
 const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60;
 function readCliSettings(raw, { forRevoke = false } = {}) {
     const options = checkedOptions(raw);
@@ -2919,6 +2933,9 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
     const outputsFile = options.read('outputs-file').trim();
     const requestLog = (0,external_node_path_.resolve)(options.read('request-log').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_REQUEST_LOG_NAME));
     const workDir = (0,external_node_path_.resolve)(options.read('work-dir').trim() || (0,external_node_os_namespaceObject.tmpdir)());
+    const sharedCredentialFile = requestedShare(options) === 'create'
+        ? (0,external_node_path_.resolve)(options.read('shared-credential-file').trim() || DEFAULT_SHARED_FILE)
+        : undefined;
     if (!forRevoke) {
         requireDirectory(options, 'work-dir', workDir);
         requireDirectory(options, 'variables-file', (0,external_node_path_.dirname)(envFile));
@@ -2926,12 +2943,18 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
         if (outputsFile)
             requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
         requireDirectory(options, 'request-log', (0,external_node_path_.dirname)(requestLog));
+        if (sharedCredentialFile) {
+            requireDirectory(options, 'shared-credential-file', (0,external_node_path_.dirname)(sharedCredentialFile));
+        }
     }
     refuseSharedFile(options, forRevoke, [
         ['variables-file', envFile],
         ['state-file', stateFile],
         ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : []),
-        ['request-log', requestLog]
+        ['request-log', requestLog],
+        ...(sharedCredentialFile
+            ? [['shared-credential-file', sharedCredentialFile]]
+            : [])
     ]);
     const tunnelMaxMinutes = (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES);
     return {
@@ -2939,6 +2962,7 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
         stateFile,
         ...(outputsFile && { outputsFile: (0,external_node_path_.resolve)(outputsFile) }),
         requestLog,
+        ...(sharedCredentialFile && { sharedCredentialFile }),
         workDir,
         ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
     };
@@ -2971,6 +2995,8 @@ function exampleFileName(option) {
         return DEFAULT_ENV_FILE;
     if (option === 'request-log')
         return DEFAULT_REQUEST_LOG_NAME;
+    if (option === 'shared-credential-file')
+        return DEFAULT_SHARED_FILE;
     return `${option}.json`;
 }
 
@@ -3037,6 +3063,7 @@ function cliHost(parts) {
         tempRootName: options.label('work-dir'),
         ...(parts.outputsName !== undefined && { outputsName: parts.outputsName }),
         run: ci.run,
+        ...(ci.shareScope !== undefined && { shareScope: ci.shareScope }),
         clock: systemClock,
         keeperLaunch: () => ({ ...bundledKeeper(parts.env), ends: parts.tunnelEnd }),
         requestLogPath: () => parts.requestLog
@@ -3092,35 +3119,9 @@ function cliOptions(flags, env) {
     };
 }
 
-;// CONCATENATED MODULE: ./cli/own-files.ts
-
-function isOwnOutputsFile(path) {
-    const text = readRegularFile(path, 1 << 20);
-    if (text === undefined)
-        return false;
-    try {
-        return isStringRecord(JSON.parse(text));
-    }
-    catch {
-        return false;
-    }
-}
-const REQUEST_LOG_CREATOR = 'tunnel-credentials';
-const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
-const HAR_START_BYTES = 4096;
-function isOwnRequestLog(path) {
-    const start = readFileStart(path, HAR_START_BYTES);
-    return start !== undefined && OWN_HAR_START.test(start);
-}
-function foreignFileAmong(files) {
-    for (const { option, path, isOwn } of files) {
-        if (path !== undefined && pathTaken(path) && !isOwn(path))
-            return { option, path };
-    }
-    return undefined;
-}
-
 ;// CONCATENATED MODULE: ./cli/commands/context.ts
+
+
 
 
 
@@ -3140,6 +3141,9 @@ function startCommand(input, { makeState, deliver, writesOutputs, watchPid, forR
     const mask = createMasker(ci, terminal);
     const secrets = option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean);
     terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
+    const unscoped = shareScopeWarning(ci, options);
+    if (unscoped !== undefined)
+        terminal.stderr(`Warning: ${unscoped}`);
     let settings;
     try {
         settings = readCliSettings(options, { forRevoke });
@@ -3216,7 +3220,12 @@ function claimFiles(settings, host, { writesVariables }) {
         ? foreignFileAmong([
             { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
             { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile },
-            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog }
+            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog },
+            {
+                option: 'shared-credential-file',
+                path: settings.sharedCredentialFile,
+                isOwn: isOwnSharedFile
+            }
         ])
         : undefined;
     if (foreign !== undefined) {
@@ -3249,12 +3258,17 @@ function claimFiles(settings, host, { writesVariables }) {
 
 
 
+
+
+
+
 async function provisionCommand(input) {
     let written = 0;
+    let shared = false;
     const started = startCommand(input, {
         makeState: settings => fileState(settings.stateFile),
         deliver: settings => writes => {
-            writeFiles(settings, writes);
+            shared = writeFiles(settings, writes);
             written = Object.keys(writes.variables).length;
         },
         writesOutputs: settings => settings.outputsFile !== undefined
@@ -3262,9 +3276,13 @@ async function provisionCommand(input) {
     if ('error' in started)
         return fail(input, started.error);
     const { host, settings, state } = started;
+    const unfit = shareRefusal('provision', host.options);
+    if (unfit !== undefined)
+        return fail(input, unfit);
     const refused = claimFiles(settings, host, { writesVariables: true });
     if (refused !== undefined)
         return fail(input, refused);
+    removeSharedFile(settings);
     const outcome = await provision(host);
     if (outcome.status === 'failed') {
         if (state.isEmpty())
@@ -3274,17 +3292,28 @@ async function provisionCommand(input) {
     if (state.isEmpty())
         state.remove();
     host.log.info(`Wrote ${written} variables to ${(0,printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
+    if (shared && settings.sharedCredentialFile !== undefined) {
+        host.log.info(`Wrote ${SHARED_VARIABLE} to ${(0,printable/* printablePath */.Vj)(settings.sharedCredentialFile)} for the run's other jobs (sealed: it opens only with the API key).`);
+    }
     return 0;
 }
 function writeFiles(settings, { variables, outputs }) {
     writeEnvFile(settings.envFile, variables);
-    if (settings.outputsFile === undefined)
-        return;
     try {
-        writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
+        if (settings.outputsFile !== undefined) {
+            writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
+        }
+        const sealed = outputs['shared-credential'] ?? '';
+        if (settings.sharedCredentialFile === undefined || sealed === '')
+            return false;
+        writeSharedFile(settings.sharedCredentialFile, sealed);
+        return true;
     }
     catch (error) {
         removeEnvFile(settings.envFile);
+        if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
+            (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
+        }
         throw error;
     }
 }
@@ -3376,7 +3405,7 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 739).then(__nccwpck_require__.bind(__nccwpck_require__, 739));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,
@@ -3460,6 +3489,8 @@ function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
 
 
 
+
+
 async function revokeCommand(input) {
     let foreignState = false;
     const started = startCommand(input, {
@@ -3472,7 +3503,16 @@ async function revokeCommand(input) {
     });
     if ('error' in started)
         return fail(input, started.error);
-    const { host, settings, state } = started;
+    const { host, settings } = started;
+    if (requestedShare(host.options) !== 'revoke')
+        return await revokeRecorded(input, started, foreignState);
+    const code = pathTaken(settings.stateFile)
+        ? await revokeRecorded(input, started, foreignState)
+        : 0;
+    const shared = await revoke_revokeSharedCredential(input, host);
+    return code !== 0 ? code : shared;
+}
+async function revokeRecorded(input, { host, settings, state }, foreignState) {
     const flag = host.options.label('state-file');
     if (isDirectory(settings.stateFile)) {
         removeFiles(host, settings);
@@ -3486,6 +3526,15 @@ async function revokeCommand(input) {
     const outcome = await revoke(host);
     removeFiles(host, settings);
     return finishRevoke(input, outcome, state, settings.stateFile);
+}
+async function revoke_revokeSharedCredential(input, host) {
+    const outcome = await provision(host);
+    if (outcome.status === 'failed')
+        return fail(input, outcome.message);
+    if (outcome.status !== 'shared-revoked') {
+        throw new Error(`share revoke ended as ${outcome.status}, not shared-revoked`);
+    }
+    return 0;
 }
 function isDirectory(path) {
     try {
@@ -3606,6 +3655,7 @@ function environmentBlock(stat) {
 
 
 
+
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 async function runCommand(given, commandLine) {
     const input = keepSecretsFromCommand(given);
@@ -3620,6 +3670,9 @@ async function runCommand(given, commandLine) {
     if ('error' in started)
         return fail(input, started.error);
     const { host, state } = started;
+    const unfit = shareRefusal('run', host.options);
+    if (unfit !== undefined)
+        return fail(input, unfit);
     const refused = claimFiles(started.settings, host, { writesVariables: false });
     if (refused !== undefined)
         return fail(input, refused);
@@ -3742,9 +3795,12 @@ const HELP_TEXT = `Usage:
   tunnel-credentials provision [options]
       Obtain a credential; write its variables to the variables file and what revoke needs to
       the state file. With --expose, also open the tunnel in the background and print its URLs.
+      --share create also writes SVC_SHARED_CREDENTIAL to shared.env for the run's other jobs;
+      --share use takes the run's credential from SVC_SHARED_CREDENTIAL instead.
   tunnel-credentials revoke [options]
       Stop the tunnel, revoke the credential, delete the variables, state and key files. Safe to
-      run twice, or when nothing was provisioned.
+      run twice, or when nothing was provisioned. A shared credential is left to the run, whose
+      final job runs revoke --share revoke: it revokes SVC_SHARED_CREDENTIAL's, no state needed.
   tunnel-credentials run [options] -- COMMAND [ARGS...]
       Provision, run COMMAND with the variables in its environment (no variables file), then
       stop and revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit
@@ -3913,6 +3969,7 @@ const CLI_ONLY_OPTIONS = [
     cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
     cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
     cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('shared-credential-file', 'PATH', 'shared.env', 'with --share create, SVC_SHARED_CREDENTIAL=SEALED alone, for the jobs that use it (a GitLab dotenv report); no secret (default shared.env in the working directory)'),
     cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
 ];
 
@@ -4258,7 +4315,7 @@ const TUNNEL_OPTIONS = [
 /* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
 /* harmony export */   Vy: () => (/* binding */ directoryId)
 /* harmony export */ });
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(643);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
@@ -4393,14 +4450,14 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 258:
+/***/ 554:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   fA: () => (/* binding */ CredentialService),
-  _7: () => (/* reexport */ service_error/* ServiceError */._),
+  _7: () => (/* reexport */ ServiceError),
   c$: () => (/* binding */ networkDetail),
   BU: () => (/* binding */ unbracketIpv6Host)
 });
@@ -4413,8 +4470,26 @@ var external_node_http_ = __nccwpck_require__(67);
 var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __nccwpck_require__(479);
-// EXTERNAL MODULE: ./core/service/service-error.ts
-var service_error = __nccwpck_require__(838);
+;// CONCATENATED MODULE: ./core/service/service-error.ts
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
+}
+
 ;// CONCATENATED MODULE: ./core/service/answer.ts
 
 
@@ -4424,7 +4499,7 @@ function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.
         if (endpoint === 'revoke-token')
             return parsed;
         if (parsed === undefined) {
-            throw new service_error/* ServiceError */._('bad-response', endpoint, text.trim()
+            throw new ServiceError('bad-response', endpoint, text.trim()
                 ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
                 : `HTTP ${status} with an empty body`, status);
         }
@@ -4436,7 +4511,7 @@ function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.
     const retryAfter = readRetryAfter(errorObject.retry_after) ??
         readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
     const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new service_error/* ServiceError */._('http', endpoint, detail, status, code, message, retryAfter);
+    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
 }
 function parseJson(text) {
     try {
@@ -4474,30 +4549,11 @@ function shortBody(text) {
 
 // EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
 var extra_ca = __nccwpck_require__(531);
-;// CONCATENATED MODULE: ./core/service/token-list.ts
-
-function readTokenList(raw) {
-    const tokens = typeof raw === 'object' && raw !== null ? raw.tokens : undefined;
-    if (!Array.isArray(tokens))
-        throw unusable('it holds no tokens list');
-    return tokens.map((entry, index) => {
-        const record = typeof entry === 'object' && entry !== null ? entry : {};
-        if (typeof record.tunnel_user !== 'string' || typeof record.status !== 'string') {
-            throw unusable(`entry ${index + 1} has no tunnel_user or status text`);
-        }
-        return { tunnelUser: record.tunnel_user, status: record.status };
-    });
-}
-function unusable(why) {
-    return new service_error/* ServiceError */._('bad-response', 'user-tokens-list', `its answer is unusable: ${why}`);
-}
-
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/version.ts
 var version = __nccwpck_require__(830);
 ;// CONCATENATED MODULE: ./core/service/client.ts
-
 
 
 
@@ -4541,10 +4597,6 @@ class CredentialService {
     listKeys(apiKey) {
         return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
     }
-    async listTokens(apiKey) {
-        const headers = { 'X-API-Key': apiKey };
-        return readTokenList(await this.call('user-tokens-list', undefined, headers, undefined, 'GET'));
-    }
     revokeKey(apiKey, keyId) {
         return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
     }
@@ -4554,7 +4606,7 @@ class CredentialService {
             return 'revoked';
         }
         catch (error) {
-            if (error instanceof service_error/* ServiceError */._ && error.status === 404)
+            if (error instanceof ServiceError && error.status === 404)
                 return 'already-gone';
             throw error;
         }
@@ -4587,7 +4639,7 @@ class CredentialService {
         });
         let timer;
         const deadline = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new service_error/* ServiceError */._('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
         });
         try {
             const now = this.options.now ?? Date.now;
@@ -4608,16 +4660,16 @@ async function exchange(http, endpoint, method, url, payload, headers, now) {
         response = await http.request(method, url, method === 'GET' ? null : payload, headers);
     }
     catch (error) {
-        throw new service_error/* ServiceError */._('network', endpoint, networkDetail(error));
+        throw new ServiceError('network', endpoint, networkDetail(error));
     }
     let text;
     try {
         text = await readLimitedBody(response, endpoint);
     }
     catch (error) {
-        if (error instanceof service_error/* ServiceError */._)
+        if (error instanceof ServiceError)
             throw error;
-        throw new service_error/* ServiceError */._('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
     }
     return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
 }
@@ -4632,7 +4684,7 @@ const unbracketIpv6Host = {
     handleAuthentication: () => Promise.reject(new Error('not used'))
 };
 function classifyFailure(error) {
-    if (!(error instanceof service_error/* ServiceError */._))
+    if (!(error instanceof ServiceError))
         return { retryable: false };
     if (error.kind === 'network' || error.kind === 'timeout')
         return { retryable: true };
@@ -4661,7 +4713,7 @@ async function readLimitedBody(response, endpoint) {
     return Buffer.concat(chunks).toString('utf8');
 }
 function tooLarge(endpoint) {
-    return new service_error/* ServiceError */._('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
 }
 function networkDetail(error) {
     const { code, message } = (typeof error === 'object' && error !== null ? error : {});
@@ -4844,7 +4896,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
+var external_node_fs_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: external "node:tls"
 const external_node_tls_namespaceObject = require("node:tls");
 // EXTERNAL MODULE: ./core/errors.ts
@@ -4959,34 +5011,6 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
         return Math.max(0, retryAfterSeconds) * 1000;
     const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
     return Math.round(ceiling / 2 + (ceiling / 2) * random());
-}
-
-
-/***/ }),
-
-/***/ 838:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   _: () => (/* binding */ ServiceError)
-/* harmony export */ });
-class ServiceError extends Error {
-    kind;
-    endpoint;
-    status;
-    code;
-    serviceMessage;
-    retryAfterSeconds;
-    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
-        super(detail);
-        this.kind = kind;
-        this.endpoint = endpoint;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'ServiceError';
-    }
 }
 
 
@@ -5625,56 +5649,6 @@ function identifierProblem(value) {
 
 /***/ }),
 
-/***/ 956:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   N: () => (/* binding */ TunnelStartError),
-/* harmony export */   q: () => (/* binding */ describeStartFailure)
-/* harmony export */ });
-/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(519);
-
-
-class TunnelStartError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h {
-    failure;
-    detail;
-    constructor(message, failure, detail = '') {
-        super(message);
-        this.failure = failure;
-        this.detail = detail;
-        this.name = 'TunnelStartError';
-    }
-}
-function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
-    if (outcome.type === 'ready')
-        return 'The tunnel started.';
-    const detail = (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(outcome.detail, 400);
-    if (outcome.type === 'died') {
-        return `The tunnel did not start: ${detail}. The last line of its log: ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(lastLogLine, 300)}. Please report this if it recurs.`;
-    }
-    switch (outcome.cause) {
-        case 'host-key':
-            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update ${hostKeyOption}; if not, something between the runner and the server may be intercepting the connection.`;
-        case 'auth':
-            return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
-        case 'forward':
-            if (outcome.forwardLimit !== undefined) {
-                return `The tunnel did not start: ${detail}. Expose fewer entries, or run fewer jobs that expose at once with one shared credential.`;
-            }
-            return `The tunnel did not start: ${detail}. The name may be in use: by another tunnel of this user, or, where the URLs do not carry the user, of anyone on that server. Or the server limits how many forwards one tunnel user holds (an SSH refusal gives no reason). Choose another name in expose, or expose fewer entries.`;
-        case 'timeout':
-            return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`;
-        case 'connect':
-            return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
-        case 'record':
-            return `The tunnel did not start: ${detail}; without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`;
-    }
-}
-
-
-/***/ }),
-
 /***/ 845:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -6033,7 +6007,7 @@ module.exports = require("node:crypto");
 
 /***/ }),
 
-/***/ 24:
+/***/ 643:
 /***/ ((module) => {
 
 module.exports = require("node:fs");
