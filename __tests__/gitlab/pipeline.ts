@@ -94,6 +94,11 @@ export function runPipeline(
      * gives them: in GitLab they win over the job's own variables and the project's settings.
      */
     pipelineVariables?: Record<string, string>
+    /**
+     * Each job in a copy of the project of its own (`--shell-isolation`, by rsync), as runners
+     * give jobs: parallel jobs then write their files apart, and artifacts pass between jobs.
+     */
+    shellIsolation?: boolean
     timeoutMs?: number
   }
 ): Promise<PipelineRun> {
@@ -104,6 +109,7 @@ export function runPipeline(
   // The schema check (a second per run) is left to the --preview tests of the examples.
   const args = [ensureGitlabCiLocal(), '--force-shell-executor', '--no-color']
   args.push('--no-json-schema-validation')
+  if (options.shellIsolation === true) args.push('--shell-isolation')
   args.push('--variables-file', variablesFile, '--home', home)
   for (const [name, value] of Object.entries(options.pipelineVariables ?? {})) {
     args.push('--variable', `${name}=${value}`)
