@@ -2101,7 +2101,7 @@ __nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(613);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(569);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(122);
 
 
 
@@ -2167,7 +2167,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 569:
+/***/ 122:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2196,6 +2196,7 @@ const CLI_ONLY_OPTIONS = [
     cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
     cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
     cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('shared-credential-file', 'PATH', 'shared.env', 'with --share create, SVC_SHARED_CREDENTIAL=SEALED alone, for the jobs that use it (a GitLab dotenv report); no secret (default shared.env in the working directory)'),
     cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
 ];
 
@@ -2614,7 +2615,7 @@ function readEnvPrefix(options) {
 // EXTERNAL MODULE: ./core/service/credential.ts + 1 modules
 var service_credential = __nccwpck_require__(464);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
+var text_printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
 var log_commands = __nccwpck_require__(785);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
@@ -2669,7 +2670,7 @@ function readTunnelToken(options, kind) {
     if (!value) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
-    if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
+    if ((0,text_printable/* hasUnsafeCharacter */.QR)(value)) {
         throw new errors/* ExplainedError */.h(`${name} holds whitespace or control characters: check that the secret holds the token alone, on one line.`);
     }
     return value;
@@ -2683,7 +2684,7 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
         throw new errors/* ExplainedError */.h(`${label} holds the ${TUNNEL_TOKEN_OPTION}, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
+    if (value.length > 200 || (0,text_printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
     }
     return { name: value, from: { label: options.label(name), changeable } };
@@ -2703,7 +2704,7 @@ var iso_time = __nccwpck_require__(87);
 
 
 function expiryNote(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+    return saved.expiresAt ? ` It expires by itself at ${(0,text_printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
@@ -2711,6 +2712,9 @@ function expiryNote(saved) {
 
 function shouldRevoke(settings, saved) {
     return settings.revoke || saved.rejected === true;
+}
+function leftToRun(settings, saved) {
+    return saved.shared === true && settings.share !== 'off';
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
@@ -2740,6 +2744,174 @@ async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = 
     }
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(598);
+;// CONCATENATED MODULE: ./core/share/sealed-credential.ts
+
+
+class ShareRefusal extends Error {
+    reason;
+    constructor(reason, message) {
+        super(message);
+        this.reason = reason;
+        this.name = 'ShareRefusal';
+    }
+}
+const PREFIX = 'ptc1';
+const INFO = 'provision-tunnel-credentials shared-credential v1';
+const SALT_BYTES = 16;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const MAX_BLOB_LENGTH = 16_384;
+function sealCredential(payload, apiKey, binding) {
+    const header = Buffer.from(JSON.stringify(bindingRecord(binding)), 'utf8');
+    const salt = (0,external_node_crypto_.randomBytes)(SALT_BYTES);
+    const iv = (0,external_node_crypto_.randomBytes)(IV_BYTES);
+    const cipher = (0,external_node_crypto_.createCipheriv)('aes-256-gcm', keyFor(apiKey, salt), iv);
+    cipher.setAAD(header);
+    const body = Buffer.concat([
+        cipher.update(JSON.stringify(payload), 'utf8'),
+        cipher.final(),
+        cipher.getAuthTag()
+    ]);
+    return [PREFIX, ...[header, salt, iv, body].map(part => part.toString('base64url'))].join('.');
+}
+function openSealedCredential(blob, apiKey, binding) {
+    const parts = splitBlob(blob.trim());
+    const sealedFor = readBindingRecord(parts.header);
+    const differs = bindingDifference(sealedFor, bindingRecord(binding));
+    if (differs !== undefined)
+        throw new ShareRefusal('other-run', differs);
+    let plain;
+    try {
+        const decipher = createDecipheriv('aes-256-gcm', keyFor(apiKey, parts.salt), parts.iv);
+        decipher.setAAD(parts.header);
+        decipher.setAuthTag(parts.body.subarray(parts.body.length - TAG_BYTES));
+        plain = Buffer.concat([
+            decipher.update(parts.body.subarray(0, parts.body.length - TAG_BYTES)),
+            decipher.final()
+        ]);
+    }
+    catch {
+        throw new ShareRefusal('tampered', "The shared credential does not open with this API key: it was changed after it was sealed, or sealed with another API key. Pass the setup job's shared-credential output unchanged, with the same API key.");
+    }
+    try {
+        return JSON.parse(plain.toString('utf8'));
+    }
+    catch {
+        throw malformed();
+    }
+}
+function keyFor(apiKey, salt) {
+    return Buffer.from((0,external_node_crypto_.hkdfSync)('sha256', Buffer.from(apiKey, 'utf8'), salt, INFO, 32));
+}
+function bindingRecord(binding) {
+    return {
+        v: 1,
+        system: binding.system,
+        repository: binding.repository,
+        run: binding.runId,
+        project: binding.project
+    };
+}
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+function splitBlob(blob) {
+    if (blob.length > MAX_BLOB_LENGTH)
+        throw malformed();
+    const parts = blob.split('.');
+    if (parts.length !== 5 || parts[0] !== PREFIX)
+        throw malformed();
+    if (!parts.slice(1).every(part => BASE64URL.test(part)))
+        throw malformed();
+    const [header, salt, iv, body] = parts.slice(1).map(part => Buffer.from(part, 'base64url'));
+    if (salt.length !== SALT_BYTES || iv.length !== IV_BYTES || body.length <= TAG_BYTES) {
+        throw malformed();
+    }
+    return { header, salt, iv, body };
+}
+function readBindingRecord(header) {
+    let value;
+    try {
+        value = JSON.parse(header.toString('utf8'));
+    }
+    catch {
+        throw malformed();
+    }
+    if (typeof value !== 'object' || value === null)
+        throw malformed();
+    const record = value;
+    const fields = ['system', 'repository', 'run', 'project'];
+    if (record.v !== 1 || !fields.every(field => typeof record[field] === 'string'))
+        throw malformed();
+    return record;
+}
+function bindingDifference(sealed, current) {
+    const rerun = " Each run shares its own credential: use the shared-credential output of this run's setup job.";
+    if (sealed.system !== current.system) {
+        return `The shared credential was sealed on another CI system, not for this run.${rerun}`;
+    }
+    if (sealed.repository !== current.repository) {
+        return `The shared credential was sealed for another repository, not ${printable(current.repository)}.${rerun}`;
+    }
+    if (sealed.run !== current.run) {
+        return `The shared credential was sealed for another run, not run ${printable(current.run)} of ${printable(current.repository)}.${rerun}`;
+    }
+    if (sealed.project !== current.project) {
+        return `The shared credential was sealed for another project, not "${printable(current.project)}": set the same project in every job of the run.`;
+    }
+    return undefined;
+}
+function malformed() {
+    return new ShareRefusal('malformed', "The shared credential is not one this tool sealed: pass the setup job's shared-credential output unchanged.");
+}
+
+;// CONCATENATED MODULE: ./core/share/shared-payload.ts
+
+function sharedPayload(credential, baseUrl) {
+    return {
+        token: credential.token,
+        tunnel_user: credential.tunnelUser,
+        client_id: credential.clientId,
+        tunnel_host: credential.tunnelHost,
+        tunnel_port: credential.tunnelPort,
+        ...(credential.expiresAt !== undefined && { expires_at: credential.expiresAt }),
+        ...(credential.ttlMinutes !== undefined && { ttl_minutes: credential.ttlMinutes }),
+        ...(credential.projectSlug !== undefined && { project_slug: credential.projectSlug }),
+        ...(credential.ownershipType !== undefined && { ownership_type: credential.ownershipType }),
+        ...(credential.tunnelFqdn !== undefined && { tunnel_fqdn: credential.tunnelFqdn }),
+        ...(credential.appendUserToSubdomain !== undefined && {
+            append_user_to_subdomain: credential.appendUserToSubdomain
+        }),
+        base_url: baseUrl
+    };
+}
+function payloadBaseUrl(payload) {
+    return isObject(payload) && typeof payload.base_url === 'string' ? payload.base_url : undefined;
+}
+
+;// CONCATENATED MODULE: ./core/share/create-shared.ts
+
+
+
+function withSharedCredential(obtained, credential, settings, share) {
+    if (credential.expiresAt === undefined) {
+        throw new errors/* ExplainedError */.h(`The service issued a credential without an expiry, although ${share.label('ttl-minutes')} was set; ` +
+            `a shared credential lives for the whole run, so it must expire. It was revoked, and nothing was shared. ` +
+            `Report this to the service operator, or set ${share.label('share')} to off.`);
+    }
+    const blob = sealCredential(sharedPayload(credential, settings.baseUrl), settings.apiKey, {
+        system: share.scope.system,
+        repository: share.scope.repository,
+        runId: share.scope.runId,
+        project: settings.project
+    });
+    return {
+        ...obtained,
+        outputs: { ...obtained.outputs, 'shared-credential': blob },
+        announcement: `${obtained.announcement} Shared with the other jobs of this run as the shared-credential output; it is left for the final job (share: revoke) to revoke.`
+    };
+}
+
 ;// CONCATENATED MODULE: ./core/kinds/saved-issued.ts
 function readSavedIssued(saved) {
     const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
@@ -2748,7 +2920,8 @@ function readSavedIssued(saved) {
     return {
         ...(baseUrl && { baseUrl }),
         ...(expiresAt && { expiresAt }),
-        ...(saved.rejected === true && { rejected: true })
+        ...(saved.rejected === true && { rejected: true }),
+        ...(saved.shared === true && { shared: true })
     };
 }
 
@@ -2838,6 +3011,7 @@ function readSavedToken(kind, saved) {
 
 
 
+
 const WORDS = { kind: 'cicd', label: 'cicd', verb: 'Provisioned' };
 const cicdKind = {
     readSettings(options, common) {
@@ -2880,31 +3054,48 @@ const cicdKind = {
                 });
             }
             const credential = acceptIssuedToken(raw, 'cicd', settings, context);
-            const obtained = tokenObtained(credential, WORDS, settings);
+            const provisioned = tokenObtained(credential, WORDS, settings);
+            const { shareForRun } = context;
+            const obtained = shareForRun
+                ? withSharedCredential(provisioned, credential, settings, shareForRun)
+                : provisioned;
             await publish(obtained);
+            if (shareForRun) {
+                save({
+                    kind: 'cicd',
+                    tunnelUser: credential.tunnelUser,
+                    baseUrl: settings.baseUrl,
+                    ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
+                    shared: true
+                });
+            }
             return obtained;
         }
         catch (error) {
             if (issued !== undefined) {
-                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
+                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,text_printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
             }
             throw error;
         }
     },
     readSaved: saved => readSavedToken('cicd', saved),
     async revoke(saved, { settings, service, log }) {
+        if (leftToRun(settings, saved)) {
+            log.info(`Not revoking tunnel user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}: it is the run's shared credential, which the run's final job revokes (${settings.optionLabel('share')} revoke).${expiryNote(saved)}`);
+            return 'kept';
+        }
         if (!shouldRevoke(settings, saved)) {
-            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+            log.info(`Not revoking tunnel user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
             return 'kept';
         }
         requireRevokeApiKey(settings);
         const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
         log.info(outcome === 'revoked'
-            ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
-            : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+            ? `Revoked the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}.`
+            : `The tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
         return 'revoked';
     },
-    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/existing.ts
@@ -2952,11 +3143,11 @@ const existingKind = {
     },
     readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
     async revoke(saved, { settings, log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(TUNNEL_TOKEN_OPTION)} ` +
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(TUNNEL_TOKEN_OPTION)} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
         return 'kept';
     },
-    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/free.ts
@@ -3010,7 +3201,7 @@ const freeKind = {
         log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
         return 'nothing';
     },
-    describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the free credential of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 // EXTERNAL MODULE: ./core/text/describe-error.ts
@@ -3091,7 +3282,7 @@ function explainServiceError(error, context) {
             return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
             return error.endpoint === 'credential-provision'
-                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
+                ? `Project "${(0,text_printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
                     `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
@@ -3238,8 +3429,6 @@ function readSavedSshKey(saved) {
     };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(598);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
 var fingerprint = __nccwpck_require__(196);
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
@@ -3619,8 +3808,8 @@ const sshKeyKind = {
     describe: describeKey
 };
 function describeKey(saved) {
-    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
-    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
+    const id = saved.keyId === undefined ? '' : ` (id ${(0,text_printable/* printable */.g$)(saved.keyId)})`;
+    return `the SSH key ${(0,text_printable/* printable */.g$)(saved.fingerprint)}${id}`;
 }
 async function revokeOtherRecords(client, saved, { settings, log }, keep) {
     try {
@@ -3634,12 +3823,12 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
         const why = error instanceof errors/* ExplainedError */.h
             ? error.message
             : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
-        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
+        const hint = revokeByHand((0,text_printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,text_printable/* printable */.g$)(saved.keyName));
         throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
     }
 }
 function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
-    const path = (0,printable/* printable */.g$)(folder.path, 200);
+    const path = (0,text_printable/* printable */.g$)(folder.path, 200);
     if (!isKeyFolder(folder.path, tempRoot)) {
         log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`);
         return;
@@ -3827,6 +4016,78 @@ function readMainSettings(source) {
     return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
 }
 
+;// CONCATENATED MODULE: ./core/share/share-mode.ts
+
+
+
+const SHARE_MODES = ['off', 'create', 'use', 'revoke'];
+function readShareMode(options) {
+    const raw = options.read('share');
+    const value = raw.trim().toLowerCase() || 'off';
+    if (SHARE_MODES.includes(value))
+        return value;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${(0,quote/* quote */.h)(raw)}: expected one of ${SHARE_MODES.slice(0, -1).join(', ')} or ${SHARE_MODES.at(-1)}.`);
+}
+
+;// CONCATENATED MODULE: ./core/share/share-plan.ts
+
+
+
+
+const NOT_SHAREABLE = {
+    free: 'a free credential has no API key to seal it with',
+    'ssh-key': 'sharing it would put a private key in the output',
+    existing: 'an existing credential is already yours to pass on'
+};
+function readSharePlan(options, choice, scope) {
+    const mode = readShareMode(options);
+    if (mode === 'off')
+        return { mode };
+    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
+    const blob = options.read('shared-credential').trim();
+    if (choice.auto && choice.kind === 'free') {
+        const why = `${options.label(API_KEY_OPTION)} is empty (as in a pull request from a fork), and sharing needs the API key`;
+        if (mode !== 'revoke') {
+            return {
+                mode: 'off',
+                notice: `Not sharing: ${why}. ${(0,option_values/* capitalised */.Iu)(options.label('credential'))} is auto, so this job uses its own free credential.`
+            };
+        }
+        if (blob === '') {
+            return {
+                mode,
+                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, and ${why}.`
+            };
+        }
+        throw new errors/* ExplainedError */.h(`${share}, but ${why} to open ${options.label('shared-credential')}. Pass the API key to this job.`);
+    }
+    if (choice.kind !== 'cicd') {
+        throw new errors/* ExplainedError */.h(`${share}, which works only with ${options.label('credential')} cicd: ${NOT_SHAREABLE[choice.kind]}. Set ${options.label('share')} to off.`);
+    }
+    if (scope === undefined) {
+        throw new errors/* ExplainedError */.h(`${share}, but sharing works on GitHub Actions and GitLab CI, where every job sees the run's identity; set ${options.label('share')} to off.`);
+    }
+    if (mode === 'create') {
+        if (options.read('ttl-minutes').trim() === '') {
+            throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label('ttl-minutes')}: a shared credential lives for the run, so it must expire. Set it to the run's longest duration in minutes.`);
+        }
+        return { mode, scope };
+    }
+    if (options.read(API_KEY_OPTION).trim() === '') {
+        throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label(API_KEY_OPTION)}: the shared credential opens only with the API key it was sealed with. Pass the same secret as the setup job.`);
+    }
+    if (mode === 'revoke' && blob === '') {
+        return {
+            mode,
+            notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing (it failed before it shared a credential, or did not run).`
+        };
+    }
+    if (mode === 'use' && blob === '') {
+        throw new errors/* ExplainedError */.h(`${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`);
+    }
+    return { mode, scope, blob };
+}
+
 ;// CONCATENATED MODULE: ./core/options/output-facts.ts
 const OUTPUTS = [
     {
@@ -3981,8 +4242,8 @@ function withPrintableSummary(writes) {
         ...writes,
         summary: writes.summary.map(table => ({
             ...table,
-            ...(table.lines && { lines: table.lines.map(line => (0,printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
-            rows: table.rows.map(row => row.map((cell, index) => (0,printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
+            ...(table.lines && { lines: table.lines.map(line => (0,text_printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
+            rows: table.rows.map(row => row.map((cell, index) => (0,text_printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
         }))
     };
 }
@@ -4003,13 +4264,23 @@ var urls = __nccwpck_require__(845);
 
 
 
+
+
+
 async function provision(givenHost) {
     const { host, masked } = recordingMasks(givenHost);
     const { options, log, clock, state } = host;
     host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean));
-    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let baseUrl = (0,text_printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
+        const checked = checkedOptions(options);
+        const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
+        if (share.mode === 'off' && share.notice !== undefined)
+            log.notice(share.notice);
+        if (share.mode === 'use' || share.mode === 'revoke') {
+            throw new errors/* ExplainedError */.h(`${options.label('share')} ${share.mode} is not built yet.`);
+        }
         const settings = readMainSettings(options);
         if (!settings.tunnel) {
             const ignored = withoutExposeWarning(options);
@@ -4060,7 +4331,10 @@ async function provision(givenHost) {
                 }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
-                run: host.run
+                run: host.run,
+                ...(share.mode === 'create' && {
+                    shareForRun: { scope: share.scope, label: name => options.label(name) }
+                })
             });
         }
         finally {
@@ -4097,6 +4371,7 @@ function listExported(names, prefix) {
 
 
 
+
 function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
@@ -4105,7 +4380,8 @@ function readPostSettings(options, kind = readPostKind(options)) {
         revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(options),
         http: readHttpSettings(options),
-        optionLabel: name => options.label(name)
+        optionLabel: name => options.label(name),
+        ...(options.read('share').trim() !== '' && { share: readShareMode(options) })
     };
 }
 function readPostKind(options) {
@@ -4188,7 +4464,7 @@ async function revokeRecordedCredential(host) {
         return { credential: { status: 'nothing' } };
     }
     let failOnRevokeError = false;
-    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let baseUrl = (0,text_printable/* printable */.g$)(options.read('base-url'));
     let saved;
     let chosen;
     try {
@@ -4229,7 +4505,7 @@ async function revokeRecordedCredential(host) {
         const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
         const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
         if ((0,iso_time/* hasExpired */.o)(expiresAt, clock.now())) {
-            const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
+            const note = ` It should already have expired at ${(0,text_printable/* printable */.g$)(expiresAt ?? '')}.`;
             return failed(`${message}${note}`, 'info', chosen);
         }
         return failed(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`, weight, chosen);
@@ -4244,7 +4520,7 @@ function withMismatch(chosen) {
 function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
     if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
-    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+    log.warning(`The saved state names the credential service at ${(0,text_printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
         `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
 }
 

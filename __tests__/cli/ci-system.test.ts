@@ -271,3 +271,88 @@ describe('detectCiSystem: masking', () => {
     })
   })
 })
+
+describe('detectCiSystem: the run `share` binds to', () => {
+  const GITHUB_RUN = { ...GENUINE_GITHUB, GITHUB_REPOSITORY: 'octo/web-shop' }
+  const GITLAB_PIPELINE = {
+    GITLAB_CI: 'true',
+    CI_PROJECT_PATH: 'group/sub/app',
+    CI_PIPELINE_ID: '900',
+    CI_JOB_ID: '77'
+  }
+
+  it('is GITHUB_REPOSITORY and GITHUB_RUN_ID on a confirmed GitHub runner', () => {
+    expect(detectCiSystem({ ...GITHUB_RUN, GITHUB_RUN_ATTEMPT: '3' })).toMatchObject({
+      shareScope: {
+        system: 'github',
+        repository: 'octo/web-shop',
+        runId: '42',
+        variables: 'GITHUB_REPOSITORY and GITHUB_RUN_ID'
+      }
+    })
+  })
+
+  it('is CI_PROJECT_PATH and CI_PIPELINE_ID in a GitLab job, whichever job of the pipeline', () => {
+    const first = detectCiSystem(GITLAB_PIPELINE)
+    const other = detectCiSystem({ ...GITLAB_PIPELINE, CI_JOB_ID: '78' })
+    expect(first.shareScope).toEqual({
+      system: 'gitlab',
+      repository: 'group/sub/app',
+      runId: '900',
+      variables: 'CI_PROJECT_PATH and CI_PIPELINE_ID'
+    })
+    expect(other.shareScope).toEqual(first.shareScope)
+    expect(first.shareOff).toBeUndefined()
+  })
+
+  it.each([
+    ['Jenkins', { JENKINS_URL: 'https://ci.example/', JOB_NAME: 'app', BUILD_NUMBER: '8' }],
+    ['Buildkite', { ...GENUINE_BUILDKITE, BUILDKITE_PIPELINE_SLUG: 'app' }],
+    ['Azure Pipelines', { ...GENUINE_AZURE, BUILD_REPOSITORY_NAME: 'org/app' }],
+    ['CircleCI', { CIRCLECI: 'true', CIRCLE_PROJECT_REPONAME: 'app', CIRCLE_BUILD_NUM: '3' }],
+    ['no CI system', { PATH: '/bin' }],
+    // GitLab's variable names on another system are not GitLab.
+    ['GitLab variables without GITLAB_CI', { ...GITLAB_PIPELINE, GITLAB_CI: 'false' }]
+  ])('is absent on %s, with nothing to explain', (_case, env) => {
+    const ci = detectCiSystem(env)
+    expect(ci.shareScope).toBeUndefined()
+    expect(ci.shareOff).toBeUndefined()
+  })
+
+  it.each([
+    [
+      'GitHub without GITHUB_REPOSITORY',
+      GENUINE_GITHUB,
+      'GITHUB_ACTIONS is set but GITHUB_REPOSITORY, which GitHub Actions always sets, is not'
+    ],
+    [
+      'GitHub without its workspace and temp folder',
+      { ...GITHUB_RUN, GITHUB_WORKSPACE: '', RUNNER_TEMP: '' },
+      'GITHUB_ACTIONS is set but GITHUB_WORKSPACE, RUNNER_TEMP, which GitHub Actions always sets, are not'
+    ],
+    [
+      'GitLab with a blank pipeline id',
+      { ...GITLAB_PIPELINE, CI_PIPELINE_ID: ' ' },
+      'GITLAB_CI is set but CI_PIPELINE_ID, which GitLab CI always sets, is not'
+    ],
+    [
+      'GitLab without CI_JOB_ID',
+      { ...GITLAB_PIPELINE, CI_JOB_ID: '' },
+      'GITLAB_CI is set but CI_JOB_ID, which GitLab CI always sets, is not'
+    ],
+    [
+      'a GitHub flag left in a GitLab job',
+      { ...GITLAB_PIPELINE, ...GITHUB_RUN },
+      'GITHUB_ACTIONS (GitHub Actions) is set too, so the signs disagree'
+    ],
+    [
+      'a GitLab job on a Jenkins agent',
+      { ...GITLAB_PIPELINE, JENKINS_HOME: '/var/jenkins' },
+      'JENKINS_URL or JENKINS_HOME (Jenkins) is set too, so the signs disagree'
+    ]
+  ])('is absent for %s, and says why', (_case, env, why) => {
+    const ci = detectCiSystem(env)
+    expect(ci.shareScope).toBeUndefined()
+    expect(ci.shareOff).toBe(why)
+  })
+})

@@ -231,3 +231,43 @@ describe('readCliSettings: the text of a path', () => {
     )
   })
 })
+
+describe('readCliSettings: the shared-credential file', () => {
+  it('is shared.env in the working directory with --share create, or where the flag or variable says', () => {
+    expect(settings({ share: 'create' }).sharedCredentialFile).toBe(resolve('shared.env'))
+    expect(settings({}, { SVC_SHARE: 'Create' }).sharedCredentialFile).toBe(resolve('shared.env'))
+    expect(
+      settings({ share: 'create', 'shared-credential-file': join(dir, 'handover.env') })
+        .sharedCredentialFile
+    ).toBe(join(dir, 'handover.env'))
+    expect(
+      settings({ share: 'create' }, { SVC_SHARED_CREDENTIAL_FILE: join(dir, 'from-env.env') })
+        .sharedCredentialFile
+    ).toBe(join(dir, 'from-env.env'))
+  })
+
+  it.each(['', 'off', 'use', 'revoke'])('is none with --share %j: nothing to write', share => {
+    expect(
+      settings({ share, 'shared-credential-file': join(dir, 'handover.env') })
+    ).not.toHaveProperty('sharedCredentialFile')
+  })
+
+  it('refuses it in a missing folder, at a folder, or at the variables file', () => {
+    expect(
+      refusal({ share: 'create', 'shared-credential-file': join(dir, 'gone', 'shared.env') })
+    ).toBe(notADirectory('--shared-credential-file', 'is in', join(dir, 'gone')))
+    mkdirSync(join(dir, 'folder'))
+    expect(refusal({ share: 'create', 'shared-credential-file': join(dir, 'folder') })).toBe(
+      `--shared-credential-file is ${join(dir, 'folder')}, which is a directory. Name a file, e.g. ${join(dir, 'folder', 'shared.env')}.`
+    )
+    expect(
+      refusal({
+        share: 'create',
+        'variables-file': join(dir, 'same.env'),
+        'shared-credential-file': join(dir, 'same.env')
+      })
+    ).toBe(
+      `--variables-file and --shared-credential-file both name ${join(dir, 'same.env')}. Give each its own file.`
+    )
+  })
+})

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readActionDefinition } from '../../scripts/runner/action-yml.js'
-import type { Host, SummaryTable, KeeperLaunch } from '../../src/core/host.js'
+import type { Host, SummaryTable, KeeperLaunch, ShareScope } from '../../src/core/host.js'
 import { requestLogInTempRoot } from '../../src/core/tunnel/main/request-log-path.js'
 import { fakeClock } from './in-process-step.js'
 
@@ -49,6 +49,8 @@ export interface MemoryHostOptions {
   tempRootName?: string
   /** Where outputs reach later steps, as the host names it (Host.outputsName); none unless given. */
   outputsName?: string
+  /** The run every job sees (Host.shareScope), as on GitHub Actions or GitLab CI; none unless given. */
+  shareScope?: ShareScope
   /** Where the request log goes, as the CLI's --request-log says; beside the tunnel's folder in the temp root (as on GitHub) unless given. */
   requestLog?: string
 }
@@ -91,6 +93,7 @@ export function memoryHost(given: MemoryHostOptions = {}): MemoryHost {
     tempRootName: given.tempRootName ?? '--work-dir',
     ...(given.outputsName !== undefined && { outputsName: given.outputsName }),
     run: { repository: 'octo/web-shop', runId: '42', runAttempt: '1' },
+    ...(given.shareScope !== undefined && { shareScope: given.shareScope }),
     clock: given.clock ?? fakeClock(given.now),
     keeperLaunch: () => {
       if (!given.keeperLaunch) throw new Error('this memory host starts no tunnel process')

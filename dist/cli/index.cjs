@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(473);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(516);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 473:
+/***/ 516:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -434,6 +434,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __nccwpck_require__(693);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
@@ -546,7 +548,7 @@ function readEnvPrefix(options) {
 // EXTERNAL MODULE: ./core/service/credential.ts + 1 modules
 var service_credential = __nccwpck_require__(464);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var printable = __nccwpck_require__(479);
+var text_printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
 var log_commands = __nccwpck_require__(785);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
@@ -601,7 +603,7 @@ function readTunnelToken(options, kind) {
     if (!value) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
-    if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
+    if ((0,text_printable/* hasUnsafeCharacter */.QR)(value)) {
         throw new errors/* ExplainedError */.h(`${name} holds whitespace or control characters: check that the secret holds the token alone, on one line.`);
     }
     return value;
@@ -615,7 +617,7 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
         throw new errors/* ExplainedError */.h(`${label} holds the ${option_facts/* TUNNEL_TOKEN_OPTION */.zK}, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
+    if (value.length > 200 || (0,text_printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
     }
     return { name: value, from: { label: options.label(name), changeable } };
@@ -635,7 +637,7 @@ var iso_time = __nccwpck_require__(87);
 
 
 function expiryNote(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+    return saved.expiresAt ? ` It expires by itself at ${(0,text_printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
@@ -643,6 +645,9 @@ function expiryNote(saved) {
 
 function shouldRevoke(settings, saved) {
     return settings.revoke || saved.rejected === true;
+}
+function leftToRun(settings, saved) {
+    return saved.shared === true && settings.share !== 'off';
 }
 function requireRevokeApiKey(settings) {
     if (!settings.apiKey) {
@@ -672,6 +677,174 @@ async function revokeUnused(what, revoke, { log, clearSaved, explain }, saved = 
     }
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(598);
+;// CONCATENATED MODULE: ./core/share/sealed-credential.ts
+
+
+class ShareRefusal extends Error {
+    reason;
+    constructor(reason, message) {
+        super(message);
+        this.reason = reason;
+        this.name = 'ShareRefusal';
+    }
+}
+const PREFIX = 'ptc1';
+const INFO = 'provision-tunnel-credentials shared-credential v1';
+const SALT_BYTES = 16;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const MAX_BLOB_LENGTH = 16_384;
+function sealCredential(payload, apiKey, binding) {
+    const header = Buffer.from(JSON.stringify(bindingRecord(binding)), 'utf8');
+    const salt = (0,external_node_crypto_.randomBytes)(SALT_BYTES);
+    const iv = (0,external_node_crypto_.randomBytes)(IV_BYTES);
+    const cipher = (0,external_node_crypto_.createCipheriv)('aes-256-gcm', keyFor(apiKey, salt), iv);
+    cipher.setAAD(header);
+    const body = Buffer.concat([
+        cipher.update(JSON.stringify(payload), 'utf8'),
+        cipher.final(),
+        cipher.getAuthTag()
+    ]);
+    return [PREFIX, ...[header, salt, iv, body].map(part => part.toString('base64url'))].join('.');
+}
+function openSealedCredential(blob, apiKey, binding) {
+    const parts = splitBlob(blob.trim());
+    const sealedFor = readBindingRecord(parts.header);
+    const differs = bindingDifference(sealedFor, bindingRecord(binding));
+    if (differs !== undefined)
+        throw new ShareRefusal('other-run', differs);
+    let plain;
+    try {
+        const decipher = createDecipheriv('aes-256-gcm', keyFor(apiKey, parts.salt), parts.iv);
+        decipher.setAAD(parts.header);
+        decipher.setAuthTag(parts.body.subarray(parts.body.length - TAG_BYTES));
+        plain = Buffer.concat([
+            decipher.update(parts.body.subarray(0, parts.body.length - TAG_BYTES)),
+            decipher.final()
+        ]);
+    }
+    catch {
+        throw new ShareRefusal('tampered', "The shared credential does not open with this API key: it was changed after it was sealed, or sealed with another API key. Pass the setup job's shared-credential output unchanged, with the same API key.");
+    }
+    try {
+        return JSON.parse(plain.toString('utf8'));
+    }
+    catch {
+        throw malformed();
+    }
+}
+function keyFor(apiKey, salt) {
+    return Buffer.from((0,external_node_crypto_.hkdfSync)('sha256', Buffer.from(apiKey, 'utf8'), salt, INFO, 32));
+}
+function bindingRecord(binding) {
+    return {
+        v: 1,
+        system: binding.system,
+        repository: binding.repository,
+        run: binding.runId,
+        project: binding.project
+    };
+}
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+function splitBlob(blob) {
+    if (blob.length > MAX_BLOB_LENGTH)
+        throw malformed();
+    const parts = blob.split('.');
+    if (parts.length !== 5 || parts[0] !== PREFIX)
+        throw malformed();
+    if (!parts.slice(1).every(part => BASE64URL.test(part)))
+        throw malformed();
+    const [header, salt, iv, body] = parts.slice(1).map(part => Buffer.from(part, 'base64url'));
+    if (salt.length !== SALT_BYTES || iv.length !== IV_BYTES || body.length <= TAG_BYTES) {
+        throw malformed();
+    }
+    return { header, salt, iv, body };
+}
+function readBindingRecord(header) {
+    let value;
+    try {
+        value = JSON.parse(header.toString('utf8'));
+    }
+    catch {
+        throw malformed();
+    }
+    if (typeof value !== 'object' || value === null)
+        throw malformed();
+    const record = value;
+    const fields = ['system', 'repository', 'run', 'project'];
+    if (record.v !== 1 || !fields.every(field => typeof record[field] === 'string'))
+        throw malformed();
+    return record;
+}
+function bindingDifference(sealed, current) {
+    const rerun = " Each run shares its own credential: use the shared-credential output of this run's setup job.";
+    if (sealed.system !== current.system) {
+        return `The shared credential was sealed on another CI system, not for this run.${rerun}`;
+    }
+    if (sealed.repository !== current.repository) {
+        return `The shared credential was sealed for another repository, not ${printable(current.repository)}.${rerun}`;
+    }
+    if (sealed.run !== current.run) {
+        return `The shared credential was sealed for another run, not run ${printable(current.run)} of ${printable(current.repository)}.${rerun}`;
+    }
+    if (sealed.project !== current.project) {
+        return `The shared credential was sealed for another project, not "${printable(current.project)}": set the same project in every job of the run.`;
+    }
+    return undefined;
+}
+function malformed() {
+    return new ShareRefusal('malformed', "The shared credential is not one this tool sealed: pass the setup job's shared-credential output unchanged.");
+}
+
+;// CONCATENATED MODULE: ./core/share/shared-payload.ts
+
+function sharedPayload(credential, baseUrl) {
+    return {
+        token: credential.token,
+        tunnel_user: credential.tunnelUser,
+        client_id: credential.clientId,
+        tunnel_host: credential.tunnelHost,
+        tunnel_port: credential.tunnelPort,
+        ...(credential.expiresAt !== undefined && { expires_at: credential.expiresAt }),
+        ...(credential.ttlMinutes !== undefined && { ttl_minutes: credential.ttlMinutes }),
+        ...(credential.projectSlug !== undefined && { project_slug: credential.projectSlug }),
+        ...(credential.ownershipType !== undefined && { ownership_type: credential.ownershipType }),
+        ...(credential.tunnelFqdn !== undefined && { tunnel_fqdn: credential.tunnelFqdn }),
+        ...(credential.appendUserToSubdomain !== undefined && {
+            append_user_to_subdomain: credential.appendUserToSubdomain
+        }),
+        base_url: baseUrl
+    };
+}
+function payloadBaseUrl(payload) {
+    return isObject(payload) && typeof payload.base_url === 'string' ? payload.base_url : undefined;
+}
+
+;// CONCATENATED MODULE: ./core/share/create-shared.ts
+
+
+
+function withSharedCredential(obtained, credential, settings, share) {
+    if (credential.expiresAt === undefined) {
+        throw new errors/* ExplainedError */.h(`The service issued a credential without an expiry, although ${share.label('ttl-minutes')} was set; ` +
+            `a shared credential lives for the whole run, so it must expire. It was revoked, and nothing was shared. ` +
+            `Report this to the service operator, or set ${share.label('share')} to off.`);
+    }
+    const blob = sealCredential(sharedPayload(credential, settings.baseUrl), settings.apiKey, {
+        system: share.scope.system,
+        repository: share.scope.repository,
+        runId: share.scope.runId,
+        project: settings.project
+    });
+    return {
+        ...obtained,
+        outputs: { ...obtained.outputs, 'shared-credential': blob },
+        announcement: `${obtained.announcement} Shared with the other jobs of this run as the shared-credential output; it is left for the final job (share: revoke) to revoke.`
+    };
+}
+
 ;// CONCATENATED MODULE: ./core/kinds/saved-issued.ts
 function readSavedIssued(saved) {
     const text = (field) => typeof saved[field] === 'string' && saved[field] !== '' ? saved[field] : undefined;
@@ -680,7 +853,8 @@ function readSavedIssued(saved) {
     return {
         ...(baseUrl && { baseUrl }),
         ...(expiresAt && { expiresAt }),
-        ...(saved.rejected === true && { rejected: true })
+        ...(saved.rejected === true && { rejected: true }),
+        ...(saved.shared === true && { shared: true })
     };
 }
 
@@ -770,6 +944,7 @@ function readSavedToken(kind, saved) {
 
 
 
+
 const WORDS = { kind: 'cicd', label: 'cicd', verb: 'Provisioned' };
 const cicdKind = {
     readSettings(options, common) {
@@ -812,31 +987,48 @@ const cicdKind = {
                 });
             }
             const credential = acceptIssuedToken(raw, 'cicd', settings, context);
-            const obtained = tokenObtained(credential, WORDS, settings);
+            const provisioned = tokenObtained(credential, WORDS, settings);
+            const { shareForRun } = context;
+            const obtained = shareForRun
+                ? withSharedCredential(provisioned, credential, settings, shareForRun)
+                : provisioned;
             await publish(obtained);
+            if (shareForRun) {
+                save({
+                    kind: 'cicd',
+                    tunnelUser: credential.tunnelUser,
+                    baseUrl: settings.baseUrl,
+                    ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
+                    shared: true
+                });
+            }
             return obtained;
         }
         catch (error) {
             if (issued !== undefined) {
-                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
+                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,text_printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
             }
             throw error;
         }
     },
     readSaved: saved => readSavedToken('cicd', saved),
     async revoke(saved, { settings, service, log }) {
+        if (leftToRun(settings, saved)) {
+            log.info(`Not revoking tunnel user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}: it is the run's shared credential, which the run's final job revokes (${settings.optionLabel('share')} revoke).${expiryNote(saved)}`);
+            return 'kept';
+        }
         if (!shouldRevoke(settings, saved)) {
-            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+            log.info(`Not revoking tunnel user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
             return 'kept';
         }
         requireRevokeApiKey(settings);
         const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
         log.info(outcome === 'revoked'
-            ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
-            : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+            ? `Revoked the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}.`
+            : `The tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
         return 'revoked';
     },
-    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/existing.ts
@@ -884,11 +1076,11 @@ const existingKind = {
     },
     readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
     async revoke(saved, { settings, log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)} ` +
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
         return 'kept';
     },
-    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/free.ts
@@ -942,7 +1134,7 @@ const freeKind = {
         log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
         return 'nothing';
     },
-    describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the free credential of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 // EXTERNAL MODULE: ./core/service/retry.ts
@@ -1021,7 +1213,7 @@ function explainServiceError(error, context) {
             return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
             return error.endpoint === 'credential-provision'
-                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
+                ? `Project "${(0,text_printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
                     `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
@@ -1049,8 +1241,6 @@ function safePart(value, fallback) {
     return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
 }
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
@@ -1168,8 +1358,6 @@ function readSavedSshKey(saved) {
     };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(598);
 // EXTERNAL MODULE: ./core/text/fingerprint.ts
 var fingerprint = __nccwpck_require__(196);
 ;// CONCATENATED MODULE: ./core/kinds/ssh-key-pair.ts
@@ -1549,8 +1737,8 @@ const sshKeyKind = {
     describe: describeKey
 };
 function describeKey(saved) {
-    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
-    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
+    const id = saved.keyId === undefined ? '' : ` (id ${(0,text_printable/* printable */.g$)(saved.keyId)})`;
+    return `the SSH key ${(0,text_printable/* printable */.g$)(saved.fingerprint)}${id}`;
 }
 async function revokeOtherRecords(client, saved, { settings, log }, keep) {
     try {
@@ -1564,12 +1752,12 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
         const why = error instanceof errors/* ExplainedError */.h
             ? error.message
             : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
-        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
+        const hint = revokeByHand((0,text_printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,text_printable/* printable */.g$)(saved.keyName));
         throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
     }
 }
 function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
-    const path = (0,printable/* printable */.g$)(folder.path, 200);
+    const path = (0,text_printable/* printable */.g$)(folder.path, 200);
     if (!isKeyFolder(folder.path, tempRoot)) {
         log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`);
         return;
@@ -1757,6 +1945,78 @@ function readMainSettings(source) {
     return credentialKind(kind).readSettings(options, readCommonSettings(options), { auto });
 }
 
+;// CONCATENATED MODULE: ./core/share/share-mode.ts
+
+
+
+const SHARE_MODES = ['off', 'create', 'use', 'revoke'];
+function readShareMode(options) {
+    const raw = options.read('share');
+    const value = raw.trim().toLowerCase() || 'off';
+    if (SHARE_MODES.includes(value))
+        return value;
+    throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${(0,quote/* quote */.h)(raw)}: expected one of ${SHARE_MODES.slice(0, -1).join(', ')} or ${SHARE_MODES.at(-1)}.`);
+}
+
+;// CONCATENATED MODULE: ./core/share/share-plan.ts
+
+
+
+
+const NOT_SHAREABLE = {
+    free: 'a free credential has no API key to seal it with',
+    'ssh-key': 'sharing it would put a private key in the output',
+    existing: 'an existing credential is already yours to pass on'
+};
+function readSharePlan(options, choice, scope) {
+    const mode = readShareMode(options);
+    if (mode === 'off')
+        return { mode };
+    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
+    const blob = options.read('shared-credential').trim();
+    if (choice.auto && choice.kind === 'free') {
+        const why = `${options.label(option_facts/* API_KEY_OPTION */.$n)} is empty (as in a pull request from a fork), and sharing needs the API key`;
+        if (mode !== 'revoke') {
+            return {
+                mode: 'off',
+                notice: `Not sharing: ${why}. ${(0,option_values/* capitalised */.Iu)(options.label('credential'))} is auto, so this job uses its own free credential.`
+            };
+        }
+        if (blob === '') {
+            return {
+                mode,
+                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, and ${why}.`
+            };
+        }
+        throw new errors/* ExplainedError */.h(`${share}, but ${why} to open ${options.label('shared-credential')}. Pass the API key to this job.`);
+    }
+    if (choice.kind !== 'cicd') {
+        throw new errors/* ExplainedError */.h(`${share}, which works only with ${options.label('credential')} cicd: ${NOT_SHAREABLE[choice.kind]}. Set ${options.label('share')} to off.`);
+    }
+    if (scope === undefined) {
+        throw new errors/* ExplainedError */.h(`${share}, but sharing works on GitHub Actions and GitLab CI, where every job sees the run's identity; set ${options.label('share')} to off.`);
+    }
+    if (mode === 'create') {
+        if (options.read('ttl-minutes').trim() === '') {
+            throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label('ttl-minutes')}: a shared credential lives for the run, so it must expire. Set it to the run's longest duration in minutes.`);
+        }
+        return { mode, scope };
+    }
+    if (options.read(option_facts/* API_KEY_OPTION */.$n).trim() === '') {
+        throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label(option_facts/* API_KEY_OPTION */.$n)}: the shared credential opens only with the API key it was sealed with. Pass the same secret as the setup job.`);
+    }
+    if (mode === 'revoke' && blob === '') {
+        return {
+            mode,
+            notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing (it failed before it shared a credential, or did not run).`
+        };
+    }
+    if (mode === 'use' && blob === '') {
+        throw new errors/* ExplainedError */.h(`${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`);
+    }
+    return { mode, scope, blob };
+}
+
 ;// CONCATENATED MODULE: ./core/options/output-facts.ts
 const OUTPUTS = [
     {
@@ -1913,8 +2173,8 @@ function withPrintableSummary(writes) {
         ...writes,
         summary: writes.summary.map(table => ({
             ...table,
-            ...(table.lines && { lines: table.lines.map(line => (0,printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
-            rows: table.rows.map(row => row.map((cell, index) => (0,printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
+            ...(table.lines && { lines: table.lines.map(line => (0,text_printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
+            rows: table.rows.map(row => row.map((cell, index) => (0,text_printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
         }))
     };
 }
@@ -1935,13 +2195,23 @@ var urls = __nccwpck_require__(845);
 
 
 
+
+
+
 async function provision(givenHost) {
     const { host, masked } = recordingMasks(givenHost);
     const { options, log, clock, state } = host;
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
-    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let baseUrl = (0,text_printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
+        const checked = checkedOptions(options);
+        const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
+        if (share.mode === 'off' && share.notice !== undefined)
+            log.notice(share.notice);
+        if (share.mode === 'use' || share.mode === 'revoke') {
+            throw new errors/* ExplainedError */.h(`${options.label('share')} ${share.mode} is not built yet.`);
+        }
         const settings = readMainSettings(options);
         if (!settings.tunnel) {
             const ignored = withoutExposeWarning(options);
@@ -1992,7 +2262,10 @@ async function provision(givenHost) {
                 }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
-                run: host.run
+                run: host.run,
+                ...(share.mode === 'create' && {
+                    shareForRun: { scope: share.scope, label: name => options.label(name) }
+                })
             });
         }
         finally {
@@ -2115,13 +2388,86 @@ function removeEnvFile(path) {
     return true;
 }
 
+;// CONCATENATED MODULE: ./cli/own-files.ts
+
+function isOwnOutputsFile(path) {
+    const text = readRegularFile(path, 1 << 20);
+    if (text === undefined)
+        return false;
+    try {
+        return isStringRecord(JSON.parse(text));
+    }
+    catch {
+        return false;
+    }
+}
+const REQUEST_LOG_CREATOR = 'tunnel-credentials';
+const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
+const HAR_START_BYTES = 4096;
+function isOwnRequestLog(path) {
+    const start = readFileStart(path, HAR_START_BYTES);
+    return start !== undefined && OWN_HAR_START.test(start);
+}
+function foreignFileAmong(files) {
+    for (const { option, path, isOwn } of files) {
+        if (path !== undefined && pathTaken(path) && !isOwn(path))
+            return { option, path };
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./cli/shared-file.ts
+
+
+const SHARED_VARIABLE = (0,option_facts/* cliVariable */.Zq)('shared-credential');
+const SEALED = '[A-Za-z0-9_.-]+';
+const OWN_TEXT = new RegExp(`^${SHARED_VARIABLE}=${SEALED}\\n$`);
+const MAX_BYTES = 64 * 1024;
+function sharedFileText(sealed) {
+    const text = `${SHARED_VARIABLE}=${sealed}\n`;
+    if (!OWN_TEXT.test(text))
+        throw new Error('the sealed credential holds characters it never has');
+    return text;
+}
+function writeSharedFile(path, sealed) {
+    writePrivateFile(path, sharedFileText(sealed));
+}
+function isOwnSharedFile(path) {
+    const text = readRegularFile(path, MAX_BYTES);
+    return text !== undefined && OWN_TEXT.test(text);
+}
+
+;// CONCATENATED MODULE: ./cli/share-mode.ts
+function requestedShare(options) {
+    return options.read('share').trim().toLowerCase();
+}
+function sharing(options) {
+    return !['', 'off'].includes(requestedShare(options));
+}
+function shareRefusal(command, options) {
+    const mode = requestedShare(options);
+    const given = `${options.label('share')} is ${mode}`;
+    if (mode === 'revoke' && command !== 'revoke') {
+        return `${given}, which is for the run's final job: run tunnel-credentials revoke --share revoke there, which needs no state file.`;
+    }
+    if (mode === 'create' && command === 'run') {
+        return `${given}, which leaves the credential to the run's other jobs, but run revokes what it provisions when COMMAND ends: use tunnel-credentials provision --share create in the setup job.`;
+    }
+    return undefined;
+}
+function shareScopeWarning(ci, options) {
+    if (ci.shareOff === undefined || !sharing(options))
+        return undefined;
+    return `tunnel-credentials cannot be sure which ${ci.name} run this is, since ${ci.shareOff}; so nothing can be shared here.`;
+}
+
 ;// CONCATENATED MODULE: ./cli/state-file.ts
 
 
 const MARKER = 'tunnel-credentials state';
-const MAX_BYTES = 64 * 1024;
+const state_file_MAX_BYTES = 64 * 1024;
 function loadStateFile(path) {
-    const text = readRegularFile(path, MAX_BYTES);
+    const text = readRegularFile(path, state_file_MAX_BYTES);
     if (text === undefined)
         return pathTaken(path) ? { type: 'foreign' } : { type: 'none' };
     try {
@@ -2148,7 +2494,7 @@ function claimStateFile(path) {
     catch (error) {
         if (error.code !== 'EEXIST')
             throw error;
-        const found = readRegularFile(path, MAX_BYTES) === '' ? undefined : loadStateFile(path);
+        const found = readRegularFile(path, state_file_MAX_BYTES) === '' ? undefined : loadStateFile(path);
         return found === undefined || found.type === 'none' ? { type: 'state', values: {} } : found;
     }
     try {
@@ -2250,6 +2596,7 @@ const DETECTORS = [
         flag: 'GITHUB_ACTIONS',
         detect: env => env.GITHUB_ACTIONS === 'true',
         confirmations: ['GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_TEMP'],
+        share: { system: 'github', repository: 'GITHUB_REPOSITORY', runId: 'GITHUB_RUN_ID' },
         run: env => ({
             repository: env.GITHUB_REPOSITORY,
             runId: env.GITHUB_RUN_ID,
@@ -2264,6 +2611,8 @@ const DETECTORS = [
         name: 'GitLab CI',
         flag: 'GITLAB_CI',
         detect: env => env.GITLAB_CI === 'true',
+        confirmations: ['CI_JOB_ID'],
+        share: { system: 'gitlab', repository: 'CI_PROJECT_PATH', runId: 'CI_PIPELINE_ID' },
         run: env => ({
             repository: env.CI_PROJECT_PATH,
             runId: env.CI_PIPELINE_ID,
@@ -2335,26 +2684,49 @@ function detectCiSystem(env, now = Date.now) {
     if (found === undefined)
         return { name: 'an unknown CI system', run: fallbackRun(now) };
     const run = found.run(env);
+    const others = signs.filter(detector => detector !== found);
     const system = {
         name: found.name,
-        run: run.repository || run.runId ? run : fallbackRun(now)
+        run: run.repository || run.runId ? run : fallbackRun(now),
+        ...shareScopeOf(found, others, env)
     };
-    const others = signs.filter(detector => detector !== found);
     if (others.length > 0) {
-        const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
-        return { ...system, maskingOff: `${also} is set too, so the signs disagree` };
+        return { ...system, maskingOff: disagreement(others) };
     }
     if (found.masking === undefined)
         return system;
     const missing = (found.confirmations ?? []).filter(name => !env[name]);
-    if (missing.length > 0) {
-        return {
-            ...system,
-            maskingOff: `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
-        };
-    }
+    if (missing.length > 0)
+        return { ...system, maskingOff: notConfirmed(found, missing) };
     const masking = found.masking(env);
     return 'missing' in masking ? { ...system, maskingOff: masking.missing } : { ...system, masking };
+}
+function shareScopeOf(found, others, env) {
+    const { share } = found;
+    if (share === undefined)
+        return {};
+    if (others.length > 0)
+        return { shareOff: disagreement(others) };
+    const value = (name) => env[name]?.trim() ?? '';
+    const needed = [...new Set([...(found.confirmations ?? []), share.repository, share.runId])];
+    const missing = needed.filter(name => value(name) === '');
+    if (missing.length > 0)
+        return { shareOff: notConfirmed(found, missing) };
+    return {
+        shareScope: {
+            system: share.system,
+            repository: value(share.repository),
+            runId: value(share.runId),
+            variables: `${share.repository} and ${share.runId}`
+        }
+    };
+}
+function disagreement(others) {
+    const also = others.map(other => `${other.flag} (${other.name})`).join(' and ');
+    return `${also} is set too, so the signs disagree`;
+}
+function notConfirmed(found, missing) {
+    return `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`;
 }
 function fallbackRun(now) {
     return { repository: (0,external_node_os_namespaceObject.hostname)(), runId: String(Math.floor(now() / 1000)) };
@@ -2398,9 +2770,11 @@ function maskingLine(ci, hidden) {
 
 
 
+
 const DEFAULT_ENV_FILE = (0,option_facts/* optionDefault */.Z8)('variables-file');
 const DEFAULT_STATE_FILE_NAME = (0,option_facts/* optionDefault */.Z8)('state-file');
 const DEFAULT_REQUEST_LOG_NAME = (0,option_facts/* optionDefault */.Z8)('request-log');
+const DEFAULT_SHARED_FILE = (0,option_facts/* optionDefault */.Z8)('shared-credential-file');
 const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60;
 function readCliSettings(raw, { forRevoke = false } = {}) {
     const options = checkedOptions(raw);
@@ -2409,6 +2783,9 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
     const outputsFile = options.read('outputs-file').trim();
     const requestLog = (0,external_node_path_.resolve)(options.read('request-log').trim() || (0,external_node_path_.join)((0,external_node_path_.dirname)(envFile), DEFAULT_REQUEST_LOG_NAME));
     const workDir = (0,external_node_path_.resolve)(options.read('work-dir').trim() || (0,external_node_os_namespaceObject.tmpdir)());
+    const sharedCredentialFile = requestedShare(options) === 'create'
+        ? (0,external_node_path_.resolve)(options.read('shared-credential-file').trim() || DEFAULT_SHARED_FILE)
+        : undefined;
     if (!forRevoke) {
         requireDirectory(options, 'work-dir', workDir);
         requireDirectory(options, 'variables-file', (0,external_node_path_.dirname)(envFile));
@@ -2416,12 +2793,18 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
         if (outputsFile)
             requireDirectory(options, 'outputs-file', (0,external_node_path_.dirname)((0,external_node_path_.resolve)(outputsFile)));
         requireDirectory(options, 'request-log', (0,external_node_path_.dirname)(requestLog));
+        if (sharedCredentialFile) {
+            requireDirectory(options, 'shared-credential-file', (0,external_node_path_.dirname)(sharedCredentialFile));
+        }
     }
     refuseSharedFile(options, forRevoke, [
         ['variables-file', envFile],
         ['state-file', stateFile],
         ...(outputsFile ? [['outputs-file', (0,external_node_path_.resolve)(outputsFile)]] : []),
-        ['request-log', requestLog]
+        ['request-log', requestLog],
+        ...(sharedCredentialFile
+            ? [['shared-credential-file', sharedCredentialFile]]
+            : [])
     ]);
     const tunnelMaxMinutes = (0,option_values/* readWholeNumber */.bf)(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES);
     return {
@@ -2429,6 +2812,7 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
         stateFile,
         ...(outputsFile && { outputsFile: (0,external_node_path_.resolve)(outputsFile) }),
         requestLog,
+        ...(sharedCredentialFile && { sharedCredentialFile }),
         workDir,
         ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
     };
@@ -2436,11 +2820,11 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
 function refuseSharedFile(options, forRevoke, files) {
     for (const [index, [name, path]] of files.entries()) {
         if (!forRevoke && (0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.statSync)(path).isDirectory()) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,printable/* printablePath */.Vj)((0,external_node_path_.join)(path, exampleFileName(name)))}.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,text_printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,text_printable/* printablePath */.Vj)((0,external_node_path_.join)(path, exampleFileName(name)))}.`);
         }
         const other = files.slice(0, index).find(([, earlier]) => earlier === path);
         if (other !== undefined) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${(0,printable/* printablePath */.Vj)(path)}. Give each its own file.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${(0,text_printable/* printablePath */.Vj)(path)}. Give each its own file.`);
         }
     }
 }
@@ -2453,7 +2837,7 @@ function requireDirectory(options, name, path) {
     }
     if (!isDirectory) {
         const what = name === 'work-dir' ? 'is' : 'is in';
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${(0,printable/* printablePath */.Vj)(path)}, which is not an existing directory. Create it first, or choose another.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${(0,text_printable/* printablePath */.Vj)(path)}, which is not an existing directory. Create it first, or choose another.`);
     }
 }
 function exampleFileName(option) {
@@ -2461,6 +2845,8 @@ function exampleFileName(option) {
         return DEFAULT_ENV_FILE;
     if (option === 'request-log')
         return DEFAULT_REQUEST_LOG_NAME;
+    if (option === 'shared-credential-file')
+        return DEFAULT_SHARED_FILE;
     return `${option}.json`;
 }
 
@@ -2527,6 +2913,7 @@ function cliHost(parts) {
         tempRootName: options.label('work-dir'),
         ...(parts.outputsName !== undefined && { outputsName: parts.outputsName }),
         run: ci.run,
+        ...(ci.shareScope !== undefined && { shareScope: ci.shareScope }),
         clock: systemClock,
         keeperLaunch: () => ({ ...bundledKeeper(parts.env), ends: parts.tunnelEnd }),
         requestLogPath: () => parts.requestLog
@@ -2582,35 +2969,9 @@ function cliOptions(flags, env) {
     };
 }
 
-;// CONCATENATED MODULE: ./cli/own-files.ts
-
-function isOwnOutputsFile(path) {
-    const text = readRegularFile(path, 1 << 20);
-    if (text === undefined)
-        return false;
-    try {
-        return isStringRecord(JSON.parse(text));
-    }
-    catch {
-        return false;
-    }
-}
-const REQUEST_LOG_CREATOR = 'tunnel-credentials';
-const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
-const HAR_START_BYTES = 4096;
-function isOwnRequestLog(path) {
-    const start = readFileStart(path, HAR_START_BYTES);
-    return start !== undefined && OWN_HAR_START.test(start);
-}
-function foreignFileAmong(files) {
-    for (const { option, path, isOwn } of files) {
-        if (path !== undefined && pathTaken(path) && !isOwn(path))
-            return { option, path };
-    }
-    return undefined;
-}
-
 ;// CONCATENATED MODULE: ./cli/commands/context.ts
+
+
 
 
 
@@ -2630,6 +2991,9 @@ function startCommand(input, { makeState, deliver, writesOutputs, watchPid, forR
     const mask = createMasker(ci, terminal);
     const secrets = option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean);
     terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined));
+    const unscoped = shareScopeWarning(ci, options);
+    if (unscoped !== undefined)
+        terminal.stderr(`Warning: ${unscoped}`);
     let settings;
     try {
         settings = readCliSettings(options, { forRevoke });
@@ -2684,7 +3048,7 @@ function finishRevoke(input, outcome, state, stateFile) {
             input.terminal.stdout(credential.message);
     }
     if (leftUnfinished(outcome)) {
-        input.terminal.stdout(`Kept ${(0,printable/* printablePath */.Vj)(stateFile)}, so that running revoke again can retry.`);
+        input.terminal.stdout(`Kept ${(0,text_printable/* printablePath */.Vj)(stateFile)}, so that running revoke again can retry.`);
     }
     else {
         state.remove();
@@ -2706,12 +3070,17 @@ function claimFiles(settings, host, { writesVariables }) {
         ? foreignFileAmong([
             { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
             { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile },
-            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog }
+            { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog },
+            {
+                option: 'shared-credential-file',
+                path: settings.sharedCredentialFile,
+                isOwn: isOwnSharedFile
+            }
         ])
         : undefined;
     if (foreign !== undefined) {
         const flag = label(foreign.option);
-        return `${(0,printable/* printablePath */.Vj)(foreign.path)} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`;
+        return `${(0,text_printable/* printablePath */.Vj)(foreign.path)} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`;
     }
     const flag = label('state-file');
     let found;
@@ -2719,17 +3088,17 @@ function claimFiles(settings, host, { writesVariables }) {
         found = claimStateFile(settings.stateFile);
     }
     catch (error) {
-        return `Could not create ${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}): ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that its folder is writable.`;
+        return `Could not create ${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}): ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that its folder is writable.`;
     }
     if (found === undefined)
         return undefined;
     if (found.type === 'foreign') {
-        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
+        return `${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
     }
     if (found.type === 'state' && Object.keys(found.values).length === 0) {
-        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`;
+        return `${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`;
     }
-    return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
+    return `${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
 }
 
 ;// CONCATENATED MODULE: ./cli/commands/provision.ts
@@ -2739,12 +3108,17 @@ function claimFiles(settings, host, { writesVariables }) {
 
 
 
+
+
+
+
 async function provisionCommand(input) {
     let written = 0;
+    let shared = false;
     const started = startCommand(input, {
         makeState: settings => fileState(settings.stateFile),
         deliver: settings => writes => {
-            writeFiles(settings, writes);
+            shared = writeFiles(settings, writes);
             written = Object.keys(writes.variables).length;
         },
         writesOutputs: settings => settings.outputsFile !== undefined
@@ -2752,6 +3126,9 @@ async function provisionCommand(input) {
     if ('error' in started)
         return fail(input, started.error);
     const { host, settings, state } = started;
+    const unfit = shareRefusal('provision', host.options);
+    if (unfit !== undefined)
+        return fail(input, unfit);
     const refused = claimFiles(settings, host, { writesVariables: true });
     if (refused !== undefined)
         return fail(input, refused);
@@ -2763,18 +3140,29 @@ async function provisionCommand(input) {
     }
     if (state.isEmpty())
         state.remove();
-    host.log.info(`Wrote ${written} variables to ${(0,printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
+    host.log.info(`Wrote ${written} variables to ${(0,text_printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,text_printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
+    if (shared && settings.sharedCredentialFile !== undefined) {
+        host.log.info(`Wrote ${SHARED_VARIABLE} to ${(0,text_printable/* printablePath */.Vj)(settings.sharedCredentialFile)} for the run's other jobs (sealed: no secret without the API key); pass it on as the job's dotenv report or output.`);
+    }
     return 0;
 }
 function writeFiles(settings, { variables, outputs }) {
     writeEnvFile(settings.envFile, variables);
-    if (settings.outputsFile === undefined)
-        return;
     try {
-        writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
+        if (settings.outputsFile !== undefined) {
+            writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`);
+        }
+        const sealed = outputs['shared-credential'] ?? '';
+        if (settings.sharedCredentialFile === undefined || sealed === '')
+            return false;
+        writeSharedFile(settings.sharedCredentialFile, sealed);
+        return true;
     }
     catch (error) {
         removeEnvFile(settings.envFile);
+        if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
+            (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
+        }
         throw error;
     }
 }
@@ -2788,6 +3176,7 @@ function shellPath(path) {
 
 
 
+
 function readPostSettings(options, kind = readPostKind(options)) {
     return {
         kind,
@@ -2796,7 +3185,8 @@ function readPostSettings(options, kind = readPostKind(options)) {
         revoke: (0,option_values/* readBoolean */.Vf)(options, 'revoke', true),
         failOnRevokeError: parseFailOnRevokeError(options),
         http: readHttpSettings(options),
-        optionLabel: name => options.label(name)
+        optionLabel: name => options.label(name),
+        ...(options.read('share').trim() !== '' && { share: readShareMode(options) })
     };
 }
 function readPostKind(options) {
@@ -2879,7 +3269,7 @@ async function revokeRecordedCredential(host) {
         return { credential: { status: 'nothing' } };
     }
     let failOnRevokeError = false;
-    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
+    let baseUrl = (0,text_printable/* printable */.g$)(options.read('base-url'));
     let saved;
     let chosen;
     try {
@@ -2920,7 +3310,7 @@ async function revokeRecordedCredential(host) {
         const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
         const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
         if ((0,iso_time/* hasExpired */.o)(expiresAt, clock.now())) {
-            const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
+            const note = ` It should already have expired at ${(0,text_printable/* printable */.g$)(expiresAt ?? '')}.`;
             return failed(`${message}${note}`, 'info', chosen);
         }
         return failed(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`, weight, chosen);
@@ -2935,7 +3325,7 @@ function withMismatch(chosen) {
 function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
     if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
-    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+    log.warning(`The saved state names the credential service at ${(0,text_printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
         `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
 }
 
@@ -2964,10 +3354,10 @@ async function revokeCommand(input) {
     const flag = host.options.label('state-file');
     if (isDirectory(settings.stateFile)) {
         removeFiles(host, settings);
-        return fail(input, `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is a folder, not the state file provision wrote, so nothing could be stopped or revoked. Run revoke with ${flag} naming the file provision wrote.`);
+        return fail(input, `${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is a folder, not the state file provision wrote, so nothing could be stopped or revoked. Run revoke with ${flag} naming the file provision wrote.`);
     }
     if (foreignState) {
-        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
+        host.log.warning(`${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
         removeFiles(host, settings);
         return 0;
     }
@@ -2986,7 +3376,7 @@ function isDirectory(path) {
 function removeFiles(host, settings) {
     if (!removeEnvFile(settings.envFile) &&
         readRegularFile(settings.envFile, 1 << 20) !== undefined) {
-        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`);
+        host.log.warning(`${(0,text_printable/* printablePath */.Vj)(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`);
     }
     if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
         (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
@@ -3094,6 +3484,7 @@ function environmentBlock(stat) {
 
 
 
+
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 async function runCommand(given, commandLine) {
     const input = keepSecretsFromCommand(given);
@@ -3108,6 +3499,9 @@ async function runCommand(given, commandLine) {
     if ('error' in started)
         return fail(input, started.error);
     const { host, state } = started;
+    const unfit = shareRefusal('run', host.options);
+    if (unfit !== undefined)
+        return fail(input, unfit);
     const refused = claimFiles(started.settings, host, { writesVariables: false });
     if (refused !== undefined)
         return fail(input, refused);
@@ -3152,7 +3546,7 @@ function runChild(commandLine, env, started, terminal) {
         const child = (0,external_node_child_process_.spawn)(file, args, { stdio: 'inherit', env });
         started(child);
         child.once('error', (error) => {
-            terminal.stderr(`Error: could not start ${(0,printable/* printable */.g$)(file)}: ${startError(error)}.`);
+            terminal.stderr(`Error: could not start ${(0,text_printable/* printable */.g$)(file)}: ${startError(error)}.`);
             resolve(127);
         });
         child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? external_node_os_namespaceObject.constants.signals[signal] : 0)));
@@ -3401,6 +3795,7 @@ const CLI_ONLY_OPTIONS = [
     cliOnly('outputs-file', 'PATH', '', "the action's outputs as one JSON object, mode 0600"),
     cliOnly('work-dir', 'PATH', '', "where key files and the tunnel's directory go (default: the system's temp directory)"),
     cliOnly('tunnel-max-minutes', 'N', '', "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"),
+    cliOnly('shared-credential-file', 'PATH', 'shared.env', 'with --share create, SVC_SHARED_CREDENTIAL=SEALED alone, for the jobs that use it (a GitLab dotenv report); no secret (default shared.env in the working directory)'),
     cliOnly('request-log', 'PATH', 'requests.har', 'with --expose, the request log, a HAR file (default requests.har beside the variables file)')
 ];
 

@@ -8,7 +8,7 @@
  * job would otherwise print the key in clear.
  */
 import { hostname } from 'node:os'
-import type { RunIdentity } from '../core/host.js'
+import type { RunIdentity, ShareScope } from '../core/host.js'
 import { findBuildkiteAgent, redactWithAgent } from './buildkite-agent.js'
 
 export interface CiSystem {
@@ -21,6 +21,13 @@ export interface CiSystem {
   masking?: { describe: string; hide(secret: string, stdout: (line: string) => void): boolean }
   /** Why masking is off on a system that has it (its signs disagree, or its agent is not found). */
   maskingOff?: string
+  /**
+   * The run every job of a pipeline sees, which `share` binds a credential to: only on GitHub
+   * Actions and GitLab CI, confirmed as masking is (all their variables, no sign of another).
+   */
+  shareScope?: ShareScope
+  /** Why there is no share scope on a system that has one (its signs disagree or are missing). */
+  shareOff?: string
 }
 
 type Env = NodeJS.ProcessEnv
@@ -31,11 +38,13 @@ interface Detector {
   /** The variable that names the system, and whether it says so. */
   flag: string
   detect(env: Env): boolean
-  /** Variables the system always sets besides its flag: all must be there before masking. */
+  /** Variables the system always sets besides its flag: all must be there before masking or sharing. */
   confirmations?: string[]
   run(env: Env): RunIdentity
   /** The system's masking, or why it cannot work here. */
   masking?(env: Env): Masking | { missing: string }
+  /** The variables that name the run every job sees, on the systems where `share` works. */
+  share?: { system: ShareScope['system']; repository: string; runId: string }
 }
 
 const DETECTORS: Detector[] = [
@@ -44,6 +53,7 @@ const DETECTORS: Detector[] = [
     flag: 'GITHUB_ACTIONS',
     detect: env => env.GITHUB_ACTIONS === 'true',
     confirmations: ['GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_TEMP'],
+    share: { system: 'github', repository: 'GITHUB_REPOSITORY', runId: 'GITHUB_RUN_ID' },
     run: env => ({
       repository: env.GITHUB_REPOSITORY,
       runId: env.GITHUB_RUN_ID,
@@ -58,6 +68,9 @@ const DETECTORS: Detector[] = [
     name: 'GitLab CI',
     flag: 'GITLAB_CI',
     detect: env => env.GITLAB_CI === 'true',
+    // Not for masking, which GitLab has none of for values made in a job; for sharing.
+    confirmations: ['CI_JOB_ID'],
+    share: { system: 'gitlab', repository: 'CI_PROJECT_PATH', runId: 'CI_PIPELINE_ID' },
     run: env => ({
       repository: env.CI_PROJECT_PATH,
       runId: env.CI_PIPELINE_ID,
@@ -131,26 +144,56 @@ export function detectCiSystem(env: Env, now: () => number = Date.now): CiSystem
   const found = signs.find(detector => detector.masking === undefined) ?? signs[0]
   if (found === undefined) return { name: 'an unknown CI system', run: fallbackRun(now) }
   const run = found.run(env)
+  const others = signs.filter(detector => detector !== found)
   const system: CiSystem = {
     name: found.name,
     // Without its own variables (a local try-out), the host and the time still tell runs apart.
-    run: run.repository || run.runId ? run : fallbackRun(now)
+    run: run.repository || run.runId ? run : fallbackRun(now),
+    ...shareScopeOf(found, others, env)
   }
-  const others = signs.filter(detector => detector !== found)
   if (others.length > 0) {
-    const also = others.map(other => `${other.flag} (${other.name})`).join(' and ')
-    return { ...system, maskingOff: `${also} is set too, so the signs disagree` }
+    return { ...system, maskingOff: disagreement(others) }
   }
   if (found.masking === undefined) return system
   const missing = (found.confirmations ?? []).filter(name => !env[name])
-  if (missing.length > 0) {
-    return {
-      ...system,
-      maskingOff: `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
-    }
-  }
+  if (missing.length > 0) return { ...system, maskingOff: notConfirmed(found, missing) }
   const masking = found.masking(env)
   return 'missing' in masking ? { ...system, maskingOff: masking.missing } : { ...system, masking }
+}
+
+/**
+ * The run `share` binds to, where the system names one and is confirmed: a credential sealed for
+ * a run the CLI only guessed would open in no other job, or in the wrong one.
+ */
+function shareScopeOf(
+  found: Detector,
+  others: Detector[],
+  env: Env
+): Pick<CiSystem, 'shareScope' | 'shareOff'> {
+  const { share } = found
+  if (share === undefined) return {}
+  if (others.length > 0) return { shareOff: disagreement(others) }
+  const value = (name: string) => env[name]?.trim() ?? ''
+  const needed = [...new Set([...(found.confirmations ?? []), share.repository, share.runId])]
+  const missing = needed.filter(name => value(name) === '')
+  if (missing.length > 0) return { shareOff: notConfirmed(found, missing) }
+  return {
+    shareScope: {
+      system: share.system,
+      repository: value(share.repository),
+      runId: value(share.runId),
+      variables: `${share.repository} and ${share.runId}`
+    }
+  }
+}
+
+function disagreement(others: Detector[]): string {
+  const also = others.map(other => `${other.flag} (${other.name})`).join(' and ')
+  return `${also} is set too, so the signs disagree`
+}
+
+function notConfirmed(found: Detector, missing: string[]): string {
+  return `${found.flag} is set but ${missing.join(', ')}, which ${found.name} always sets, ${missing.length === 1 ? 'is' : 'are'} not`
 }
 
 function fallbackRun(now: () => number): RunIdentity {

@@ -11,11 +11,14 @@ import { checkedOptions } from '../core/settings/input-text.js'
 import { optionDefault } from '../core/options/option-facts.js'
 import { optionNamed, readWholeNumber } from '../core/settings/option-values.js'
 import { printablePath } from '../core/text/printable.js'
+import { requestedShare } from './share-mode.js'
 
 export const DEFAULT_ENV_FILE = optionDefault('variables-file')
 export const DEFAULT_STATE_FILE_NAME = optionDefault('state-file')
 /** The request log's name beside the variables file, when --request-log is not given. */
 export const DEFAULT_REQUEST_LOG_NAME = optionDefault('request-log')
+/** In the working directory, where GitLab's `artifacts:reports:dotenv` names it. */
+export const DEFAULT_SHARED_FILE = optionDefault('shared-credential-file')
 /** A week: far beyond any job, and still a bound. */
 const LONGEST_TUNNEL_MINUTES = 7 * 24 * 60
 
@@ -25,6 +28,8 @@ export interface CliSettings {
   outputsFile?: string
   /** Where the tunnel writes its request log (a HAR file), with --expose. */
   requestLog: string
+  /** With --share create: where the sealed credential goes for the run's other jobs. */
+  sharedCredentialFile?: string
   workDir: string
   tunnelMaxMinutes?: number
 }
@@ -47,18 +52,29 @@ export function readCliSettings(
     options.read('request-log').trim() || join(dirname(envFile), DEFAULT_REQUEST_LOG_NAME)
   )
   const workDir = resolve(options.read('work-dir').trim() || tmpdir())
+  // Only a provision that creates a shared credential writes the file; the core checks the value.
+  const sharedCredentialFile =
+    requestedShare(options) === 'create'
+      ? resolve(options.read('shared-credential-file').trim() || DEFAULT_SHARED_FILE)
+      : undefined
   if (!forRevoke) {
     requireDirectory(options, 'work-dir', workDir)
     requireDirectory(options, 'variables-file', dirname(envFile))
     requireDirectory(options, 'state-file', dirname(stateFile))
     if (outputsFile) requireDirectory(options, 'outputs-file', dirname(resolve(outputsFile)))
     requireDirectory(options, 'request-log', dirname(requestLog))
+    if (sharedCredentialFile) {
+      requireDirectory(options, 'shared-credential-file', dirname(sharedCredentialFile))
+    }
   }
   refuseSharedFile(options, forRevoke, [
     ['variables-file', envFile],
     ['state-file', stateFile],
     ...(outputsFile ? [['outputs-file', resolve(outputsFile)] as [string, string]] : []),
-    ['request-log', requestLog]
+    ['request-log', requestLog],
+    ...(sharedCredentialFile
+      ? [['shared-credential-file', sharedCredentialFile] as [string, string]]
+      : [])
   ])
   const tunnelMaxMinutes = readWholeNumber(options, 'tunnel-max-minutes', 1, LONGEST_TUNNEL_MINUTES)
   return {
@@ -66,6 +82,7 @@ export function readCliSettings(
     stateFile,
     ...(outputsFile && { outputsFile: resolve(outputsFile) }),
     requestLog,
+    ...(sharedCredentialFile && { sharedCredentialFile }),
     workDir,
     ...(tunnelMaxMinutes !== undefined && { tunnelMaxMinutes })
   }
@@ -111,5 +128,6 @@ function requireDirectory(options: OptionSource, name: string, path: string): vo
 function exampleFileName(option: string): string {
   if (option === 'variables-file') return DEFAULT_ENV_FILE
   if (option === 'request-log') return DEFAULT_REQUEST_LOG_NAME
+  if (option === 'shared-credential-file') return DEFAULT_SHARED_FILE
   return `${option}.json`
 }

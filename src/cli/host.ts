@@ -61,6 +61,8 @@ export function cliHost(parts: CliHostParts): Host {
     tempRootName: options.label('work-dir'),
     ...(parts.outputsName !== undefined && { outputsName: parts.outputsName }),
     run: ci.run,
+    // Absent outside GitHub Actions and GitLab CI: the core then refuses every `share` but off.
+    ...(ci.shareScope !== undefined && { shareScope: ci.shareScope }),
     clock: systemClock,
     keeperLaunch: () => ({ ...bundledKeeper(parts.env), ends: parts.tunnelEnd }),
     requestLogPath: () => parts.requestLog

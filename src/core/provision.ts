@@ -11,6 +11,9 @@ import { clearCredential, saveCredential } from './saved-credential.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
 import { readMainSettings } from './assembly/read-main.js'
+import { readKindChoice } from './assembly/choice.js'
+import { checkedOptions } from './settings/input-text.js'
+import { readSharePlan } from './share/share-plan.js'
 import { recordingMasks, unmaskedSecretOutputs } from './secret-outputs.js'
 import { withoutExposeWarning } from './settings/without-expose.js'
 import { withPrintableSummary, writesFor } from './step-writes.js'
@@ -28,6 +31,12 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
   let baseUrl = printable(options.read('base-url'))
   let project: string | undefined
   try {
+    const checked = checkedOptions(options)
+    const share = readSharePlan(checked, readKindChoice(checked), host.shareScope)
+    if (share.mode === 'off' && share.notice !== undefined) log.notice(share.notice)
+    if (share.mode === 'use' || share.mode === 'revoke') {
+      throw new ExplainedError(`${options.label('share')} ${share.mode} is not built yet.`)
+    }
     const settings = readMainSettings(options)
     if (!settings.tunnel) {
       const ignored = withoutExposeWarning(options)
@@ -87,7 +96,10 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
           }),
         tempRoot: host.tempRoot,
         tempRootName: host.tempRootName,
-        run: host.run
+        run: host.run,
+        ...(share.mode === 'create' && {
+          shareForRun: { scope: share.scope, label: name => options.label(name) }
+        })
       })
     } finally {
       // No credential (or a failure before the tunnel was configured): no process is left.

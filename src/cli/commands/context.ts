@@ -13,6 +13,8 @@ import { cliHost, type Terminal } from '../host.js'
 import { cliOptions } from '../options.js'
 import { isOwnEnvFile } from '../env-file.js'
 import { foreignFileAmong, isOwnOutputsFile, isOwnRequestLog } from '../own-files.js'
+import { isOwnSharedFile } from '../shared-file.js'
+import { shareScopeWarning } from '../share-mode.js'
 import { claimStateFile, type fileState } from '../state-file.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { printablePath } from '../../core/text/printable.js'
@@ -49,6 +51,8 @@ export function startCommand(
   const mask = createMasker(ci, terminal)
   const secrets = SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean)
   terminal.stdout(maskingLine(ci, secrets.length > 0 ? mask(secrets) : undefined))
+  const unscoped = shareScopeWarning(ci, options)
+  if (unscoped !== undefined) terminal.stderr(`Warning: ${unscoped}`)
   let settings: CliSettings
   try {
     settings = readCliSettings(options, { forRevoke })
@@ -158,7 +162,12 @@ export function claimFiles(
     ? foreignFileAmong([
         { option: 'variables-file', path: settings.envFile, isOwn: isOwnEnvFile },
         { option: 'outputs-file', path: settings.outputsFile, isOwn: isOwnOutputsFile },
-        { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog }
+        { option: 'request-log', path: settings.requestLog, isOwn: isOwnRequestLog },
+        {
+          option: 'shared-credential-file',
+          path: settings.sharedCredentialFile,
+          isOwn: isOwnSharedFile
+        }
       ])
     : undefined
   if (foreign !== undefined) {

@@ -3,27 +3,34 @@
  * file) whole. A credential whose files cannot be written is revoked by the core at once, so it
  * never lives unknown.
  */
+import { rmSync } from 'node:fs'
 import type { FinalWrites } from '../../core/host.js'
 import { provision } from '../../core/provision.js'
 import type { CliSettings } from '../cli-settings.js'
 import { removeEnvFile, writeEnvFile } from '../env-file.js'
+import { isOwnOutputsFile } from '../own-files.js'
 import { writePrivateFile } from '../private-file.js'
+import { SHARED_VARIABLE, writeSharedFile } from '../shared-file.js'
+import { shareRefusal } from '../share-mode.js'
 import { fileState } from '../state-file.js'
 import { printablePath } from '../../core/text/printable.js'
 import { fail, claimFiles, startCommand, type CommandInput } from './context.js'
 
 export async function provisionCommand(input: CommandInput): Promise<number> {
   let written = 0
+  let shared = false
   const started = startCommand(input, {
     makeState: settings => fileState(settings.stateFile),
     deliver: settings => writes => {
-      writeFiles(settings, writes)
+      shared = writeFiles(settings, writes)
       written = Object.keys(writes.variables).length
     },
     writesOutputs: settings => settings.outputsFile !== undefined
   })
   if ('error' in started) return fail(input, started.error)
   const { host, settings, state } = started
+  const unfit = shareRefusal('provision', host.options)
+  if (unfit !== undefined) return fail(input, unfit)
   const refused = claimFiles(settings, host, { writesVariables: true })
   if (refused !== undefined) return fail(input, refused)
 
@@ -38,17 +45,35 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
   host.log.info(
     `Wrote ${written} variables to ${printablePath(settings.envFile)}; load them with: set -a; . ${printablePath(shellPath(settings.envFile))}; set +a`
   )
+  if (shared && settings.sharedCredentialFile !== undefined) {
+    host.log.info(
+      `Wrote ${SHARED_VARIABLE} to ${printablePath(settings.sharedCredentialFile)} for the run's other jobs (sealed: no secret without the API key); pass it on as the job's dotenv report or output.`
+    )
+  }
   return 0
 }
 
-/** Both files or neither: an env file whose outputs file failed would hold a revoked token. */
-function writeFiles(settings: CliSettings, { variables, outputs }: FinalWrites): void {
+/**
+ * Every file or none: an env file whose outputs file failed would hold a revoked token, and a
+ * shared credential whose hand-over failed would send the other jobs to a revoked one.
+ */
+function writeFiles(settings: CliSettings, { variables, outputs }: FinalWrites): boolean {
   writeEnvFile(settings.envFile, variables)
-  if (settings.outputsFile === undefined) return
   try {
-    writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`)
+    if (settings.outputsFile !== undefined) {
+      writePrivateFile(settings.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`)
+    }
+    // Only in its own file: the variables file holds the token, and the setup job's dotenv
+    // report reaches every later job of the pipeline.
+    const sealed = outputs['shared-credential'] ?? ''
+    if (settings.sharedCredentialFile === undefined || sealed === '') return false
+    writeSharedFile(settings.sharedCredentialFile, sealed)
+    return true
   } catch (error) {
     removeEnvFile(settings.envFile)
+    if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
+      rmSync(settings.outputsFile, { force: true })
+    }
     throw error
   }
 }

@@ -9,6 +9,7 @@ import { provision } from '../../core/provision.js'
 import { revoke } from '../../core/revoke.js'
 import { describeUnexpected } from '../../core/text/describe-error.js'
 import { printable } from '../../core/text/printable.js'
+import { shareRefusal } from '../share-mode.js'
 import { fileState } from '../state-file.js'
 import { keepSecretsFromCommand } from '../own-environment.js'
 import { claimFiles, fail, finishRevoke, startCommand, type CommandInput } from './context.js'
@@ -31,6 +32,8 @@ export async function runCommand(given: CommandInput, commandLine: string[]): Pr
   })
   if ('error' in started) return fail(input, started.error)
   const { host, state } = started
+  const unfit = shareRefusal('run', host.options)
+  if (unfit !== undefined) return fail(input, unfit)
   const refused = claimFiles(started.settings, host, { writesVariables: false })
   if (refused !== undefined) return fail(input, refused)
   // Caught from the start: a signal during provision cancels the command, never the cleanup.

@@ -5,6 +5,7 @@ import { parseFailOnRevokeError, readBaseUrl, readHttpSettings } from '../settin
 import { readBoolean } from '../settings/option-values.js'
 import type { KindName, PostSettings } from '../settings/types.js'
 import { API_KEY_OPTION } from '../options/option-facts.js'
+import { readShareMode } from '../share/share-mode.js'
 
 /** `kind`: the one the record is revoked as (revoke-kind.ts); the options' own by default. */
 export function readPostSettings(
@@ -19,7 +20,8 @@ export function readPostSettings(
     revoke: readBoolean(options, 'revoke', true),
     failOnRevokeError: parseFailOnRevokeError(options),
     http: readHttpSettings(options),
-    optionLabel: name => options.label(name)
+    optionLabel: name => options.label(name),
+    ...(options.read('share').trim() !== '' && { share: readShareMode(options) })
   }
 }
 

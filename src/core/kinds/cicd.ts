@@ -7,9 +7,10 @@ import { optionNamed, readOneLine, readWholeNumber } from '../settings/option-va
 import type { CommonSettings } from '../settings/types.js'
 import { printable } from '../text/printable.js'
 import { expiryNote } from '../expiry.js'
-import { requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
+import { leftToRun, requireRevokeApiKey, shouldRevoke } from './revoke-guard.js'
 import { revokeUnused } from './revoke-unused.js'
 import type { CredentialKind } from './kind.js'
+import { withSharedCredential } from '../share/create-shared.js'
 import {
   acceptIssuedToken,
   readSavedToken,
@@ -85,8 +86,22 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
         })
       }
       const credential = acceptIssuedToken(raw, 'cicd', settings, context)
-      const obtained = tokenObtained(credential, WORDS, settings)
+      const provisioned = tokenObtained(credential, WORDS, settings)
+      const { shareForRun } = context
+      const obtained = shareForRun
+        ? withSharedCredential(provisioned, credential, settings, shareForRun)
+        : provisioned
       await publish(obtained)
+      if (shareForRun) {
+        // Handed over: the credential now belongs to the run, and post leaves it alone.
+        save({
+          kind: 'cicd',
+          tunnelUser: credential.tunnelUser,
+          baseUrl: settings.baseUrl,
+          ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
+          shared: true
+        })
+      }
       return obtained
     } catch (error) {
       if (issued !== undefined) {
@@ -104,6 +119,12 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
   readSaved: saved => readSavedToken('cicd', saved),
 
   async revoke(saved, { settings, service, log }) {
+    if (leftToRun(settings, saved)) {
+      log.info(
+        `Not revoking tunnel user ${printable(saved.tunnelUser)}: it is the run's shared credential, which the run's final job revokes (${settings.optionLabel('share')} revoke).${expiryNote(saved)}`
+      )
+      return 'kept'
+    }
     if (!shouldRevoke(settings, saved)) {
       log.info(
         `Not revoking tunnel user ${printable(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`

@@ -1,4 +1,4 @@
-import type { OptionSource, RunIdentity, StepLog } from '../host.js'
+import type { OptionSource, RunIdentity, ShareScope, StepLog } from '../host.js'
 import type { AnswerUrlFields } from '../service/answer-url.js'
 import type { CredentialService } from '../service/client.js'
 import type { KnownUser, UserOption } from '../settings/login-options.js'
@@ -88,6 +88,11 @@ export interface ObtainContext<Saved extends SavedRecord = SavedRecord> {
   tempRootName: string
   /** Names uploaded keys. */
   run: RunIdentity
+  /**
+   * `share: create`: seal the credential for the run's other jobs (only cicd, which the options
+   * check ensures), and leave it to the run once handed over; absent otherwise.
+   */
+  shareForRun?: ShareForRun
 }
 
 export interface RevokeContext {
@@ -113,6 +118,13 @@ export interface Obtained {
   announcement: string
   /** How the expose tunnel logs in with this credential. */
   login: TunnelLogin
+}
+
+/** `share: create`: what the cicd kind needs to seal what it provisions for the run. */
+export interface ShareForRun {
+  scope: ShareScope
+  /** How messages name ttl-minutes and share where the user sets them. */
+  label(name: string): string
 }
 
 /** What a tunnel client (the expose keeper) needs to log in: a token as password, or a key file. */

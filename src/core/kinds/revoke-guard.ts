@@ -17,6 +17,19 @@ export function shouldRevoke(
   return settings.revoke || saved.rejected === true
 }
 
+/**
+ * True when post leaves a shared credential to the run: main recorded it as shared, and the
+ * `share` option does not say off. Saved state alone never skips a revoke where the options are
+ * main's own (the action: `share` reads off there unless the workflow shares); on a command line,
+ * where revoke may run without `share`, an unset option leaves the record to decide.
+ */
+export function leftToRun(
+  settings: Pick<PostSettings, 'share'>,
+  saved: { shared?: boolean }
+): boolean {
+  return saved.shared === true && settings.share !== 'off'
+}
+
 /** A revoke request is authenticated with the API key: without one in post, none can be sent. */
 export function requireRevokeApiKey(settings: Pick<PostSettings, 'apiKey' | 'optionLabel'>): void {
   if (!settings.apiKey) {

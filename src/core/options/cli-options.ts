@@ -55,6 +55,12 @@ export const CLI_ONLY_OPTIONS: readonly OptionFacts[] = [
     "the tunnel ends by itself after N minutes at most (default: the credential's lifetime, or 60 minutes for one without)"
   ),
   cliOnly(
+    'shared-credential-file',
+    'PATH',
+    'shared.env',
+    'with --share create, SVC_SHARED_CREDENTIAL=SEALED alone, for the jobs that use it (a GitLab dotenv report); no secret (default shared.env in the working directory)'
+  ),
+  cliOnly(
     'request-log',
     'PATH',
     'requests.har',

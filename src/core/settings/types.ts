@@ -6,6 +6,7 @@ import type { OptionSource } from '../host.js'
 import type { HttpSettings } from '../service/factory.js'
 import type { TunnelSettings } from './expose.js'
 import type { KindName } from '../options/kind-names.js'
+import type { ShareMode } from '../share/share-mode.js'
 
 export type { HttpSettings, KindName }
 
@@ -34,4 +35,6 @@ export interface PostSettings {
   failOnRevokeError: boolean
   http: HttpSettings
   optionLabel: OptionSource['label']
+  /** The `share` option; absent when it is not set (a command line's revoke may not repeat it). */
+  share?: ShareMode
 }

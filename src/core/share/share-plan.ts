@@ -1,0 +1,97 @@
+/**
+ * The `share` option read and checked before any request: which mode, with what sealed blob, for
+ * which run. Every refusal is one ExplainedError that names the option and says what to do.
+ */
+import { ExplainedError } from '../errors.js'
+import type { OptionSource, ShareScope } from '../host.js'
+import { API_KEY_OPTION } from '../options/option-facts.js'
+import type { KindChoice } from '../assembly/choice.js'
+import { capitalised, optionNamed } from '../settings/option-values.js'
+import type { KindName } from '../settings/types.js'
+import { readShareMode } from './share-mode.js'
+
+/** What main does about sharing; `off` is today's step, unchanged. */
+export type SharePlan =
+  /** `notice`: sharing was asked for, but `credential: auto` fell back to free (no API key). */
+  | { mode: 'off'; notice?: string }
+  | { mode: 'create'; scope: ShareScope }
+  | { mode: 'use' | 'revoke'; scope: ShareScope; blob: string }
+  /** `share: revoke` with nothing to open: the step succeeds with this notice, sending nothing. */
+  | { mode: 'revoke'; notice: string }
+
+/** Why a kind other than cicd cannot be shared, said in the refusal. */
+const NOT_SHAREABLE: Record<Exclude<KindName, 'cicd'>, string> = {
+  free: 'a free credential has no API key to seal it with',
+  'ssh-key': 'sharing it would put a private key in the output',
+  existing: 'an existing credential is already yours to pass on'
+}
+
+/**
+ * The plan for main, from the options, the kind they chose, and the run the host names (none
+ * where sharing cannot work). Throws an ExplainedError for a refusal.
+ */
+export function readSharePlan(
+  options: OptionSource,
+  choice: KindChoice,
+  scope: ShareScope | undefined
+): SharePlan {
+  const mode = readShareMode(options)
+  if (mode === 'off') return { mode }
+  // `Input share is create`, `--share is use`: the start of each refusal below.
+  const share = `${optionNamed(options, 'share')} is ${mode}`
+  const blob = options.read('shared-credential').trim()
+  // A fork's pull request gets no secrets: `auto` then runs every job on its own free credential.
+  if (choice.auto && choice.kind === 'free') {
+    const why = `${options.label(API_KEY_OPTION)} is empty (as in a pull request from a fork), and sharing needs the API key`
+    if (mode !== 'revoke') {
+      return {
+        mode: 'off',
+        notice: `Not sharing: ${why}. ${capitalised(options.label('credential'))} is auto, so this job uses its own free credential.`
+      }
+    }
+    if (blob === '') {
+      return {
+        mode,
+        notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, and ${why}.`
+      }
+    }
+    throw new ExplainedError(
+      `${share}, but ${why} to open ${options.label('shared-credential')}. Pass the API key to this job.`
+    )
+  }
+  if (choice.kind !== 'cicd') {
+    throw new ExplainedError(
+      `${share}, which works only with ${options.label('credential')} cicd: ${NOT_SHAREABLE[choice.kind]}. Set ${options.label('share')} to off.`
+    )
+  }
+  if (scope === undefined) {
+    throw new ExplainedError(
+      `${share}, but sharing works on GitHub Actions and GitLab CI, where every job sees the run's identity; set ${options.label('share')} to off.`
+    )
+  }
+  if (mode === 'create') {
+    if (options.read('ttl-minutes').trim() === '') {
+      throw new ExplainedError(
+        `${share}, which needs ${options.label('ttl-minutes')}: a shared credential lives for the run, so it must expire. Set it to the run's longest duration in minutes.`
+      )
+    }
+    return { mode, scope }
+  }
+  if (options.read(API_KEY_OPTION).trim() === '') {
+    throw new ExplainedError(
+      `${share}, which needs ${options.label(API_KEY_OPTION)}: the shared credential opens only with the API key it was sealed with. Pass the same secret as the setup job.`
+    )
+  }
+  if (mode === 'revoke' && blob === '') {
+    return {
+      mode,
+      notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing (it failed before it shared a credential, or did not run).`
+    }
+  }
+  if (mode === 'use' && blob === '') {
+    throw new ExplainedError(
+      `${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`
+    )
+  }
+  return { mode, scope, blob }
+}
