@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse, parseAllDocuments } from 'yaml'
+import { optionDefault } from '../../src/core/options/option-facts.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const text = readFileSync(join(root, 'templates', 'tunnel-credentials.yml'), 'utf8')
@@ -226,6 +227,14 @@ describe('the GitLab component', () => {
             ])
           )
         )
+      })
+
+      it("reports as dotenv the file the CLI's provision --share create writes by default", () => {
+        const create = jobs['.tunnel-credentials-share-create'] as {
+          artifacts: { reports: { dotenv: string } }
+        }
+        expect(create.artifacts.reports.dotenv).toBe(optionDefault('shared-credential-file'))
+        expect(provisionLine).not.toContain('--shared-credential-file')
       })
 
       it('provisions with the mode, or in a final job revokes the shared credential instead', () => {

@@ -95,10 +95,12 @@ export function runPipeline(
      */
     pipelineVariables?: Record<string, string>
     /**
-     * Each job in a copy of the project of its own (`--shell-isolation`, by rsync), as runners
-     * give jobs: parallel jobs then write their files apart, and artifacts pass between jobs.
+     * How many jobs run at once (`--concurrency`). The shell executor runs every job in the
+     * project's own folder, so jobs that write the same files there run one at a time.
+     * (`--shell-isolation` would give each its own copy, but copies it afresh before
+     * after_script, which then finds none of the files the script wrote.)
      */
-    shellIsolation?: boolean
+    concurrency?: number
     timeoutMs?: number
   }
 ): Promise<PipelineRun> {
@@ -109,7 +111,7 @@ export function runPipeline(
   // The schema check (a second per run) is left to the --preview tests of the examples.
   const args = [ensureGitlabCiLocal(), '--force-shell-executor', '--no-color']
   args.push('--no-json-schema-validation')
-  if (options.shellIsolation === true) args.push('--shell-isolation')
+  if (options.concurrency !== undefined) args.push('--concurrency', String(options.concurrency))
   args.push('--variables-file', variablesFile, '--home', home)
   for (const [name, value] of Object.entries(options.pipelineVariables ?? {})) {
     args.push('--variable', `${name}=${value}`)
