@@ -2101,7 +2101,7 @@ __nccwpck_require__.r(__webpack_exports__);
 /* harmony import */ var _host_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(613);
 /* harmony import */ var _last_resort_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8);
 /* harmony import */ var _step_marker_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(949);
-/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(122);
+/* harmony import */ var _steps_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(867);
 
 
 
@@ -2167,7 +2167,7 @@ function markMainStarted() {
 
 /***/ }),
 
-/***/ 122:
+/***/ 867:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2615,7 +2615,7 @@ function readEnvPrefix(options) {
 // EXTERNAL MODULE: ./core/service/credential.ts + 1 modules
 var service_credential = __nccwpck_require__(464);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var text_printable = __nccwpck_require__(479);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
 var log_commands = __nccwpck_require__(785);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
@@ -2670,7 +2670,7 @@ function readTunnelToken(options, kind) {
     if (!value) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
-    if ((0,text_printable/* hasUnsafeCharacter */.QR)(value)) {
+    if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
         throw new errors/* ExplainedError */.h(`${name} holds whitespace or control characters: check that the secret holds the token alone, on one line.`);
     }
     return value;
@@ -2684,7 +2684,7 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
         throw new errors/* ExplainedError */.h(`${label} holds the ${TUNNEL_TOKEN_OPTION}, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,text_printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
     }
     return { name: value, from: { label: options.label(name), changeable } };
@@ -2704,7 +2704,7 @@ var iso_time = __nccwpck_require__(87);
 
 
 function expiryNote(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,text_printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
@@ -2784,7 +2784,7 @@ function openSealedCredential(blob, apiKey, binding) {
         throw new ShareRefusal('other-run', differs);
     let plain;
     try {
-        const decipher = createDecipheriv('aes-256-gcm', keyFor(apiKey, parts.salt), parts.iv);
+        const decipher = (0,external_node_crypto_.createDecipheriv)('aes-256-gcm', keyFor(apiKey, parts.salt), parts.iv);
         decipher.setAAD(parts.header);
         decipher.setAuthTag(parts.body.subarray(parts.body.length - TAG_BYTES));
         plain = Buffer.concat([
@@ -2851,13 +2851,13 @@ function bindingDifference(sealed, current) {
         return `The shared credential was sealed on another CI system, not for this run.${rerun}`;
     }
     if (sealed.repository !== current.repository) {
-        return `The shared credential was sealed for another repository, not ${printable(current.repository)}.${rerun}`;
+        return `The shared credential was sealed for another repository, not ${(0,printable/* printable */.g$)(current.repository)}.${rerun}`;
     }
     if (sealed.run !== current.run) {
-        return `The shared credential was sealed for another run, not run ${printable(current.run)} of ${printable(current.repository)}.${rerun}`;
+        return `The shared credential was sealed for another run, not run ${(0,printable/* printable */.g$)(current.run)} of ${(0,printable/* printable */.g$)(current.repository)}.${rerun}`;
     }
     if (sealed.project !== current.project) {
-        return `The shared credential was sealed for another project, not "${printable(current.project)}": set the same project in every job of the run.`;
+        return `The shared credential was sealed for another project, not "${(0,printable/* printable */.g$)(current.project)}": set the same project in every job of the run.`;
     }
     return undefined;
 }
@@ -2886,7 +2886,7 @@ function sharedPayload(credential, baseUrl) {
     };
 }
 function payloadBaseUrl(payload) {
-    return isObject(payload) && typeof payload.base_url === 'string' ? payload.base_url : undefined;
+    return (0,answer_fields/* isObject */.Gv)(payload) && typeof payload.base_url === 'string' ? payload.base_url : undefined;
 }
 
 ;// CONCATENATED MODULE: ./core/share/create-shared.ts
@@ -3073,7 +3073,7 @@ const cicdKind = {
         }
         catch (error) {
             if (issued !== undefined) {
-                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,text_printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
+                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
             }
             throw error;
         }
@@ -3081,21 +3081,21 @@ const cicdKind = {
     readSaved: saved => readSavedToken('cicd', saved),
     async revoke(saved, { settings, service, log }) {
         if (leftToRun(settings, saved)) {
-            log.info(`Not revoking tunnel user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}: it is the run's shared credential, which the run's final job revokes (${settings.optionLabel('share')} revoke).${expiryNote(saved)}`);
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: it is the run's shared credential, which the run's final job revokes (${settings.optionLabel('share')} revoke).${expiryNote(saved)}`);
             return 'kept';
         }
         if (!shouldRevoke(settings, saved)) {
-            log.info(`Not revoking tunnel user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
             return 'kept';
         }
         requireRevokeApiKey(settings);
         const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
         log.info(outcome === 'revoked'
-            ? `Revoked the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}.`
-            : `The tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+            ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
+            : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
         return 'revoked';
     },
-    describe: saved => `the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/existing.ts
@@ -3143,11 +3143,11 @@ const existingKind = {
     },
     readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
     async revoke(saved, { settings, log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(TUNNEL_TOKEN_OPTION)} ` +
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(TUNNEL_TOKEN_OPTION)} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
         return 'kept';
     },
-    describe: saved => `the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/free.ts
@@ -3201,7 +3201,7 @@ const freeKind = {
         log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
         return 'nothing';
     },
-    describe: saved => `the free credential of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 // EXTERNAL MODULE: ./core/text/describe-error.ts
@@ -3282,7 +3282,7 @@ function explainServiceError(error, context) {
             return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
             return error.endpoint === 'credential-provision'
-                ? `Project "${(0,text_printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
+                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
                     `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
@@ -3808,8 +3808,8 @@ const sshKeyKind = {
     describe: describeKey
 };
 function describeKey(saved) {
-    const id = saved.keyId === undefined ? '' : ` (id ${(0,text_printable/* printable */.g$)(saved.keyId)})`;
-    return `the SSH key ${(0,text_printable/* printable */.g$)(saved.fingerprint)}${id}`;
+    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
+    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
 }
 async function revokeOtherRecords(client, saved, { settings, log }, keep) {
     try {
@@ -3823,12 +3823,12 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
         const why = error instanceof errors/* ExplainedError */.h
             ? error.message
             : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
-        const hint = revokeByHand((0,text_printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,text_printable/* printable */.g$)(saved.keyName));
+        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
         throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
     }
 }
 function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
-    const path = (0,text_printable/* printable */.g$)(folder.path, 200);
+    const path = (0,printable/* printable */.g$)(folder.path, 200);
     if (!isKeyFolder(folder.path, tempRoot)) {
         log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`);
         return;
@@ -4085,7 +4085,125 @@ function readSharePlan(options, choice, scope) {
     if (mode === 'use' && blob === '') {
         throw new errors/* ExplainedError */.h(`${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`);
     }
-    return { mode, scope, blob };
+    return mode === 'use' ? { mode, scope, blob } : { mode, scope, blob };
+}
+
+;// CONCATENATED MODULE: ./core/share/open-shared.ts
+
+
+
+
+
+
+function openSharedCredential(plan, settings, { mask, options }) {
+    if (settings.kind !== 'cicd')
+        throw new Error(`share ${plan.mode} reached kind ${settings.kind}`);
+    let payload;
+    try {
+        payload = openSealedCredential(plan.blob, settings.apiKey, {
+            system: plan.scope.system,
+            repository: plan.scope.repository,
+            runId: plan.scope.runId,
+            project: settings.project
+        });
+    }
+    catch (error) {
+        if (error instanceof ShareRefusal)
+            throw new errors/* ExplainedError */.h(error.message);
+        throw error;
+    }
+    mask((0,answer_secrets/* secretsIn */.V)(payload));
+    const sealedBaseUrl = payloadBaseUrl(payload);
+    if (sealedBaseUrl !== settings.baseUrl) {
+        throw new errors/* ExplainedError */.h(`The shared credential comes from the credential service at ${(0,printable/* printable */.g$)(sealedBaseUrl ?? 'an unnamed address', 200)}, but ${options.label('base-url')} is ${settings.baseUrl}. ` +
+            `The API key goes only to ${options.label('base-url')}: set the same base-url in every job of the run.`);
+    }
+    const credential = (0,service_credential/* parseCredential */.n)(payload, settings);
+    return { credential, settings };
+}
+
+;// CONCATENATED MODULE: ./core/share/revoke-shared.ts
+
+
+
+
+
+async function revokeSharedCredential(plan, readSettings, host) {
+    const { log, clock, options } = host;
+    if ('notice' in plan) {
+        log.notice(plan.notice);
+        return;
+    }
+    const { credential, settings } = openSharedCredential(plan, readSettings(), host);
+    if (settings.tunnel) {
+        log.warning(`${options.label('expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
+    }
+    const user = credential.tunnelUser;
+    const service = createService(settings.baseUrl, settings.http, clock, log);
+    let outcome;
+    try {
+        outcome = await service.revokeCredential(settings.apiKey, user);
+    }
+    catch (error) {
+        const reason = explainFailure(error, {
+            baseUrl: settings.baseUrl,
+            nowMs: clock.now(),
+            label: name => options.label(name)
+        });
+        if ((0,iso_time/* hasExpired */.o)(credential.expiresAt, clock.now())) {
+            log.info(`Could not revoke the run's shared credential (tunnel user ${user}): ${reason} It expired at ${credential.expiresAt}, so it is no longer valid anyway.`);
+            return;
+        }
+        throw new errors/* ExplainedError */.h(`Could not revoke the run's shared credential (tunnel user ${user}): ${reason} It stays valid until ${credential.expiresAt ?? 'its expiry'}; run this job again to retry.`);
+    }
+    log.info(outcome === 'revoked'
+        ? `Revoked the run's shared credential (tunnel user ${user}).`
+        : `The run's shared credential (tunnel user ${user}) was already revoked or has expired (404); nothing left to do.`);
+}
+
+;// CONCATENATED MODULE: ./core/share/use-failure.ts
+async function explainUseFailure(error, _context) {
+    return error;
+}
+
+;// CONCATENATED MODULE: ./core/share/use-shared.ts
+
+
+
+
+function checkUsable({ credential }, options, now) {
+    if (credential.expiresAt === undefined) {
+        throw new errors/* ExplainedError */.h('The shared credential names no expiry, which the setup job never shares: pass its shared-credential output unchanged.');
+    }
+    if ((0,iso_time/* hasExpired */.o)(credential.expiresAt, now)) {
+        throw new errors/* ExplainedError */.h(`The shared credential expired at ${credential.expiresAt}: the run outlived ${options.label('ttl-minutes')}. Re-run all jobs with a longer ${options.label('ttl-minutes')} in the setup job.`);
+    }
+}
+async function useSharedCredential({ credential, settings }, context) {
+    const { tunnelUser, tunnelHost, tunnelPort, expiresAt } = credential;
+    const obtained = {
+        ...tokenObtained(credential, { kind: 'cicd', label: 'cicd, shared by the run', verb: 'Using' }, settings),
+        announcement: `Using the shared credential of tunnel user ${tunnelUser} for ${tunnelHost}:${tunnelPort}, valid until ${expiresAt}.`
+    };
+    context.save({
+        kind: 'cicd',
+        tunnelUser,
+        baseUrl: settings.baseUrl,
+        ...(expiresAt && { expiresAt }),
+        shared: true
+    });
+    try {
+        await context.publish(obtained);
+    }
+    catch (error) {
+        context.clearSaved();
+        throw await explainUseFailure(error, {
+            tunnelUser,
+            apiKey: settings.apiKey,
+            service: context.service
+        });
+    }
+    return obtained;
 }
 
 ;// CONCATENATED MODULE: ./core/options/output-facts.ts
@@ -4242,8 +4360,8 @@ function withPrintableSummary(writes) {
         ...writes,
         summary: writes.summary.map(table => ({
             ...table,
-            ...(table.lines && { lines: table.lines.map(line => (0,text_printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
-            rows: table.rows.map(row => row.map((cell, index) => (0,text_printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
+            ...(table.lines && { lines: table.lines.map(line => (0,printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
+            rows: table.rows.map(row => row.map((cell, index) => (0,printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
         }))
     };
 }
@@ -4267,21 +4385,28 @@ var urls = __nccwpck_require__(845);
 
 
 
+
+
+
 async function provision(givenHost) {
     const { host, masked } = recordingMasks(givenHost);
     const { options, log, clock, state } = host;
     host.mask(SECRET_OPTION_NAMES.map(name => options.read(name)).filter(Boolean));
-    let baseUrl = (0,text_printable/* printable */.g$)(options.read('base-url'));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
         const checked = checkedOptions(options);
         const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
-        if (share.mode === 'use' || share.mode === 'revoke') {
-            throw new errors/* ExplainedError */.h(`${options.label('share')} ${share.mode} is not built yet.`);
+        if (share.mode === 'revoke') {
+            await revokeSharedCredential(share, () => readMainSettings(options), host);
+            return { status: 'shared-revoked' };
         }
         const settings = readMainSettings(options);
+        const opened = share.mode === 'use' ? openSharedCredential(share, settings, host) : undefined;
+        if (opened)
+            checkUsable(opened, options, clock.now());
         if (!settings.tunnel) {
             const ignored = withoutExposeWarning(options);
             if (ignored !== undefined)
@@ -4296,7 +4421,7 @@ async function provision(givenHost) {
             ? (await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
-            await obtainCredential(settings, {
+            const context = {
                 service: () => {
                     if (!('baseUrl' in settings))
                         throw new Error(`credential ${settings.kind} sends no request`);
@@ -4335,7 +4460,8 @@ async function provision(givenHost) {
                 ...(share.mode === 'create' && {
                     shareForRun: { scope: share.scope, label: name => options.label(name) }
                 })
-            });
+            };
+            await (opened ? useSharedCredential(opened, context) : obtainCredential(settings, context));
         }
         finally {
             await tunnel?.stopUnused();
@@ -4464,7 +4590,7 @@ async function revokeRecordedCredential(host) {
         return { credential: { status: 'nothing' } };
     }
     let failOnRevokeError = false;
-    let baseUrl = (0,text_printable/* printable */.g$)(options.read('base-url'));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let saved;
     let chosen;
     try {
@@ -4505,7 +4631,7 @@ async function revokeRecordedCredential(host) {
         const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
         const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
         if ((0,iso_time/* hasExpired */.o)(expiresAt, clock.now())) {
-            const note = ` It should already have expired at ${(0,text_printable/* printable */.g$)(expiresAt ?? '')}.`;
+            const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
             return failed(`${message}${note}`, 'info', chosen);
         }
         return failed(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`, weight, chosen);
@@ -4520,7 +4646,7 @@ function withMismatch(chosen) {
 function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
     if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
-    log.warning(`The saved state names the credential service at ${(0,text_printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
         `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
 }
 

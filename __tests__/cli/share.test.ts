@@ -3,7 +3,16 @@
  * local credential service: jobs of one GitLab pipeline (their own folders, the same
  * CI_PROJECT_PATH and CI_PIPELINE_ID), and what each command writes, exports and revokes.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startCredentialService, type RunningService } from '../../service/server.js'
@@ -45,6 +54,87 @@ function job(ci: Record<string, string> = PIPELINE) {
   }
 }
 
+const statusOf = (user: string) => service.tokens().find(t => t.tunnel_user === user)?.status
+const userIn = (lines: string[]) => /Provisioned tunnel user (\w+)/.exec(lines.join('\n'))![1]
+const provisions = () => service.requests().filter(r => r.path.includes('credential-provision'))
+const revokes = () => service.requests().filter(r => r.path.includes('revoke'))
+
+/** The setup job: provision --share create; the sealed credential it wrote, and its user. */
+async function setUp(setup = job()) {
+  const ran = await setup.run(['provision', '--share', 'create'], { SVC_TTL_MINUTES: '30' })
+  expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: [] })
+  const text = readFileSync(join(setup.dir, 'shared.env'), 'utf8')
+  const sealed = /^SVC_SHARED_CREDENTIAL=(ptc1\.[A-Za-z0-9_.-]+)\n$/.exec(text)![1]
+  return { setup, ran, sealed, user: userIn(ran.stdout) }
+}
+
+describe('provision --share create, in the setup job', () => {
+  it('writes SVC_SHARED_CREDENTIAL alone to shared.env, and nothing of it to tunnel.env', async () => {
+    const { setup, ran, sealed } = await setUp()
+    const variables = readFileSync(join(setup.dir, 'tunnel.env'), 'utf8')
+    expect(variables).toContain('SVC_TUNNEL_TOKEN=')
+    expect(variables).not.toContain('SVC_SHARED_CREDENTIAL')
+    expect(variables).not.toContain(sealed)
+    expect(statSync(join(setup.dir, 'shared.env')).mode & 0o777).toBe(0o600)
+    expect(ran.stdout.at(-1)).toBe(
+      `Wrote SVC_SHARED_CREDENTIAL to ${join(setup.dir, 'shared.env')} for the run's other jobs (sealed: it opens only with the API key).`
+    )
+    expect(provisions()).toHaveLength(1)
+  })
+
+  it('its own revoke leaves the credential to the run: no request, the token still active', async () => {
+    const { setup, user } = await setUp()
+    service.clearRequests()
+    const ran = await setup.run(['revoke'], { SVC_SHARE: 'create' })
+    expect(ran.code).toBe(0)
+    expect(revokes()).toEqual([])
+    expect(statusOf(user)).toBe('active')
+    expect(existsSync(join(setup.dir, 'tunnel.env'))).toBe(false)
+    expect(existsSync(join(setup.dir, '.tunnel-credentials.json'))).toBe(false)
+    // The other jobs still need it (GitLab collects the dotenv report after after_script).
+    expect(existsSync(join(setup.dir, 'shared.env'))).toBe(true)
+  })
+
+  it('writes no shared.env without --share create', async () => {
+    const plain = job()
+    expect((await plain.run(['provision'])).code).toBe(0)
+    expect(existsSync(join(plain.dir, 'shared.env'))).toBe(false)
+    expect((await plain.run(['revoke'])).code).toBe(0)
+  })
+
+  it('never replaces a file at shared.env it did not write: exit 1, nothing sent', async () => {
+    const setup = job()
+    const mine = 'DEPLOY_TARGET=staging\n'
+    writeFileSync(join(setup.dir, 'shared.env'), mine)
+    const ran = await setup.run(['provision', '--share', 'create'], { SVC_TTL_MINUTES: '30' })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([
+      `Error: ${join(setup.dir, 'shared.env')} (SVC_SHARED_CREDENTIAL_FILE) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another SVC_SHARED_CREDENTIAL_FILE.`
+    ])
+    expect(service.requests()).toEqual([])
+    expect(readFileSync(join(setup.dir, 'shared.env'), 'utf8')).toBe(mine)
+  })
+
+  it('revokes at once, and leaves no file, when shared.env cannot be written', async () => {
+    const setup = job()
+    const handover = join(setup.dir, 'handover')
+    mkdirSync(handover)
+    const running = setup.run(['provision', '--share', 'create'], {
+      SVC_TTL_MINUTES: '30',
+      SVC_OUTPUTS_FILE: join(setup.dir, 'outputs.json'),
+      SVC_SHARED_CREDENTIAL_FILE: join(handover, 'shared.env')
+    })
+    // Checked before the first request; gone by the hand-over (the command waits on the service).
+    rmSync(handover, { recursive: true })
+    const ran = await running
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.join('\n')).toContain('revoked')
+    expect(provisions()).toHaveLength(1)
+    expect(statusOf(service.tokens().at(-1)!.tunnel_user)).toBe('revoked')
+    expect(readdirSync(setup.dir)).toEqual([])
+  })
+})
+
 describe('--share on a command the mode does not fit', () => {
   it('refuses provision --share revoke, names the command that does it, and sends nothing', async () => {
     const final = job()
@@ -76,11 +166,39 @@ describe('--share on a command the mode does not fit', () => {
 })
 
 describe('--share where no run can be named', () => {
+  const REFUSED =
+    "Error: --share is create, but sharing works on GitHub Actions and GitLab CI, where every job sees the run's identity; set --share to off."
+
+  it.each([
+    ['Jenkins', { JENKINS_URL: 'https://ci.example/', JOB_NAME: 'web-shop', BUILD_NUMBER: '8' }],
+    [
+      'Buildkite',
+      {
+        BUILDKITE: 'true',
+        BUILDKITE_BUILD_ID: 'b-1',
+        BUILDKITE_JOB_ID: 'j-1',
+        BUILDKITE_PIPELINE_SLUG: 'web-shop',
+        BUILDKITE_BUILD_NUMBER: '8'
+      }
+    ],
+    ['no CI system at all', {}]
+  ])('is refused on %s: exit 1, one line, nothing sent or written', async (_case, ci) => {
+    const elsewhere = job(ci)
+    const ran = await elsewhere.run(['provision', '--share', 'create'], { SVC_TTL_MINUTES: '30' })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([REFUSED])
+    expect(service.requests()).toEqual([])
+    expect(readdirSync(elsewhere.dir)).toEqual([])
+  })
+
   it('warns which sign is at fault in a GitLab job with a GitHub flag left in it', async () => {
     const confused = job({ ...PIPELINE, GITHUB_ACTIONS: 'true' })
     const ran = await confused.run(['provision', '--share', 'create'], { SVC_TTL_MINUTES: '30' })
     expect(ran.stderr[0]).toBe(
       'Warning: tunnel-credentials cannot be sure which GitLab CI run this is, since GITHUB_ACTIONS (GitHub Actions) is set too, so the signs disagree; so nothing can be shared here.'
     )
+    expect(ran.stderr.slice(1)).toEqual([REFUSED])
+    expect(ran.code).toBe(1)
+    expect(service.requests()).toEqual([])
   })
 })

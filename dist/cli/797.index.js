@@ -135,7 +135,7 @@ function gateSummaryRow(protect, label, { variable, outputsName } = {}) {
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(421);
 // EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __webpack_require__(24);
+var external_node_fs_ = __webpack_require__(643);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
@@ -205,6 +205,15 @@ function isKeeper(look, startTime, dir) {
 
 ;// CONCATENATED MODULE: ./core/tunnel/main/start-failure.ts
 
+
+class TunnelStartError extends errors/* ExplainedError */.h {
+    failure;
+    constructor(message, failure) {
+        super(message);
+        this.failure = failure;
+        this.name = 'TunnelStartError';
+    }
+}
 function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
     if (outcome.type === 'ready')
         return 'The tunnel started.';
@@ -273,7 +282,6 @@ function lastLogLine(dir) {
 }
 
 ;// CONCATENATED MODULE: ./core/tunnel/main/launch.ts
-
 
 
 
@@ -381,7 +389,7 @@ function launchKeeper(options) {
             await killAndWait(launched);
             const lastLine = lastLogLine(dir);
             removeTunnelDir(dir, dirId);
-            throw new errors/* ExplainedError */.h(describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName));
+            throw new TunnelStartError(describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName), outcome.type === 'failed' ? outcome.cause : 'died');
         },
         async stopUnused() {
             if (used)

@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(516);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 516:
+/***/ 24:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -435,7 +435,7 @@ var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __nccwpck_require__(693);
 // EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
+var external_node_fs_ = __nccwpck_require__(643);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
@@ -548,7 +548,7 @@ function readEnvPrefix(options) {
 // EXTERNAL MODULE: ./core/service/credential.ts + 1 modules
 var service_credential = __nccwpck_require__(464);
 // EXTERNAL MODULE: ./core/text/printable.ts
-var text_printable = __nccwpck_require__(479);
+var printable = __nccwpck_require__(479);
 // EXTERNAL MODULE: ./core/text/log-commands.ts
 var log_commands = __nccwpck_require__(785);
 ;// CONCATENATED MODULE: ./core/settings/login-options.ts
@@ -603,7 +603,7 @@ function readTunnelToken(options, kind) {
     if (!value) {
         throw new errors/* ExplainedError */.h(`${name} is empty, and credential is "${kind}", which needs it: pass the token you already hold, from a secret.`);
     }
-    if ((0,text_printable/* hasUnsafeCharacter */.QR)(value)) {
+    if ((0,printable/* hasUnsafeCharacter */.QR)(value)) {
         throw new errors/* ExplainedError */.h(`${name} holds whitespace or control characters: check that the secret holds the token alone, on one line.`);
     }
     return value;
@@ -617,7 +617,7 @@ function readTunnelUser(options, name, kind, whatItIs, { changeable, secrets = [
     if ((0,answer_secrets/* holdsSecret */.h)(value, secrets)) {
         throw new errors/* ExplainedError */.h(`${label} holds the ${option_facts/* TUNNEL_TOKEN_OPTION */.zK}, or a long piece of it: check that the two inputs are not swapped.`);
     }
-    if (value.length > 200 || (0,text_printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
+    if (value.length > 200 || (0,printable/* hasUnsafeCharacter */.QR)(value) || (0,log_commands/* holdsCommandMarker */.eK)(value)) {
         throw new errors/* ExplainedError */.h(`${label} is ${(0,quote/* quote */.h)(value)}: expected a user name without spaces, control characters or log command markers ("::", or "#" followed by "#[" or "#vso[").`);
     }
     return { name: value, from: { label: options.label(name), changeable } };
@@ -637,7 +637,7 @@ var iso_time = __nccwpck_require__(87);
 
 
 function expiryNote(saved) {
-    return saved.expiresAt ? ` It expires by itself at ${(0,text_printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
+    return saved.expiresAt ? ` It expires by itself at ${(0,printable/* printable */.g$)(saved.expiresAt, 40)}.` : '';
 }
 
 ;// CONCATENATED MODULE: ./core/kinds/revoke-guard.ts
@@ -717,7 +717,7 @@ function openSealedCredential(blob, apiKey, binding) {
         throw new ShareRefusal('other-run', differs);
     let plain;
     try {
-        const decipher = createDecipheriv('aes-256-gcm', keyFor(apiKey, parts.salt), parts.iv);
+        const decipher = (0,external_node_crypto_.createDecipheriv)('aes-256-gcm', keyFor(apiKey, parts.salt), parts.iv);
         decipher.setAAD(parts.header);
         decipher.setAuthTag(parts.body.subarray(parts.body.length - TAG_BYTES));
         plain = Buffer.concat([
@@ -784,13 +784,13 @@ function bindingDifference(sealed, current) {
         return `The shared credential was sealed on another CI system, not for this run.${rerun}`;
     }
     if (sealed.repository !== current.repository) {
-        return `The shared credential was sealed for another repository, not ${printable(current.repository)}.${rerun}`;
+        return `The shared credential was sealed for another repository, not ${(0,printable/* printable */.g$)(current.repository)}.${rerun}`;
     }
     if (sealed.run !== current.run) {
-        return `The shared credential was sealed for another run, not run ${printable(current.run)} of ${printable(current.repository)}.${rerun}`;
+        return `The shared credential was sealed for another run, not run ${(0,printable/* printable */.g$)(current.run)} of ${(0,printable/* printable */.g$)(current.repository)}.${rerun}`;
     }
     if (sealed.project !== current.project) {
-        return `The shared credential was sealed for another project, not "${printable(current.project)}": set the same project in every job of the run.`;
+        return `The shared credential was sealed for another project, not "${(0,printable/* printable */.g$)(current.project)}": set the same project in every job of the run.`;
     }
     return undefined;
 }
@@ -819,7 +819,7 @@ function sharedPayload(credential, baseUrl) {
     };
 }
 function payloadBaseUrl(payload) {
-    return isObject(payload) && typeof payload.base_url === 'string' ? payload.base_url : undefined;
+    return (0,answer_fields/* isObject */.Gv)(payload) && typeof payload.base_url === 'string' ? payload.base_url : undefined;
 }
 
 ;// CONCATENATED MODULE: ./core/share/create-shared.ts
@@ -1006,7 +1006,7 @@ const cicdKind = {
         }
         catch (error) {
             if (issued !== undefined) {
-                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,text_printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
+                await revokeUnused(`the credential of ${issued.nameable ? `tunnel user ${(0,printable/* printable */.g$)(issued.tunnelUser, 100)}` : 'a tunnel user that holds the token'}`, () => client.revokeCredential(settings.apiKey, issued.tunnelUser), context, issued.savable);
             }
             throw error;
         }
@@ -1014,21 +1014,21 @@ const cicdKind = {
     readSaved: saved => readSavedToken('cicd', saved),
     async revoke(saved, { settings, service, log }) {
         if (leftToRun(settings, saved)) {
-            log.info(`Not revoking tunnel user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}: it is the run's shared credential, which the run's final job revokes (${settings.optionLabel('share')} revoke).${expiryNote(saved)}`);
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: it is the run's shared credential, which the run's final job revokes (${settings.optionLabel('share')} revoke).${expiryNote(saved)}`);
             return 'kept';
         }
         if (!shouldRevoke(settings, saved)) {
-            log.info(`Not revoking tunnel user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
+            log.info(`Not revoking tunnel user ${(0,printable/* printable */.g$)(saved.tunnelUser)}: ${settings.optionLabel('revoke')} is false.${expiryNote(saved)}`);
             return 'kept';
         }
         requireRevokeApiKey(settings);
         const outcome = await service().revokeCredential(settings.apiKey, saved.tunnelUser);
         log.info(outcome === 'revoked'
-            ? `Revoked the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}.`
-            : `The tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
+            ? `Revoked the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}.`
+            : `The tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} was already revoked or has expired (404); nothing left to do.`);
         return 'revoked';
     },
-    describe: saved => `the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/existing.ts
@@ -1076,11 +1076,11 @@ const existingKind = {
     },
     readSaved: ({ tunnelUser }) => (0,validators/* isCleanIdentifier */.VS)(tunnelUser) ? { kind: 'existing', tunnelUser } : undefined,
     async revoke(saved, { settings, log }) {
-        log.info(`Nothing to revoke: the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)} ` +
+        log.info(`Nothing to revoke: the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)} came from ${settings.optionLabel(option_facts/* TUNNEL_TOKEN_OPTION */.zK)} ` +
             '(credential: existing), so this step did not create it and leaves it valid.');
         return 'kept';
     },
-    describe: saved => `the tunnel token of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the tunnel token of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 ;// CONCATENATED MODULE: ./core/kinds/free.ts
@@ -1134,7 +1134,7 @@ const freeKind = {
         log.info(`Nothing to revoke: free credentials cannot be revoked.${expiryNote(saved)}`);
         return 'nothing';
     },
-    describe: saved => `the free credential of user ${(0,text_printable/* printable */.g$)(saved.tunnelUser)}`
+    describe: saved => `the free credential of user ${(0,printable/* printable */.g$)(saved.tunnelUser)}`
 };
 
 // EXTERNAL MODULE: ./core/service/retry.ts
@@ -1213,7 +1213,7 @@ function explainServiceError(error, context) {
             return `The API key is not allowed to do this (${status}).${said} ${FORBIDDEN_HINTS[error.endpoint]}`;
         case 404:
             return error.endpoint === 'credential-provision'
-                ? `Project "${(0,text_printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
+                ? `Project "${(0,printable/* printable */.g$)(context.project ?? '', 100)}" was not found, or ${label('base-url')} does not point at the credential service's API (${status}).${said} ` +
                     `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
@@ -1737,8 +1737,8 @@ const sshKeyKind = {
     describe: describeKey
 };
 function describeKey(saved) {
-    const id = saved.keyId === undefined ? '' : ` (id ${(0,text_printable/* printable */.g$)(saved.keyId)})`;
-    return `the SSH key ${(0,text_printable/* printable */.g$)(saved.fingerprint)}${id}`;
+    const id = saved.keyId === undefined ? '' : ` (id ${(0,printable/* printable */.g$)(saved.keyId)})`;
+    return `the SSH key ${(0,printable/* printable */.g$)(saved.fingerprint)}${id}`;
 }
 async function revokeOtherRecords(client, saved, { settings, log }, keep) {
     try {
@@ -1752,12 +1752,12 @@ async function revokeOtherRecords(client, saved, { settings, log }, keep) {
         const why = error instanceof errors/* ExplainedError */.h
             ? error.message
             : explainFailure(error, { baseUrl: settings.baseUrl ?? '', nowMs: Date.now() });
-        const hint = revokeByHand((0,text_printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,text_printable/* printable */.g$)(saved.keyName));
+        const hint = revokeByHand((0,printable/* printable */.g$)(saved.fingerprint), saved.keyName && (0,printable/* printable */.g$)(saved.keyName));
         throw new errors/* ExplainedError */.h(`${why} So ${hint}.`);
     }
 }
 function deleteKeyFolder(folder, { tempRoot, tempRootName }, log) {
-    const path = (0,text_printable/* printable */.g$)(folder.path, 200);
+    const path = (0,printable/* printable */.g$)(folder.path, 200);
     if (!isKeyFolder(folder.path, tempRoot)) {
         log.warning(`Not deleting ${path}: saved state names it as the key folder, but it is not a folder this tool makes under ${tempRootName}.`);
         return;
@@ -2014,7 +2014,125 @@ function readSharePlan(options, choice, scope) {
     if (mode === 'use' && blob === '') {
         throw new errors/* ExplainedError */.h(`${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`);
     }
-    return { mode, scope, blob };
+    return mode === 'use' ? { mode, scope, blob } : { mode, scope, blob };
+}
+
+;// CONCATENATED MODULE: ./core/share/open-shared.ts
+
+
+
+
+
+
+function openSharedCredential(plan, settings, { mask, options }) {
+    if (settings.kind !== 'cicd')
+        throw new Error(`share ${plan.mode} reached kind ${settings.kind}`);
+    let payload;
+    try {
+        payload = openSealedCredential(plan.blob, settings.apiKey, {
+            system: plan.scope.system,
+            repository: plan.scope.repository,
+            runId: plan.scope.runId,
+            project: settings.project
+        });
+    }
+    catch (error) {
+        if (error instanceof ShareRefusal)
+            throw new errors/* ExplainedError */.h(error.message);
+        throw error;
+    }
+    mask((0,answer_secrets/* secretsIn */.V)(payload));
+    const sealedBaseUrl = payloadBaseUrl(payload);
+    if (sealedBaseUrl !== settings.baseUrl) {
+        throw new errors/* ExplainedError */.h(`The shared credential comes from the credential service at ${(0,printable/* printable */.g$)(sealedBaseUrl ?? 'an unnamed address', 200)}, but ${options.label('base-url')} is ${settings.baseUrl}. ` +
+            `The API key goes only to ${options.label('base-url')}: set the same base-url in every job of the run.`);
+    }
+    const credential = (0,service_credential/* parseCredential */.n)(payload, settings);
+    return { credential, settings };
+}
+
+;// CONCATENATED MODULE: ./core/share/revoke-shared.ts
+
+
+
+
+
+async function revokeSharedCredential(plan, readSettings, host) {
+    const { log, clock, options } = host;
+    if ('notice' in plan) {
+        log.notice(plan.notice);
+        return;
+    }
+    const { credential, settings } = openSharedCredential(plan, readSettings(), host);
+    if (settings.tunnel) {
+        log.warning(`${options.label('expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
+    }
+    const user = credential.tunnelUser;
+    const service = createService(settings.baseUrl, settings.http, clock, log);
+    let outcome;
+    try {
+        outcome = await service.revokeCredential(settings.apiKey, user);
+    }
+    catch (error) {
+        const reason = explainFailure(error, {
+            baseUrl: settings.baseUrl,
+            nowMs: clock.now(),
+            label: name => options.label(name)
+        });
+        if ((0,iso_time/* hasExpired */.o)(credential.expiresAt, clock.now())) {
+            log.info(`Could not revoke the run's shared credential (tunnel user ${user}): ${reason} It expired at ${credential.expiresAt}, so it is no longer valid anyway.`);
+            return;
+        }
+        throw new errors/* ExplainedError */.h(`Could not revoke the run's shared credential (tunnel user ${user}): ${reason} It stays valid until ${credential.expiresAt ?? 'its expiry'}; run this job again to retry.`);
+    }
+    log.info(outcome === 'revoked'
+        ? `Revoked the run's shared credential (tunnel user ${user}).`
+        : `The run's shared credential (tunnel user ${user}) was already revoked or has expired (404); nothing left to do.`);
+}
+
+;// CONCATENATED MODULE: ./core/share/use-failure.ts
+async function explainUseFailure(error, _context) {
+    return error;
+}
+
+;// CONCATENATED MODULE: ./core/share/use-shared.ts
+
+
+
+
+function checkUsable({ credential }, options, now) {
+    if (credential.expiresAt === undefined) {
+        throw new errors/* ExplainedError */.h('The shared credential names no expiry, which the setup job never shares: pass its shared-credential output unchanged.');
+    }
+    if ((0,iso_time/* hasExpired */.o)(credential.expiresAt, now)) {
+        throw new errors/* ExplainedError */.h(`The shared credential expired at ${credential.expiresAt}: the run outlived ${options.label('ttl-minutes')}. Re-run all jobs with a longer ${options.label('ttl-minutes')} in the setup job.`);
+    }
+}
+async function useSharedCredential({ credential, settings }, context) {
+    const { tunnelUser, tunnelHost, tunnelPort, expiresAt } = credential;
+    const obtained = {
+        ...tokenObtained(credential, { kind: 'cicd', label: 'cicd, shared by the run', verb: 'Using' }, settings),
+        announcement: `Using the shared credential of tunnel user ${tunnelUser} for ${tunnelHost}:${tunnelPort}, valid until ${expiresAt}.`
+    };
+    context.save({
+        kind: 'cicd',
+        tunnelUser,
+        baseUrl: settings.baseUrl,
+        ...(expiresAt && { expiresAt }),
+        shared: true
+    });
+    try {
+        await context.publish(obtained);
+    }
+    catch (error) {
+        context.clearSaved();
+        throw await explainUseFailure(error, {
+            tunnelUser,
+            apiKey: settings.apiKey,
+            service: context.service
+        });
+    }
+    return obtained;
 }
 
 ;// CONCATENATED MODULE: ./core/options/output-facts.ts
@@ -2173,8 +2291,8 @@ function withPrintableSummary(writes) {
         ...writes,
         summary: writes.summary.map(table => ({
             ...table,
-            ...(table.lines && { lines: table.lines.map(line => (0,text_printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
-            rows: table.rows.map(row => row.map((cell, index) => (0,text_printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
+            ...(table.lines && { lines: table.lines.map(line => (0,printable/* printable */.g$)(line, SUMMARY_VALUE_MAX)) }),
+            rows: table.rows.map(row => row.map((cell, index) => (0,printable/* printable */.g$)(cell, index === 0 ? 100 : SUMMARY_VALUE_MAX)))
         }))
     };
 }
@@ -2198,21 +2316,28 @@ var urls = __nccwpck_require__(845);
 
 
 
+
+
+
 async function provision(givenHost) {
     const { host, masked } = recordingMasks(givenHost);
     const { options, log, clock, state } = host;
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
-    let baseUrl = (0,text_printable/* printable */.g$)(options.read('base-url'));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
     try {
         const checked = checkedOptions(options);
         const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
-        if (share.mode === 'use' || share.mode === 'revoke') {
-            throw new errors/* ExplainedError */.h(`${options.label('share')} ${share.mode} is not built yet.`);
+        if (share.mode === 'revoke') {
+            await revokeSharedCredential(share, () => readMainSettings(options), host);
+            return { status: 'shared-revoked' };
         }
         const settings = readMainSettings(options);
+        const opened = share.mode === 'use' ? openSharedCredential(share, settings, host) : undefined;
+        if (opened)
+            checkUsable(opened, options, clock.now());
         if (!settings.tunnel) {
             const ignored = withoutExposeWarning(options);
             if (ignored !== undefined)
@@ -2227,7 +2352,7 @@ async function provision(givenHost) {
             ? (await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
-            await obtainCredential(settings, {
+            const context = {
                 service: () => {
                     if (!('baseUrl' in settings))
                         throw new Error(`credential ${settings.kind} sends no request`);
@@ -2266,7 +2391,8 @@ async function provision(givenHost) {
                 ...(share.mode === 'create' && {
                     shareForRun: { scope: share.scope, label: name => options.label(name) }
                 })
-            });
+            };
+            await (opened ? useSharedCredential(opened, context) : obtainCredential(settings, context));
         }
         finally {
             await tunnel?.stopUnused();
@@ -2820,11 +2946,11 @@ function readCliSettings(raw, { forRevoke = false } = {}) {
 function refuseSharedFile(options, forRevoke, files) {
     for (const [index, [name, path]] of files.entries()) {
         if (!forRevoke && (0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.statSync)(path).isDirectory()) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,text_printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,text_printable/* printablePath */.Vj)((0,external_node_path_.join)(path, exampleFileName(name)))}.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} is ${(0,printable/* printablePath */.Vj)(path)}, which is a directory. Name a file, e.g. ${(0,printable/* printablePath */.Vj)((0,external_node_path_.join)(path, exampleFileName(name)))}.`);
         }
         const other = files.slice(0, index).find(([, earlier]) => earlier === path);
         if (other !== undefined) {
-            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${(0,text_printable/* printablePath */.Vj)(path)}. Give each its own file.`);
+            throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, other[0])} and ${options.label(name)} both name ${(0,printable/* printablePath */.Vj)(path)}. Give each its own file.`);
         }
     }
 }
@@ -2837,7 +2963,7 @@ function requireDirectory(options, name, path) {
     }
     if (!isDirectory) {
         const what = name === 'work-dir' ? 'is' : 'is in';
-        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${(0,text_printable/* printablePath */.Vj)(path)}, which is not an existing directory. Create it first, or choose another.`);
+        throw new errors/* ExplainedError */.h(`${(0,option_values/* optionNamed */.b7)(options, name)} ${what} ${(0,printable/* printablePath */.Vj)(path)}, which is not an existing directory. Create it first, or choose another.`);
     }
 }
 function exampleFileName(option) {
@@ -3048,7 +3174,7 @@ function finishRevoke(input, outcome, state, stateFile) {
             input.terminal.stdout(credential.message);
     }
     if (leftUnfinished(outcome)) {
-        input.terminal.stdout(`Kept ${(0,text_printable/* printablePath */.Vj)(stateFile)}, so that running revoke again can retry.`);
+        input.terminal.stdout(`Kept ${(0,printable/* printablePath */.Vj)(stateFile)}, so that running revoke again can retry.`);
     }
     else {
         state.remove();
@@ -3080,7 +3206,7 @@ function claimFiles(settings, host, { writesVariables }) {
         : undefined;
     if (foreign !== undefined) {
         const flag = label(foreign.option);
-        return `${(0,text_printable/* printablePath */.Vj)(foreign.path)} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`;
+        return `${(0,printable/* printablePath */.Vj)(foreign.path)} (${flag}) exists and was not written by tunnel-credentials, which never replaces such a file. Move it away, or choose another ${flag}.`;
     }
     const flag = label('state-file');
     let found;
@@ -3088,17 +3214,17 @@ function claimFiles(settings, host, { writesVariables }) {
         found = claimStateFile(settings.stateFile);
     }
     catch (error) {
-        return `Could not create ${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}): ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that its folder is writable.`;
+        return `Could not create ${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}): ${(0,describe_error/* describeUnexpected */.V)(error)}. Check that its folder is writable.`;
     }
     if (found === undefined)
         return undefined;
     if (found.type === 'foreign') {
-        return `${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
+        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) exists and is not a tunnel-credentials state file. Move it away, or choose another ${flag}.`;
     }
     if (found.type === 'state' && Object.keys(found.values).length === 0) {
-        return `${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`;
+        return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is taken by another provision or run in this folder, or by one that was stopped before it obtained anything. Wait for it to end; if none is running, run tunnel-credentials revoke with the same options to clear it.`;
     }
-    return `${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
+    return `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) records a credential or tunnel that was never revoked. Run tunnel-credentials revoke first, with the same options.`;
 }
 
 ;// CONCATENATED MODULE: ./cli/commands/provision.ts
@@ -3140,9 +3266,9 @@ async function provisionCommand(input) {
     }
     if (state.isEmpty())
         state.remove();
-    host.log.info(`Wrote ${written} variables to ${(0,text_printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,text_printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
+    host.log.info(`Wrote ${written} variables to ${(0,printable/* printablePath */.Vj)(settings.envFile)}; load them with: set -a; . ${(0,printable/* printablePath */.Vj)(shellPath(settings.envFile))}; set +a`);
     if (shared && settings.sharedCredentialFile !== undefined) {
-        host.log.info(`Wrote ${SHARED_VARIABLE} to ${(0,text_printable/* printablePath */.Vj)(settings.sharedCredentialFile)} for the run's other jobs (sealed: no secret without the API key); pass it on as the job's dotenv report or output.`);
+        host.log.info(`Wrote ${SHARED_VARIABLE} to ${(0,printable/* printablePath */.Vj)(settings.sharedCredentialFile)} for the run's other jobs (sealed: it opens only with the API key).`);
     }
     return 0;
 }
@@ -3269,7 +3395,7 @@ async function revokeRecordedCredential(host) {
         return { credential: { status: 'nothing' } };
     }
     let failOnRevokeError = false;
-    let baseUrl = (0,text_printable/* printable */.g$)(options.read('base-url'));
+    let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let saved;
     let chosen;
     try {
@@ -3310,7 +3436,7 @@ async function revokeRecordedCredential(host) {
         const message = `Could not revoke ${describeCredential(saved)}: ${reason}`;
         const expiresAt = 'expiresAt' in saved ? saved.expiresAt : undefined;
         if ((0,iso_time/* hasExpired */.o)(expiresAt, clock.now())) {
-            const note = ` It should already have expired at ${(0,text_printable/* printable */.g$)(expiresAt ?? '')}.`;
+            const note = ` It should already have expired at ${(0,printable/* printable */.g$)(expiresAt ?? '')}.`;
             return failed(`${message}${note}`, 'info', chosen);
         }
         return failed(`${message}${expiryNote({ expiresAt }) || ' Its expiry is unknown.'}`, weight, chosen);
@@ -3325,7 +3451,7 @@ function withMismatch(chosen) {
 function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
     if (stateBaseUrl === undefined || stateBaseUrl === baseUrl)
         return;
-    log.warning(`The saved state names the credential service at ${(0,text_printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
+    log.warning(`The saved state names the credential service at ${(0,printable/* printable */.g$)(stateBaseUrl)}, but ${options.label('base-url')} is ${baseUrl}. ` +
         `The API key goes only to ${options.label('base-url')}, so the revoke is sent there. Something other than this tool may have written the state.`);
 }
 
@@ -3354,10 +3480,10 @@ async function revokeCommand(input) {
     const flag = host.options.label('state-file');
     if (isDirectory(settings.stateFile)) {
         removeFiles(host, settings);
-        return fail(input, `${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is a folder, not the state file provision wrote, so nothing could be stopped or revoked. Run revoke with ${flag} naming the file provision wrote.`);
+        return fail(input, `${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is a folder, not the state file provision wrote, so nothing could be stopped or revoked. Run revoke with ${flag} naming the file provision wrote.`);
     }
     if (foreignState) {
-        host.log.warning(`${(0,text_printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
+        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.stateFile)} (${flag}) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`);
         removeFiles(host, settings);
         return 0;
     }
@@ -3376,7 +3502,7 @@ function isDirectory(path) {
 function removeFiles(host, settings) {
     if (!removeEnvFile(settings.envFile) &&
         readRegularFile(settings.envFile, 1 << 20) !== undefined) {
-        host.log.warning(`${(0,text_printable/* printablePath */.Vj)(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`);
+        host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`);
     }
     if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
         (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
@@ -3546,7 +3672,7 @@ function runChild(commandLine, env, started, terminal) {
         const child = (0,external_node_child_process_.spawn)(file, args, { stdio: 'inherit', env });
         started(child);
         child.once('error', (error) => {
-            terminal.stderr(`Error: could not start ${(0,text_printable/* printable */.g$)(file)}: ${startError(error)}.`);
+            terminal.stderr(`Error: could not start ${(0,printable/* printable */.g$)(file)}: ${startError(error)}.`);
             resolve(127);
         });
         child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? external_node_os_namespaceObject.constants.signals[signal] : 0)));
@@ -4141,7 +4267,7 @@ const TUNNEL_OPTIONS = [
 /* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
 /* harmony export */   Vy: () => (/* binding */ directoryId)
 /* harmony export */ });
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(643);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
@@ -4722,7 +4848,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
+var external_node_fs_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: external "node:tls"
 const external_node_tls_namespaceObject = require("node:tls");
 // EXTERNAL MODULE: ./core/errors.ts
@@ -5833,7 +5959,7 @@ module.exports = require("node:crypto");
 
 /***/ }),
 
-/***/ 24:
+/***/ 643:
 /***/ ((module) => {
 
 module.exports = require("node:fs");

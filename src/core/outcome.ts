@@ -5,9 +5,14 @@
  */
 import type { SummaryTable } from './host.js'
 
-/** Main: the credential was handed over whole, or the step failed and left nothing usable. */
+/**
+ * Main: the credential was handed over whole (provisioned, or opened with `share: use`), or the
+ * run's credential was revoked (`share: revoke`), or the step failed and left nothing usable.
+ */
 export type ProvisionOutcome =
   | { status: 'provisioned' }
+  /** `share: revoke`: the run's credential is revoked, was gone already, or was never shared. */
+  | { status: 'shared-revoked' }
   /** `message` names the cause and what to do; the credential, if any, was revoked at once. */
   | { status: 'failed'; message: string }
 

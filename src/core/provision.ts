@@ -14,6 +14,10 @@ import { readMainSettings } from './assembly/read-main.js'
 import { readKindChoice } from './assembly/choice.js'
 import { checkedOptions } from './settings/input-text.js'
 import { readSharePlan } from './share/share-plan.js'
+import { openSharedCredential } from './share/open-shared.js'
+import { revokeSharedCredential } from './share/revoke-shared.js'
+import { checkUsable, useSharedCredential } from './share/use-shared.js'
+import type { ObtainContext } from './kinds/kind.js'
 import { recordingMasks, unmaskedSecretOutputs } from './secret-outputs.js'
 import { withoutExposeWarning } from './settings/without-expose.js'
 import { withPrintableSummary, writesFor } from './step-writes.js'
@@ -34,10 +38,14 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
     const checked = checkedOptions(options)
     const share = readSharePlan(checked, readKindChoice(checked), host.shareScope)
     if (share.mode === 'off' && share.notice !== undefined) log.notice(share.notice)
-    if (share.mode === 'use' || share.mode === 'revoke') {
-      throw new ExplainedError(`${options.label('share')} ${share.mode} is not built yet.`)
+    if (share.mode === 'revoke') {
+      await revokeSharedCredential(share, () => readMainSettings(options), host)
+      return { status: 'shared-revoked' }
     }
     const settings = readMainSettings(options)
+    // Opened and masked before any line: the token is never in the clear in this job's log.
+    const opened = share.mode === 'use' ? openSharedCredential(share, settings, host) : undefined
+    if (opened) checkUsable(opened, options, clock.now())
     if (!settings.tunnel) {
       const ignored = withoutExposeWarning(options)
       if (ignored !== undefined) log.warning(ignored)
@@ -52,7 +60,7 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
       ? (await import('./tunnel/on-demand.js')).prepareTunnel(settings.tunnel, host)
       : undefined
     try {
-      await obtainCredential(settings, {
+      const context: ObtainContext = {
         service: () => {
           // Only kinds that read base-url call the service; `existing` never does.
           if (!('baseUrl' in settings))
@@ -100,7 +108,8 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
         ...(share.mode === 'create' && {
           shareForRun: { scope: share.scope, label: name => options.label(name) }
         })
-      })
+      }
+      await (opened ? useSharedCredential(opened, context) : obtainCredential(settings, context))
     } finally {
       // No credential (or a failure before the tunnel was configured): no process is left.
       await tunnel?.stopUnused()

@@ -4,17 +4,11 @@
  */
 import { useLocalService } from '../../helpers/core-step.js'
 import { provisionWith, revokeWith, type CoreStep } from '../../helpers/memory-step.js'
-import type { ShareScope } from '../../../src/core/host.js'
+import { RUN_SCOPE as SCOPE } from '../../helpers/share-scope.js'
 import { openSealedCredential } from '../../../src/core/share/sealed-credential.js'
 
 const { options, service } = useLocalService('share-create-')
 
-const SCOPE: ShareScope = {
-  system: 'github',
-  repository: 'octo/web-shop',
-  runId: '9001',
-  variables: 'GITHUB_REPOSITORY and GITHUB_RUN_ID'
-}
 const CREATE = { share: 'create', 'ttl-minutes': '30' }
 
 const main = (extra: Record<string, string> = {}, more: Parameters<typeof provisionWith>[1] = {}) =>

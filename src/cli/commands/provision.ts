@@ -47,7 +47,7 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
   )
   if (shared && settings.sharedCredentialFile !== undefined) {
     host.log.info(
-      `Wrote ${SHARED_VARIABLE} to ${printablePath(settings.sharedCredentialFile)} for the run's other jobs (sealed: no secret without the API key); pass it on as the job's dotenv report or output.`
+      `Wrote ${SHARED_VARIABLE} to ${printablePath(settings.sharedCredentialFile)} for the run's other jobs (sealed: it opens only with the API key).`
     )
   }
   return 0

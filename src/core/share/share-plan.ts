@@ -15,7 +15,8 @@ export type SharePlan =
   /** `notice`: sharing was asked for, but `credential: auto` fell back to free (no API key). */
   | { mode: 'off'; notice?: string }
   | { mode: 'create'; scope: ShareScope }
-  | { mode: 'use' | 'revoke'; scope: ShareScope; blob: string }
+  | { mode: 'use'; scope: ShareScope; blob: string }
+  | { mode: 'revoke'; scope: ShareScope; blob: string }
   /** `share: revoke` with nothing to open: the step succeeds with this notice, sending nothing. */
   | { mode: 'revoke'; notice: string }
 
@@ -93,5 +94,6 @@ export function readSharePlan(
       `${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`
     )
   }
-  return { mode, scope, blob }
+  // Each branch narrows `mode`, so each is its own member of the union.
+  return mode === 'use' ? { mode, scope, blob } : { mode, scope, blob }
 }

@@ -8,13 +8,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync } from 'node:fs'
 import { join } from 'node:path'
-import { ExplainedError } from '../../errors.js'
 import type { KeeperLaunch } from '../../host.js'
 import { directoryId } from '../../owned-dir.js'
 import { ACTION_VERSION } from '../../version.js'
 import type { SavedTunnel } from '../saved/saved-tunnel.js'
 import { startTimeOf } from '../saved/process-identity.js'
-import { describeStartFailure, type StartOutcome } from './start-failure.js'
+import { describeStartFailure, TunnelStartError, type StartOutcome } from './start-failure.js'
 import { lastLogLine, removeTunnelDir } from '../saved/tunnel-dir.js'
 import {
   readyWaitMs,
@@ -208,8 +207,9 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       await killAndWait(launched)
       const lastLine = lastLogLine(dir)
       removeTunnelDir(dir, dirId)
-      throw new ExplainedError(
-        describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName)
+      throw new TunnelStartError(
+        describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName),
+        outcome.type === 'failed' ? outcome.cause : 'died'
       )
     },
     async stopUnused() {

@@ -3,10 +3,26 @@
  * and what to do.
  */
 import { printable } from '../../text/printable.js'
-import type { KeeperReport } from '../protocol.js'
+import { ExplainedError } from '../../errors.js'
+import type { FailureCause, KeeperReport } from '../protocol.js'
 
 /** What main learns from a keeper it started: its report, or that the process died first. */
 export type StartOutcome = KeeperReport | { type: 'died'; detail: string }
+
+/**
+ * The tunnel did not start, with the cause the keeper reported (`died`: it ended before it said),
+ * so that a caller can explain a cause further: `share: use` asks the service why a login was
+ * refused (src/core/share/use-failure.ts).
+ */
+export class TunnelStartError extends ExplainedError {
+  constructor(
+    message: string,
+    readonly failure: FailureCause | 'died'
+  ) {
+    super(message)
+    this.name = 'TunnelStartError'
+  }
+}
 
 /** One message per cause: what happened and what to do. */
 export function describeStartFailure(

@@ -1,0 +1,68 @@
+/**
+ * `share: use`: the run's credential, opened from the setup job's shared-credential output instead
+ * of provisioned, then handed over exactly as a provisioning step would hand it (the same
+ * variables, outputs and summary), with `expose` as usual. It belongs to the run: this job never
+ * revokes it, not when it fails, not in post.
+ */
+import { ExplainedError } from '../errors.js'
+import type { OptionSource } from '../host.js'
+import type { ObtainContext, Obtained } from '../kinds/kind.js'
+import { hasExpired } from '../expiry.js'
+import { tokenObtained, type SavedToken } from '../kinds/token.js'
+import type { OpenedShare } from './open-shared.js'
+import { explainUseFailure } from './use-failure.js'
+
+/**
+ * A credential this job is to use must still live: one that expired is refused before the tunnel
+ * would try it. Only advice (the service decides), but the clear cause beats a refused login.
+ */
+export function checkUsable({ credential }: OpenedShare, options: OptionSource, now: number): void {
+  if (credential.expiresAt === undefined) {
+    throw new ExplainedError(
+      'The shared credential names no expiry, which the setup job never shares: pass its shared-credential output unchanged.'
+    )
+  }
+  if (hasExpired(credential.expiresAt, now)) {
+    throw new ExplainedError(
+      `The shared credential expired at ${credential.expiresAt}: the run outlived ${options.label('ttl-minutes')}. Re-run all jobs with a longer ${options.label('ttl-minutes')} in the setup job.`
+    )
+  }
+}
+
+/**
+ * The kind's obtain, for a credential this job did not provision: saves a record post leaves
+ * alone, and hands over what a provisioning step would. A failure revokes nothing.
+ */
+export async function useSharedCredential(
+  { credential, settings }: OpenedShare,
+  context: ObtainContext<SavedToken>
+): Promise<Obtained> {
+  const { tunnelUser, tunnelHost, tunnelPort, expiresAt } = credential
+  const obtained: Obtained = {
+    ...tokenObtained(
+      credential,
+      { kind: 'cicd', label: 'cicd, shared by the run', verb: 'Using' },
+      settings
+    ),
+    announcement: `Using the shared credential of tunnel user ${tunnelUser} for ${tunnelHost}:${tunnelPort}, valid until ${expiresAt}.`
+  }
+  // Post stops this job's tunnel, and leaves the credential to the run's final job.
+  context.save({
+    kind: 'cicd',
+    tunnelUser,
+    baseUrl: settings.baseUrl,
+    ...(expiresAt && { expiresAt }),
+    shared: true
+  })
+  try {
+    await context.publish(obtained)
+  } catch (error) {
+    context.clearSaved()
+    throw await explainUseFailure(error, {
+      tunnelUser,
+      apiKey: settings.apiKey,
+      service: context.service
+    })
+  }
+  return obtained
+}
