@@ -16,7 +16,16 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startCredentialService, type RunningService } from '../../service/server.js'
-import { runCliInProcess } from '../helpers/in-process-cli.js'
+import { runCliInProcess, type InProcessRun } from '../helpers/in-process-cli.js'
+import { loadEnvFile } from './cli-job.js'
+
+/** Nothing the CLI printed holds a secret. */
+function expectNothingSecret(ran: InProcessRun, secrets: string[]): void {
+  for (const secret of secrets) {
+    expect(ran.stdout.join('\n')).not.toContain(secret)
+    expect(ran.stderr.join('\n')).not.toContain(secret)
+  }
+}
 
 let service: RunningService
 const folders: string[] = []
@@ -132,6 +141,127 @@ describe('provision --share create, in the setup job', () => {
     expect(provisions()).toHaveLength(1)
     expect(statusOf(service.tokens().at(-1)!.tunnel_user)).toBe('revoked')
     expect(readdirSync(setup.dir)).toEqual([])
+  })
+})
+
+/** The variables a job's tunnel.env gives the shell that loads it. */
+const variablesOf = (dir: string) => loadEnvFile(join(dir, 'tunnel.env'))
+
+describe('provision --share use, in each job that needs the tunnel', () => {
+  it('exports and outputs what provisioning did, from SVC_SHARED_CREDENTIAL, with no request', async () => {
+    const { setup, sealed, user } = await setUp(job())
+    // Another job of the pipeline: its own folder and job id, the setup job's dotenv report.
+    const other = job({ ...PIPELINE, CI_JOB_ID: '2' })
+    const ran = await other.run(['provision', '--share', 'use'], {
+      SVC_SHARED_CREDENTIAL: sealed,
+      SVC_OUTPUTS_FILE: join(other.dir, 'outputs.json')
+    })
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: [] })
+    const used = { dir: other.dir, ran }
+    expect(variablesOf(used.dir)).toEqual(variablesOf(setup.dir))
+    expect(variablesOf(used.dir).SVC_TUNNEL_USER).toBe(user)
+    const outputs = JSON.parse(readFileSync(join(used.dir, 'outputs.json'), 'utf8'))
+    expect(outputs).toMatchObject({ credential: 'cicd', 'tunnel-user': user })
+    expect(outputs['shared-credential'] ?? '').toBe('')
+    expect(provisions()).toHaveLength(1)
+    expect(existsSync(join(used.dir, 'shared.env'))).toBe(false)
+    expectNothingSecret(used.ran, [
+      service.seed.provisionKey,
+      variablesOf(setup.dir).SVC_TUNNEL_TOKEN
+    ])
+  })
+
+  it('its revoke stops nothing it did not start and leaves the credential: the stand-in lists it active', async () => {
+    const { sealed, user } = await setUp()
+    for (const share of ['use', undefined]) {
+      const user2 = job({ ...PIPELINE, CI_JOB_ID: '3' })
+      const env = { SVC_SHARED_CREDENTIAL: sealed, SVC_SHARE: share }
+      expect((await user2.run(['provision', '--share', 'use'], env)).code).toBe(0)
+      service.clearRequests()
+      const ran = await user2.run(['revoke'], env)
+      expect(ran.code).toBe(0)
+      expect(ran.stderr).toEqual([])
+      expect(revokes()).toEqual([])
+      expect(statusOf(user)).toBe('active')
+      expect(readdirSync(user2.dir)).toEqual([])
+    }
+  })
+
+  it('refuses a credential sealed for another pipeline: exit 1, one line, nothing written', async () => {
+    const { sealed } = await setUp()
+    const elsewhere = job({ ...PIPELINE, CI_PIPELINE_ID: '4101' })
+    service.clearRequests()
+    const ran = await elsewhere.run(['provision', '--share', 'use'], {
+      SVC_SHARED_CREDENTIAL: sealed
+    })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([
+      "Error: The shared credential was sealed for another run, not run 4101 of acme/web-shop. Each run shares its own credential: use the shared-credential output of this run's setup job."
+    ])
+    expect(service.requests()).toEqual([])
+    expect(readdirSync(elsewhere.dir)).toEqual([])
+  })
+
+  it('refuses a credential sealed for another project path', async () => {
+    const { sealed } = await setUp()
+    const fork = job({ ...PIPELINE, CI_PROJECT_PATH: 'someone/web-shop' })
+    const ran = await fork.run(['provision', '--share', 'use'], { SVC_SHARED_CREDENTIAL: sealed })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.join('\n')).toContain('sealed for another repository')
+    expect(readdirSync(fork.dir)).toEqual([])
+  })
+})
+
+describe('revoke --share revoke, in the final job', () => {
+  it('needs no state file: revokes the credential SVC_SHARED_CREDENTIAL names, once', async () => {
+    const { sealed, user } = await setUp()
+    const final = job({ ...PIPELINE, CI_JOB_ID: '9' })
+    service.clearRequests()
+    const ran = await final.run(['revoke', '--share', 'revoke'], { SVC_SHARED_CREDENTIAL: sealed })
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: [] })
+    expect(ran.stdout).toContain(`Revoked the run's shared credential (tunnel user ${user}).`)
+    expect(revokes()).toHaveLength(1)
+    expect(statusOf(user)).toBe('revoked')
+    expect(readdirSync(final.dir)).toEqual([])
+    // Again (a retried final job): already gone is what was asked for.
+    const again = await final.run(['revoke', '--share', 'revoke'], {
+      SVC_SHARED_CREDENTIAL: sealed
+    })
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: [] })
+    expect(again.stdout.join('\n')).toContain('was already revoked or has expired')
+  })
+
+  it('succeeds with a notice, sending nothing, when the setup job shared nothing', async () => {
+    const final = job()
+    const ran = await final.run(['revoke', '--share', 'revoke'], { SVC_SHARED_CREDENTIAL: '' })
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: [] })
+    expect(ran.stdout.some(line => line.startsWith('Notice: '))).toBe(true)
+    expect(service.requests()).toEqual([])
+  })
+
+  it('refuses a credential of another pipeline, and revokes nothing', async () => {
+    const { sealed, user } = await setUp()
+    const other = job({ ...PIPELINE, CI_PIPELINE_ID: '4102' })
+    service.clearRequests()
+    const ran = await other.run(['revoke', '--share', 'revoke'], { SVC_SHARED_CREDENTIAL: sealed })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr.join('\n')).toContain('sealed for another run')
+    expect(revokes()).toEqual([])
+    expect(statusOf(user)).toBe('active')
+  })
+
+  it('keeps every check of a plain revoke for a state file it finds: a foreign one is left alone', async () => {
+    const { sealed, user } = await setUp()
+    const final = job()
+    const foreign = join(final.dir, '.tunnel-credentials.json')
+    writeFileSync(foreign, '{"somebody": "else"}')
+    const ran = await final.run(['revoke', '--share', 'revoke'], { SVC_SHARED_CREDENTIAL: sealed })
+    expect(ran.code).toBe(0)
+    expect(ran.stderr).toEqual([
+      `Warning: ${foreign} (--state-file) is not a tunnel-credentials state file, so it was left alone and nothing was revoked.`
+    ])
+    expect(readFileSync(foreign, 'utf8')).toBe('{"somebody": "else"}')
+    expect(statusOf(user)).toBe('revoked')
   })
 })
 

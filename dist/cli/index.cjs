@@ -3464,6 +3464,8 @@ function warnIfStateMoved({ log, options }, stateBaseUrl, baseUrl) {
 
 
 
+
+
 async function revokeCommand(input) {
     let foreignState = false;
     const started = startCommand(input, {
@@ -3476,7 +3478,16 @@ async function revokeCommand(input) {
     });
     if ('error' in started)
         return fail(input, started.error);
-    const { host, settings, state } = started;
+    const { host, settings } = started;
+    if (requestedShare(host.options) !== 'revoke')
+        return await revokeRecorded(input, started, foreignState);
+    const code = pathTaken(settings.stateFile)
+        ? await revokeRecorded(input, started, foreignState)
+        : 0;
+    const shared = await revoke_revokeSharedCredential(input, host);
+    return code !== 0 ? code : shared;
+}
+async function revokeRecorded(input, { host, settings, state }, foreignState) {
     const flag = host.options.label('state-file');
     if (isDirectory(settings.stateFile)) {
         removeFiles(host, settings);
@@ -3490,6 +3501,15 @@ async function revokeCommand(input) {
     const outcome = await revoke(host);
     removeFiles(host, settings);
     return finishRevoke(input, outcome, state, settings.stateFile);
+}
+async function revoke_revokeSharedCredential(input, host) {
+    const outcome = await provision(host);
+    if (outcome.status === 'failed')
+        return fail(input, outcome.message);
+    if (outcome.status !== 'shared-revoked') {
+        throw new Error(`share revoke ended as ${outcome.status}, not shared-revoked`);
+    }
+    return 0;
 }
 function isDirectory(path) {
     try {
