@@ -4041,10 +4041,16 @@ const NOT_SHAREABLE = {
 };
 function readSharePlan(options, choice, scope) {
     const mode = readShareMode(options);
-    if (mode === 'off')
-        return { mode };
-    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
     const blob = options.read('shared-credential').trim();
+    if (mode === 'off') {
+        return blob === ''
+            ? { mode }
+            : {
+                mode,
+                warning: `${(0,option_values/* optionNamed */.b7)(options, 'shared-credential')} is set, but ${options.label('share')} is off, so it is ignored and this job provisions a credential of its own. To open it, set ${options.label('share')} to use.`
+            };
+    }
+    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
     if (choice.auto && choice.kind === 'free') {
         const why = `${options.label(API_KEY_OPTION)} is empty (as in a pull request from a fork), and sharing needs the API key`;
         if (mode !== 'revoke') {
@@ -4056,7 +4062,7 @@ function readSharePlan(options, choice, scope) {
         if (blob === '') {
             return {
                 mode,
-                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, and ${why}.`
+                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing; ${options.label(API_KEY_OPTION)} is empty too (as in a pull request from a fork).`
             };
         }
         throw new errors/* ExplainedError */.h(`${share}, but ${why} to open ${options.label('shared-credential')}. Pass the API key to this job.`);
@@ -4071,7 +4077,13 @@ function readSharePlan(options, choice, scope) {
         if (options.read('ttl-minutes').trim() === '') {
             throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label('ttl-minutes')}: a shared credential lives for the run, so it must expire. Set it to the run's longest duration in minutes.`);
         }
-        return { mode, scope };
+        return blob === ''
+            ? { mode, scope }
+            : {
+                mode,
+                scope,
+                warning: `${(0,option_values/* optionNamed */.b7)(options, 'shared-credential')} is ignored: ${options.label('share')} create provisions the run's credential rather than open one.`
+            };
     }
     if (options.read(API_KEY_OPTION).trim() === '') {
         throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label(API_KEY_OPTION)}: the shared credential opens only with the API key it was sealed with. Pass the same secret as the setup job.`);
@@ -4399,6 +4411,8 @@ async function provision(givenHost) {
         const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
+        if ('warning' in share && share.warning !== undefined)
+            log.warning(share.warning);
         if (share.mode === 'revoke') {
             await revokeSharedCredential(share, () => readMainSettings(options), host);
             return { status: 'shared-revoked' };

@@ -104,6 +104,17 @@ describe('provision --share create, in the setup job', () => {
     expect(existsSync(join(setup.dir, 'shared.env'))).toBe(true)
   })
 
+  it('removes the shared.env an earlier run left, when this one fails to create', async () => {
+    const { setup } = await setUp()
+    expect((await setup.run(['revoke'])).code).toBe(0)
+    // The next pipeline, in the same folder: its setup job fails before it shares anything.
+    const next = await setup.run(['provision', '--share', 'create'], { CI_PIPELINE_ID: '4200' })
+    expect(next.code).toBe(1)
+    expect(next.stderr.join('\n')).toContain('--ttl-minutes')
+    expect(existsSync(join(setup.dir, 'shared.env'))).toBe(false)
+    expect(readdirSync(setup.dir)).toEqual([])
+  })
+
   it('writes no shared.env without --share create', async () => {
     const plain = job()
     expect((await plain.run(['provision'])).code).toBe(0)
@@ -209,6 +220,58 @@ describe('provision --share use, in each job that needs the tunnel', () => {
     expect(ran.code).toBe(1)
     expect(ran.stderr.join('\n')).toContain('sealed for another repository')
     expect(readdirSync(fork.dir)).toEqual([])
+  })
+})
+
+describe('on GitHub Actions', () => {
+  const RUN = {
+    GITHUB_ACTIONS: 'true',
+    GITHUB_REPOSITORY: 'octo/web-shop',
+    GITHUB_RUN_ID: '4242',
+    GITHUB_WORKSPACE: '/home/runner/work/web-shop/web-shop',
+    RUNNER_TEMP: tmpdir()
+  }
+
+  it('binds to GITHUB_REPOSITORY and GITHUB_RUN_ID: another attempt opens it, another run does not', async () => {
+    const { sealed, user } = await setUp(job({ ...RUN, GITHUB_RUN_ATTEMPT: '1' }))
+    const rerun = job({ ...RUN, GITHUB_RUN_ATTEMPT: '2' })
+    const used = await rerun.run(['provision', '--share', 'use'], { SVC_SHARED_CREDENTIAL: sealed })
+    expect({ code: used.code, stderr: used.stderr }).toEqual({ code: 0, stderr: [] })
+    expect(variablesOf(rerun.dir).SVC_TUNNEL_USER).toBe(user)
+    const other = job({ ...RUN, GITHUB_RUN_ID: '4243' })
+    const refused = await other.run(['provision', '--share', 'use'], {
+      SVC_SHARED_CREDENTIAL: sealed
+    })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.join('\n')).toContain('not run 4243 of octo/web-shop')
+  })
+})
+
+describe('run --share use', () => {
+  it("gives COMMAND the run's credential, and leaves it to the run when COMMAND ends", async () => {
+    const { sealed, user } = await setUp()
+    const runner = job({ ...PIPELINE, CI_JOB_ID: '5' })
+    service.clearRequests()
+    const seen = join(runner.dir, 'seen')
+    const ran = await runner.run(
+      ['run', '--share', 'use', '--', 'sh', '-c', 'printf %s "$SVC_TUNNEL_USER" > "$0"', seen],
+      { SVC_SHARED_CREDENTIAL: sealed }
+    )
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: [] })
+    expect(readFileSync(seen, 'utf8')).toBe(user)
+    expect(service.requests()).toEqual([])
+    expect(statusOf(user)).toBe('active')
+  })
+})
+
+describe('--help', () => {
+  it('shows --share, --shared-credential and --shared-credential-file', async () => {
+    const help = (await runCliInProcess(['--help'], {})).stdout.join('\n')
+    expect(help).toContain('--share off|create|use|revoke')
+    expect(help).toContain('--shared-credential SEALED')
+    expect(help).toMatch(
+      /--shared-credential-file PATH +with --share create, SVC_SHARED_CREDENTIAL=SEALED/
+    )
   })
 })
 

@@ -33,6 +33,18 @@ describe('the shared-credential file', () => {
     expect(() => statSync(path)).toThrow()
   })
 
+  it('refuses a line longer than a GitLab dotenv report may be (5 KB), and writes nothing', () => {
+    const path = join(dir, 'shared.env')
+    const longest = `ptc1.${'a'.repeat(5 * 1024 - 'SVC_SHARED_CREDENTIAL=ptc1.'.length - 1)}`
+    writeSharedFile(path, longest)
+    expect(readFileSync(path, 'utf8')).toHaveLength(5 * 1024)
+    rmSync(path)
+    expect(() => writeSharedFile(path, `${longest}a`)).toThrow(
+      'the sealed credential takes 5121 bytes, more than the 5120 GitLab accepts in a dotenv report'
+    )
+    expect(() => statSync(path)).toThrow()
+  })
+
   it.each([
     ['a project .env', 'SVC_SHARED_CREDENTIAL=ptc1.a\nDATABASE_URL=postgres://x\n'],
     ['another variable', 'OTHER=ptc1.a\n'],

@@ -1970,10 +1970,16 @@ const NOT_SHAREABLE = {
 };
 function readSharePlan(options, choice, scope) {
     const mode = readShareMode(options);
-    if (mode === 'off')
-        return { mode };
-    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
     const blob = options.read('shared-credential').trim();
+    if (mode === 'off') {
+        return blob === ''
+            ? { mode }
+            : {
+                mode,
+                warning: `${(0,option_values/* optionNamed */.b7)(options, 'shared-credential')} is set, but ${options.label('share')} is off, so it is ignored and this job provisions a credential of its own. To open it, set ${options.label('share')} to use.`
+            };
+    }
+    const share = `${(0,option_values/* optionNamed */.b7)(options, 'share')} is ${mode}`;
     if (choice.auto && choice.kind === 'free') {
         const why = `${options.label(option_facts/* API_KEY_OPTION */.$n)} is empty (as in a pull request from a fork), and sharing needs the API key`;
         if (mode !== 'revoke') {
@@ -1985,7 +1991,7 @@ function readSharePlan(options, choice, scope) {
         if (blob === '') {
             return {
                 mode,
-                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, and ${why}.`
+                notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing; ${options.label(option_facts/* API_KEY_OPTION */.$n)} is empty too (as in a pull request from a fork).`
             };
         }
         throw new errors/* ExplainedError */.h(`${share}, but ${why} to open ${options.label('shared-credential')}. Pass the API key to this job.`);
@@ -2000,7 +2006,13 @@ function readSharePlan(options, choice, scope) {
         if (options.read('ttl-minutes').trim() === '') {
             throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label('ttl-minutes')}: a shared credential lives for the run, so it must expire. Set it to the run's longest duration in minutes.`);
         }
-        return { mode, scope };
+        return blob === ''
+            ? { mode, scope }
+            : {
+                mode,
+                scope,
+                warning: `${(0,option_values/* optionNamed */.b7)(options, 'shared-credential')} is ignored: ${options.label('share')} create provisions the run's credential rather than open one.`
+            };
     }
     if (options.read(option_facts/* API_KEY_OPTION */.$n).trim() === '') {
         throw new errors/* ExplainedError */.h(`${share}, which needs ${options.label(option_facts/* API_KEY_OPTION */.$n)}: the shared credential opens only with the API key it was sealed with. Pass the same secret as the setup job.`);
@@ -2330,6 +2342,8 @@ async function provision(givenHost) {
         const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
+        if ('warning' in share && share.warning !== undefined)
+            log.warning(share.warning);
         if (share.mode === 'revoke') {
             await revokeSharedCredential(share, () => readMainSettings(options), host);
             return { status: 'shared-revoked' };
@@ -2545,14 +2559,19 @@ function foreignFileAmong(files) {
 ;// CONCATENATED MODULE: ./cli/shared-file.ts
 
 
+
 const SHARED_VARIABLE = (0,option_facts/* cliVariable */.Zq)('shared-credential');
 const SEALED = '[A-Za-z0-9_.-]+';
 const OWN_TEXT = new RegExp(`^${SHARED_VARIABLE}=${SEALED}\\n$`);
 const MAX_BYTES = 64 * 1024;
+const DOTENV_MAX_BYTES = 5 * 1024;
 function sharedFileText(sealed) {
     const text = `${SHARED_VARIABLE}=${sealed}\n`;
     if (!OWN_TEXT.test(text))
         throw new Error('the sealed credential holds characters it never has');
+    if (text.length > DOTENV_MAX_BYTES) {
+        throw new Error(`the sealed credential takes ${text.length} bytes, more than the ${DOTENV_MAX_BYTES} GitLab accepts in a dotenv report`);
+    }
     return text;
 }
 function writeSharedFile(path, sealed) {
@@ -2561,6 +2580,11 @@ function writeSharedFile(path, sealed) {
 function isOwnSharedFile(path) {
     const text = readRegularFile(path, MAX_BYTES);
     return text !== undefined && OWN_TEXT.test(text);
+}
+function removeSharedFile({ sharedCredentialFile }) {
+    if (sharedCredentialFile !== undefined && isOwnSharedFile(sharedCredentialFile)) {
+        (0,external_node_fs_.rmSync)(sharedCredentialFile, { force: true });
+    }
 }
 
 ;// CONCATENATED MODULE: ./cli/share-mode.ts
@@ -3258,6 +3282,7 @@ async function provisionCommand(input) {
     const refused = claimFiles(settings, host, { writesVariables: true });
     if (refused !== undefined)
         return fail(input, refused);
+    removeSharedFile(settings);
     const outcome = await provision(host);
     if (outcome.status === 'failed') {
         if (state.isEmpty())
@@ -3770,9 +3795,12 @@ const HELP_TEXT = `Usage:
   tunnel-credentials provision [options]
       Obtain a credential; write its variables to the variables file and what revoke needs to
       the state file. With --expose, also open the tunnel in the background and print its URLs.
+      --share create also writes SVC_SHARED_CREDENTIAL to shared.env for the run's other jobs;
+      --share use takes the run's credential from SVC_SHARED_CREDENTIAL instead.
   tunnel-credentials revoke [options]
       Stop the tunnel, revoke the credential, delete the variables, state and key files. Safe to
-      run twice, or when nothing was provisioned.
+      run twice, or when nothing was provisioned. A shared credential is left to the run, whose
+      final job runs revoke --share revoke: it revokes SVC_SHARED_CREDENTIAL's, no state needed.
   tunnel-credentials run [options] -- COMMAND [ARGS...]
       Provision, run COMMAND with the variables in its environment (no variables file), then
       stop and revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit

@@ -77,9 +77,12 @@ export const HELP_TEXT = `Usage:
   tunnel-credentials provision [options]
       Obtain a credential; write its variables to the variables file and what revoke needs to
       the state file. With --expose, also open the tunnel in the background and print its URLs.
+      --share create also writes SVC_SHARED_CREDENTIAL to shared.env for the run's other jobs;
+      --share use takes the run's credential from SVC_SHARED_CREDENTIAL instead.
   tunnel-credentials revoke [options]
       Stop the tunnel, revoke the credential, delete the variables, state and key files. Safe to
-      run twice, or when nothing was provisioned.
+      run twice, or when nothing was provisioned. A shared credential is left to the run, whose
+      final job runs revoke --share revoke: it revokes SVC_SHARED_CREDENTIAL's, no state needed.
   tunnel-credentials run [options] -- COMMAND [ARGS...]
       Provision, run COMMAND with the variables in its environment (no variables file), then
       stop and revoke when it ends or on SIGINT, SIGTERM or SIGHUP. Exits with COMMAND's exit

@@ -1,6 +1,9 @@
 /**
  * What main does, in order: mask, read the options, start the tunnel process with `expose`, obtain
  * the credential, and hand it over (variables, outputs, summary, the tunnel), all or nothing.
+ * With `share` (src/core/share/), the credential is provisioned and sealed for the run (`create`),
+ * or opened from the setup job's output instead of provisioned (`use`), or revoked for the run
+ * (`revoke`, which hands nothing over).
  */
 import { SECRET_OPTION_NAMES } from './options/option-facts.js'
 import { ExplainedError } from './errors.js'
@@ -38,6 +41,7 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
     const checked = checkedOptions(options)
     const share = readSharePlan(checked, readKindChoice(checked), host.shareScope)
     if (share.mode === 'off' && share.notice !== undefined) log.notice(share.notice)
+    if ('warning' in share && share.warning !== undefined) log.warning(share.warning)
     if (share.mode === 'revoke') {
       await revokeSharedCredential(share, () => readMainSettings(options), host)
       return { status: 'shared-revoked' }

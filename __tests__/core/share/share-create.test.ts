@@ -202,3 +202,25 @@ describe('share: off', () => {
     expect(after.outcome.credential).toEqual({ status: 'revoked' })
   })
 })
+
+describe('shared-credential where it is not read', () => {
+  it('warns under share off, and provisions as before', async () => {
+    const step = await provisionWith(options({ 'shared-credential': 'ptc1.x.y.z.w' }), {
+      shareScope: SCOPE
+    })
+    expect(step.errors).toEqual([])
+    expect(step.warnings).toEqual([
+      'Input shared-credential is set, but input share is off, so it is ignored and this job provisions a credential of its own. To open it, set input share to use.'
+    ])
+    expect(step.outputs).not.toHaveProperty('shared-credential')
+  })
+
+  it('warns under share create, and shares a credential of its own', async () => {
+    const step = await main({ 'shared-credential': 'ptc1.x.y.z.w' })
+    expect(step.errors).toEqual([])
+    expect(step.warnings).toEqual([
+      "Input shared-credential is ignored: input share create provisions the run's credential rather than open one."
+    ])
+    expect(step.outputs['shared-credential']).toMatch(/^ptc1\./)
+  })
+})

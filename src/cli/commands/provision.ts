@@ -10,7 +10,7 @@ import type { CliSettings } from '../cli-settings.js'
 import { removeEnvFile, writeEnvFile } from '../env-file.js'
 import { isOwnOutputsFile } from '../own-files.js'
 import { writePrivateFile } from '../private-file.js'
-import { SHARED_VARIABLE, writeSharedFile } from '../shared-file.js'
+import { removeSharedFile, SHARED_VARIABLE, writeSharedFile } from '../shared-file.js'
 import { shareRefusal } from '../share-mode.js'
 import { fileState } from '../state-file.js'
 import { printablePath } from '../../core/text/printable.js'
@@ -33,6 +33,8 @@ export async function provisionCommand(input: CommandInput): Promise<number> {
   if (unfit !== undefined) return fail(input, unfit)
   const refused = claimFiles(settings, host, { writesVariables: true })
   if (refused !== undefined) return fail(input, refused)
+  // One an earlier run left would hand this run's jobs a credential of that run, if this one fails.
+  removeSharedFile(settings)
 
   const outcome = await provision(host)
   if (outcome.status === 'failed') {

@@ -12,9 +12,12 @@ import { readShareMode } from './share-mode.js'
 
 /** What main does about sharing; `off` is today's step, unchanged. */
 export type SharePlan =
-  /** `notice`: sharing was asked for, but `credential: auto` fell back to free (no API key). */
-  | { mode: 'off'; notice?: string }
-  | { mode: 'create'; scope: ShareScope }
+  /**
+   * `notice`: sharing was asked for, but `credential: auto` fell back to free (no API key).
+   * `warning`: shared-credential is set, and ignored.
+   */
+  | { mode: 'off'; notice?: string; warning?: string }
+  | { mode: 'create'; scope: ShareScope; warning?: string }
   | { mode: 'use'; scope: ShareScope; blob: string }
   | { mode: 'revoke'; scope: ShareScope; blob: string }
   /** `share: revoke` with nothing to open: the step succeeds with this notice, sending nothing. */
@@ -37,10 +40,18 @@ export function readSharePlan(
   scope: ShareScope | undefined
 ): SharePlan {
   const mode = readShareMode(options)
-  if (mode === 'off') return { mode }
+  const blob = options.read('shared-credential').trim()
+  if (mode === 'off') {
+    // Most likely a job that meant to use the run's credential: say so, rather than provision quietly.
+    return blob === ''
+      ? { mode }
+      : {
+          mode,
+          warning: `${optionNamed(options, 'shared-credential')} is set, but ${options.label('share')} is off, so it is ignored and this job provisions a credential of its own. To open it, set ${options.label('share')} to use.`
+        }
+  }
   // `Input share is create`, `--share is use`: the start of each refusal below.
   const share = `${optionNamed(options, 'share')} is ${mode}`
-  const blob = options.read('shared-credential').trim()
   // A fork's pull request gets no secrets: `auto` then runs every job on its own free credential.
   if (choice.auto && choice.kind === 'free') {
     const why = `${options.label(API_KEY_OPTION)} is empty (as in a pull request from a fork), and sharing needs the API key`
@@ -53,7 +64,7 @@ export function readSharePlan(
     if (blob === '') {
       return {
         mode,
-        notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, and ${why}.`
+        notice: `Nothing to revoke: ${options.label('shared-credential')} is empty, so the setup job shared nothing; ${options.label(API_KEY_OPTION)} is empty too (as in a pull request from a fork).`
       }
     }
     throw new ExplainedError(
@@ -76,7 +87,13 @@ export function readSharePlan(
         `${share}, which needs ${options.label('ttl-minutes')}: a shared credential lives for the run, so it must expire. Set it to the run's longest duration in minutes.`
       )
     }
-    return { mode, scope }
+    return blob === ''
+      ? { mode, scope }
+      : {
+          mode,
+          scope,
+          warning: `${optionNamed(options, 'shared-credential')} is ignored: ${options.label('share')} create provisions the run's credential rather than open one.`
+        }
   }
   if (options.read(API_KEY_OPTION).trim() === '') {
     throw new ExplainedError(
