@@ -2336,7 +2336,7 @@ const CREDENTIAL_OPTIONS = [
     },
     {
         name: 'share',
-        hosts: ['action', 'cli'],
+        hosts: ['action', 'cli', 'component'],
         default: 'off',
         kinds: ['cicd'],
         secret: false,

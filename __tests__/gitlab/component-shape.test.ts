@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse, parseAllDocuments } from 'yaml'
+import { optionDefault } from '../../src/core/options/option-facts.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const text = readFileSync(join(root, 'templates', 'tunnel-credentials.yml'), 'utf8')
@@ -60,14 +61,22 @@ describe('the GitLab component', () => {
     expect(inputs.script.description).toContain('curl -u "tunnel:$SVC_TUNNEL_GATE_SECRET"')
   })
 
-  it('requires the script and the pinned package: everything else has a default', () => {
+  // Issue 28: a setup or final job of share may have no commands of its own.
+  it('requires the pinned package: everything else has a default, the script none', () => {
     const required = Object.entries(inputs).filter(([, input]) => input.default === undefined)
-    expect(required.map(([name]) => name)).toEqual(['script', 'package-url', 'package-sha256'])
-    expect(inputs.script.type).toBe('array')
+    expect(required.map(([name]) => name)).toEqual(['package-url', 'package-sha256'])
+    expect(inputs.script).toMatchObject({ type: 'array', default: [] })
   })
 
   it("takes the action's defaults for the inputs the two share", () => {
-    for (const name of ['credential', 'url-template', 'environment', 'ttl-minutes', 'expose']) {
+    for (const name of [
+      'credential',
+      'url-template',
+      'environment',
+      'ttl-minutes',
+      'expose',
+      'share'
+    ]) {
       expect([name, inputs[name].default]).toEqual([name, action.inputs[name].default ?? ''])
     }
   })
@@ -80,6 +89,17 @@ describe('the GitLab component', () => {
     expect(inputs.credential.options).toEqual(kinds.map(m => m[1]))
   })
 
+  // GitLab reads YAML 1.1, where a bare off is the boolean false: the mode must stay a string.
+  it('offers the share modes, off by default, as strings even to a YAML 1.1 reader', () => {
+    const yaml11 = parseAllDocuments(text, { version: '1.1' })[0].toJS() as typeof header
+    for (const read of [inputs, yaml11.spec.inputs]) {
+      expect(read.share).toMatchObject({
+        default: 'off',
+        options: ['off', 'create', 'use', 'revoke']
+      })
+    }
+  })
+
   describe('its one job', () => {
     const jobs = documents[1].toJS() as Record<string, Record<string, unknown>>
     const job = Object.values(jobs)[0]
@@ -88,7 +108,9 @@ describe('the GitLab component', () => {
     const lines = [...script, ...afterScript]
 
     it('is named by job-name, and has no API key input', () => {
-      expect(Object.keys(jobs)).toEqual(['$[[ inputs.job-name ]]'])
+      expect(Object.keys(jobs).filter(name => !name.startsWith('.'))).toEqual([
+        '$[[ inputs.job-name ]]'
+      ])
       expect(Object.keys(inputs).filter(name => /key$|token|secret/i.test(name))).toEqual([
         'tunnel-host-key'
       ])
@@ -99,7 +121,7 @@ describe('the GitLab component', () => {
       const provision = script.findIndex(line => / provision /.test(line))
       expect(provision).toBeGreaterThan(-1)
       expect(script.slice(provision + 1)).toEqual([
-        'set -a; . ./tunnel.env; set +a',
+        "if [ '$[[ inputs.share ]]' != revoke ]; then set -a; . ./tunnel.env; set +a; fi",
         'unset SVC_API_KEY SVC_INPUT_TUNNEL_TOKEN',
         '$[[ inputs.script ]]'
       ])
@@ -110,6 +132,7 @@ describe('the GitLab component', () => {
         ...line.matchAll(/(\S+) node ("[^"]+") (provision|revoke)/g)
       ])
       expect(runs.map(([, through, file, command]) => [through, file, command])).toEqual([
+        ['tunnel_credentials_run', '"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'revoke'],
         ['tunnel_credentials_run', '"$TUNNEL_CREDENTIALS/dist/cli/index.cjs"', 'provision'],
         ['tunnel_credentials_run', '"$tc_own/dist/cli/index.cjs"', 'revoke']
       ])
@@ -143,6 +166,9 @@ describe('the GitLab component', () => {
           PATH: `/builds/acme/web-shop/bin:/usr/bin:/bin`,
           HOME: '/home/runner',
           SVC_API_KEY: 'sk_key',
+          // Issue 28: the sealed credential a setup job's dotenv report hands on.
+          SVC_SHARED_CREDENTIAL: 'ptc1.sealed',
+          CI_NODE_INDEX: '2',
           CI_JOB_ID: '42',
           https_proxy: 'http://proxy.example:3128',
           NODE_OPTIONS: '--import=data:text/javascript,console.log(1)',
@@ -161,6 +187,7 @@ describe('the GitLab component', () => {
             'HOME=/home/runner',
             'PATH=/usr/local/bin:/usr/bin:/bin',
             'SVC_API_KEY=sk_key',
+            'SVC_SHARED_CREDENTIAL=ptc1.sealed',
             'https_proxy=http://proxy.example:3128'
           ]
         })
@@ -173,6 +200,116 @@ describe('the GitLab component', () => {
         )
         expect(ran.code).not.toBe(0)
         expect(ran.env.filter(line => line.startsWith('NODE_OPTIONS='))).toEqual([])
+      })
+    })
+
+    // Issue 28: the three jobs of a shared credential. share reaches the script as every input
+    // does; each mode adds its own keys through extends, from the component's hidden jobs.
+    describe('with share', () => {
+      const modes = inputs.share.options as string[]
+      const provisionLine = script.find(line => / provision /.test(line)) ?? ''
+
+      it("gains each mode's keys through extends: create the dotenv report, revoke when: always", () => {
+        expect(job.extends).toEqual(['.tunnel-credentials-share-$[[ inputs.share ]]'])
+        const hidden = Object.fromEntries(
+          Object.entries(jobs).filter(([name]) => name.startsWith('.'))
+        )
+        expect(hidden).toEqual(
+          Object.fromEntries(
+            modes.map(mode => [
+              `.tunnel-credentials-share-${mode}`,
+              {
+                off: {},
+                use: {},
+                create: { artifacts: { when: 'always', reports: { dotenv: 'shared.env' } } },
+                revoke: { when: 'always' }
+              }[mode]
+            ])
+          )
+        )
+      })
+
+      it("reports as dotenv the file the CLI's provision --share create writes by default", () => {
+        const create = jobs['.tunnel-credentials-share-create'] as {
+          artifacts: { reports: { dotenv: string } }
+        }
+        expect(create.artifacts.reports.dotenv).toBe(optionDefault('shared-credential-file'))
+        expect(provisionLine).not.toContain('--shared-credential-file')
+      })
+
+      it('provisions with the mode, or in a final job revokes the shared credential instead', () => {
+        expect(provisionLine).toContain("provision --share '$[[ inputs.share ]]' ")
+        expect(provisionLine).toMatch(
+          /^if \[ '\$\[\[ inputs\.share \]\]' = revoke \]; then tunnel_credentials_run node \S+ revoke --share revoke --base-url '\$\[\[ inputs\.base-url \]\]' --credential '\$\[\[ inputs\.credential \]\]' --project '\$\[\[ inputs\.project \]\]' --ca-file '\$\[\[ inputs\.ca-file \]\]'; else tunnel_credentials_run node \S+ provision /
+        )
+        expect(provisionLine).toMatch(/ --env-prefix SVC; fi$/)
+        // The sealed credential, not a secret, reaches the CLI through the launcher.
+        expect(script[0]).toMatch(/^ +SVC_SHARED_CREDENTIAL\) ;;$/m)
+      })
+
+      /** The {index} step as GitLab writes it with this expose, run in a shell; its result. */
+      const indexStep = script.find(line => line.startsWith('tc_rest=')) ?? ''
+      const expand = (shell: string, expose: string, index: string | undefined) => {
+        const ran = spawnSync(
+          shell,
+          ['-ec', `${indexStep.replace('$[[ inputs.expose ]]', expose)}\nprintf '%s' "$tc_expose"`],
+          {
+            // A HOME without files: bash started from a pipe may read ~/.bashrc, not the job's.
+            env: {
+              PATH: '/usr/bin:/bin',
+              HOME: '/nonexistent',
+              ...(index !== undefined && { CI_NODE_INDEX: index })
+            },
+            encoding: 'utf8'
+          }
+        )
+        return { code: ran.status, expose: ran.stdout, error: ran.stderr.trim() }
+      }
+
+      it('hands provision the expose the step made, in double quotes', () => {
+        expect(indexStep).toMatch(/^tc_rest='\$\[\[ inputs\.expose \]\]'\n/)
+        expect(provisionLine).toContain(' --expose "$tc_expose" ')
+        expect(script.indexOf(indexStep)).toBe(script.indexOf(provisionLine) - 1)
+      })
+
+      describe.each(['bash', 'dash'])('replaces {index} with CI_NODE_INDEX, in %s', shell => {
+        it('everywhere in expose, and leaves an expose without it as it is', () => {
+          expect(expand(shell, 'web-{index}=127.0.0.{index}:3000,api=8080', '3')).toEqual({
+            code: 0,
+            expose: 'web-3=127.0.0.3:3000,api=8080',
+            error: ''
+          })
+          expect(expand(shell, 'web=3000', undefined)).toEqual({
+            code: 0,
+            expose: 'web=3000',
+            error: ''
+          })
+          expect(expand(shell, 'web-{index}', '200').expose).toBe('web-200')
+          expect(expand(shell, '{index}{index}', '12').expose).toBe('1212')
+        })
+
+        it('expands nothing else of the input', () => {
+          // What the input's regex lets through: no quote, no space.
+          const text = 'web-{index}=$HOME,a=$(id),b=`id`,c=${PATH},d=\\{index}'
+          expect(expand(shell, text, '2')).toEqual({
+            code: 0,
+            expose: 'web-2=$HOME,a=$(id),b=`id`,c=${PATH},d=\\2',
+            error: ''
+          })
+        })
+
+        it.each([undefined, '', '0', '01', '201', '1000', '1;id', '$(id)', '2 ', '-1', '{index}'])(
+          'refuses CI_NODE_INDEX %p, when expose names {index}',
+          index => {
+            const ran = expand(shell, 'web-{index}=3000', index)
+            expect(ran).toEqual({
+              code: 1,
+              expose: '',
+              error:
+                "tunnel-credentials: expose names {index}, which becomes CI_NODE_INDEX, but this job's CI_NODE_INDEX is not a number from 1 to 200: give the job parallel:, or leave {index} out of expose."
+            })
+          }
+        )
       })
     })
 
@@ -232,9 +369,11 @@ describe('the GitLab component', () => {
           name,
           input.default === undefined
             ? '(required)'
-            : input.default === ''
-              ? 'empty'
-              : `\`${String(input.default)}\``
+            : Array.isArray(input.default) && input.default.length === 0
+              ? 'none'
+              : input.default === ''
+                ? 'empty'
+                : `\`${String(input.default)}\``
         ])
       )
     )

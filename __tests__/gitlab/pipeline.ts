@@ -94,6 +94,13 @@ export function runPipeline(
      * gives them: in GitLab they win over the job's own variables and the project's settings.
      */
     pipelineVariables?: Record<string, string>
+    /**
+     * How many jobs run at once (`--concurrency`). The shell executor runs every job in the
+     * project's own folder, so jobs that write the same files there run one at a time.
+     * (`--shell-isolation` would give each its own copy, but copies it afresh before
+     * after_script, which then finds none of the files the script wrote.)
+     */
+    concurrency?: number
     timeoutMs?: number
   }
 ): Promise<PipelineRun> {
@@ -104,6 +111,7 @@ export function runPipeline(
   // The schema check (a second per run) is left to the --preview tests of the examples.
   const args = [ensureGitlabCiLocal(), '--force-shell-executor', '--no-color']
   args.push('--no-json-schema-validation')
+  if (options.concurrency !== undefined) args.push('--concurrency', String(options.concurrency))
   args.push('--variables-file', variablesFile, '--home', home)
   for (const [name, value] of Object.entries(options.pipelineVariables ?? {})) {
     args.push('--variable', `${name}=${value}`)

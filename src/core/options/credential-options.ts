@@ -72,7 +72,7 @@ export const CREDENTIAL_OPTIONS: readonly OptionFacts[] = [
   },
   {
     name: 'share',
-    hosts: ['action', 'cli'],
+    hosts: ['action', 'cli', 'component'],
     default: 'off',
     kinds: ['cicd'],
     secret: false,
