@@ -90,7 +90,7 @@ describe('the GitLab parallel pipeline', () => {
   const included = (mode: string) => pipeline.include.filter(entry => entry.inputs.share === mode)
   const merged = (mode: string) => {
     const name = included(mode)[0].inputs['job-name']
-    return { name, job: (pipeline[name] ?? {}) as Job & { parallel?: number; when?: string } }
+    return { name, job: (pipeline[name] ?? {}) as Job & { parallel?: number } }
   }
 
   it('includes the component as a setup job, parallel jobs and a final job', () => {
@@ -100,11 +100,14 @@ describe('the GitLab parallel pipeline', () => {
     expect(merged('use').job.parallel).toBeGreaterThan(1)
   })
 
-  it("gives the setup job's dotenv to the others, and runs the final job after all, always", () => {
+  it("gives the setup job's dotenv to the others, and runs the final job after all of them", () => {
     const setup = merged('create').name
     expect(needsOf(merged('use').job)).toEqual([setup])
     expect(needsOf(merged('revoke').job).sort()).toEqual([setup, merged('use').name].sort())
-    expect(merged('revoke').job.when).toBe('always')
+    const stages = (pipeline as unknown as { stages: string[] }).stages
+    const stageOf = (mode: string) => stages.indexOf(included(mode)[0].inputs.stage ?? 'test')
+    expect(stageOf('create')).toBeLessThan(stageOf('use'))
+    expect(stageOf('use')).toBeLessThan(stageOf('revoke'))
   })
 })
 
