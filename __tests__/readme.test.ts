@@ -13,6 +13,7 @@ import {
 } from '../scripts/readme-tables.js'
 import { FLAG_TABLE_DOCS } from '../scripts/flag-tables.js'
 import { resolveConfig } from 'prettier'
+import { parse } from 'yaml'
 import { parseExpose } from '../src/core/settings/expose.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -36,6 +37,42 @@ describe('README.md', () => {
     ])
     expect(lookups.length).toBeGreaterThan(0)
     for (const [, name] of lookups) expect(names).toContain(name)
+  })
+})
+
+// Issue 28: the README shows the matrix example of `share` in at most 15 lines, and stays within
+// 300 lines; the whole workflow it is cut from is in docs/sharing.md, which actionlint checks.
+describe('README.md, the matrix example of share', () => {
+  const readme = read('README.md')
+  const blocks = [...readme.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map(m => m[1])
+  const example = blocks.find(block => /^\s+share: use$/m.test(block))
+
+  it('stays within 300 lines', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300)
+  })
+
+  it('shows a matrix job that uses the shared credential, in at most 15 lines', () => {
+    expect(example).toBeDefined()
+    expect(example!.trimEnd().split('\n').length).toBeLessThanOrEqual(15)
+    expect(example).toMatch(/^\s+strategy: .*matrix/m)
+    expect(example).toContain('${{ needs.setup.outputs.shared-credential }}')
+    expect(example).toContain('web-${{ strategy.job-index }}=3000')
+    const section = readme.slice(readme.indexOf('## One credential for a whole run'))
+    expect(section.slice(0, section.indexOf('```'))).toContain('(docs/sharing.md)')
+  })
+
+  it("is docs/sharing.md's matrix job: the same keys, and steps it holds", () => {
+    type Job = Record<string, unknown> & { steps: unknown[] }
+    const job = Object.values(parse(example!) as Record<string, Job>)[0]
+    const page = read('docs/sharing.md')
+    const workflow = [...page.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+      .map(m => parse(m[1]) as { jobs?: Record<string, Job> })
+      .find(doc => doc.jobs !== undefined)!
+    const same = Object.values(workflow.jobs!).find(other => other.needs === job.needs)!
+    const { steps, ...rest } = job
+    const { steps: allSteps, ...otherRest } = same
+    expect(rest).toEqual(otherRest)
+    for (const step of steps) expect(allSteps).toContainEqual(step)
   })
 })
 

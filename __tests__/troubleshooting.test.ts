@@ -18,6 +18,15 @@ const page = readFileSync(join(root, 'docs', 'troubleshooting.md'), 'utf8')
 const tunnelSection = page.slice(page.indexOf("## The tunnel's own failures"))
 const entry = { name: 'web', host: 'localhost', port: 3000 }
 
+// Issue 28: a pipeline of many jobs hits the limit job by job; one credential per run is the cure.
+it("advises share: create after credential-provision's 429", () => {
+  const advice = page
+    .split('\n\n')
+    .find(paragraph => paragraph.startsWith('A 429 from `credential-provision`'))
+  expect(advice).toContain('`share: create` in a setup job')
+  expect(advice).toContain('([sharing.md](sharing.md))')
+})
+
 it("has a section for the tunnel's own failures", () => {
   expect(tunnelSection.length).toBeGreaterThan(100)
 })

