@@ -135,7 +135,7 @@ function gateSummaryRow(protect, label, { variable, outputsName } = {}) {
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(421);
 // EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __webpack_require__(643);
+var external_node_fs_ = __webpack_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts

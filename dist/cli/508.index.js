@@ -13,7 +13,7 @@ __webpack_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __webpack_require__(643);
+var external_node_fs_ = __webpack_require__(24);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __webpack_require__(479);
 // EXTERNAL MODULE: ./cli/arguments.ts

@@ -408,7 +408,7 @@ function describeWord(word) {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 __nccwpck_require__.r(__webpack_exports__);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(675);
 
 const terminal = {
     stdout: (line) => process.stdout.write(`${line}\n`),
@@ -421,7 +421,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 24:
+/***/ 675:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -435,7 +435,7 @@ var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __nccwpck_require__(693);
 // EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(643);
+var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
@@ -1140,8 +1140,45 @@ const freeKind = {
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/service/client.ts + 2 modules
-var client = __nccwpck_require__(554);
+var client = __nccwpck_require__(258);
+;// CONCATENATED MODULE: ./core/service/rate-limit-advice.ts
+const WINDOW_SECONDS = 3600;
+function retryTime(nowMs, retryAfterSeconds) {
+    const at = new Date(Math.ceil((nowMs + retryAfterSeconds * 1000) / 1000) * 1000);
+    if (!Number.isFinite(at.getTime()))
+        return 'later';
+    return `after ${at.toISOString().replace('.000Z', 'Z')} (in ${formatWait(retryAfterSeconds)})`;
+}
+function formatWait(seconds) {
+    const whole = Math.max(0, Math.ceil(seconds));
+    if (whole < 60)
+        return `${whole} s`;
+    if (whole < 3600) {
+        const rest = whole % 60;
+        return `${Math.floor(whole / 60)} min${rest > 0 ? ` ${rest} s` : ''}`;
+    }
+    const minutes = Math.ceil(whole / 60);
+    const rest = minutes % 60;
+    return `${Math.floor(minutes / 60)} h${rest > 0 ? ` ${rest} min` : ''}`;
+}
+function rateLimitAdvice(endpoint, retryAfterSeconds, { nowMs, sharesRun }, label) {
+    if (endpoint !== 'credential-provision')
+        return '';
+    const when = retryAfterSeconds === undefined
+        ? `The service did not say when; it counts requests per hour, so the next provision is possible ${retryTime(nowMs, WINDOW_SECONDS)} at the latest.`
+        : `The next provision is possible ${retryTime(nowMs, retryAfterSeconds)}.`;
+    return ` ${when} ${shareRemedy(label, sharesRun)}`;
+}
+function shareRemedy(label, sharesRun = false) {
+    if (sharesRun) {
+        return `This step already provisions once for the whole run (${label('share')} is create): other runs, or other jobs with the same API key, used up the limit.`;
+    }
+    return (`A pipeline with many jobs can provision once per run instead of once per job: ` +
+        `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`);
+}
+
 ;// CONCATENATED MODULE: ./core/service/failures.ts
+
 
 
 
@@ -1152,6 +1189,7 @@ const RATE_LIMITS = {
     'revoke-token': 'revoke-token is rate limited by the service',
     'keys-upload': 'keys-upload allows 20 uploads per hour per user',
     'user-keys-list': 'user-keys-list is rate limited by the service',
+    'user-tokens-list': 'user-tokens-list is rate limited by the service',
     'revoke-ssh-key': 'revoke-ssh-key is rate limited by the service'
 };
 const INVALID_REQUEST_HINTS = {
@@ -1160,6 +1198,7 @@ const INVALID_REQUEST_HINTS = {
     'revoke-token': label => `Check ${label('base-url')}.`,
     'keys-upload': label => `Check ${label('client-id')}; if it is right, the service may not accept ed25519 keys.`,
     'user-keys-list': label => `Check ${label('base-url')}.`,
+    'user-tokens-list': label => `Check ${label('base-url')}.`,
     'revoke-ssh-key': label => `Check ${label('base-url')}.`
 };
 const FORBIDDEN_HINTS = {
@@ -1168,13 +1207,18 @@ const FORBIDDEN_HINTS = {
     'revoke-token': 'Use a key of the account that owns the token.',
     'keys-upload': 'Uploading SSH keys needs an account on the Developer plan or above, and the client-id must be one of that account.',
     'user-keys-list': 'Use the API key that uploaded the key.',
+    'user-tokens-list': 'Reading the tokens may need a key with the token:read scope.',
     'revoke-ssh-key': 'The key belongs to another account than the API key used to revoke it: revoke with an API key of the account that uploaded it.'
 };
 function explainFailure(error, context) {
     if (error instanceof retry/* RetryAfterTooLong */.Zt && error.cause instanceof client/* ServiceError */._7) {
+        const provision = error.cause.endpoint === 'credential-provision';
         return (`Rate limited by the credential service (${error.cause.message}); ${RATE_LIMITS[error.cause.endpoint]}. ` +
             `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
-            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}.`);
+            `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}` +
+            (provision
+                ? `, when the next provision is possible. ${shareRemedy(labelOf(context), context.sharesRun)}`
+                : '.'));
     }
     if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
         const attempts = `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}`;
@@ -1183,10 +1227,6 @@ function explainFailure(error, context) {
     if (error instanceof client/* ServiceError */._7)
         return explainServiceError(error, context);
     return `Unexpected error: ${(0,describe_error/* describeUnexpected */.V)(error)}. Please report it with the step's log.`;
-}
-function retryTime(nowMs, retryAfterSeconds) {
-    const at = new Date(nowMs + retryAfterSeconds * 1000);
-    return Number.isFinite(at.getTime()) ? `after ${at.toISOString()}` : 'later';
 }
 function explainServiceError(error, context) {
     const label = labelOf(context);
@@ -1217,7 +1257,7 @@ function explainServiceError(error, context) {
                     `Check ${label('project')} (the project's slug), or register the project first; and check that ${label('base-url')} is the service's address with its /functions/v1 path (now ${context.baseUrl}).`
                 : `The credential service has no ${error.endpoint} endpoint at ${context.baseUrl} (${status}).${said} Check ${label('base-url')}.`;
         case 429:
-            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}`;
+            return `Rate limited by the credential service (${status}); ${RATE_LIMITS[error.endpoint]}.${said}${rateLimitAdvice(error.endpoint, error.retryAfterSeconds, context, label)}`;
     }
     if (error.status !== undefined && error.status >= 500) {
         return `The credential service failed (${status}).${said} This is on the service's side; re-run the job later.`;
@@ -2069,6 +2109,7 @@ function openSharedCredential(plan, settings, { mask, options }) {
 
 
 
+
 async function revokeSharedCredential(plan, readSettings, host) {
     const { log, clock, options } = host;
     if ('notice' in plan) {
@@ -2077,7 +2118,7 @@ async function revokeSharedCredential(plan, readSettings, host) {
     }
     const { credential, settings } = openSharedCredential(plan, readSettings(), host);
     if (settings.tunnel) {
-        log.warning(`${options.label('expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
+        log.warning(`${(0,option_values/* optionNamed */.b7)(options, 'expose')} is ignored: ${options.label('share')} revoke opens no tunnel, it only revokes the run's credential.`);
     }
     const user = credential.tunnelUser;
     const service = createService(settings.baseUrl, settings.http, clock, log);
@@ -2102,9 +2143,58 @@ async function revokeSharedCredential(plan, readSettings, host) {
         : `The run's shared credential (tunnel user ${user}) was already revoked or has expired (404); nothing left to do.`);
 }
 
+// EXTERNAL MODULE: ./core/tunnel/main/start-failure.ts
+var start_failure = __nccwpck_require__(956);
+// EXTERNAL MODULE: ./core/service/service-error.ts
+var service_error = __nccwpck_require__(838);
+;// CONCATENATED MODULE: ./core/share/refused-login.ts
+
+
+
+async function askTokenStanding(service, apiKey, tunnelUser) {
+    let tokens;
+    try {
+        tokens = await service.listTokens(apiKey);
+    }
+    catch (error) {
+        return { state: 'unknown', why: whyUnknown(error) };
+    }
+    const active = tokens.some(token => token.tunnelUser === tunnelUser && token.status === 'active');
+    return { state: active ? 'active' : 'gone' };
+}
+const REVOKED = 'the shared credential was revoked (the final job of an earlier attempt may have revoked it): re-run all jobs';
+function explainRefusedSharedLogin(standing, detail, label = name => name) {
+    const refused = `The tunnel did not start: ${(0,printable/* printable */.g$)(detail, 400)}.`;
+    const oneSession = `this server allows one session per credential: set ${label('share')} to off`;
+    switch (standing.state) {
+        case 'gone':
+            return `${refused} The service no longer lists the token as active: ${REVOKED}, so that the setup job shares a new credential.`;
+        case 'active':
+            return `${refused} The service lists the token as active, so ${oneSession}, and each job provisions its own credential.`;
+        case 'unknown':
+            return (`${refused} The service could not tell whether the token is still active (${standing.why}), so it is one of two causes: ` +
+                `${REVOKED}; or ${oneSession}.`);
+    }
+}
+function whyUnknown(error) {
+    if (!(error instanceof service_error/* ServiceError */._))
+        return (0,describe_error/* describeUnexpected */.V)(error);
+    const scope = error.status === 403 && !error.message.includes('scope')
+        ? '; the API key may lack the token:read scope'
+        : '';
+    return `user-tokens-list: ${(0,printable/* printable */.g$)(error.message, 200)}${scope}`;
+}
+
 ;// CONCATENATED MODULE: ./core/share/use-failure.ts
-async function explainUseFailure(error, _context) {
-    return error;
+
+
+
+async function explainUseFailure(error, context) {
+    if (!(error instanceof start_failure/* TunnelStartError */.N) || error.failure !== 'auth')
+        return error;
+    const lister = { listTokens: (apiKey) => context.service().listTokens(apiKey) };
+    const standing = await askTokenStanding(lister, context.apiKey, context.tunnelUser);
+    return new errors/* ExplainedError */.h(explainRefusedSharedLogin(standing, error.detail, context.label));
 }
 
 ;// CONCATENATED MODULE: ./core/share/use-shared.ts
@@ -2120,7 +2210,7 @@ function checkUsable({ credential }, options, now) {
         throw new errors/* ExplainedError */.h(`The shared credential expired at ${credential.expiresAt}: the run outlived ${options.label('ttl-minutes')}. Re-run all jobs with a longer ${options.label('ttl-minutes')} in the setup job.`);
     }
 }
-async function useSharedCredential({ credential, settings }, context) {
+async function useSharedCredential({ credential, settings }, context, label) {
     const { tunnelUser, tunnelHost, tunnelPort, expiresAt } = credential;
     const obtained = {
         ...tokenObtained(credential, { kind: 'cicd', label: 'cicd, shared by the run', verb: 'Using' }, settings),
@@ -2141,7 +2231,8 @@ async function useSharedCredential({ credential, settings }, context) {
         throw await explainUseFailure(error, {
             tunnelUser,
             apiKey: settings.apiKey,
-            service: context.service
+            service: context.service,
+            ...(label && { label })
         });
     }
     return obtained;
@@ -2337,9 +2428,11 @@ async function provision(givenHost) {
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
+    let sharesRun = false;
     try {
         const checked = checkedOptions(options);
         const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
+        sharesRun = share.mode === 'create';
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
         if ('warning' in share && share.warning !== undefined)
@@ -2363,7 +2456,7 @@ async function provision(givenHost) {
             project = settings.project;
         (0,urls/* checkUrlsBeforeRequest */.xX)(settings);
         const tunnel = settings.tunnel
-            ? (await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797))).prepareTunnel(settings.tunnel, host)
+            ? (await __nccwpck_require__.e(/* import() */ 739).then(__nccwpck_require__.bind(__nccwpck_require__, 739))).prepareTunnel(settings.tunnel, host)
             : undefined;
         try {
             const context = {
@@ -2397,7 +2490,8 @@ async function provision(givenHost) {
                     baseUrl,
                     project,
                     nowMs: clock.now(),
-                    label: name => options.label(name)
+                    label: name => options.label(name),
+                    sharesRun
                 }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
@@ -2406,7 +2500,9 @@ async function provision(givenHost) {
                     shareForRun: { scope: share.scope, label: name => options.label(name) }
                 })
             };
-            await (opened ? useSharedCredential(opened, context) : obtainCredential(settings, context));
+            await (opened
+                ? useSharedCredential(opened, context, name => options.label(name))
+                : obtainCredential(settings, context));
         }
         finally {
             await tunnel?.stopUnused();
@@ -2422,7 +2518,8 @@ async function provision(givenHost) {
                     baseUrl,
                     project,
                     nowMs: clock.now(),
-                    label: name => options.label(name)
+                    label: name => options.label(name),
+                    sharesRun
                 })
         };
     }
@@ -3405,7 +3502,7 @@ async function stopRecordedTunnel(host) {
         host.log.warning('The saved state records a tunnel process, but not one this tool could have started, so nothing was stopped. Something other than this tool may have written the state.');
         return { tunnel: { status: 'not-found' }, untidied: [] };
     }
-    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 797).then(__nccwpck_require__.bind(__nccwpck_require__, 797));
+    const { stopSavedTunnel } = await __nccwpck_require__.e(/* import() */ 739).then(__nccwpck_require__.bind(__nccwpck_require__, 739));
     const stopped = await stopSavedTunnel(loaded, host);
     return {
         tunnel: stopped.outcome,
@@ -4315,7 +4412,7 @@ const TUNNEL_OPTIONS = [
 /* harmony export */   Ih: () => (/* binding */ checkOwnDirectory),
 /* harmony export */   Vy: () => (/* binding */ directoryId)
 /* harmony export */ });
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(643);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(24);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
@@ -4450,14 +4547,14 @@ function forEachWindow(text, length, visit) {
 
 /***/ }),
 
-/***/ 554:
+/***/ 258:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   fA: () => (/* binding */ CredentialService),
-  _7: () => (/* reexport */ ServiceError),
+  _7: () => (/* reexport */ service_error/* ServiceError */._),
   c$: () => (/* binding */ networkDetail),
   BU: () => (/* binding */ unbracketIpv6Host)
 });
@@ -4470,26 +4567,8 @@ var external_node_http_ = __nccwpck_require__(67);
 var lib = __nccwpck_require__(78);
 // EXTERNAL MODULE: ./core/text/printable.ts
 var printable = __nccwpck_require__(479);
-;// CONCATENATED MODULE: ./core/service/service-error.ts
-class ServiceError extends Error {
-    kind;
-    endpoint;
-    status;
-    code;
-    serviceMessage;
-    retryAfterSeconds;
-    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
-        super(detail);
-        this.kind = kind;
-        this.endpoint = endpoint;
-        this.status = status;
-        this.code = code;
-        this.serviceMessage = serviceMessage;
-        this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'ServiceError';
-    }
-}
-
+// EXTERNAL MODULE: ./core/service/service-error.ts
+var service_error = __nccwpck_require__(838);
 ;// CONCATENATED MODULE: ./core/service/answer.ts
 
 
@@ -4499,7 +4578,7 @@ function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.
         if (endpoint === 'revoke-token')
             return parsed;
         if (parsed === undefined) {
-            throw new ServiceError('bad-response', endpoint, text.trim()
+            throw new service_error/* ServiceError */._('bad-response', endpoint, text.trim()
                 ? `HTTP ${status} with a body that is not JSON (${Buffer.byteLength(text)} bytes, not shown)`
                 : `HTTP ${status} with an empty body`, status);
         }
@@ -4511,7 +4590,7 @@ function interpretAnswer(endpoint, status, text, retryAfterHeader, nowMs = Date.
     const retryAfter = readRetryAfter(errorObject.retry_after) ??
         readRetryAfterHeader(firstValue(retryAfterHeader), nowMs);
     const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : parsed === undefined ? shortBody(text) : ''}`;
-    throw new ServiceError('http', endpoint, detail, status, code, message, retryAfter);
+    throw new service_error/* ServiceError */._('http', endpoint, detail, status, code, message, retryAfter);
 }
 function parseJson(text) {
     try {
@@ -4549,11 +4628,30 @@ function shortBody(text) {
 
 // EXTERNAL MODULE: ./core/service/extra-ca.ts + 1 modules
 var extra_ca = __nccwpck_require__(531);
+;// CONCATENATED MODULE: ./core/service/token-list.ts
+
+function readTokenList(raw) {
+    const tokens = typeof raw === 'object' && raw !== null ? raw.tokens : undefined;
+    if (!Array.isArray(tokens))
+        throw unusable('it holds no tokens list');
+    return tokens.map((entry, index) => {
+        const record = typeof entry === 'object' && entry !== null ? entry : {};
+        if (typeof record.tunnel_user !== 'string' || typeof record.status !== 'string') {
+            throw unusable(`entry ${index + 1} has no tunnel_user or status text`);
+        }
+        return { tunnelUser: record.tunnel_user, status: record.status };
+    });
+}
+function unusable(why) {
+    return new service_error/* ServiceError */._('bad-response', 'user-tokens-list', `its answer is unusable: ${why}`);
+}
+
 // EXTERNAL MODULE: ./core/service/retry.ts
 var retry = __nccwpck_require__(652);
 // EXTERNAL MODULE: ./core/version.ts
 var version = __nccwpck_require__(830);
 ;// CONCATENATED MODULE: ./core/service/client.ts
+
 
 
 
@@ -4597,6 +4695,10 @@ class CredentialService {
     listKeys(apiKey) {
         return this.call('user-keys-list', undefined, { 'X-API-Key': apiKey }, undefined, 'GET');
     }
+    async listTokens(apiKey) {
+        const headers = { 'X-API-Key': apiKey };
+        return readTokenList(await this.call('user-tokens-list', undefined, headers, undefined, 'GET'));
+    }
     revokeKey(apiKey, keyId) {
         return this.revoke('revoke-ssh-key', { key_id: keyId }, apiKey);
     }
@@ -4606,7 +4708,7 @@ class CredentialService {
             return 'revoked';
         }
         catch (error) {
-            if (error instanceof ServiceError && error.status === 404)
+            if (error instanceof service_error/* ServiceError */._ && error.status === 404)
                 return 'already-gone';
             throw error;
         }
@@ -4639,7 +4741,7 @@ class CredentialService {
         });
         let timer;
         const deadline = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new ServiceError('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
+            timer = setTimeout(() => reject(new service_error/* ServiceError */._('timeout', endpoint, `no answer within ${this.options.timeoutSeconds} s`)), timeoutMs);
         });
         try {
             const now = this.options.now ?? Date.now;
@@ -4660,16 +4762,16 @@ async function exchange(http, endpoint, method, url, payload, headers, now) {
         response = await http.request(method, url, method === 'GET' ? null : payload, headers);
     }
     catch (error) {
-        throw new ServiceError('network', endpoint, networkDetail(error));
+        throw new service_error/* ServiceError */._('network', endpoint, networkDetail(error));
     }
     let text;
     try {
         text = await readLimitedBody(response, endpoint);
     }
     catch (error) {
-        if (error instanceof ServiceError)
+        if (error instanceof service_error/* ServiceError */._)
             throw error;
-        throw new ServiceError('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
+        throw new service_error/* ServiceError */._('network', endpoint, `the connection broke while reading the answer: ${networkDetail(error)}`);
     }
     return interpretAnswer(endpoint, response.message.statusCode ?? 0, text, response.message.headers['retry-after'], now());
 }
@@ -4684,7 +4786,7 @@ const unbracketIpv6Host = {
     handleAuthentication: () => Promise.reject(new Error('not used'))
 };
 function classifyFailure(error) {
-    if (!(error instanceof ServiceError))
+    if (!(error instanceof service_error/* ServiceError */._))
         return { retryable: false };
     if (error.kind === 'network' || error.kind === 'timeout')
         return { retryable: true };
@@ -4713,7 +4815,7 @@ async function readLimitedBody(response, endpoint) {
     return Buffer.concat(chunks).toString('utf8');
 }
 function tooLarge(endpoint) {
-    return new ServiceError('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
+    return new service_error/* ServiceError */._('bad-response', endpoint, `a response body larger than ${MAX_BODY_BYTES / 1024} KiB`);
 }
 function networkDetail(error) {
     const { code, message } = (typeof error === 'object' && error !== null ? error : {});
@@ -4896,7 +4998,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(643);
+var external_node_fs_ = __nccwpck_require__(24);
 ;// CONCATENATED MODULE: external "node:tls"
 const external_node_tls_namespaceObject = require("node:tls");
 // EXTERNAL MODULE: ./core/errors.ts
@@ -5011,6 +5113,34 @@ function backoffDelay(attemptNumber, retryAfterSeconds, random) {
         return Math.max(0, retryAfterSeconds) * 1000;
     const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attemptNumber - 1));
     return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+
+/***/ }),
+
+/***/ 838:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   _: () => (/* binding */ ServiceError)
+/* harmony export */ });
+class ServiceError extends Error {
+    kind;
+    endpoint;
+    status;
+    code;
+    serviceMessage;
+    retryAfterSeconds;
+    constructor(kind, endpoint, detail, status, code, serviceMessage, retryAfterSeconds) {
+        super(detail);
+        this.kind = kind;
+        this.endpoint = endpoint;
+        this.status = status;
+        this.code = code;
+        this.serviceMessage = serviceMessage;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.name = 'ServiceError';
+    }
 }
 
 
@@ -5649,6 +5779,56 @@ function identifierProblem(value) {
 
 /***/ }),
 
+/***/ 956:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   N: () => (/* binding */ TunnelStartError),
+/* harmony export */   q: () => (/* binding */ describeStartFailure)
+/* harmony export */ });
+/* harmony import */ var _text_printable_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(479);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(519);
+
+
+class TunnelStartError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .ExplainedError */ .h {
+    failure;
+    detail;
+    constructor(message, failure, detail = '') {
+        super(message);
+        this.failure = failure;
+        this.detail = detail;
+        this.name = 'TunnelStartError';
+    }
+}
+function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
+    if (outcome.type === 'ready')
+        return 'The tunnel started.';
+    const detail = (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(outcome.detail, 400);
+    if (outcome.type === 'died') {
+        return `The tunnel did not start: ${detail}. The last line of its log: ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(lastLogLine, 300)}. Please report this if it recurs.`;
+    }
+    switch (outcome.cause) {
+        case 'host-key':
+            return `The tunnel did not start: ${detail}, so the connection was left before the token was sent. If the server changed its key, update ${hostKeyOption}; if not, something between the runner and the server may be intercepting the connection.`;
+        case 'auth':
+            return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
+        case 'forward':
+            if (outcome.forwardLimit !== undefined) {
+                return `The tunnel did not start: ${detail}. Expose fewer entries, or run fewer jobs that expose at once with one shared credential.`;
+            }
+            return `The tunnel did not start: ${detail}. The name may be in use: by another tunnel of this user, or, where the URLs do not carry the user, of anyone on that server. Or the server limits how many forwards one tunnel user holds (an SSH refusal gives no reason). Choose another name in expose, or expose fewer entries.`;
+        case 'timeout':
+            return `The tunnel did not start: ${detail}. Check that the runner can reach the tunnel server, or raise timeout-seconds and max-attempts.`;
+        case 'connect':
+            return `The tunnel did not start: could not connect to the tunnel server (${detail}). Check tunnel-host and tunnel-port, and that the runner may open outgoing SSH connections.`;
+        case 'record':
+            return `The tunnel did not start: ${detail}; without it, the tunnel could not be stopped cleanly when the job ends, nor say what it did. Free some space in ${tempRootName} (or make it writable) and run the job again.`;
+    }
+}
+
+
+/***/ }),
+
 /***/ 845:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -6007,7 +6187,7 @@ module.exports = require("node:crypto");
 
 /***/ }),
 
-/***/ 643:
+/***/ 24:
 /***/ ((module) => {
 
 module.exports = require("node:fs");
