@@ -76,7 +76,7 @@ it('quotes the refusal of a host key that differs', () => {
     { type: 'failed', cause: 'host-key', detail },
     '',
     'RUNNER_TEMP',
-    'input tunnel-host-key'
+    { hostKeyOption: 'input tunnel-host-key' }
   )
   const start = message.slice(0, message.indexOf('SHA256:KEY'))
   const end = message.slice(

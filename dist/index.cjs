@@ -1702,7 +1702,7 @@ class TunnelStartError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .Explai
         this.name = 'TunnelStartError';
     }
 }
-function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption = 'tunnel-host-key') {
+function describeStartFailure(outcome, lastLogLine, tempRootName, { hostKeyOption = 'tunnel-host-key', exposeOption = 'expose' } = {}) {
     if (outcome.type === 'ready')
         return 'The tunnel started.';
     const detail = (0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(outcome.detail, 400);
@@ -1715,6 +1715,9 @@ function describeStartFailure(outcome, lastLogLine, tempRootName, hostKeyOption 
         case 'auth':
             return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`;
         case 'forward':
+            if (outcome.nameTaken === true && outcome.name !== undefined) {
+                return `The tunnel did not start: the name ${(0,_text_printable_js__WEBPACK_IMPORTED_MODULE_0__/* .printable */ .g$)(outcome.name, 80)} is taken on the tunnel server, by another job sharing this credential or by another tunnel. Give each job its own names in ${exposeOption}, e.g. web-\${{ strategy.job-index }} on GitHub or web-{index} with the GitLab component.`;
+            }
             if (outcome.forwardLimit !== undefined) {
                 return `The tunnel did not start: ${detail}. Expose fewer entries, or run fewer jobs that expose at once with one shared credential.`;
             }

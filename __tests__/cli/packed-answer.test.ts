@@ -92,8 +92,10 @@ it('a second provision asking for a name in use fails at once, naming the entry;
     expect(second.code).toBe(1)
     const errors = second.stderr.split('\n').filter(line => line !== '')
     expect(errors).toHaveLength(1)
+    // The stand-in says on its console that the name is taken; the option is named as set here.
     expect(errors[0]).toContain(
-      'The tunnel did not start: the tunnel server refused the forward for "web". The name may be in use'
+      'The tunnel did not start: the name web is taken on the tunnel server, by another job ' +
+        'sharing this credential or by another tunnel. Give each job its own names in --expose,'
     )
     // At once: not three attempts of --timeout-seconds 5 each.
     expect(took).toBeLessThan(8_000)

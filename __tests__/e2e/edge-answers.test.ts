@@ -192,7 +192,7 @@ describe.each(SHAPES)(
       const failed = second.use.main
       expect(failed.exitCode).toBe(1)
       expect(annotations(failed, 'error')).toEqual([
-        expect.stringMatching(/refused the forward for "web"\. The name may be in use/)
+        expect.stringMatching(/the name web is taken on the tunnel server/)
       ])
       expect(failed.env).toEqual({})
       expect(failed.outputs).toEqual({})

@@ -1,8 +1,10 @@
 /**
  * Names collide (issue 27), through the bundled action under the runner emulation: the tunnel
- * server registers a forward by its name, so a second job asking for a name in use is refused,
- * and an SSH refusal carries no reason. Main fails at once with one error that names the entry
- * and says the name may be in use, hands out nothing, and the first job's tunnel keeps serving.
+ * server registers a forward by its name, so a second job asking for a name in use is refused.
+ * An SSH refusal carries no reason; the stand-in says it on its console. Main fails at once with
+ * one error that says the name is taken and what to do (naming the option as the action's
+ * input), hands out nothing, and the first job's tunnel keeps serving. Without the server's word
+ * the error stays as it was (__tests__/core/provision-collision.test.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -32,7 +34,7 @@ const tunnelInputs = () => ({
   expose: `web=${web.port}`
 })
 
-it('fails the second job at once, naming the entry and saying the name may be in use', async () => {
+it('fails the second job at once, saying the name is taken and what to do', async () => {
   const firstJob = newJob()
   const { main: first } = await firstJob.uses(inputsFor(service(), tunnelInputs()))
   expect(first.exitCode).toBe(0)
@@ -50,9 +52,9 @@ it('fails the second job at once, naming the entry and saying the name may be in
   const took = Date.now() - started
   expect(second.exitCode).toBe(1)
   expect(annotations(second, 'error')).toEqual([
-    expect.stringContaining(
-      'The tunnel did not start: the tunnel server refused the forward for "web". The name may be in use'
-    )
+    'The tunnel did not start: the name web is taken on the tunnel server, by another job ' +
+      'sharing this credential or by another tunnel. Give each job its own names in input ' +
+      'expose, e.g. web-${{ strategy.job-index }} on GitHub or web-{index} with the GitLab component.'
   ])
   // At once: one attempt, not three of 5 s each.
   expect(took).toBeLessThan(8_000)

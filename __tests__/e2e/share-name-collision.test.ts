@@ -1,8 +1,9 @@
 /**
  * Two matrix jobs of one run asking for the same name under `share: use`, through the bundled
  * action under the runner emulation: they share one tunnel user, so the tunnel server holds the
- * name for the first and refuses it to the second. The second fails with one error that names
- * the entry and says the name is in use, exports nothing and revokes nothing; the first serves on.
+ * name for the first and refuses it to the second, saying so on its console. The second fails
+ * with one error that says the name is taken and what to do, exports nothing and revokes
+ * nothing; the first serves on.
  */
 import { startLocalApp } from '../../scripts/openssh.js'
 import { emulatedJob } from '../helpers/emulated-job.js'
@@ -21,7 +22,7 @@ let app: Awaited<ReturnType<typeof startLocalApp>>
 beforeAll(async () => (app = await startLocalApp('answer from the first matrix job')))
 afterAll(() => app?.close())
 
-it('the second job asking for a name the first holds is told the name is in use; the first serves on', async () => {
+it('the second job asking for a name the first holds is told the name is taken; the first serves on', async () => {
   const run = newRun({ repository: 'octo-org/octo-repo', runId: '7202' })
   const setup = await runSetupJob(run, service())
   const blob = setup.outputs['shared-credential']
@@ -31,7 +32,9 @@ it('the second job asking for a name the first holds is told the name is in use;
   const second = await run.job(matrixInputs(service(), blob, 0, app.port))
   expectRefusedBeforeExport(
     second.main,
-    /refused the forward for "web-0"\. The name (is taken|may be in use)/
+    'The tunnel did not start: the name web-0 is taken on the tunnel server, by another job ' +
+      'sharing this credential or by another tunnel. Give each job its own names in input ' +
+      'expose, e.g. web-${{ strategy.job-index }} on GitHub or web-{index} with the GitLab component.'
   )
   expect((await second.end()).post.exitCode).toBe(0)
 

@@ -357,7 +357,10 @@ function launchKeeper(options) {
             await killAndWait(launched);
             const lastLine = lastLogLine(dir);
             removeTunnelDir(dir, dirId);
-            throw new start_failure/* TunnelStartError */.N((0,start_failure/* describeStartFailure */.q)(outcome, lastLine, options.tempRootName, config.hostKeyOptionName), outcome.type === 'failed' ? outcome.cause : 'died', outcome.type === 'ready' ? '' : outcome.detail);
+            throw new start_failure/* TunnelStartError */.N((0,start_failure/* describeStartFailure */.q)(outcome, lastLine, options.tempRootName, {
+                hostKeyOption: config.hostKeyOptionName,
+                exposeOption: config.exposeOptionName
+            }), outcome.type === 'failed' ? outcome.cause : 'died', outcome.type === 'ready' ? '' : outcome.detail);
         },
         async stopUnused() {
             if (used)
@@ -882,6 +885,7 @@ async function openTunnel(login, settings, tunnel, keeper, writes, { log, state,
         attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
         maxAttempts: settings.http.maxAttempts,
         hostKeyOptionName: hostKeyOption,
+        exposeOptionName: settings.optionLabel('expose'),
         ...end
     });
     if (keeper.saved)

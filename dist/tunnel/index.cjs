@@ -24816,6 +24816,8 @@ class ServerConsole {
     partial = '';
     listeners = new Set();
     opened;
+    stream;
+    closed = false;
     constructor(client) {
         this.opened = new Promise(resolve => {
             try {
@@ -24824,6 +24826,9 @@ class ServerConsole {
                         stream.on('error', () => undefined);
                         stream.on('data', (chunk) => this.take(chunk));
                         stream.stderr.on('data', (chunk) => this.take(chunk));
+                        this.stream = stream;
+                        if (this.closed)
+                            this.close();
                     }
                     resolve();
                 });
@@ -24835,8 +24840,10 @@ class ServerConsole {
     }
     find(wanted) {
         const found = () => [...this.lines].reverse().find(wanted);
-        if (found() !== undefined)
+        if (found() !== undefined) {
+            this.close();
             return Promise.resolve(found());
+        }
         return new Promise(resolve => {
             let finished = false;
             const timers = [];
@@ -24847,6 +24854,7 @@ class ServerConsole {
                 this.listeners.delete(check);
                 for (const timer of timers)
                     clearTimeout(timer);
+                this.close();
                 resolve(found());
             };
             const check = () => {
@@ -24860,6 +24868,14 @@ class ServerConsole {
                     timers.push(setTimeout(finish, SETTLE_MS));
             });
         });
+    }
+    close() {
+        this.closed = true;
+        try {
+            this.stream?.close();
+        }
+        catch {
+        }
     }
     take(chunk) {
         const parts = (this.partial + chunk.toString('utf8')).split(/\r?\n/);
@@ -24882,6 +24898,14 @@ function forwardLimitIn(line) {
     return match === null ? undefined : Number(match[1]);
 }
 const namesForwardLimit = (line) => forwardLimitIn(line) !== undefined;
+const NAME_TAKEN = /^Forward "([^"]{1,80})" refused: the name is in use\b/i;
+function takenNameIn(line, names) {
+    const match = line === undefined ? null : NAME_TAKEN.exec(line);
+    if (match === null)
+        return undefined;
+    const quoted = match[1].toLowerCase();
+    return names.find(name => name.toLowerCase() === quoted);
+}
 
 ;// CONCATENATED MODULE: ./core/tunnel/keeper/ssh/ssh-attempt.ts
 
@@ -24988,8 +25012,7 @@ function connectOnce(context, serverHostKey, deadline) {
         }));
         client.on('ready', () => {
             context.log(`Connected to ${config.host}:${config.port} as ${config.user}`);
-            const serverConsole = new ServerConsole(client);
-            requestForwards(client, context, serverConsole).then(settle, (error) => settle({ ok: false, cause: 'connect', detail: serverText(error.message) }));
+            requestForwards(client, context).then(settle, (error) => settle({ ok: false, cause: 'connect', detail: serverText(error.message) }));
         });
         const connectConfig = {
             username: config.user,
@@ -25032,7 +25055,7 @@ function connectOnce(context, serverHostKey, deadline) {
         }
     });
 }
-async function requestForwards(client, context, serverConsole) {
+async function requestForwards(client, context) {
     const results = await Promise.all(context.config.entries.map(entry => new Promise(resolve => client.forwardIn(entry.name, FORWARD_PORT, error => {
         if (error) {
             context.log(`Forward ${entry.name} refused by the server`);
@@ -25048,17 +25071,31 @@ async function requestForwards(client, context, serverConsole) {
             resolve({ ok: true });
         }
     }))));
-    const refused = results.find(result => !result.ok);
-    if (refused === undefined)
+    const refused = results.filter(result => !result.ok);
+    if (refused.length === 0)
         return { ok: true };
-    const limit = forwardLimitIn(await serverConsole.find(namesForwardLimit));
+    return await explainRefusal(client, context, refused);
+}
+async function explainRefusal(client, context, refused) {
+    const names = refused.map(result => result.name);
+    const said = await new ServerConsole(client).find(line => namesForwardLimit(line) || takenNameIn(line, names) !== undefined);
+    const taken = takenNameIn(said, names);
+    if (taken !== undefined) {
+        context.log(`The server says the name ${taken} is in use by another tunnel`);
+        return {
+            ...refused.find(result => result.name === taken),
+            nameTaken: true,
+            detail: `the tunnel server refused the forward for "${taken}": the name is in use by another tunnel`
+        };
+    }
+    const limit = forwardLimitIn(said);
     if (limit === undefined)
-        return refused;
+        return refused[0];
     context.log(`The server allows at most ${limit} forwards per tunnel user`);
     return {
-        ...refused,
+        ...refused[0],
         forwardLimit: limit,
-        detail: `${refused.detail}: it allows at most ${limit} forwards per tunnel user (all jobs sharing the credential count)`
+        detail: `${refused[0].detail}: it allows at most ${limit} forwards per tunnel user (all jobs sharing the credential count)`
     };
 }
 
@@ -25197,6 +25234,7 @@ class Keeper {
                     detail: this.ending ?? first.detail,
                     ...(first.name !== undefined && { name: first.name }),
                     ...(first.forwardLimit !== undefined && { forwardLimit: first.forwardLimit }),
+                    ...(first.nameTaken && { nameTaken: true }),
                     ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
                 });
                 return await this.end(this.ending ?? `could not start: ${first.detail}`);

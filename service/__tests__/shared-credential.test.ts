@@ -124,7 +124,7 @@ describe('several sessions of one credential (the default)', () => {
     // A client that reads its session is told why.
     const third = await withConsole(service, credential)
     await expect(forward(third.client, 'web')).rejects.toThrow()
-    expect(third.said()).toBe(`Forward "web" refused: ${label} is already forwarded\r\n`)
+    expect(third.said()).toBe('Forward "web" refused: the name is in use by another tunnel\r\n')
   }, 30_000)
 })
 
@@ -135,6 +135,27 @@ describe('the session channel', () => {
     session.stream.write('id\n')
     await new Promise(resolve => setTimeout(resolve, 200))
     expect(session.said()).toBe('')
+  })
+
+  it('tells a console opened after a refusal what the connection was refused, and counts it', async () => {
+    const service = await start({ maxForwardsPerUser: 1 })
+    const credential = await provision(service)
+    const client = await login(service, credential)
+    clients.push(client)
+    await forward(client, 'a')
+    expect(service.tunnel!.sessionChannels()).toBe(0)
+    await expect(forward(client, 'b')).rejects.toThrow()
+    // The client asks why only now, as the tunnel process does.
+    let text = ''
+    const stream = await new Promise<ClientChannel>((resolve, reject) =>
+      client.shell(false, (error, channel) => (error ? reject(error) : resolve(channel)))
+    )
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')))
+    await new Promise(resolve => setTimeout(resolve, 200))
+    expect(text).toBe(
+      'Forward "b" refused: at most 1 forwards per tunnel user, across all its sessions\r\n'
+    )
+    expect(service.tunnel!.sessionChannels()).toBe(1)
   })
 })
 

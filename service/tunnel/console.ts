@@ -3,7 +3,9 @@
  * on its session channel: lines ending in CRLF, which `ssh -R …` without `-N` shows. A refused
  * forward is told here, since an SSH refusal of a forward (`tcpip-forward` failure) carries no
  * reason. A session is a console and nothing else: a shell request is accepted and runs nothing,
- * a command is refused. Without a session (`ssh -N`) nothing is told.
+ * a command is refused. Without a session (`ssh -N`) nothing is told; what was said before a
+ * session opened is kept for the connection, so a client that opens its console only after a
+ * refusal still reads why.
  */
 import type { Connection, ServerChannel } from 'ssh2'
 
@@ -14,8 +16,14 @@ export class SessionConsole {
   private stream: ServerChannel | undefined
   private readonly waiting: string[] = []
 
-  constructor(connection: Connection) {
-    connection.on('session', accept => {
+  /**
+   * `opened`: told of every session channel asked for, so a test can count them; `silent`: every
+   * one is refused, and nothing is ever told.
+   */
+  constructor(connection: Connection, opened: () => void = () => undefined, silent = false) {
+    connection.on('session', (accept, reject) => {
+      opened()
+      if (silent) return reject()
       const session = accept()
       session.on('pty', ptyAccept => ptyAccept?.())
       session.on('shell', shellAccept => {

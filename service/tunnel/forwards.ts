@@ -29,8 +29,11 @@ export interface Forward<Session> {
 
 export type AddResult<Session> =
   | { ok: true; forward: Forward<Session> }
-  /** `limit`: refused because the user holds this many already, which a client may be told. */
-  | { ok: false; reason: string; limit?: number }
+  /**
+   * `limit`: refused because the user holds this many already; `taken`: its name is in use. Both
+   * are what a client may be told.
+   */
+  | { ok: false; reason: string; limit?: number; taken?: true }
 
 export class ForwardTable<Session> {
   private readonly byLabel = new Map<string, Forward<Session>>()
@@ -57,7 +60,9 @@ export class ForwardTable<Session> {
       }
     }
     if (!LABEL.test(label)) return { ok: false, reason: 'the name is too long' }
-    if (this.byLabel.has(label)) return { ok: false, reason: `${label} is already forwarded` }
+    if (this.byLabel.has(label)) {
+      return { ok: false, reason: `${label} is already forwarded`, taken: true }
+    }
     if (this.ofUser(user).length >= this.maxPerUser) {
       return {
         ok: false,

@@ -21,6 +21,11 @@ export interface TunnelOptions {
   oneSessionPerCredential?: boolean
   /** Most forwards one tunnel user holds at once, across all its sessions; default 5. */
   maxForwardsPerUser?: number
+  /**
+   * Refuse every session channel, so that a client is never told why a forward was refused, as
+   * a server that keeps no console does. Default false: refusals are told on the console.
+   */
+  silentConsole?: boolean
 }
 
 export interface TunnelEvent {
@@ -76,6 +81,11 @@ export interface RunningTunnel {
    * which left at the host key check sent no token.
    */
   loginAttempts(): LoginAttempt[]
+  /**
+   * How many session channels clients asked for since the start (the console, see console.ts): a
+   * client that only forwards opens none.
+   */
+  sessionChannels(): number
   close(): Promise<void>
 }
 

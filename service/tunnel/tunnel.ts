@@ -54,6 +54,7 @@ export async function startTunnelServer(
   const sessions = new Set<Session>()
   const log: TunnelEvent[] = []
   const attempts: LoginAttempt[] = []
+  let sessionChannels = 0
   const note = (user: string, event: TunnelEvent['event'], detail: string): void => {
     log.push({ at: isoTime(now()), user, event, detail })
   }
@@ -80,7 +81,11 @@ export async function startTunnelServer(
     { hostKeys: [hostKey.privateKey], ident: 'credential-service-tunnel-stand-in' },
     connection => {
       let session: Session | undefined
-      const serverConsole = new SessionConsole(connection)
+      const serverConsole = new SessionConsole(
+        connection,
+        () => (sessionChannels += 1),
+        options.silentConsole ?? false
+      )
       connection.on('authentication', ctx => {
         attempts.push({ at: isoTime(now()), user: ctx.username, method: ctx.method })
         if (session !== undefined) return ctx.accept()
@@ -113,9 +118,9 @@ export async function startTunnelServer(
         const added = table.add(session.user, info.bindAddr, info.bindPort, session)
         if (!added.ok) {
           // Told before the refusal, so a client that reads its console has the reason by then.
-          serverConsole.say(
-            `Forward ${JSON.stringify(info.bindAddr.slice(0, 80))} refused: ${added.reason}`
-          )
+          // A name in use is told by the name the client asked for, not by the label it routes on.
+          const why = added.taken ? 'the name is in use by another tunnel' : added.reason
+          serverConsole.say(`Forward ${JSON.stringify(info.bindAddr.slice(0, 80))} refused: ${why}`)
           return fail(added.reason)
         }
         note(session.user, 'forward', `${added.forward.label}.${naming.fqdn}`)
@@ -244,6 +249,7 @@ export async function startTunnelServer(
         })),
       events: () => log.map(event => ({ ...event })),
       loginAttempts: () => attempts.map(attempt => ({ ...attempt })),
+      sessionChannels: () => sessionChannels,
       close: () => {
         closing ??= (async () => {
           clearInterval(timer)

@@ -144,6 +144,8 @@ export interface KeeperConfig {
    * `--tunnel-host-key`): the keeper has no option labels of its own. Default `tunnel-host-key`.
    */
   hostKeyOptionName?: string
+  /** How messages name the expose option (`input expose`, `--expose`); default `expose`. */
+  exposeOptionName?: string
   /** The request log; DEFAULT_REQUEST_LOG when absent. */
   requestLog?: RequestLogConfig
   /** The gate on every entry (`protect`); DEFAULT_PROTECT when absent. */
@@ -193,6 +195,8 @@ export type KeeperReport =
       fingerprint?: string
       /** A refused forward: the server said it allows this many per tunnel user. */
       forwardLimit?: number
+      /** A refused forward: the server said its name (`name`) is in use by another tunnel. */
+      nameTaken?: true
     }
 
 /** Written to statsPath on change and at exit; the post step reads it. */

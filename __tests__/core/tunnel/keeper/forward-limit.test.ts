@@ -21,20 +21,20 @@ afterAll(async () => {
   await service.close()
 })
 
-async function provision(): Promise<{ user: string; token: string }> {
-  const response = await fetch(`${service.baseUrl}/credential-provision`, {
+async function provision(from = service): Promise<{ user: string; token: string }> {
+  const response = await fetch(`${from.baseUrl}/credential-provision`, {
     method: 'POST',
-    headers: { 'x-api-key': service.seed.provisionKey },
-    body: JSON.stringify({ project: service.seed.project })
+    headers: { 'x-api-key': from.seed.provisionKey },
+    body: JSON.stringify({ project: from.seed.project })
   })
   const body = (await response.json()) as { token: string; tunnel_user: string }
   return { user: body.tunnel_user, token: body.token }
 }
 
 /** A tunnel process of `credential` forwarding `names`, as one job of a matrix would run it. */
-function job(credential: { user: string; token: string }, names: string[]) {
-  return runKeeper(service.tunnel!.port, {
-    host: service.tunnel!.host,
+function job(credential: { user: string; token: string }, names: string[], on = service) {
+  return runKeeper(on.tunnel!.port, {
+    host: on.tunnel!.host,
     user: credential.user,
     token: credential.token,
     entries: names.map(name => ({ name, host: '127.0.0.1', port: app.port }))
@@ -44,8 +44,11 @@ function job(credential: { user: string; token: string }, names: string[]) {
 describe('a forward refused for the per-user limit', () => {
   it('names the limit the server told, counted across the jobs sharing the credential', async () => {
     const credential = await provision()
+    const sessionsBefore = service.tunnel!.sessionChannels()
     const first = job(credential, ['web-0', 'api-0', 'db-0', 'ws-0', 'docs-0'])
     expect(await first.report).toMatchObject({ type: 'ready' })
+    // Started: the server's console was never opened (a shell request, on OpenSSH a login shell).
+    expect(service.tunnel!.sessionChannels()).toBe(sessionsBefore)
 
     const sixth = job(credential, ['web-1'])
     const report = await sixth.report
@@ -75,18 +78,51 @@ describe('a forward refused for the per-user limit', () => {
     ).toEqual(['api-0', 'db-0', 'docs-0', 'web-0', 'ws-0'])
   })
 
-  it('says what the server said about a name in use, as before: nothing of a limit', async () => {
+  it('says the name is taken when the server says so, and nothing of a limit', async () => {
     const credential = await provision()
     expect(await job(credential, ['web']).report).toMatchObject({ type: 'ready' })
-    const report = await job(credential, ['web']).report
-    expect(report).toMatchObject({
+    const sessionsBefore = service.tunnel!.sessionChannels()
+    const refused = job(credential, ['api', 'web'])
+    const report = await refused.report
+    expect(report).toEqual({
       type: 'failed',
       cause: 'forward',
-      detail: 'the tunnel server refused the forward for "web"'
+      name: 'web',
+      nameTaken: true,
+      fingerprint: service.tunnel!.fingerprint,
+      detail:
+        'the tunnel server refused the forward for "web": the name is in use by another tunnel'
     })
-    expect(report).not.toHaveProperty('forwardLimit')
-    expect(describeStartFailure(report, '', 'RUNNER_TEMP')).toContain(
-      'The name may be in use: by another tunnel of this user'
+    // Asked once, after the refusal.
+    expect(service.tunnel!.sessionChannels()).toBe(sessionsBefore + 1)
+    expect(refused.log()).toContain('The server says the name web is in use by another tunnel')
+    expect(describeStartFailure(report, '', 'RUNNER_TEMP', { exposeOption: '--expose' })).toBe(
+      'The tunnel did not start: the name web is taken on the tunnel server, by another job ' +
+        'sharing this credential or by another tunnel. Give each job its own names in --expose, ' +
+        'e.g. web-${{ strategy.job-index }} on GitHub or web-{index} with the GitLab component.'
     )
+  })
+
+  it('says what it said before when the server tells nothing', async () => {
+    const silent = await startCredentialService({
+      tunnel: { checkIntervalMs: 50, silentConsole: true }
+    })
+    try {
+      const credential = await provision(silent)
+      expect(await job(credential, ['web'], silent).report).toMatchObject({ type: 'ready' })
+      const report = await job(credential, ['web'], silent).report
+      expect(report).toEqual({
+        type: 'failed',
+        cause: 'forward',
+        name: 'web',
+        fingerprint: silent.tunnel!.fingerprint,
+        detail: 'the tunnel server refused the forward for "web"'
+      })
+      expect(describeStartFailure(report, '', 'RUNNER_TEMP')).toContain(
+        'The name may be in use: by another tunnel of this user'
+      )
+    } finally {
+      await silent.close()
+    }
   })
 })

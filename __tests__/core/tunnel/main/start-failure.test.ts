@@ -29,7 +29,9 @@ describe('describeStartFailure', () => {
   it('names the host-key option as the host labels it', () => {
     const outcome = { type: 'failed', cause: 'host-key', detail: 'key X' } as const
     expect(
-      describeStartFailure(outcome, 'Ended: boom', 'RUNNER_TEMP', 'input tunnel-host-key')
+      describeStartFailure(outcome, 'Ended: boom', 'RUNNER_TEMP', {
+        hostKeyOption: 'input tunnel-host-key'
+      })
     ).toContain('update input tunnel-host-key;')
   })
 })

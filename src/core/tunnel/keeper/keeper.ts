@@ -107,6 +107,7 @@ export class Keeper {
           detail: this.ending ?? first.detail!,
           ...(first.name !== undefined && { name: first.name }),
           ...(first.forwardLimit !== undefined && { forwardLimit: first.forwardLimit }),
+          ...(first.nameTaken && { nameTaken: true }),
           ...(this.seenFingerprint !== undefined && { fingerprint: this.seenFingerprint })
         })
         return await this.end(this.ending ?? `could not start: ${first.detail}`)

@@ -208,7 +208,10 @@ export function launchKeeper(options: LaunchOptions): LaunchedKeeper {
       const lastLine = lastLogLine(dir)
       removeTunnelDir(dir, dirId)
       throw new TunnelStartError(
-        describeStartFailure(outcome, lastLine, options.tempRootName, config.hostKeyOptionName),
+        describeStartFailure(outcome, lastLine, options.tempRootName, {
+          hostKeyOption: config.hostKeyOptionName,
+          exposeOption: config.exposeOptionName
+        }),
         outcome.type === 'failed' ? outcome.cause : 'died',
         outcome.type === 'ready' ? '' : outcome.detail
       )

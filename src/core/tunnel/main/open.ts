@@ -181,6 +181,7 @@ async function openTunnel(
     attemptTimeoutMs: settings.http.timeoutSeconds * 1000,
     maxAttempts: settings.http.maxAttempts,
     hostKeyOptionName: hostKeyOption,
+    exposeOptionName: settings.optionLabel('expose'),
     ...end
   })
   if (keeper.saved) saveTunnel(state, { ...keeper.saved, started: true })

@@ -32,8 +32,11 @@ export function describeStartFailure(
   /** The keeper's log is removed with its folder: its last line is all that is left to quote. */
   lastLogLine: string,
   tempRootName: string,
-  /** How the message names the host-key option where the user sets it. */
-  hostKeyOption = 'tunnel-host-key'
+  /** How the message names the options where the user sets them, as the host labels them. */
+  {
+    hostKeyOption = 'tunnel-host-key',
+    exposeOption = 'expose'
+  }: { hostKeyOption?: string; exposeOption?: string } = {}
 ): string {
   if (outcome.type === 'ready') return 'The tunnel started.'
   // The report comes from another process and quotes the tunnel server: untrusted, cut short.
@@ -47,6 +50,11 @@ export function describeStartFailure(
     case 'auth':
       return `The tunnel did not start: ${detail}. The credential may have been revoked or have expired already; run the job again, and check tunnel-host and tunnel-port if they are overridden.`
     case 'forward':
+      // The server said the name is held: by a job sharing the credential that exposes the same
+      // names, or by any tunnel where the URLs do not carry the user. The name is our own entry's.
+      if (outcome.nameTaken === true && outcome.name !== undefined) {
+        return `The tunnel did not start: the name ${printable(outcome.name, 80)} is taken on the tunnel server, by another job sharing this credential or by another tunnel. Give each job its own names in ${exposeOption}, e.g. web-\${{ strategy.job-index }} on GitHub or web-{index} with the GitLab component.`
+      }
       // The server said why: its per-user limit, which every job sharing one credential fills.
       if (outcome.forwardLimit !== undefined) {
         return `The tunnel did not start: ${detail}. Expose fewer entries, or run fewer jobs that expose at once with one shared credential.`

@@ -5,12 +5,19 @@ import type Client from 'ssh2/lib/client.js'
 import {
   forwardLimitIn,
   namesForwardLimit,
-  ServerConsole
+  ServerConsole,
+  takenNameIn
 } from '../../../../../src/core/tunnel/keeper/ssh/server-console.js'
 
 /** A client whose shell() hands back a stream the test writes to as the server. */
 function fakeClient(opening: 'opens' | 'refuses' | 'never') {
-  const stream = Object.assign(new PassThrough(), { stderr: new PassThrough() })
+  const stream = Object.assign(new PassThrough(), {
+    stderr: new PassThrough(),
+    sessionClosed: false,
+    close() {
+      stream.sessionClosed = true
+    }
+  })
   const client = Object.assign(new EventEmitter(), {
     shell: (_window: false, callback: (error: Error | undefined, channel: unknown) => void) => {
       if (opening === 'opens') setImmediate(() => callback(undefined, stream))
@@ -33,7 +40,29 @@ describe('forwardLimitIn', () => {
   })
 })
 
+describe('takenNameIn', () => {
+  it.each([
+    ['Forward "web-0" refused: the name is in use by another tunnel', ['web-0'], 'web-0'],
+    ['Forward "WEB-0" refused: the name is in use', ['api', 'web-0'], 'web-0'],
+    // Only a name we asked for and were refused: the server's quote picks, never supplies one.
+    ['Forward "web-9" refused: the name is in use by another tunnel', ['web-0'], undefined],
+    ['Forward "web-0" refused: web-0-abcde is already forwarded', ['web-0'], undefined],
+    ['say Forward "web-0" refused: the name is in use', ['web-0'], undefined],
+    [undefined, ['web-0'], undefined]
+  ])('reads %j among %j as %j', (line, names, name) => {
+    expect(takenNameIn(line, names)).toBe(name)
+  })
+})
+
 describe('ServerConsole', () => {
+  it('closes the session once it has its answer, or at once should it open later', async () => {
+    const { client, stream } = fakeClient('opens')
+    const serverConsole = new ServerConsole(client)
+    setTimeout(() => stream.write('at most 2 forwards per tunnel user\r\n'), 20)
+    expect(await serverConsole.find(namesForwardLimit)).toBe('at most 2 forwards per tunnel user')
+    expect(stream.sessionClosed).toBe(true)
+  })
+
   it('finds the line that names the limit, across chunks, on stdout or stderr', async () => {
     const { client, stream } = fakeClient('opens')
     const serverConsole = new ServerConsole(client)

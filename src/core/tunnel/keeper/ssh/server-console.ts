@@ -2,10 +2,12 @@
  * What the tunnel server says on the connection's session channel. The product's server
  * (sish-based, as its reference deployment shows) writes to its clients there, in lines ending
  * in CRLF: `ssh -R …` without `-N` shows them. An SSH refusal of a forward carries no reason, so
- * a server that explains one can only do it there. The keeper opens the session next to its
- * forwards (a shell request without a terminal, as such a client makes; nothing is ever typed),
- * reads every line so that the server never waits on a full window, and keeps the last few,
- * cleaned, to explain a refused forward. A server that refuses the session loses nothing.
+ * a server that explains one can only do it there. The keeper opens the session only after a
+ * forward was refused: a shell request (without a terminal, as such a client makes; nothing is
+ * ever typed) starts a login shell with its startup files on an ordinary OpenSSH server, a side
+ * effect on a server we only meant to forward through. It reads for a bounded time, keeps the
+ * last few lines, cleaned, and closes the session. Only our own sentence shapes are read from
+ * them. A server that refuses the session loses nothing.
  */
 import type { ClientChannel } from 'ssh2'
 import type Client from 'ssh2/lib/client.js'
@@ -20,11 +22,17 @@ const SETTLE_MS = 150
 /** The longest a refused start waits for the server's word. */
 const WAIT_MAX_MS = 1500
 
+/**
+ * The server's console, opened when this is made (after a refusal) and read until `find` has its
+ * answer: then it is closed, or closed as soon as it opens, should it open later.
+ */
 export class ServerConsole {
   private readonly lines: string[] = []
   private partial = ''
   private readonly listeners = new Set<() => void>()
   private readonly opened: Promise<void>
+  private stream: ClientChannel | undefined
+  private closed = false
 
   constructor(client: Client) {
     this.opened = new Promise<void>(resolve => {
@@ -34,6 +42,8 @@ export class ServerConsole {
             stream.on('error', () => undefined)
             stream.on('data', (chunk: Buffer) => this.take(chunk))
             stream.stderr.on('data', (chunk: Buffer) => this.take(chunk))
+            this.stream = stream
+            if (this.closed) this.close()
           }
           resolve()
         })
@@ -46,11 +56,15 @@ export class ServerConsole {
 
   /**
    * The last line the server said that `wanted` accepts, waiting for it until the session has
-   * been open a moment (the words follow its opening), and never longer than WAIT_MAX_MS.
+   * been open a moment (the words follow its opening), and never longer than WAIT_MAX_MS; the
+   * session is closed then.
    */
   find(wanted: (line: string) => boolean): Promise<string | undefined> {
     const found = (): string | undefined => [...this.lines].reverse().find(wanted)
-    if (found() !== undefined) return Promise.resolve(found())
+    if (found() !== undefined) {
+      this.close()
+      return Promise.resolve(found())
+    }
     return new Promise(resolve => {
       let finished = false
       const timers: NodeJS.Timeout[] = []
@@ -59,6 +73,7 @@ export class ServerConsole {
         finished = true
         this.listeners.delete(check)
         for (const timer of timers) clearTimeout(timer)
+        this.close()
         resolve(found())
       }
       const check = (): void => {
@@ -70,6 +85,16 @@ export class ServerConsole {
         if (!finished) timers.push(setTimeout(finish, SETTLE_MS))
       })
     })
+  }
+
+  /** Done listening: the session goes, so a shell the server may have started ends now. */
+  private close(): void {
+    this.closed = true
+    try {
+      this.stream?.close()
+    } catch {
+      // The connection is gone already, and the session with it.
+    }
   }
 
   private take(chunk: Buffer): void {
@@ -96,3 +121,20 @@ export function forwardLimitIn(line: string | undefined): number | undefined {
 }
 
 export const namesForwardLimit = (line: string): boolean => forwardLimitIn(line) !== undefined
+
+/** `Forward "web-0" refused: the name is in use …`, the stand-in's words for a taken name. */
+const NAME_TAKEN = /^Forward "([^"]{1,80})" refused: the name is in use\b/i
+
+/**
+ * Which of `names` (forwards we asked for and were refused) a server line says is in use. The
+ * answer is always one of our own names: the server's quote only picks which one.
+ */
+export function takenNameIn(
+  line: string | undefined,
+  names: readonly string[]
+): string | undefined {
+  const match = line === undefined ? null : NAME_TAKEN.exec(line)
+  if (match === null) return undefined
+  const quoted = match[1].toLowerCase()
+  return names.find(name => name.toLowerCase() === quoted)
+}

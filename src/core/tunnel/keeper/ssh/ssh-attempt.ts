@@ -17,7 +17,7 @@ import { cleanText } from '../../../text/printable.js'
 import { keysAsKeyObjects } from './cipher-keys.js'
 import { connectCoalesced } from './coalesced-socket.js'
 import { hostKeyAlgorithms, type HostKeyTrust } from './host-keys.js'
-import { forwardLimitIn, namesForwardLimit, ServerConsole } from './server-console.js'
+import { forwardLimitIn, namesForwardLimit, ServerConsole, takenNameIn } from './server-console.js'
 import type { FailureCause, KeeperConfig } from '../../protocol.js'
 
 export const FORWARD_PORT = 80
@@ -34,6 +34,8 @@ export interface Attempt {
   name?: string
   /** The server said it refused a forward for its per-user limit, of this many forwards. */
   forwardLimit?: number
+  /** The server said it refused forward `name` because another tunnel holds that name. */
+  nameTaken?: true
 }
 
 export interface AttemptContext {
@@ -170,9 +172,7 @@ function connectOnce(
     )
     client.on('ready', () => {
       context.log(`Connected to ${config.host}:${config.port} as ${config.user}`)
-      // Opened before the forwards are asked for, so the server can say why it refuses one.
-      const serverConsole = new ServerConsole(client)
-      requestForwards(client, context, serverConsole).then(settle, (error: Error) =>
+      requestForwards(client, context).then(settle, (error: Error) =>
         settle({ ok: false, cause: 'connect', detail: serverText(error.message) })
       )
     })
@@ -222,11 +222,7 @@ function connectOnce(
   })
 }
 
-async function requestForwards(
-  client: Client,
-  context: AttemptContext,
-  serverConsole: ServerConsole
-): Promise<Attempt> {
+async function requestForwards(client: Client, context: AttemptContext): Promise<Attempt> {
   const results = await Promise.all(
     context.config.entries.map(
       entry =>
@@ -248,14 +244,39 @@ async function requestForwards(
         )
     )
   )
-  const refused = results.find(result => !result.ok)
-  if (refused === undefined) return { ok: true }
-  const limit = forwardLimitIn(await serverConsole.find(namesForwardLimit))
-  if (limit === undefined) return refused
+  const refused = results.filter(result => !result.ok)
+  if (refused.length === 0) return { ok: true }
+  return await explainRefusal(client, context, refused)
+}
+
+/**
+ * Asks the server's console why (server-console.ts): opened only now, since on an ordinary SSH
+ * server it starts a login shell. Without a line of ours, the first refusal stands as it was.
+ */
+async function explainRefusal(
+  client: Client,
+  context: AttemptContext,
+  refused: Attempt[]
+): Promise<Attempt> {
+  const names = refused.map(result => result.name!)
+  const said = await new ServerConsole(client).find(
+    line => namesForwardLimit(line) || takenNameIn(line, names) !== undefined
+  )
+  const taken = takenNameIn(said, names)
+  if (taken !== undefined) {
+    context.log(`The server says the name ${taken} is in use by another tunnel`)
+    return {
+      ...refused.find(result => result.name === taken)!,
+      nameTaken: true,
+      detail: `the tunnel server refused the forward for "${taken}": the name is in use by another tunnel`
+    }
+  }
+  const limit = forwardLimitIn(said)
+  if (limit === undefined) return refused[0]
   context.log(`The server allows at most ${limit} forwards per tunnel user`)
   return {
-    ...refused,
+    ...refused[0],
     forwardLimit: limit,
-    detail: `${refused.detail!}: it allows at most ${limit} forwards per tunnel user (all jobs sharing the credential count)`
+    detail: `${refused[0].detail!}: it allows at most ${limit} forwards per tunnel user (all jobs sharing the credential count)`
   }
 }
