@@ -121,3 +121,20 @@ it('quotes the refusal of a forward for the per-user limit the server told', () 
   )
   expect(tunnelSection).toContain(message)
 })
+
+it('quotes the refusal of a forward whose name the server said is taken', () => {
+  const message = describeStartFailure(
+    {
+      type: 'failed',
+      cause: 'forward',
+      name: 'web-1',
+      nameTaken: true,
+      detail:
+        'the tunnel server refused the forward for "web-1": the name is in use by another tunnel'
+    },
+    '',
+    'RUNNER_TEMP',
+    { exposeOption: 'input expose' }
+  )
+  expect(tunnelSection).toContain(message)
+})
