@@ -198,6 +198,20 @@ describe('provision --share use, in each job that needs the tunnel', () => {
     }
   })
 
+  it('refuses an empty SVC_SHARED_CREDENTIAL, naming the variable and where it comes from', async () => {
+    const other = job({ ...PIPELINE, CI_JOB_ID: '5' })
+    service.clearRequests()
+    const ran = await other.run(['provision', '--share', 'use'], { SVC_SHARED_CREDENTIAL: '' })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toEqual([
+      'Error: --share is use, but SVC_SHARED_CREDENTIAL is empty, so there is nothing to open: the setup job shared nothing. ' +
+        "Check that this job has the setup job in its needs and that SVC_SHARED_CREDENTIAL gets that job's shared-credential output: " +
+        "on GitHub Actions ${{ needs.<setup job>.outputs.shared-credential }}, on GitLab CI the setup job's dotenv report (shared.env), which sets SVC_SHARED_CREDENTIAL in every job that needs it."
+    ])
+    expect(service.requests()).toEqual([])
+    expect(readdirSync(other.dir)).toEqual([])
+  })
+
   it('refuses a credential sealed for another pipeline: exit 1, one line, nothing written', async () => {
     const { sealed } = await setUp()
     const elsewhere = job({ ...PIPELINE, CI_PIPELINE_ID: '4101' })

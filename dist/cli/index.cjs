@@ -2064,7 +2064,8 @@ function readSharePlan(options, choice, scope) {
         };
     }
     if (mode === 'use' && blob === '') {
-        throw new errors/* ExplainedError */.h(`${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`);
+        const given = options.label('shared-credential');
+        throw new errors/* ExplainedError */.h(`${share}, but ${given} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs and that ${given} gets that job's shared-credential output: on GitHub Actions \${{ needs.<setup job>.outputs.shared-credential }}, on GitLab CI the setup job's dotenv report (shared.env), which sets SVC_SHARED_CREDENTIAL in every job that needs it.`);
     }
     return mode === 'use' ? { mode, scope, blob } : { mode, scope, blob };
 }

@@ -133,7 +133,9 @@ describe('share: use refuses, exporting nothing and sending nothing', () => {
 
   it('an empty shared-credential', async () => {
     expect(await refused({ 'shared-credential': '' })).toBe(
-      'Input share is use, but input shared-credential is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.'
+      'Input share is use, but input shared-credential is empty, so there is nothing to open: the setup job shared nothing. ' +
+        "Check that this job has the setup job in its needs and that input shared-credential gets that job's shared-credential output: " +
+        "on GitHub Actions ${{ needs.<setup job>.outputs.shared-credential }}, on GitLab CI the setup job's dotenv report (shared.env), which sets SVC_SHARED_CREDENTIAL in every job that needs it."
     )
   })
 

@@ -107,8 +107,10 @@ export function readSharePlan(
     }
   }
   if (mode === 'use' && blob === '') {
+    const given = options.label('shared-credential')
+    // Where the value comes from differs by CI system, not by host: the CLI runs on both.
     throw new ExplainedError(
-      `${share}, but ${options.label('shared-credential')} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs, and that its shared-credential output is passed to this input.`
+      `${share}, but ${given} is empty, so there is nothing to open: the setup job shared nothing. Check that this job has the setup job in its needs and that ${given} gets that job's shared-credential output: on GitHub Actions \${{ needs.<setup job>.outputs.shared-credential }}, on GitLab CI the setup job's dotenv report (shared.env), which sets SVC_SHARED_CREDENTIAL in every job that needs it.`
     )
   }
   // Each branch narrows `mode`, so each is its own member of the union.
