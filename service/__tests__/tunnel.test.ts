@@ -1,128 +1,25 @@
 /** The tunnel stand-in, driven with ssh2's own Client: logins, forwards, the front, limits. */
 import { readFileSync } from 'node:fs'
-import { request } from 'node:http'
-import ssh2, { type ClientChannel, type ConnectConfig } from 'ssh2'
-import { startCredentialService, type RunningService } from '../server.js'
+import { useStandIn, type Credential } from './helpers/stand-in-suite.js'
 
-const { Client } = ssh2
-let clock = Date.now()
-let service: RunningService
-const clients: InstanceType<typeof Client>[] = []
-
-beforeAll(async () => {
-  service = await startCredentialService({
-    tunnel: { checkIntervalMs: 20 },
-    tunnelHost: 'localhost',
-    now: () => clock
-  })
-})
-afterEach(() => {
-  for (const client of clients.splice(0)) client.end()
-})
-afterAll(() => service.close())
-
-const tunnel = () => service.tunnel!
-
-interface Credential {
-  user: string
-  secret: string
-}
-
-async function provision(): Promise<Credential> {
-  const response = await fetch(`${service.baseUrl}/credential-provision`, {
-    method: 'POST',
-    headers: { 'x-api-key': service.seed.provisionKey },
-    body: JSON.stringify({ project: service.seed.project })
-  })
-  const body = (await response.json()) as { token: string; tunnel_user: string }
-  return { user: body.tunnel_user, secret: body.token }
-}
-
-async function free(): Promise<Credential> {
-  const response = await fetch(`${service.baseUrl}/create-ephemeral-token`, { method: 'POST' })
-  const body = (await response.json()) as { tunnel_client_id: string; tunnel_client_secret: string }
-  return { user: body.tunnel_client_id, secret: body.tunnel_client_secret }
-}
-
-async function revoke(user: string): Promise<void> {
-  await fetch(`${service.baseUrl}/revoke-token`, {
-    method: 'POST',
-    headers: { 'x-api-key': service.seed.provisionKey },
-    body: JSON.stringify({ tunnel_user: user })
-  })
-}
-
-type Client = InstanceType<typeof Client>
-
-/** Logs in; resolves with the ready client or rejects with ssh2's error. */
-function connect(credential: Credential, extra: Partial<ConnectConfig> = {}): Promise<Client> {
-  const client = new Client()
-  clients.push(client)
-  return new Promise((resolve, reject) => {
-    client.on('ready', () => resolve(client))
-    client.on('error', reject)
-    client.connect({
-      host: '127.0.0.1',
-      port: tunnel().port,
-      username: credential.user,
-      password: credential.secret,
-      readyTimeout: 5000,
-      ...extra
-    })
-  })
-}
-
-/** Asks for `-R <name>:80`, and answers every forwarded connection with `text`. */
-function forward(client: Client, name: string, port = 80): Promise<void> {
-  return new Promise((resolve, reject) =>
-    client.forwardIn(name, port, error => (error === undefined ? resolve() : reject(error)))
-  )
-}
-
-function serveForwards(client: Client, text: string): void {
-  client.on('tcp connection', (_details, accept) => {
-    const channel: ClientChannel = accept()
-    channel.once('data', () => {
-      channel.end(
-        `HTTP/1.1 200 OK\r\nContent-Length: ${text.length}\r\nConnection: close\r\n\r\n${text}`
-      )
-    })
-  })
-}
-
-function get(host: string | null): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: tunnel().frontPort,
-        path: '/',
-        agent: false,
-        setHost: false,
-        headers: host === null ? {} : { host: `${host}:${tunnel().frontPort}` }
-      },
-      res => {
-        let body = ''
-        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-      }
-    )
-    req.on('error', reject)
-    req.end()
-  })
-}
-
-const closed = (client: Client) => new Promise<void>(resolve => client.once('close', resolve))
-const authFailure = expect.objectContaining({ level: 'client-authentication' })
-const statusOf = (user: string) => service.tokens().find(t => t.tunnel_user === user)?.status
-const eventsOf = (user: string) =>
-  tunnel()
-    .events()
-    .filter(event => event.user === user)
+const {
+  service,
+  tunnel,
+  provision,
+  free,
+  revoke,
+  connect,
+  forward,
+  serveForwards,
+  get,
+  closed,
+  authFailure,
+  eventsOf
+} = useStandIn()
 
 describe('the tunnel stand-in starts with the service', () => {
   it('hands out its own host and port, and writes known_hosts with its key', async () => {
-    const { tunnelHost, tunnelPort } = service
+    const { tunnelHost, tunnelPort } = service()
     expect([tunnelHost, tunnelPort]).toEqual(['localhost', tunnel().port])
     expect(readFileSync(tunnel().knownHostsPath, 'utf8')).toBe(
       `[127.0.0.1]:${tunnelPort} ${tunnel().hostKey}\n[localhost]:${tunnelPort} ${tunnel().hostKey}\n`
@@ -143,7 +40,9 @@ describe('logging in: user = tunnel user, password = token', () => {
   it('accepts an active CI/CD credential and counts the use', async () => {
     const credential = await provision()
     await connect(credential)
-    const view = service.tokens().find(t => t.tunnel_user === credential.user)
+    const view = service()
+      .tokens()
+      .find(t => t.tunnel_user === credential.user)
     expect(view).toMatchObject({ usage_count: 1, last_used_at: expect.any(String) })
     expect(eventsOf(credential.user)).toEqual([
       expect.objectContaining({ event: 'connected', detail: 'cicd' })
@@ -174,7 +73,7 @@ describe('logging in: user = tunnel user, password = token', () => {
     [
       'an expired credential',
       async (c: Credential) => {
-        service.expire(c.user)
+        service().expire(c.user)
         return c
       },
       'credential expired'
@@ -293,118 +192,6 @@ describe('remote forwards and the HTTP front', () => {
         .filter(f => f.user === credential.user)
     ).toEqual([])
     expect((await get(`app-${credential.user}.localhost`)).status).toBe(502)
-  })
-})
-
-describe('sessions end when the credential does', () => {
-  it('closes an open session when its token is revoked, then answers 502', async () => {
-    const credential = await provision()
-    const client = await connect(credential)
-    serveForwards(client, 'up')
-    await forward(client, 'app')
-    expect((await get(`app-${credential.user}.localhost`)).status).toBe(200)
-    const ended = closed(client)
-    await revoke(credential.user)
-    await ended
-    expect((await get(`app-${credential.user}.localhost`)).status).toBe(502)
-    expect(eventsOf(credential.user).at(-1)).toMatchObject({
-      event: 'closed',
-      detail: 'credential revoked'
-    })
-  })
-
-  it('ends a free credential session after max_uptime_minutes (5)', async () => {
-    const credential = await free()
-    const client = await connect(credential)
-    const ended = closed(client)
-    clock += 5 * 60_000 - 1
-    await new Promise(resolve => setTimeout(resolve, 100))
-    expect(
-      tunnel()
-        .sessions()
-        .map(s => s.user)
-    ).toContain(credential.user)
-    clock += 1
-    await ended
-    clock -= 5 * 60_000
-    expect(eventsOf(credential.user).at(-1)).toMatchObject({
-      event: 'closed',
-      detail: 'max_uptime_minutes (5) reached'
-    })
-  })
-})
-
-describe('POST /__admin/tunnel/drop: every session closed, nothing revoked', () => {
-  const drop = async () => {
-    const response = await fetch(`${service.adminUrl}/tunnel/drop`, { method: 'POST' })
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> }
-  }
-
-  it('closes every open session; the same token logs in again and its forward answers', async () => {
-    const first = await provision()
-    const second = await provision()
-    const clientA = await connect(first)
-    const clientB = await connect(second)
-    await forward(clientA, 'app')
-    const bothClosed = Promise.all([closed(clientA), closed(clientB)])
-
-    const answer = await drop()
-    await bothClosed
-
-    expect(answer).toEqual({
-      status: 200,
-      body: expect.objectContaining({ success: true, dropped: expect.any(Number) })
-    })
-    expect(answer.body.dropped).toBeGreaterThanOrEqual(2)
-    expect(tunnel().sessions()).toEqual([])
-    expect((await get(`app-${first.user}.localhost`)).status).toBe(502)
-    expect(eventsOf(first.user).at(-1)).toMatchObject({
-      event: 'closed',
-      detail: 'dropped (admin tunnel/drop)'
-    })
-    expect(statusOf(first.user)).toBe('active')
-
-    const again = await connect(first)
-    serveForwards(again, 'back again')
-    await forward(again, 'app')
-    expect(await get(`app-${first.user}.localhost`)).toEqual({ status: 200, body: 'back again' })
-  })
-
-  it('ends a request that was running through a dropped session instead of leaving it hanging', async () => {
-    const credential = await provision()
-    const client = await connect(credential)
-    // The app answers the head and never finishes the body: the request is still running.
-    client.on('tcp connection', (_details, accept) => {
-      const channel: ClientChannel = accept()
-      channel.once('data', () =>
-        channel.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart')
-      )
-    })
-    await forward(client, 'app')
-    const running = new Promise<string>(resolve => {
-      const req = request({
-        host: '127.0.0.1',
-        port: tunnel().frontPort,
-        agent: false,
-        headers: { host: `app-${credential.user}.localhost` }
-      })
-      req.on('response', res => {
-        res.on('data', () => undefined)
-        res.on('error', error => resolve(`response cut: ${error.message}`))
-        res.on('end', () => resolve('response complete'))
-      })
-      req.on('error', error => resolve(`request failed: ${error.message}`))
-      req.end()
-    })
-    await new Promise(resolve => setTimeout(resolve, 100))
-    await drop()
-    expect(await running).toMatch(/^response cut: /)
-  })
-
-  it('answers 200 with nothing to drop', async () => {
-    for (const client of clients.splice(0)) client.end()
-    await new Promise(resolve => setTimeout(resolve, 50))
-    expect(await drop()).toMatchObject({ status: 200, body: { dropped: 0 } })
   })
 })
 
