@@ -1,7 +1,8 @@
 /**
  * A 429 from credential-provision as the CLI prints it: one line on stderr that says when the
- * next provision is possible and names `--share` (the CLI's spelling) as the way out for a
- * pipeline with many jobs. In this process, through main() as bin.ts calls it, with nock.
+ * next provision is possible, and names `--share` (the CLI's spelling). Outside GitHub Actions and
+ * GitLab CI the CLI has no run every job sees, where `--share` is refused, so the line says that
+ * rather than send the user to it. In this process, through main() as bin.ts calls it, with nock.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,7 +19,7 @@ let work: string
 beforeEach(() => (work = mkdtempSync(join(tmpdir(), 'cli-rate-limit-'))))
 afterEach(() => rmSync(work, { recursive: true, force: true }))
 
-it('says when to provision again and names --share, in one line, exporting nothing', async () => {
+it('says when to provision again, and that --share needs GitHub or GitLab, in one line, exporting nothing', async () => {
   nock(ORIGIN)
     .post('/functions/v1/credential-provision')
     .reply(429, { error: 'Rate limit exceeded', code: 'RATE_LIMIT', retry_after: 1800 })
@@ -43,7 +44,7 @@ it('says when to provision again and names --share, in one line, exporting nothi
   expect(named).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 1800_000)
   expect(named).toBeLessThanOrEqual(Date.now() + 1800_000 + 1000)
   expect(line).toContain(
-    'A pipeline with many jobs can provision once per run instead of once per job: set --share to create in one setup job, and to use in the jobs that need the tunnel.'
+    'One credential per run (--share) works on GitHub Actions and GitLab CI only; here, fewer jobs that provision in an hour stay under the limit.'
   )
   expect(existsSync(join(work, 'tunnel.env'))).toBe(false)
 })

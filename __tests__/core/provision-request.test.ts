@@ -207,7 +207,8 @@ describe('main, service errors', () => {
       'Rate limited by the credential service (HTTP 429 RATE_LIMIT: limit); credential-provision allows 60 requests per hour per API key. ' +
         'It asks to wait 3600 s, longer than this step waits (60 s), so it stopped instead of sleeping: ' +
         're-run the job after 2026-11-23T11:00:00Z (in 1 h), when the next provision is possible. ' +
-        'A pipeline with many jobs can provision once per run instead of once per job: set input share to create in one setup job, and to use in the jobs that need the tunnel.'
+        // This in-memory host has no run identity, so share is not offered.
+        'One credential per run (input share) works on GitHub Actions and GitLab CI only; here, fewer jobs that provision in an hour stay under the limit.'
     ])
   })
 

@@ -1161,20 +1161,24 @@ function formatWait(seconds) {
     const rest = minutes % 60;
     return `${Math.floor(minutes / 60)} h${rest > 0 ? ` ${rest} min` : ''}`;
 }
-function rateLimitAdvice(endpoint, retryAfterSeconds, { nowMs, sharesRun }, label) {
+function rateLimitAdvice(endpoint, retryAfterSeconds, { nowMs, sharing }, label) {
     if (endpoint !== 'credential-provision')
         return '';
     const when = retryAfterSeconds === undefined
         ? `The service did not say when; it counts requests per hour, so the next provision is possible ${retryTime(nowMs, WINDOW_SECONDS)} at the latest.`
         : `The next provision is possible ${retryTime(nowMs, retryAfterSeconds)}.`;
-    return ` ${when} ${shareRemedy(label, sharesRun)}`;
+    return ` ${when} ${shareRemedy(label, sharing)}`;
 }
-function shareRemedy(label, sharesRun = false) {
-    if (sharesRun) {
-        return `This step already provisions once for the whole run (${label('share')} is create): other runs, or other jobs with the same API key, used up the limit.`;
+function shareRemedy(label, sharing = 'possible') {
+    switch (sharing) {
+        case 'this-step':
+            return `This step already provisions once for the whole run (${label('share')} is create): other runs, or other jobs with the same API key, used up the limit.`;
+        case 'not-here':
+            return `One credential per run (${label('share')}) works on GitHub Actions and GitLab CI only; here, fewer jobs that provision in an hour stay under the limit.`;
+        case 'possible':
+            return (`A pipeline with many jobs can provision once per run instead of once per job: ` +
+                `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`);
     }
-    return (`A pipeline with many jobs can provision once per run instead of once per job: ` +
-        `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`);
 }
 
 ;// CONCATENATED MODULE: ./core/service/failures.ts
@@ -1217,7 +1221,7 @@ function explainFailure(error, context) {
             `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${retry/* MAX_RETRY_AFTER_SECONDS */.hz} s), ` +
             `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}` +
             (provision
-                ? `, when the next provision is possible. ${shareRemedy(labelOf(context), context.sharesRun)}`
+                ? `, when the next provision is possible. ${shareRemedy(labelOf(context), context.sharing)}`
                 : '.'));
     }
     if (error instanceof retry/* AttemptsExhausted */.Q0 && error.cause instanceof client/* ServiceError */._7) {
@@ -2429,11 +2433,12 @@ async function provision(givenHost) {
     host.mask(option_facts/* SECRET_OPTION_NAMES */.w$.map(name => options.read(name)).filter(Boolean));
     let baseUrl = (0,printable/* printable */.g$)(options.read('base-url'));
     let project;
-    let sharesRun = false;
+    let sharing = givenHost.shareScope === undefined ? 'not-here' : 'possible';
     try {
         const checked = checkedOptions(options);
         const share = readSharePlan(checked, readKindChoice(checked), host.shareScope);
-        sharesRun = share.mode === 'create';
+        if (share.mode === 'create')
+            sharing = 'this-step';
         if (share.mode === 'off' && share.notice !== undefined)
             log.notice(share.notice);
         if ('warning' in share && share.warning !== undefined)
@@ -2492,7 +2497,7 @@ async function provision(givenHost) {
                     project,
                     nowMs: clock.now(),
                     label: name => options.label(name),
-                    sharesRun
+                    sharing
                 }),
                 tempRoot: host.tempRoot,
                 tempRootName: host.tempRootName,
@@ -2520,7 +2525,7 @@ async function provision(givenHost) {
                     project,
                     nowMs: clock.now(),
                     label: name => options.label(name),
-                    sharesRun
+                    sharing
                 })
         };
     }

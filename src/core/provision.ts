@@ -13,6 +13,7 @@ import type { ProvisionOutcome } from './outcome.js'
 import { clearCredential, saveCredential } from './saved-credential.js'
 import { createService } from './service/factory.js'
 import { explainFailure } from './service/failures.js'
+import type { Sharing } from './service/rate-limit-advice.js'
 import { readMainSettings } from './assembly/read-main.js'
 import { readKindChoice } from './assembly/choice.js'
 import { checkedOptions } from './settings/input-text.js'
@@ -38,11 +39,11 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
   let baseUrl = printable(options.read('base-url'))
   let project: string | undefined
   // A 429's advice to share the credential is moot when this step is the one that shares it.
-  let sharesRun = false
+  let sharing: Sharing = givenHost.shareScope === undefined ? 'not-here' : 'possible'
   try {
     const checked = checkedOptions(options)
     const share = readSharePlan(checked, readKindChoice(checked), host.shareScope)
-    sharesRun = share.mode === 'create'
+    if (share.mode === 'create') sharing = 'this-step'
     if (share.mode === 'off' && share.notice !== undefined) log.notice(share.notice)
     if ('warning' in share && share.warning !== undefined) log.warning(share.warning)
     if (share.mode === 'revoke') {
@@ -108,7 +109,7 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
             project,
             nowMs: clock.now(),
             label: name => options.label(name),
-            sharesRun
+            sharing
           }),
         tempRoot: host.tempRoot,
         tempRootName: host.tempRootName,
@@ -136,7 +137,7 @@ export async function provision(givenHost: Host): Promise<ProvisionOutcome> {
               project,
               nowMs: clock.now(),
               label: name => options.label(name),
-              sharesRun
+              sharing
             })
     }
   }

@@ -110,7 +110,7 @@ it.each([
 })
 
 it('tells a step that already shares where the rest of the count came from, not to share', () => {
-  const context = { ...cli, sharesRun: true }
+  const context = { ...cli, sharing: 'this-step' as const }
   for (const error of [
     limited('credential-provision', 30),
     new RetryAfterTooLong(limited('credential-provision', 3600), 3600)
@@ -121,4 +121,14 @@ it('tells a step that already shares where the rest of the count came from, not 
     )
     expect(message).not.toContain('A pipeline with many jobs')
   }
+})
+
+it('does not send a step to share where sharing is refused, on a CI system without a run identity', () => {
+  const message = explainFailure(new RetryAfterTooLong(limited('credential-provision', 600), 600), {
+    ...cli,
+    sharing: 'not-here'
+  })
+  expect(message).toMatch(
+    /re-run the job after 2026-11-23T10:10:00Z \(in 10 min\), when the next provision is possible\. One credential per run \(--share\) works on GitHub Actions and GitLab CI only; here, fewer jobs that provision in an hour stay under the limit\.$/
+  )
 })

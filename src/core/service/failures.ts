@@ -2,7 +2,7 @@ import { describeUnexpected } from '../text/describe-error.js'
 import { printable } from '../text/printable.js'
 import { AttemptsExhausted, MAX_RETRY_AFTER_SECONDS, RetryAfterTooLong } from './retry.js'
 import { ServiceError, type Endpoint } from './client.js'
-import { rateLimitAdvice, retryTime, shareRemedy } from './rate-limit-advice.js'
+import { rateLimitAdvice, retryTime, shareRemedy, type Sharing } from './rate-limit-advice.js'
 
 export interface FailureContext {
   baseUrl: string
@@ -13,8 +13,8 @@ export interface FailureContext {
    * advice names what the user can change. Absent: the bare option name.
    */
   label?: (name: string) => string
-  /** This step provisions the run's one shared credential (`share: create`). */
-  sharesRun?: boolean
+  /** What a 429's advice may say of `share`; absent: that it is possible. */
+  sharing?: Sharing
 }
 
 const RATE_LIMITS: Record<Endpoint, string> = {
@@ -67,7 +67,7 @@ export function explainFailure(error: unknown, context: FailureContext): string 
       `It asks to wait ${error.retryAfterSeconds} s, longer than this step waits (${MAX_RETRY_AFTER_SECONDS} s), ` +
       `so it stopped instead of sleeping: re-run the job ${retryTime(context.nowMs, error.retryAfterSeconds)}` +
       (provision
-        ? `, when the next provision is possible. ${shareRemedy(labelOf(context), context.sharesRun)}`
+        ? `, when the next provision is possible. ${shareRemedy(labelOf(context), context.sharing)}`
         : '.')
     )
   }

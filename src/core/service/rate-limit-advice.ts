@@ -38,7 +38,7 @@ export function formatWait(seconds: number): string {
 export function rateLimitAdvice(
   endpoint: Endpoint,
   retryAfterSeconds: number | undefined,
-  { nowMs, sharesRun }: { nowMs: number; sharesRun?: boolean },
+  { nowMs, sharing }: { nowMs: number; sharing?: Sharing },
   label: (name: string) => string
 ): string {
   if (endpoint !== 'credential-provision') return ''
@@ -46,19 +46,34 @@ export function rateLimitAdvice(
     retryAfterSeconds === undefined
       ? `The service did not say when; it counts requests per hour, so the next provision is possible ${retryTime(nowMs, WINDOW_SECONDS)} at the latest.`
       : `The next provision is possible ${retryTime(nowMs, retryAfterSeconds)}.`
-  return ` ${when} ${shareRemedy(label, sharesRun)}`
+  return ` ${when} ${shareRemedy(label, sharing)}`
 }
 
 /**
- * Said with every 429 from credential-provision: the limit counts jobs, and sharing counts runs.
- * A step that already shares (`create`) is told where the rest of the count came from instead.
+ * Where the step stands with `share`: it is the step that shares the run's credential
+ * (`this-step`), it could share one (`possible`), or this CI system has no run every job sees
+ * (`not-here`), where `share` is refused.
  */
-export function shareRemedy(label: (name: string) => string, sharesRun = false): string {
-  if (sharesRun) {
-    return `This step already provisions once for the whole run (${label('share')} is create): other runs, or other jobs with the same API key, used up the limit.`
+export type Sharing = 'this-step' | 'possible' | 'not-here'
+
+/**
+ * Said with every 429 from credential-provision: the limit counts jobs, and sharing counts runs.
+ * A step that already shares is told where the rest of the count came from instead, and a step
+ * where sharing is refused is not sent to it.
+ */
+export function shareRemedy(
+  label: (name: string) => string,
+  sharing: Sharing = 'possible'
+): string {
+  switch (sharing) {
+    case 'this-step':
+      return `This step already provisions once for the whole run (${label('share')} is create): other runs, or other jobs with the same API key, used up the limit.`
+    case 'not-here':
+      return `One credential per run (${label('share')}) works on GitHub Actions and GitLab CI only; here, fewer jobs that provision in an hour stay under the limit.`
+    case 'possible':
+      return (
+        `A pipeline with many jobs can provision once per run instead of once per job: ` +
+        `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`
+      )
   }
-  return (
-    `A pipeline with many jobs can provision once per run instead of once per job: ` +
-    `set ${label('share')} to create in one setup job, and to use in the jobs that need the tunnel.`
-  )
 }
