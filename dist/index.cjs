@@ -4305,8 +4305,6 @@ async function revokeSharedCredential(plan, readSettings, host) {
         : `The run's shared credential (tunnel user ${user}) was already revoked or has expired (404); nothing left to do.`);
 }
 
-// EXTERNAL MODULE: ./core/tunnel/main/start-failure.ts
-var start_failure = __nccwpck_require__(956);
 // EXTERNAL MODULE: ./core/service/service-error.ts
 var service_error = __nccwpck_require__(838);
 ;// CONCATENATED MODULE: ./core/share/refused-login.ts
@@ -4324,21 +4322,22 @@ async function askTokenStanding(service, apiKey, tunnelUser) {
     const active = tokens.some(token => token.tunnelUser === tunnelUser && token.status === 'active');
     return { state: active ? 'active' : 'gone' };
 }
-const REVOKED = 'the shared credential was revoked (the final job of an earlier attempt may have revoked it): re-run all jobs';
+const REVOKED_ADVICE = 'the shared credential was revoked (the final job of an earlier attempt may have revoked it): re-run all jobs';
 function explainRefusedSharedLogin(standing, detail, label = name => name) {
     const refused = `The tunnel did not start: ${(0,printable/* printable */.g$)(detail, 400)}.`;
     const oneSession = `this server allows one session per credential: set ${label('share')} to off`;
     switch (standing.state) {
         case 'gone':
-            return `${refused} The service no longer lists the token as active: ${REVOKED}, so that the setup job shares a new credential.`;
+            return `${refused} The service no longer lists the token as active: ${REVOKED_ADVICE}, so that the setup job shares a new credential.`;
         case 'active':
             return `${refused} The service lists the token as active, so ${oneSession}, and each job provisions its own credential.`;
         case 'unknown':
             return (`${refused} The service could not tell whether the token is still active (${standing.why}), so it is one of two causes: ` +
-                `${REVOKED}; or ${oneSession}.`);
+                `${REVOKED_ADVICE}; or ${oneSession}.`);
     }
 }
-function whyUnknown(error) {
+function whyUnknown(given) {
+    const error = given instanceof Error && given.cause instanceof service_error/* ServiceError */._ ? given.cause : given;
     if (!(error instanceof service_error/* ServiceError */._))
         return (0,describe_error/* describeUnexpected */.V)(error);
     const scope = error.status === 403 && !error.message.includes('scope')
@@ -4347,6 +4346,8 @@ function whyUnknown(error) {
     return `user-tokens-list: ${(0,printable/* printable */.g$)(error.message, 200)}${scope}`;
 }
 
+// EXTERNAL MODULE: ./core/tunnel/main/start-failure.ts
+var start_failure = __nccwpck_require__(956);
 ;// CONCATENATED MODULE: ./core/share/use-failure.ts
 
 
@@ -4360,6 +4361,7 @@ async function explainUseFailure(error, context) {
 }
 
 ;// CONCATENATED MODULE: ./core/share/use-shared.ts
+
 
 
 
@@ -4378,6 +4380,8 @@ async function useSharedCredential({ credential, settings }, context, label) {
         ...tokenObtained(credential, { kind: 'cicd', label: 'cicd, shared by the run', verb: 'Using' }, settings),
         announcement: `Using the shared credential of tunnel user ${tunnelUser} for ${tunnelHost}:${tunnelPort}, valid until ${expiresAt}.`
     };
+    if (!settings.tunnel)
+        await checkStillActive(tunnelUser, settings.apiKey, context);
     context.save({
         kind: 'cicd',
         tunnelUser,
@@ -4398,6 +4402,16 @@ async function useSharedCredential({ credential, settings }, context, label) {
         });
     }
     return obtained;
+}
+async function checkStillActive(tunnelUser, apiKey, { service, log }) {
+    const lister = { listTokens: (key) => service().listTokens(key) };
+    const standing = await askTokenStanding(lister, apiKey, tunnelUser);
+    if (standing.state === 'gone') {
+        throw new errors/* ExplainedError */.h(`The service no longer lists the token of tunnel user ${tunnelUser} as active: ${REVOKED_ADVICE}, so that the setup job shares a new credential. Nothing was exported.`);
+    }
+    if (standing.state === 'unknown') {
+        log.info(`Could not ask the service whether the shared credential is still active (${standing.why}); using it as the setup job shared it.`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./core/options/output-facts.ts

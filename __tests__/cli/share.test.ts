@@ -273,7 +273,10 @@ describe('run --share use', () => {
     )
     expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: [] })
     expect(readFileSync(seen, 'utf8')).toBe(user)
-    expect(service.requests()).toEqual([])
+    // Without expose, only the token's state is asked for: nothing provisioned, nothing revoked.
+    expect(service.requests().map(({ method, path }) => `${method} ${path}`)).toEqual([
+      'GET /functions/v1/user-tokens-list'
+    ])
     expect(statusOf(user)).toBe('active')
   })
 })

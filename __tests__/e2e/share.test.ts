@@ -61,7 +61,12 @@ it('shares one credential through the step outputs: created once, used, revoked 
   expect(statusOf(service(), user)).toBe('revoked')
   expectNoLeak(final.main, { secrets: [apiKey, token], maskFirst: [apiKey] })
   expect((await final.post()).exitCode).toBe(0)
-  expect(requestPaths(service())).toEqual(['credential-provision', 'revoke-token'])
+  // One provision, one revoke; the use job, without expose, only asked whether the token lives.
+  expect(requestPaths(service())).toEqual([
+    'credential-provision',
+    'user-tokens-list',
+    'revoke-token'
+  ])
 })
 
 it('refuses a shared credential from another run, exporting nothing', async () => {

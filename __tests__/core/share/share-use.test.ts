@@ -37,8 +37,14 @@ describe('share: use', () => {
     const requests = service().requests().length
     const step = await use()
     expect(step.errors).toEqual([])
-    // Nothing provisioned, nothing revoked: the credential was opened, not asked for.
-    expect(service().requests()).toHaveLength(requests)
+    // Nothing provisioned, nothing revoked: the credential was opened, not asked for. Without
+    // expose, the service is asked only whether the token is still active.
+    expect(
+      service()
+        .requests()
+        .slice(requests)
+        .map(({ method, path }) => `${method} ${path}`)
+    ).toEqual(['GET /functions/v1/user-tokens-list'])
     expect(step.env).toEqual(setup.env)
     const { 'shared-credential': _blob, ...provisioned } = setup.outputs
     expect(step.outputs).toEqual(provisioned)
@@ -65,6 +71,45 @@ describe('share: use', () => {
       new RegExp(`^Not revoking tunnel user ${user}: it is the run's shared credential`)
     )
     expect(statusOf(user)).toBe('active')
+  })
+})
+
+describe('share: use without expose asks the service whether the token is still active', () => {
+  it('refuses one the service no longer lists as active (the final job of an earlier attempt revoked it)', async () => {
+    const other = await provisionWith(options(CREATE), { shareScope: RUN_SCOPE })
+    const user = other.outputs['tunnel-user']
+    const revoked = await provisionWith(
+      options({ share: 'revoke', 'shared-credential': other.outputs['shared-credential'] }),
+      { shareScope: RUN_SCOPE }
+    )
+    expect(revoked.errors).toEqual([])
+    expect(statusOf(user)).not.toBe('active')
+    const step = await provisionWith(
+      options({ share: 'use', 'shared-credential': other.outputs['shared-credential'] }),
+      { shareScope: RUN_SCOPE }
+    )
+    expect(step.errors).toEqual([
+      `The service no longer lists the token of tunnel user ${user} as active: the shared credential was revoked (the final job of an earlier attempt may have revoked it): re-run all jobs, so that the setup job shares a new credential. Nothing was exported.`
+    ])
+    expect([step.env, step.outputs, step.summaries]).toEqual([{}, {}, []])
+    expect(step.saved.credential ?? '').toBe('')
+    expect(linesLeaking(step, other.outputs.token)).toEqual([])
+  })
+
+  it('uses it, saying so, when the service cannot tell', async () => {
+    service().injectFault({ kind: '500', endpoint: 'user-tokens-list' })
+    try {
+      const step = await use()
+      expect(step.errors).toEqual([])
+      expect(step.env).toEqual(setup.env)
+      expect(step.infos).toContainEqual(
+        expect.stringMatching(
+          /^Could not ask the service whether the shared credential is still active \(user-tokens-list: .+\); using it as the setup job shared it\.$/
+        )
+      )
+    } finally {
+      service().resetFaults()
+    }
   })
 })
 

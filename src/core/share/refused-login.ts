@@ -38,7 +38,8 @@ export async function askTokenStanding(
   return { state: active ? 'active' : 'gone' }
 }
 
-const REVOKED =
+/** What to do about a revoked shared credential; also said when `use` finds it before any login. */
+export const REVOKED_ADVICE =
   'the shared credential was revoked (the final job of an earlier attempt may have revoked it): re-run all jobs'
 
 /**
@@ -54,19 +55,21 @@ export function explainRefusedSharedLogin(
   const oneSession = `this server allows one session per credential: set ${label('share')} to off`
   switch (standing.state) {
     case 'gone':
-      return `${refused} The service no longer lists the token as active: ${REVOKED}, so that the setup job shares a new credential.`
+      return `${refused} The service no longer lists the token as active: ${REVOKED_ADVICE}, so that the setup job shares a new credential.`
     case 'active':
       return `${refused} The service lists the token as active, so ${oneSession}, and each job provisions its own credential.`
     case 'unknown':
       return (
         `${refused} The service could not tell whether the token is still active (${standing.why}), so it is one of two causes: ` +
-        `${REVOKED}; or ${oneSession}.`
+        `${REVOKED_ADVICE}; or ${oneSession}.`
       )
   }
 }
 
 /** A short reason, quoting only what the client already cleaned; a 403 names the likely scope. */
-function whyUnknown(error: unknown): string {
+function whyUnknown(given: unknown): string {
+  // Retries wrap the last failure (AttemptsExhausted, RetryAfterTooLong): that one says why.
+  const error = given instanceof Error && given.cause instanceof ServiceError ? given.cause : given
   if (!(error instanceof ServiceError)) return describeUnexpected(error)
   // The spec does not say which scope user-tokens-list needs; token:read is the one that reads.
   const scope =

@@ -10,6 +10,7 @@ import type { ObtainContext, Obtained } from '../kinds/kind.js'
 import { hasExpired } from '../expiry.js'
 import { tokenObtained, type SavedToken } from '../kinds/token.js'
 import type { OpenedShare } from './open-shared.js'
+import { askTokenStanding, REVOKED_ADVICE } from './refused-login.js'
 import { explainUseFailure } from './use-failure.js'
 
 /**
@@ -48,6 +49,9 @@ export async function useSharedCredential(
     ),
     announcement: `Using the shared credential of tunnel user ${tunnelUser} for ${tunnelHost}:${tunnelPort}, valid until ${expiresAt}.`
   }
+  // With a tunnel, the server's login is the test (a refusal is diagnosed after it). Without one,
+  // nothing else would notice a revoked credential before later steps get it: the service does.
+  if (!settings.tunnel) await checkStillActive(tunnelUser, settings.apiKey, context)
   // Post stops this job's tunnel, and leaves the credential to the run's final job.
   context.save({
     kind: 'cicd',
@@ -68,4 +72,28 @@ export async function useSharedCredential(
     })
   }
   return obtained
+}
+
+/**
+ * Refuses a shared credential the service no longer lists as active (revoked by the final job of
+ * an earlier attempt, or expired); when the service cannot tell, says so and goes on, since the
+ * credential opened and has not expired by this clock.
+ */
+async function checkStillActive(
+  tunnelUser: string,
+  apiKey: string,
+  { service, log }: Pick<ObtainContext<SavedToken>, 'service' | 'log'>
+): Promise<void> {
+  const lister = { listTokens: (key: string) => service().listTokens(key) }
+  const standing = await askTokenStanding(lister, apiKey, tunnelUser)
+  if (standing.state === 'gone') {
+    throw new ExplainedError(
+      `The service no longer lists the token of tunnel user ${tunnelUser} as active: ${REVOKED_ADVICE}, so that the setup job shares a new credential. Nothing was exported.`
+    )
+  }
+  if (standing.state === 'unknown') {
+    log.info(
+      `Could not ask the service whether the shared credential is still active (${standing.why}); using it as the setup job shared it.`
+    )
+  }
 }
