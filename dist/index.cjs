@@ -3070,13 +3070,11 @@ function acceptIssuedToken(raw, kind, settings, { log, save }) {
     if (credential.portDefaulted) {
         log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
     }
-    save({
-        kind,
-        tunnelUser: credential.tunnelUser,
-        baseUrl: settings.baseUrl,
-        ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-    });
+    save(savedTokenOf(kind, credential, settings.baseUrl));
     return credential;
+}
+function savedTokenOf(kind, { tunnelUser, expiresAt }, baseUrl) {
+    return { kind, tunnelUser, baseUrl, ...(expiresAt && { expiresAt }) };
 }
 function readSavedToken(kind, saved) {
     const { tunnelUser } = saved;
@@ -3147,13 +3145,7 @@ const cicdKind = {
                 : provisioned;
             await publish(obtained);
             if (shareForRun) {
-                save({
-                    kind: 'cicd',
-                    tunnelUser: credential.tunnelUser,
-                    baseUrl: settings.baseUrl,
-                    ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
-                    shared: true
-                });
+                save({ ...savedTokenOf('cicd', credential, settings.baseUrl), shared: true });
             }
             return obtained;
         }
@@ -4382,13 +4374,7 @@ async function useSharedCredential({ credential, settings }, context, label) {
     };
     if (!settings.tunnel)
         await checkStillActive(tunnelUser, settings.apiKey, context);
-    context.save({
-        kind: 'cicd',
-        tunnelUser,
-        baseUrl: settings.baseUrl,
-        ...(expiresAt && { expiresAt }),
-        shared: true
-    });
+    context.save({ ...savedTokenOf('cicd', credential, settings.baseUrl), shared: true });
     try {
         await context.publish(obtained);
     }

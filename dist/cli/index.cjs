@@ -434,8 +434,6 @@ __nccwpck_require__.d(__webpack_exports__, {
 var describe_error = __nccwpck_require__(436);
 // EXTERNAL MODULE: ./cli/arguments.ts
 var cli_arguments = __nccwpck_require__(693);
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: ./core/options/option-facts.ts + 2 modules
 var option_facts = __nccwpck_require__(862);
 // EXTERNAL MODULE: ./core/errors.ts
@@ -917,13 +915,11 @@ function acceptIssuedToken(raw, kind, settings, { log, save }) {
     if (credential.portDefaulted) {
         log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`);
     }
-    save({
-        kind,
-        tunnelUser: credential.tunnelUser,
-        baseUrl: settings.baseUrl,
-        ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-    });
+    save(savedTokenOf(kind, credential, settings.baseUrl));
     return credential;
+}
+function savedTokenOf(kind, { tunnelUser, expiresAt }, baseUrl) {
+    return { kind, tunnelUser, baseUrl, ...(expiresAt && { expiresAt }) };
 }
 function readSavedToken(kind, saved) {
     const { tunnelUser } = saved;
@@ -994,13 +990,7 @@ const cicdKind = {
                 : provisioned;
             await publish(obtained);
             if (shareForRun) {
-                save({
-                    kind: 'cicd',
-                    tunnelUser: credential.tunnelUser,
-                    baseUrl: settings.baseUrl,
-                    ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
-                    shared: true
-                });
+                save({ ...savedTokenOf('cicd', credential, settings.baseUrl), shared: true });
             }
             return obtained;
         }
@@ -1285,6 +1275,8 @@ function safePart(value, fallback) {
     return /^[0-9]+$/.test(trimmed) ? trimmed : fallback;
 }
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(24);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(760);
 // EXTERNAL MODULE: ./core/owned-dir.ts
@@ -2225,13 +2217,7 @@ async function useSharedCredential({ credential, settings }, context, label) {
     };
     if (!settings.tunnel)
         await checkStillActive(tunnelUser, settings.apiKey, context);
-    context.save({
-        kind: 'cicd',
-        tunnelUser,
-        baseUrl: settings.baseUrl,
-        ...(expiresAt && { expiresAt }),
-        shared: true
-    });
+    context.save({ ...savedTokenOf('cicd', credential, settings.baseUrl), shared: true });
     try {
         await context.publish(obtained);
     }
@@ -2647,6 +2633,7 @@ function removeEnvFile(path) {
 
 ;// CONCATENATED MODULE: ./cli/own-files.ts
 
+
 function isOwnOutputsFile(path) {
     const text = readRegularFile(path, 1 << 20);
     if (text === undefined)
@@ -2657,6 +2644,10 @@ function isOwnOutputsFile(path) {
     catch {
         return false;
     }
+}
+function removeOwnOutputsFile(path) {
+    if (path !== undefined && isOwnOutputsFile(path))
+        (0,external_node_fs_.rmSync)(path, { force: true });
 }
 const REQUEST_LOG_CREATOR = 'tunnel-credentials';
 const OWN_HAR_START = new RegExp(`^\\s*\\{\\s*"log"\\s*:\\s*\\{\\s*"version"\\s*:\\s*"1\\.2"\\s*,\\s*"creator"\\s*:\\s*\\{\\s*"name"\\s*:\\s*"${REQUEST_LOG_CREATOR}"`);
@@ -3378,7 +3369,6 @@ function claimFiles(settings, host, { writesVariables }) {
 
 
 
-
 async function provisionCommand(input) {
     let written = 0;
     let shared = false;
@@ -3428,9 +3418,7 @@ function writeFiles(settings, { variables, outputs }) {
     }
     catch (error) {
         removeEnvFile(settings.envFile);
-        if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
-            (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
-        }
+        removeOwnOutputsFile(settings.outputsFile);
         throw error;
     }
 }
@@ -3666,9 +3654,7 @@ function removeFiles(host, settings) {
         readRegularFile(settings.envFile, 1 << 20) !== undefined) {
         host.log.warning(`${(0,printable/* printablePath */.Vj)(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`);
     }
-    if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
-        (0,external_node_fs_.rmSync)(settings.outputsFile, { force: true });
-    }
+    removeOwnOutputsFile(settings.outputsFile);
 }
 
 ;// CONCATENATED MODULE: ./cli/own-environment.ts

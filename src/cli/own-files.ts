@@ -3,6 +3,7 @@
  * the variables file, or its `package.json` as the outputs file, is refused before any request,
  * so no credential is made that could not be handed over, and revoke never deletes it later.
  */
+import { rmSync } from 'node:fs'
 import { isStringRecord, pathTaken, readFileStart, readRegularFile } from './private-file.js'
 
 /** An outputs file this tool wrote: a JSON object of strings (it may hold the token). */
@@ -14,6 +15,11 @@ export function isOwnOutputsFile(path: string): boolean {
   } catch {
     return false
   }
+}
+
+/** Deletes the outputs file, if there is one and this tool wrote it; anything else stays. */
+export function removeOwnOutputsFile(path: string | undefined): void {
+  if (path !== undefined && isOwnOutputsFile(path)) rmSync(path, { force: true })
 }
 
 /** The HAR creator the tunnel's request log names (src/core/tunnel/request-log/ writes it). */

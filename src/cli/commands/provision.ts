@@ -3,12 +3,11 @@
  * file) whole. A credential whose files cannot be written is revoked by the core at once, so it
  * never lives unknown.
  */
-import { rmSync } from 'node:fs'
 import type { FinalWrites } from '../../core/host.js'
 import { provision } from '../../core/provision.js'
 import type { CliSettings } from '../cli-settings.js'
 import { removeEnvFile, writeEnvFile } from '../env-file.js'
-import { isOwnOutputsFile } from '../own-files.js'
+import { removeOwnOutputsFile } from '../own-files.js'
 import { writePrivateFile } from '../private-file.js'
 import { removeSharedFile, SHARED_VARIABLE, writeSharedFile } from '../shared-file.js'
 import { shareRefusal } from '../share-mode.js'
@@ -73,9 +72,7 @@ function writeFiles(settings: CliSettings, { variables, outputs }: FinalWrites):
     return true
   } catch (error) {
     removeEnvFile(settings.envFile)
-    if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
-      rmSync(settings.outputsFile, { force: true })
-    }
+    removeOwnOutputsFile(settings.outputsFile)
     throw error
   }
 }

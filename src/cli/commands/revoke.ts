@@ -6,14 +6,14 @@
  * state records as shared (`--share create` once handed over, `--share use`) is left to the run;
  * `--share revoke`, the run's final job, revokes the one SVC_SHARED_CREDENTIAL names.
  */
-import { lstatSync, rmSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { provision } from '../../core/provision.js'
 import { revoke } from '../../core/revoke.js'
 import type { Host } from '../../core/host.js'
 import { printablePath } from '../../core/text/printable.js'
 import type { CliSettings } from '../cli-settings.js'
 import { removeEnvFile } from '../env-file.js'
-import { isOwnOutputsFile } from '../own-files.js'
+import { removeOwnOutputsFile } from '../own-files.js'
 import { pathTaken, readRegularFile } from '../private-file.js'
 import { requestedShare } from '../share-mode.js'
 import { fileState, loadStateFile } from '../state-file.js'
@@ -105,7 +105,5 @@ function removeFiles(host: Host, settings: CliSettings): void {
       `${printablePath(settings.envFile)} was not written by tunnel-credentials, so it was left in place.`
     )
   }
-  if (settings.outputsFile !== undefined && isOwnOutputsFile(settings.outputsFile)) {
-    rmSync(settings.outputsFile, { force: true })
-  }
+  removeOwnOutputsFile(settings.outputsFile)
 }

@@ -14,6 +14,7 @@ import { withSharedCredential } from '../share/create-shared.js'
 import {
   acceptIssuedToken,
   readSavedToken,
+  savedTokenOf,
   tokenObtained,
   type SavedToken,
   type TokenKindWords
@@ -94,13 +95,7 @@ export const cicdKind: CredentialKind<CicdSettings, SavedToken> = {
       await publish(obtained)
       if (shareForRun) {
         // Handed over: the credential now belongs to the run, and post leaves it alone.
-        save({
-          kind: 'cicd',
-          tunnelUser: credential.tunnelUser,
-          baseUrl: settings.baseUrl,
-          ...(credential.expiresAt && { expiresAt: credential.expiresAt }),
-          shared: true
-        })
+        save({ ...savedTokenOf('cicd', credential, settings.baseUrl), shared: true })
       }
       return obtained
     } catch (error) {

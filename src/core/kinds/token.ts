@@ -101,13 +101,17 @@ export function acceptIssuedToken(
   if (credential.portDefaulted) {
     log.notice(`The service sent no tunnel_port; using the default port ${credential.tunnelPort}.`)
   }
-  save({
-    kind,
-    tunnelUser: credential.tunnelUser,
-    baseUrl: settings.baseUrl,
-    ...(credential.expiresAt && { expiresAt: credential.expiresAt })
-  })
+  save(savedTokenOf(kind, credential, settings.baseUrl))
   return credential
+}
+
+/** What post needs of an issued token: whose it is, where it came from, and when it ends. */
+export function savedTokenOf(
+  kind: SavedToken['kind'],
+  { tunnelUser, expiresAt }: Pick<Credential, 'tunnelUser' | 'expiresAt'>,
+  baseUrl: string
+): SavedToken {
+  return { kind, tunnelUser, baseUrl, ...(expiresAt && { expiresAt }) }
 }
 
 /** A saved token, read back as `kind`; undefined without a clean tunnel user. */

@@ -8,7 +8,7 @@ import { ExplainedError } from '../errors.js'
 import type { OptionSource } from '../host.js'
 import type { ObtainContext, Obtained } from '../kinds/kind.js'
 import { hasExpired } from '../expiry.js'
-import { tokenObtained, type SavedToken } from '../kinds/token.js'
+import { savedTokenOf, tokenObtained, type SavedToken } from '../kinds/token.js'
 import type { OpenedShare } from './open-shared.js'
 import { askTokenStanding, REVOKED_ADVICE } from './refused-login.js'
 import { explainUseFailure } from './use-failure.js'
@@ -53,13 +53,7 @@ export async function useSharedCredential(
   // nothing else would notice a revoked credential before later steps get it: the service does.
   if (!settings.tunnel) await checkStillActive(tunnelUser, settings.apiKey, context)
   // Post stops this job's tunnel, and leaves the credential to the run's final job.
-  context.save({
-    kind: 'cicd',
-    tunnelUser,
-    baseUrl: settings.baseUrl,
-    ...(expiresAt && { expiresAt }),
-    shared: true
-  })
+  context.save({ ...savedTokenOf('cicd', credential, settings.baseUrl), shared: true })
   try {
     await context.publish(obtained)
   } catch (error) {
